@@ -1,0 +1,99 @@
+"""``pi_harness.ai``: one streaming API over LLM providers (Pi's ``pi-ai``).
+
+Importing this package is cheap: provider modules, the model catalogue and ``jsonschema`` are
+loaded on first use.
+"""
+
+from pi_harness.ai.abort import AbortController, AbortError, AbortSignal
+from pi_harness.ai.api import complete, complete_simple, stream, stream_simple
+from pi_harness.ai.cost import calculate_cost
+from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key
+from pi_harness.ai.events import AssistantMessageEvent
+from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.models import get_model, get_models, get_providers, models_are_equal, supports_xhigh
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.overflow import get_overflow_patterns, is_context_overflow, register_overflow_pattern
+from pi_harness.ai.partial_json import parse_streaming_json
+from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.registry import (
+    ApiProvider,
+    clear_api_providers,
+    get_api_provider,
+    register_api_provider,
+    unregister_api_providers,
+)
+from pi_harness.ai.retry import is_retryable_error_message
+from pi_harness.ai.stream import AssistantMessageEventStream, create_assistant_message_event_stream
+from pi_harness.ai.transform import transform_messages
+from pi_harness.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ThinkingLevel,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    empty_usage,
+)
+from pi_harness.ai.validation import ToolValidationError, validate_tool_arguments, validate_tool_call
+
+__all__ = [
+    "AUTHENTICATED",
+    "AbortController",
+    "AbortError",
+    "AbortSignal",
+    "ApiProvider",
+    "AssistantMessage",
+    "AssistantMessageEvent",
+    "AssistantMessageEventStream",
+    "Context",
+    "ImageContent",
+    "Message",
+    "MessageBuilder",
+    "Model",
+    "SimpleStreamOptions",
+    "StopReason",
+    "StreamOptions",
+    "TextContent",
+    "ThinkingContent",
+    "ThinkingLevel",
+    "Tool",
+    "ToolCall",
+    "ToolResultMessage",
+    "ToolValidationError",
+    "Usage",
+    "UserMessage",
+    "calculate_cost",
+    "clear_api_providers",
+    "complete",
+    "complete_simple",
+    "create_assistant_message_event_stream",
+    "empty_usage",
+    "get_api_provider",
+    "get_env_api_key",
+    "get_model",
+    "get_models",
+    "get_overflow_patterns",
+    "get_providers",
+    "is_context_overflow",
+    "is_retryable_error_message",
+    "models_are_equal",
+    "parse_streaming_json",
+    "register_api_provider",
+    "register_overflow_pattern",
+    "run_provider_stream",
+    "stream",
+    "stream_simple",
+    "supports_xhigh",
+    "transform_messages",
+    "unregister_api_providers",
+    "validate_tool_arguments",
+    "validate_tool_call",
+]

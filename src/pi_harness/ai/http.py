@@ -1,0 +1,196 @@
+"""HTTP for providers: one pooled ``httpx2`` client per event loop, streamed POSTs, errors as
+exceptions with provider-formatted messages, and the optional provider-level retry
+(spec ai.md sections 13.2 and 16).
+
+Aborting is done by cancelling the request task (see ``provider_stream``): leaving the
+``async with`` closes the connection, so an aborted request stops reading at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provider_backoff_ms
+from pi_harness.ai.sse import ServerSentEvent, SSEDecoder
+
+if TYPE_CHECKING:
+    import httpx2
+
+ErrorFormatter = Callable[[int, str, Mapping[str, str]], str]
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class ProviderHTTPError(Exception):
+    """A non-2xx response; ``str()`` is the provider-formatted message used as ``errorMessage``."""
+
+    def __init__(self, message: str, status: int, headers: Mapping[str, str], body: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = dict(headers)
+        self.body = body
+
+
+def get_client() -> httpx2.AsyncClient:
+    """The shared client of the running event loop (connection pooling across requests)."""
+    import httpx2
+
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None or client.is_closed:
+        client = httpx2.AsyncClient(timeout=httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0))
+        _clients[loop] = client
+    return client
+
+
+def default_error_message(status: int, body: str, _headers: Mapping[str, str]) -> str:
+    """``<status> <message>``, taking ``error.message`` (or ``message``) from a JSON body."""
+    from pi_harness.ai.jsonutil import loads
+
+    text = body.strip()
+    try:
+        data = loads(text) if text else None
+    except ValueError:
+        data = None
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        data = data[0]
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return f"{status} {err['message']}"
+        if isinstance(err, str):
+            return f"{status} {err}"
+        if isinstance(data.get("message"), str):
+            return f"{status} {data['message']}"
+    return f"{status} {text}" if text else f"{status} status code (no body)"
+
+
+def join_url(base_url: str, path: str) -> str:
+    return base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+def transport_error_message(exc: BaseException) -> str:
+    """Readable text for network failures, phrased so retry classification recognises them."""
+    import httpx2
+
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"Connection error: request timed out ({type(exc).__name__})"
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx2.RemoteProtocolError):
+        return f"Connection error: {detail} (terminated)"
+    return f"Connection error: {detail}"
+
+
+@asynccontextmanager
+async def post_stream(
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    options: StreamOptions,
+    format_error: ErrorFormatter = default_error_message,
+) -> AsyncIterator[httpx2.Response]:
+    """POST ``body`` and yield the streaming response once it has a 2xx status.
+
+    Non-2xx responses raise ``ProviderHTTPError``; transport failures raise ``ConnectionError``
+    with a readable message. With ``options.max_retries > 0`` retryable statuses (408, 409, 429,
+    5xx, ``x-should-retry``) and connection failures are retried with backoff; a server-requested
+    delay above ``options.max_retry_delay_ms`` fails at once, naming the delay.
+    """
+    import httpx2
+
+    client = get_client()
+    timeout = httpx2.Timeout(connect=30.0, read=options.idle_timeout_ms / 1000, write=60.0, pool=60.0)
+    attempt = 0
+    while True:
+        request = client.build_request("POST", url, headers=dict(headers), content=body, timeout=timeout)
+        try:
+            response = await client.send(request, stream=True)
+        except httpx2.TransportError as exc:
+            if attempt < options.max_retries:
+                await asyncio.sleep(provider_backoff_ms(attempt) / 1000)
+                attempt += 1
+                continue
+            raise ConnectionError(transport_error_message(exc)) from exc
+        try:
+            response_headers = {k.lower(): v for k, v in response.headers.items()}
+            if options.on_response is not None:
+                result = options.on_response(response.status_code, response_headers)
+                if inspect.isawaitable(result):
+                    await result
+            if response.status_code >= 400:
+                raw = await response.aread()
+                text = raw.decode("utf-8", errors="replace")
+                message = format_error(response.status_code, text, response_headers)
+                if attempt < options.max_retries and is_retryable_status(
+                    response.status_code, response_headers
+                ):
+                    requested = parse_retry_delay_ms(response_headers, text)
+                    cap = options.max_retry_delay_ms
+                    if requested is not None and cap > 0 and requested > cap:
+                        raise ProviderHTTPError(
+                            f"{message} (server requested a retry delay of {requested / 1000:g}s, "
+                            f"above the limit of {cap / 1000:g}s)",
+                            response.status_code,
+                            response_headers,
+                            text,
+                        )
+                    delay = requested if requested is not None else provider_backoff_ms(attempt)
+                    await response.aclose()
+                    await asyncio.sleep(delay / 1000)
+                    attempt += 1
+                    continue
+                raise ProviderHTTPError(message, response.status_code, response_headers, text)
+            try:
+                yield response
+            except httpx2.TransportError as exc:
+                raise ConnectionError(transport_error_message(exc)) from exc
+            return
+        finally:
+            await response.aclose()
+
+
+async def iter_sse_events(response: httpx2.Response) -> AsyncIterator[ServerSentEvent]:
+    """Decode the response body as Server-Sent Events, chunk by chunk."""
+    import httpx2
+
+    decoder = SSEDecoder()
+    try:
+        async for chunk in response.aiter_bytes():
+            for event in decoder.feed(chunk):
+                yield event
+    except httpx2.TransportError as exc:
+        raise ConnectionError(transport_error_message(exc)) from exc
+    decoder.flush()
+
+
+async def apply_payload_hook(options: StreamOptions, payload: dict[str, Any], model: Any) -> dict[str, Any]:
+    """Run ``options.on_payload``; a returned dict replaces the payload, ``None`` keeps it."""
+    if options.on_payload is None:
+        return payload
+    result = options.on_payload(payload, model)
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, dict) else payload
+
+
+def merge_headers(*sources: Mapping[str, str] | None) -> dict[str, str]:
+    """Later sources win; names compared case-insensitively."""
+    merged: dict[str, str] = {}
+    lowered: dict[str, str] = {}
+    for source in sources:
+        for key, value in (source or {}).items():
+            previous = lowered.get(key.lower())
+            if previous is not None:
+                merged.pop(previous, None)
+            merged[key] = value
+            lowered[key.lower()] = key
+    return merged

@@ -1,0 +1,45 @@
+"""JSON encoding for request bodies and records: ``orjson`` with lone-surrogate repair.
+
+``orjson`` rejects strings holding lone UTF-16 surrogates (which tool output and some providers
+produce); such text is sanitised first instead of failing the request.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize_surrogates(text: str) -> str:
+    """Remove lone surrogates (valid pairs never appear in a Python ``str``)."""
+    return _SURROGATE.sub("", text)
+
+
+def sanitize(value: Any) -> Any:
+    if isinstance(value, str):
+        return sanitize_surrogates(value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {sanitize(k): sanitize(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [sanitize(v) for v in value]
+    return value
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON (non-ASCII kept), sanitising lone surrogates when needed."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return orjson.dumps(sanitize(value))
+
+
+def dumps_str(value: Any) -> str:
+    return dumps(value).decode("utf-8")
+
+
+def loads(data: bytes | str) -> Any:
+    return orjson.loads(data)

@@ -1,0 +1,349 @@
+"""Builds the streamed ``AssistantMessage`` and emits the matching events.
+
+Every provider (built-in, faux, or registered by an extension) drives one ``MessageBuilder``,
+so the event protocol of spec ai.md section 4 (``start`` first, each block opened and closed,
+exactly one terminal event, failures as events) is implemented once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal, cast
+
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.cost import finalize_usage
+from pi_harness.ai.events import DoneEvent, ErrorEvent
+from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.types import (
+    AssistantMessage,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    new_assistant_message,
+)
+
+BlockKind = Literal["text", "thinking", "toolCall"]
+
+UNKNOWN_ERROR = "An unknown error occurred"
+ABORTED_MESSAGE = "Request was aborted"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class _OpenBlock:
+    __slots__ = ("buffer", "index", "kind", "parser")
+
+    def __init__(self, kind: BlockKind, index: int) -> None:
+        self.kind = kind
+        self.index = index
+        self.parser: StreamingJsonParser | None = StreamingJsonParser() if kind == "toolCall" else None
+        self.buffer: list[str] | None = [] if kind != "toolCall" else None
+
+
+class MessageBuilder:
+    """Accumulates one assistant response and pushes its events onto ``stream``.
+
+    Blocks are addressed by a provider-chosen ``key`` (an SSE content index, a tool-call index,
+    an output item id...). With ``sequential=True`` opening a block closes every open one, which
+    is how the OpenAI-style APIs behave.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        stream: AssistantMessageEventStream | None = None,
+        signal: AbortSignal | None = None,
+        *,
+        sequential: bool = True,
+    ) -> None:
+        self.model = model
+        self.stream = stream if stream is not None else AssistantMessageEventStream()
+        self.signal = signal
+        self.sequential = sequential
+        self.output: AssistantMessage = new_assistant_message(model, now_ms())
+        self._open: dict[Any, _OpenBlock] = {}
+        self._started = False
+        self._finished = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self.stream.push({"type": "start", "partial": self.output})
+
+    def finish(self, stop_reason: StopReason | None = None) -> None:
+        """Close open blocks and emit ``done`` (or ``error`` for an error/aborted stop)."""
+        if self._finished:
+            return
+        self.start()
+        self.close_all()
+        reason = stop_reason or self._default_stop_reason()
+        if self.signal is not None and self.signal.aborted:
+            self.fail(ABORTED_MESSAGE)
+            return
+        if reason in ("error", "aborted"):
+            self.output["stopReason"] = reason
+            self.fail(self.output.get("errorMessage") or UNKNOWN_ERROR)
+            return
+        self.output["stopReason"] = reason
+        self._finished = True
+        done: DoneEvent = {"type": "done", "reason": reason, "message": self.output}  # type: ignore[typeddict-item]
+        self.stream.push(done)
+        self.stream.end()
+
+    def fail(self, error: BaseException | str) -> None:
+        """Terminal failure: keep partial content and usage; ``aborted`` iff the signal fired."""
+        if self._finished:
+            return
+        self._finished = True
+        for block in list(self._open.values()):
+            self._settle_tool_arguments(block)
+        self._open.clear()
+        aborted = self.signal is not None and self.signal.aborted
+        message = error if isinstance(error, str) else _error_text(error)
+        if aborted and (not message or (isinstance(error, BaseException) and _is_cancel(error))):
+            message = ABORTED_MESSAGE
+        self.output["stopReason"] = "aborted" if aborted else "error"
+        self.output["errorMessage"] = message or UNKNOWN_ERROR
+        event: ErrorEvent = {
+            "type": "error",
+            "reason": "aborted" if aborted else "error",
+            "error": self.output,
+        }
+        self.stream.push(event)
+        self.stream.end()
+
+    def _default_stop_reason(self) -> StopReason:
+        if any(block["type"] == "toolCall" for block in self.output["content"]):
+            return "toolUse"
+        return "stop"
+
+    # -- usage -------------------------------------------------------------------------------
+
+    def set_usage(
+        self,
+        *,
+        input: int | None = None,
+        output: int | None = None,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+        cache_write_1h: int | None = None,
+        reasoning: int | None = None,
+        total: int | None = None,
+    ) -> None:
+        """Overwrite the counts that are given (``None`` keeps the current value) and re-price."""
+        usage = self.output["usage"]
+        if input is not None:
+            usage["input"] = max(0, int(input))
+        if output is not None:
+            usage["output"] = max(0, int(output))
+        if cache_read is not None:
+            usage["cacheRead"] = max(0, int(cache_read))
+        if cache_write is not None:
+            usage["cacheWrite"] = max(0, int(cache_write))
+        if cache_write_1h is not None:
+            usage["cacheWrite1h"] = max(0, int(cache_write_1h))
+        if reasoning is not None:
+            usage["reasoning"] = max(0, int(reasoning))
+        finalize_usage(self.model, usage)
+        if total is not None and total > usage["totalTokens"]:
+            usage["totalTokens"] = int(total)
+
+    # -- blocks ------------------------------------------------------------------------------
+
+    def is_open(self, key: Any) -> bool:
+        return key in self._open
+
+    def open_kind(self, key: Any) -> BlockKind | None:
+        block = self._open.get(key)
+        return block.kind if block else None
+
+    def open_text(self, key: Any = "text", *, signature: str | None = None) -> None:
+        self._before_open(key)
+        content: TextContent = {"type": "text", "text": ""}
+        if signature is not None:
+            content["textSignature"] = signature
+        self._append_block(key, "text", content)
+        self.stream.push(
+            {"type": "text_start", "contentIndex": self._open[key].index, "partial": self.output}
+        )
+
+    def open_thinking(
+        self, key: Any = "thinking", *, signature: str | None = None, redacted: bool = False
+    ) -> None:
+        self._before_open(key)
+        content: ThinkingContent = {"type": "thinking", "thinking": ""}
+        if signature is not None:
+            content["thinkingSignature"] = signature
+        if redacted:
+            content["redacted"] = True
+        self._append_block(key, "thinking", content)
+        self.stream.push(
+            {"type": "thinking_start", "contentIndex": self._open[key].index, "partial": self.output}
+        )
+
+    def open_tool_call(
+        self,
+        key: Any,
+        tool_call_id: str,
+        name: str,
+        *,
+        arguments: dict[str, Any] | None = None,
+        thought_signature: str | None = None,
+    ) -> None:
+        self._before_open(key)
+        content: ToolCall = {
+            "type": "toolCall",
+            "id": tool_call_id,
+            "name": name,
+            "arguments": arguments or {},
+        }
+        if thought_signature is not None:
+            content["thoughtSignature"] = thought_signature
+        self._append_block(key, "toolCall", content)
+        self.stream.push(
+            {"type": "toolcall_start", "contentIndex": self._open[key].index, "partial": self.output}
+        )
+
+    def append(self, key: Any, delta: str) -> None:
+        """Append text, thinking or a raw JSON fragment of tool arguments to an open block."""
+        block = self._open[key]
+        content = self._content(block.index)
+        if block.kind == "toolCall":
+            assert block.parser is not None
+            content["arguments"] = block.parser.feed(delta)
+            self.stream.push(
+                {
+                    "type": "toolcall_delta",
+                    "contentIndex": block.index,
+                    "delta": delta,
+                    "partial": self.output,
+                }
+            )
+            return
+        if not delta:
+            return
+        assert block.buffer is not None
+        block.buffer.append(delta)
+        if block.kind == "text":
+            content["text"] += delta
+            self.stream.push(
+                {"type": "text_delta", "contentIndex": block.index, "delta": delta, "partial": self.output}
+            )
+        else:
+            content["thinking"] += delta
+            self.stream.push(
+                {
+                    "type": "thinking_delta",
+                    "contentIndex": block.index,
+                    "delta": delta,
+                    "partial": self.output,
+                }
+            )
+
+    def block(self, key: Any) -> dict[str, Any]:
+        """The content dict of an open block, for provider metadata (signatures, ids)."""
+        return self._content(self._open[key].index)
+
+    def close(self, key: Any) -> None:
+        block = self._open.pop(key, None)
+        if block is None:
+            return
+        content = self._content(block.index)
+        if block.kind == "toolCall":
+            self._settle_tool_arguments(block)
+            self.stream.push(
+                {
+                    "type": "toolcall_end",
+                    "contentIndex": block.index,
+                    "toolCall": cast(ToolCall, content),
+                    "partial": self.output,
+                }
+            )
+        elif block.kind == "text":
+            self.stream.push(
+                {
+                    "type": "text_end",
+                    "contentIndex": block.index,
+                    "content": content["text"],
+                    "partial": self.output,
+                }
+            )
+        else:
+            self.stream.push(
+                {
+                    "type": "thinking_end",
+                    "contentIndex": block.index,
+                    "content": content["thinking"],
+                    "partial": self.output,
+                }
+            )
+
+    def close_all(self) -> None:
+        for key in sorted(self._open, key=lambda k: self._open[k].index):
+            self.close(key)
+
+    # -- sequential conveniences ---------------------------------------------------------------
+
+    def text(self, delta: str, *, key: Any = "text") -> None:
+        """Append text, opening a text block (and closing others) when needed."""
+        if self.open_kind(key) != "text":
+            self.open_text(key)
+        self.append(key, delta)
+
+    def thinking(self, delta: str, *, key: Any = "thinking", signature: str | None = None) -> None:
+        if self.open_kind(key) != "thinking":
+            self.open_thinking(key, signature=signature)
+        self.append(key, delta)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _before_open(self, key: Any) -> None:
+        self.start()
+        if key in self._open:
+            self.close(key)
+        if self.sequential:
+            self.close_all()
+
+    def _append_block(self, key: Any, kind: BlockKind, content: Any) -> None:
+        self.output["content"].append(content)
+        self._open[key] = _OpenBlock(kind, len(self.output["content"]) - 1)
+
+    def _content(self, index: int) -> dict[str, Any]:
+        return cast(dict[str, Any], self.output["content"][index])
+
+    def _settle_tool_arguments(self, block: _OpenBlock) -> None:
+        if block.kind != "toolCall" or block.parser is None:
+            return
+        text = block.parser.buffer
+        if text.strip():
+            self._content(block.index)["arguments"] = parse_streaming_json(text)
+
+
+def _is_cancel(error: BaseException) -> bool:
+    import asyncio
+
+    return isinstance(error, asyncio.CancelledError)
+
+
+def _error_text(error: BaseException) -> str:
+    import asyncio
+
+    if isinstance(error, asyncio.CancelledError):
+        return ABORTED_MESSAGE
+    text = str(error)
+    return text if text else type(error).__name__

@@ -1,0 +1,58 @@
+"""The built-in model catalogue (a data file) and lookups over it (spec ai.md sections 3, 6, 8).
+
+The catalogue is loaded on first use, not at import, so ``import pi_harness.ai`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from importlib import resources
+
+import orjson
+
+from pi_harness.ai.types import Model
+
+_XHIGH_MARKERS = ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6")
+
+
+@cache
+def _catalog() -> dict[str, list[Model]]:
+    raw = resources.files("pi_harness.ai").joinpath("catalog.json").read_bytes()
+    data: dict[str, list[Model]] = orjson.loads(raw)
+    return data
+
+
+def get_providers() -> list[str]:
+    """Provider ids of the built-in catalogue."""
+    return list(_catalog())
+
+
+def get_models(provider: str) -> list[Model]:
+    """Copies of the catalogue's models of ``provider`` (empty for an unknown provider)."""
+    return copy.deepcopy(_catalog().get(provider, []))
+
+
+def get_model(provider: str, model_id: str) -> Model | None:
+    for model in _catalog().get(provider, []):
+        if model["id"] == model_id:
+            return copy.deepcopy(model)
+    return None
+
+
+def all_models() -> list[Model]:
+    return [copy.deepcopy(m) for models in _catalog().values() for m in models]
+
+
+def models_are_equal(a: Model | None, b: Model | None) -> bool:
+    """Same ``id`` and ``provider``; false when either is missing."""
+    if not a or not b:
+        return False
+    return a.get("id") == b.get("id") and a.get("provider") == b.get("provider")
+
+
+def supports_xhigh(model: Model) -> bool:
+    level_map = model.get("thinkingLevelMap")
+    if level_map is not None and "xhigh" in level_map:
+        return level_map["xhigh"] is not None
+    return any(marker in model["id"] for marker in _XHIGH_MARKERS)

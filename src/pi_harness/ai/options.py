@@ -1,0 +1,54 @@
+"""Request options shared by every API (spec ai.md sections 3.1, 8, 13.2, 16).
+
+Options are runtime objects (dataclasses with snake_case names), not wire data. Providers that
+accept extra, API-specific options subclass ``StreamOptions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.types import CacheRetention, Model, ThinkingLevel
+
+PayloadHook = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
+ResponseHook = Callable[[int, Mapping[str, str]], "Awaitable[None] | None"]
+
+DEFAULT_MAX_RETRY_DELAY_MS = 60_000
+DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
+DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+
+@dataclass
+class StreamOptions:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    transport: str | None = None
+    cache_retention: CacheRetention | None = None
+    session_id: str | None = None
+    # Inspect or replace the request body; returning None keeps it (extension hook
+    # ``before_provider_request``).
+    on_payload: PayloadHook | None = None
+    # Called with the HTTP status and headers once a response arrives
+    # (extension hook ``after_provider_response``).
+    on_response: ResponseHook | None = None
+    headers: dict[str, str] | None = None
+    max_retry_delay_ms: int = DEFAULT_MAX_RETRY_DELAY_MS
+    metadata: dict[str, Any] | None = None
+    # Provider-level request retry (``retry.provider.maxRetries``); 0 = off, Pi's default.
+    max_retries: int = 0
+    idle_timeout_ms: int = DEFAULT_HTTP_IDLE_TIMEOUT_MS
+    # Summarisation requests turn prompt-cache writes off (compaction, branch summaries).
+    disable_cache_writes: bool = False
+    # API-specific extras a caller wants merged into the request body verbatim.
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SimpleStreamOptions(StreamOptions):
+    reasoning: ThinkingLevel | None = None
+    thinking_budgets: dict[str, int] | None = None

@@ -1,0 +1,235 @@
+"""Best-effort parsing of streamed tool-call arguments (spec ai.md section 10).
+
+``parse_streaming_json(buffer)`` never fails and always returns a dict: strict JSON when the
+buffer is complete, otherwise the buffer repaired by closing open strings and containers and
+dropping an incomplete trailing key or literal.
+
+``StreamingJsonParser`` does the same incrementally: each ``feed`` scans only the new text, so a
+long argument streamed in thousands of fragments costs O(n) scanning plus one C-speed parse of the
+repaired buffer per fragment, instead of a Python re-scan of the whole buffer every time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+# Phases of the innermost open container.
+_EXPECT_KEY = 0  # after "{" or ",": a key or "}" may follow
+_IN_KEY = 1
+_AFTER_KEY = 2  # expecting ":"
+_EXPECT_VALUE = 3  # after ":" in an object, after "[" or "," in an array
+_IN_STRING_VALUE = 4
+_IN_SCALAR = 5  # number or literal
+_AFTER_VALUE = 6  # a complete member; "," or the closer may follow
+
+_STRING_BODY = re.compile(r'[^"\\]+')
+_SCALAR_CHARS = re.compile(r"[-+0-9.eEtrufalsn]+")
+_NUMBER_TAIL = re.compile(r"[-+.eE]+$")
+
+
+class _Frame:
+    __slots__ = ("closer", "phase", "safe", "value_start")
+
+    def __init__(self, closer: str, safe: int, phase: int) -> None:
+        self.closer = closer
+        self.safe = safe  # buffer[:safe] + closers is a valid document
+        self.phase = phase
+        self.value_start = safe
+
+
+class StreamingJsonParser:
+    """Incremental tolerant parser for one tool call's argument buffer."""
+
+    __slots__ = ("_buffer", "_done_top", "_escape", "_last", "_pos", "_stack", "_started")
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._pos = 0
+        self._stack: list[_Frame] = []
+        self._escape = -1  # index of an unfinished backslash escape inside a string, or -1
+        self._started = False
+        self._done_top = False
+        self._last: dict[str, Any] = {}
+
+    @property
+    def buffer(self) -> str:
+        return self._buffer
+
+    def feed(self, delta: str) -> dict[str, Any]:
+        """Append ``delta`` and return the best-effort arguments so far."""
+        if delta:
+            self._buffer += delta
+            self._scan()
+        value = self._repair_and_parse()
+        if isinstance(value, dict):
+            self._last = value
+        return self._last
+
+    # -- scanning ----------------------------------------------------------------------------
+
+    def _scan(self) -> None:
+        buf = self._buffer
+        n = len(buf)
+        i = self._pos
+        stack = self._stack
+        self._escape = -1
+        while i < n:
+            frame = stack[-1] if stack else None
+            if frame is not None and frame.phase in (_IN_KEY, _IN_STRING_VALUE):
+                nxt = self._scan_string(buf, i, n, frame)
+                if nxt < 0:
+                    i = self._escape  # rescan the unfinished escape when more text arrives
+                    break
+                i = nxt
+                continue
+            if frame is not None and frame.phase == _IN_SCALAR:
+                m = _SCALAR_CHARS.match(buf, i)
+                if m:
+                    i = m.end()
+                    if i >= n:
+                        break
+                frame.phase = _AFTER_VALUE
+                frame.safe = i
+                continue
+            ch = buf[i]
+            if ch in " \t\r\n":
+                i += 1
+                continue
+            if frame is None:
+                if self._done_top:
+                    i += 1  # trailing garbage after a complete document is ignored
+                    continue
+                if ch == "{":
+                    stack.append(_Frame("}", i + 1, _EXPECT_KEY))
+                    self._started = True
+                elif ch == "[":
+                    stack.append(_Frame("]", i + 1, _EXPECT_VALUE))
+                    self._started = True
+                i += 1
+                continue
+            phase = frame.phase
+            if phase == _EXPECT_KEY:
+                if ch == '"':
+                    frame.phase = _IN_KEY
+                elif ch == "}":
+                    self._close(i + 1)
+                i += 1
+            elif phase == _AFTER_KEY:
+                if ch == ":":
+                    frame.phase = _EXPECT_VALUE
+                i += 1
+            elif phase == _EXPECT_VALUE:
+                if ch == "]" and frame.closer == "]":
+                    self._close(i + 1)
+                    i += 1
+                    continue
+                frame.value_start = i
+                if ch == '"':
+                    frame.phase = _IN_STRING_VALUE
+                    i += 1
+                elif ch == "{":
+                    stack.append(_Frame("}", i + 1, _EXPECT_KEY))
+                    i += 1
+                elif ch == "[":
+                    stack.append(_Frame("]", i + 1, _EXPECT_VALUE))
+                    i += 1
+                else:
+                    frame.phase = _IN_SCALAR
+            elif phase == _AFTER_VALUE:
+                if ch == ",":
+                    frame.phase = _EXPECT_KEY if frame.closer == "}" else _EXPECT_VALUE
+                elif ch == frame.closer:
+                    self._close(i + 1)
+                i += 1
+            else:  # pragma: no cover - all phases handled above
+                i += 1
+        self._pos = i
+
+    def _scan_string(self, buf: str, i: int, n: int, frame: _Frame) -> int:
+        """Advance through a string; return the new index, or -1 if it stops inside an escape."""
+        while i < n:
+            m = _STRING_BODY.match(buf, i)
+            if m:
+                i = m.end()
+                continue
+            if buf[i] == "\\":
+                need = 6 if i + 1 < n and buf[i + 1] == "u" else 2
+                if i + need > n:
+                    self._escape = i
+                    return -1
+                i += need
+                continue
+            i += 1  # the closing quote
+            if frame.phase == _IN_KEY:
+                frame.phase = _AFTER_KEY
+            else:
+                frame.phase = _AFTER_VALUE
+                frame.safe = i
+            return i
+        return i
+
+    def _close(self, end: int) -> None:
+        self._stack.pop()
+        if self._stack:
+            parent = self._stack[-1]
+            parent.phase = _AFTER_VALUE
+            parent.safe = end
+        else:
+            self._done_top = True
+
+    # -- repair ------------------------------------------------------------------------------
+
+    def _repaired_text(self) -> str | None:
+        buf = self._buffer
+        stack = self._stack
+        if not stack:
+            return buf if self._started else None
+        top = stack[-1]
+        if top.phase == _IN_STRING_VALUE:
+            end = self._escape if self._escape >= 0 else len(buf)
+            head = buf[:end] + '"'
+        elif top.phase == _IN_SCALAR:
+            scalar = buf[top.value_start :].strip()
+            trimmed = _NUMBER_TAIL.sub("", scalar)
+            if scalar in ("true", "false", "null"):
+                head = buf[: top.value_start] + scalar
+            elif trimmed and trimmed[-1].isdigit() and trimmed[0] in "-0123456789":
+                head = buf[: top.value_start] + trimmed
+            else:
+                head = buf[: top.safe]
+        elif top.phase == _AFTER_VALUE:
+            head = buf[: top.safe]
+        else:
+            head = buf[: top.safe]
+        closers = "".join(frame.closer for frame in reversed(stack))
+        return head + closers
+
+    def _repair_and_parse(self) -> Any:
+        text = self._repaired_text()
+        if text is None or not text.strip():
+            return {}
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        try:
+            return json.loads(text)  # tolerates lone surrogate escapes that orjson rejects
+        except ValueError:
+            return None
+
+
+def parse_streaming_json(buffer: str | None) -> dict[str, Any]:
+    """Parse a possibly incomplete JSON object; never raises, never returns ``None``."""
+    if not buffer or not buffer.strip():
+        return {}
+    try:
+        value = orjson.loads(buffer)
+        return value if isinstance(value, dict) else {}
+    except orjson.JSONDecodeError:
+        pass
+    parser = StreamingJsonParser()
+    return parser.feed(buffer)

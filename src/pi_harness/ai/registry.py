@@ -1,0 +1,77 @@
+"""The API-provider registry, keyed by ``api`` id (spec ai.md section 3).
+
+Built-in providers are registered lazily: their module is imported the first time a model of
+that API is streamed, so importing ``pi_harness.ai`` costs almost nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.types import Context, Model
+
+StreamFunction = Callable[[Model, Context, Any], AssistantMessageEventStream]
+
+
+@dataclass(frozen=True)
+class ApiProvider:
+    api: str
+    stream: Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
+    stream_simple: Callable[[Model, Context, SimpleStreamOptions | None], AssistantMessageEventStream]
+    # In-process providers (faux, some extension providers) need no credentials.
+    requires_api_key: bool = True
+
+
+# api id -> module exposing ``PROVIDER: ApiProvider``
+BUILTIN_PROVIDER_MODULES: dict[str, str] = {
+    "openai-completions": "pi_harness.ai.providers.openai_completions",
+    "openai-responses": "pi_harness.ai.providers.openai_responses",
+    "anthropic-messages": "pi_harness.ai.providers.anthropic",
+    "google-generative-ai": "pi_harness.ai.providers.google",
+    "faux": "pi_harness.ai.providers.faux",
+}
+
+_registered: dict[str, tuple[ApiProvider, str | None]] = {}
+
+
+def register_api_provider(provider: ApiProvider, source_id: str | None = None) -> None:
+    """Register (or replace) the provider of ``provider.api``; ``source_id`` groups removals."""
+    _registered[provider.api] = (provider, source_id)
+
+
+def unregister_api_providers(source_id: str) -> None:
+    for api in [api for api, (_, src) in _registered.items() if src == source_id]:
+        del _registered[api]
+
+
+def clear_api_providers() -> None:
+    _registered.clear()
+
+
+def get_api_provider(api: str) -> ApiProvider | None:
+    entry = _registered.get(api)
+    if entry is not None:
+        return entry[0]
+    module_name = BUILTIN_PROVIDER_MODULES.get(api)
+    if module_name is None:
+        return None
+    provider: ApiProvider = importlib.import_module(module_name).PROVIDER
+    return provider
+
+
+def get_registered_apis() -> list[str]:
+    return sorted(set(_registered) | set(BUILTIN_PROVIDER_MODULES))
+
+
+def resolve_api_provider(model: Model) -> ApiProvider:
+    provider = get_api_provider(model["api"])
+    if provider is None:
+        raise ValueError(f"No API provider registered for api: {model['api']}")
+    if provider.api != model["api"]:
+        raise ValueError(f"Mismatched api: {model['api']} expected {provider.api}")
+    return provider

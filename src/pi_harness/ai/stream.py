@@ -1,0 +1,90 @@
+"""``AssistantMessageEventStream``: an async iterable of events plus an awaitable result.
+
+Producers ``push`` events and ``end`` the stream; any number of consumers may iterate (each sees
+every event from the start) and ``await result()``. After the terminal event (``done``/``error``)
+further pushes are ignored, so a provider can never emit two endings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from pi_harness.ai.events import AssistantMessageEvent
+from pi_harness.ai.types import AssistantMessage
+
+
+class AssistantMessageEventStream:
+    __slots__ = ("_closed", "_events", "_result", "_result_future", "_waiter")
+
+    def __init__(self) -> None:
+        self._events: list[AssistantMessageEvent] = []
+        self._closed = False
+        self._result: AssistantMessage | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._result_future: asyncio.Future[AssistantMessage | None] | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def push(self, event: AssistantMessageEvent) -> None:
+        if self._closed:
+            return
+        self._events.append(event)
+        if event["type"] == "done":
+            self._result = event["message"]
+            self._close()
+        elif event["type"] == "error":
+            self._result = event["error"]
+            self._close()
+        else:
+            self._wake()
+
+    def end(self, result: AssistantMessage | None = None) -> None:
+        if self._closed:
+            return
+        if result is not None:
+            self._result = result
+        self._close()
+
+    def _close(self) -> None:
+        self._closed = True
+        self._wake()
+        if self._result_future is not None and not self._result_future.done():
+            self._result_future.set_result(self._result)
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
+        index = 0
+        while True:
+            while index < len(self._events):
+                event = self._events[index]
+                index += 1
+                yield event
+            if self._closed:
+                return
+            if self._waiter is None or self._waiter.done():
+                self._waiter = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._waiter)
+
+    async def result(self) -> AssistantMessage:
+        """The final message; resolves once the stream has ended. Never raises for request failures."""
+        if not self._closed:
+            if self._result_future is None:
+                self._result_future = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._result_future)
+        if self._result is None:
+            raise RuntimeError("stream ended without a result")
+        return self._result
+
+
+def create_assistant_message_event_stream() -> AssistantMessageEventStream:
+    """Factory for extension-supplied ``stream_simple`` implementations."""
+    return AssistantMessageEventStream()

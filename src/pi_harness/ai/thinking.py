@@ -1,0 +1,75 @@
+"""Thinking levels: clamping to a model and token budgets (spec ai.md section 8)."""
+
+from __future__ import annotations
+
+from pi_harness.ai.models import supports_xhigh
+from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
+from pi_harness.ai.types import THINKING_LEVELS, Model, ThinkingLevel
+
+DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
+_CORE: tuple[ThinkingLevel, ...] = ("minimal", "low", "medium", "high")
+
+
+def is_thinking_level(value: object) -> bool:
+    return isinstance(value, str) and value in THINKING_LEVELS
+
+
+def supported_levels(model: Model) -> list[ThinkingLevel]:
+    """Levels a model accepts, lowest first; non-reasoning models only support ``off``."""
+    if not model.get("reasoning"):
+        return ["off"]
+    level_map = model.get("thinkingLevelMap")
+    levels: list[ThinkingLevel] = ["off"]
+    for level in THINKING_LEVELS[1:]:
+        if level_map is not None and level in level_map:
+            if level_map[level] is not None:
+                levels.append(level)
+            continue
+        if (
+            level in _CORE
+            or (level == "xhigh" and supports_xhigh(model))
+            or (level == "max" and _has_native_max(model))
+        ):
+            levels.append(level)
+    return levels
+
+
+def _has_native_max(model: Model) -> bool:
+    # Anthropic's adaptive-effort models expose a native "max" effort.
+    return model["api"] == "anthropic-messages" and any(
+        marker in model["id"] for marker in ("opus-4-6", "opus-4.6")
+    )
+
+
+def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
+    """The nearest supported level at or below ``level`` (``off`` for non-reasoning models)."""
+    levels = supported_levels(model)
+    if level in levels:
+        return level
+    order = list(THINKING_LEVELS)
+    wanted = order.index(level) if level in order else order.index(DEFAULT_THINKING_LEVEL)
+    best: ThinkingLevel = "off"
+    for candidate in levels:
+        if order.index(candidate) <= wanted:
+            best = candidate
+    return best
+
+
+def thinking_budget(level: ThinkingLevel, budgets: dict[str, int] | None = None) -> int:
+    """Token budget for budget-based APIs; custom budgets merge over the defaults."""
+    merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
+    key = "high" if level in ("xhigh", "max") else level
+    return merged.get(key, merged["medium"])
+
+
+def adjust_max_tokens_for_budget(base_max_tokens: int, model_max_tokens: int, budget: int) -> tuple[int, int]:
+    """``(max_tokens, budget)`` keeping at least 1024 tokens for the visible answer."""
+    max_tokens = min(base_max_tokens + budget, model_max_tokens)
+    if max_tokens <= budget:
+        budget = max(0, max_tokens - 1024)
+    return max_tokens, budget
+
+
+def default_max_tokens(model: Model) -> int:
+    """``stream_simple`` default output cap: min(model.maxTokens, 32000)."""
+    return min(model["maxTokens"], 32000)

@@ -1,0 +1,174 @@
+"""Cross-provider replay of a conversation (spec ai.md section 9).
+
+Before conversion to a wire format every provider runs ``transform_messages``: content that
+only the producing model can read is dropped or downgraded, tool-call ids are normalised for
+the target API, failed assistant turns are skipped, and tool calls left without a result get a
+synthetic ``No result provided`` error result so that providers accept the sequence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pi_harness.ai.types import AssistantMessage, Message, Model, ToolCall, ToolResultMessage
+
+IdNormalizer = Callable[[str], str]
+
+NO_RESULT_TEXT = "No result provided"
+_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def is_same_model(message: AssistantMessage, model: Model) -> bool:
+    return (
+        message.get("provider") == model["provider"]
+        and message.get("api") == model["api"]
+        and message.get("model") == model["id"]
+    )
+
+
+def sanitize_tool_call_id(tool_call_id: str, max_length: int = 64) -> str:
+    return _UNSAFE_ID_CHARS.sub("_", tool_call_id)[:max_length]
+
+
+def normalize_id_anthropic(tool_call_id: str) -> str:
+    return sanitize_tool_call_id(tool_call_id, 64)
+
+
+def make_openai_completions_normalizer(model: Model) -> IdNormalizer:
+    def normalize(tool_call_id: str) -> str:
+        if "|" in tool_call_id:
+            return sanitize_tool_call_id(tool_call_id.split("|", 1)[0], 40)
+        if model["provider"] == "openai":
+            return tool_call_id[:40]
+        return tool_call_id
+
+    return normalize
+
+
+def normalize_id_openai_responses(tool_call_id: str) -> str:
+    if "|" not in tool_call_id:
+        return tool_call_id
+    call_id, item_id = tool_call_id.split("|", 1)
+    call_id = sanitize_tool_call_id(call_id, 64).rstrip("_")
+    item_id = _UNSAFE_ID_CHARS.sub("_", item_id)
+    if not item_id.startswith("fc"):
+        item_id = "fc_" + item_id
+    item_id = item_id[:64].rstrip("_")
+    return f"{call_id}|{item_id}"
+
+
+def make_google_normalizer(model: Model) -> IdNormalizer | None:
+    if model["id"].startswith(("claude-", "gpt-oss-")):
+        return normalize_id_anthropic
+    return None
+
+
+def transform_messages(
+    messages: list[Message], model: Model, normalize_tool_call_id: IdNormalizer | None = None
+) -> list[Message]:
+    """Pass 1 (per-message replay rules) then pass 2 (sequence repair); inputs are not mutated."""
+    renamed: dict[str, str] = {}
+    first_pass: list[Message] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            first_pass.append(_transform_assistant(message, model, normalize_tool_call_id, renamed))  # type: ignore[arg-type]
+        elif role == "toolResult":
+            result: ToolResultMessage = message  # type: ignore[assignment]
+            new_id = renamed.get(result["toolCallId"])
+            if new_id is not None:
+                result = {**result, "toolCallId": new_id}
+            first_pass.append(result)
+        else:
+            first_pass.append(message)
+    return _repair_sequence(first_pass)
+
+
+def _transform_assistant(
+    message: AssistantMessage,
+    model: Model,
+    normalize: IdNormalizer | None,
+    renamed: dict[str, str],
+) -> AssistantMessage:
+    same = is_same_model(message, model)
+    content: list[Any] = []
+    for block in message.get("content", []):
+        kind = block.get("type")
+        if kind == "thinking":
+            if block.get("redacted"):
+                if same:
+                    content.append(block)
+                continue
+            if same and block.get("thinkingSignature"):
+                content.append(block)
+                continue
+            text = str(block.get("thinking", ""))
+            if not text.strip():
+                continue
+            if same:
+                content.append(block)
+            else:
+                content.append({"type": "text", "text": text})
+        elif kind == "toolCall":
+            if same:
+                content.append(block)
+                continue
+            call: ToolCall = {k: v for k, v in block.items() if k != "thoughtSignature"}  # type: ignore[assignment]
+            if normalize is not None:
+                new_id = normalize(call["id"])
+                if new_id != call["id"]:
+                    renamed[call["id"]] = new_id
+                    call["id"] = new_id
+            content.append(call)
+        elif kind == "text":
+            if same or "textSignature" not in block:
+                content.append(block)
+            else:
+                content.append({"type": "text", "text": block.get("text", "")})
+        else:
+            content.append(block)
+    return {**message, "content": content}
+
+
+def _repair_sequence(messages: list[Message]) -> list[Message]:
+    out: list[Message] = []
+    pending: list[ToolCall] = []
+    answered: set[str] = set()
+
+    def flush() -> None:
+        for call in pending:
+            if call["id"] not in answered:
+                out.append(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": call["id"],
+                        "toolName": call["name"],
+                        "content": [{"type": "text", "text": NO_RESULT_TEXT}],
+                        "isError": True,
+                        "timestamp": 0,
+                    }
+                )
+        pending.clear()
+        answered.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            assistant: AssistantMessage = message  # type: ignore[assignment]
+            if assistant.get("stopReason") in ("error", "aborted"):
+                continue
+            flush()
+            pending.extend(b for b in assistant.get("content", []) if b.get("type") == "toolCall")  # type: ignore[misc]
+            out.append(message)
+        elif role == "toolResult":
+            call_id = message["toolCallId"]  # type: ignore[typeddict-item]
+            if not any(call["id"] == call_id for call in pending):
+                continue  # orphaned (its call was in a skipped turn): providers would reject it
+            answered.add(call_id)
+            out.append(message)
+        else:
+            flush()
+            out.append(message)
+    return out

@@ -1,0 +1,175 @@
+"""Wire and disk data of the LLM layer, as plain ``TypedDict``s with Pi's camelCase keys.
+
+These dicts are what providers produce, what session files store and what JSON/RPC modes
+print, so parsed JSON can be used as is. Optional fields that TypeScript leaves undefined are
+*omitted* (``NotRequired``), never written as ``null``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+# --- content blocks ---------------------------------------------------------------------------
+
+
+class TextContent(TypedDict):
+    type: Literal["text"]
+    text: str
+    textSignature: NotRequired[str]
+
+
+class ThinkingContent(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    thinkingSignature: NotRequired[str]
+    redacted: NotRequired[bool]
+
+
+class ImageContent(TypedDict):
+    type: Literal["image"]
+    data: str
+    mimeType: str
+
+
+class ToolCall(TypedDict):
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    thoughtSignature: NotRequired[str]
+
+
+UserContent: TypeAlias = TextContent | ImageContent
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+ContentBlock: TypeAlias = TextContent | ThinkingContent | ImageContent | ToolCall
+
+# --- usage ------------------------------------------------------------------------------------
+
+
+class UsageCost(TypedDict):
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+    total: float
+
+
+class Usage(TypedDict):
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+    totalTokens: int
+    cost: UsageCost
+    cacheWrite1h: NotRequired[int]
+    reasoning: NotRequired[int]
+
+
+StopReason: TypeAlias = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+CacheRetention: TypeAlias = Literal["none", "short", "long"]
+
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[UserContent]
+    timestamp: int
+
+
+class AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: list[AssistantContent]
+    api: str
+    provider: str
+    model: str
+    usage: Usage
+    stopReason: StopReason
+    timestamp: int
+    errorMessage: NotRequired[str]
+    responseId: NotRequired[str]
+    thinkingLevel: NotRequired[str]
+
+
+class ToolResultMessage(TypedDict):
+    role: Literal["toolResult"]
+    toolCallId: str
+    toolName: str
+    content: list[UserContent]
+    isError: bool
+    timestamp: int
+    details: NotRequired[Any]
+    usage: NotRequired[Usage]
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+
+
+class Tool(TypedDict):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Context(TypedDict):
+    messages: list[Message]
+    systemPrompt: NotRequired[str]
+    tools: NotRequired[list[Tool]]
+
+
+# --- model descriptor -------------------------------------------------------------------------
+
+
+class ModelCost(TypedDict):
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+    cacheWrite1h: NotRequired[float]
+
+
+class Model(TypedDict):
+    id: str
+    name: str
+    api: str
+    provider: str
+    baseUrl: str
+    reasoning: bool
+    input: list[str]
+    cost: ModelCost
+    contextWindow: int
+    maxTokens: int
+    headers: NotRequired[dict[str, str]]
+    compat: NotRequired[dict[str, Any]]
+    thinkingLevelMap: NotRequired[dict[str, str | None]]
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def empty_usage() -> Usage:
+    return {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 0,
+        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+    }
+
+
+def new_assistant_message(model: Model, timestamp: int) -> AssistantMessage:
+    """The partial message a provider starts streaming into (``stopReason: "pending"``)."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": empty_usage(),
+        "stopReason": "pending",
+        "timestamp": timestamp,
+    }

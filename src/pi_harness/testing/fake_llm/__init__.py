@@ -1,0 +1,32 @@
+"""The fake LLM server: a scripted loopback server for every wire protocol (part of the product).
+
+with FakeLLMServer([ScriptedResponse(steps=[TextStep("hi")])]) as server:
+    model = server.model("anthropic-messages")
+    ...
+    assert server.requests[0].json["messages"]
+"""
+
+from pi_harness.testing.fake_llm.script import (
+    HTTPErrorSpec,
+    RecordedRequest,
+    ScriptedResponse,
+    TextStep,
+    ThinkingStep,
+    ToolCallStep,
+    load_script,
+    response_from_dict,
+)
+from pi_harness.testing.fake_llm.server import NO_RESPONSE_LEFT, FakeLLMServer
+
+__all__ = [
+    "NO_RESPONSE_LEFT",
+    "FakeLLMServer",
+    "HTTPErrorSpec",
+    "RecordedRequest",
+    "ScriptedResponse",
+    "TextStep",
+    "ThinkingStep",
+    "ToolCallStep",
+    "load_script",
+    "response_from_dict",
+]

@@ -1,0 +1,390 @@
+"""A real HTTP/1.1 server on 127.0.0.1 that speaks the LLM wire protocols from a script.
+
+It runs its own event loop in a background thread, so sync tests, async tests and subprocesses
+(the ``pi`` command under test) can all talk to it. Streaming responses use chunked transfer
+encoding and keep-alive like the real services; every request is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import orjson
+
+from pi_harness.testing.fake_llm.script import (
+    HTTPErrorSpec,
+    RecordedRequest,
+    ResponseSource,
+    ScriptedResponse,
+)
+
+NO_RESPONSE_LEFT = "fake_llm: no scripted response left"
+
+# api id -> module of this package exposing ``PROTOCOL``
+PROTOCOL_MODULES: dict[str, str] = {
+    "openai-completions": "pi_harness.testing.fake_llm.openai_completions",
+    "openai-responses": "pi_harness.testing.fake_llm.openai_responses",
+    "anthropic-messages": "pi_harness.testing.fake_llm.anthropic",
+    "google-generative-ai": "pi_harness.testing.fake_llm.google",
+}
+
+
+class WireProtocol(Protocol):
+    """One provider API as the fake server speaks it."""
+
+    api: str
+
+    def matches(self, method: str, path: str) -> bool: ...
+
+    def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
+        """The complete SSE frames (``event:``/``data:`` lines plus the blank line) in order."""
+        ...
+
+    def encode_error(
+        self, error: HTTPErrorSpec, request: RecordedRequest
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Status, extra headers and body of an HTTP error response."""
+        ...
+
+
+_protocol_cache: list[WireProtocol] = []
+
+
+def protocols() -> list[WireProtocol]:
+    if not _protocol_cache:
+        for module in PROTOCOL_MODULES.values():
+            _protocol_cache.append(importlib.import_module(module).PROTOCOL)
+    return _protocol_cache
+
+
+class FakeLLMServer:
+    """Scripted loopback LLM server; use as a (sync or async) context manager.
+
+    ``base_url(api)`` gives the ``baseUrl`` a model of that API should use. Responses are taken
+    from the queue in order (``push``); ``default`` answers when the queue is empty, otherwise the
+    server replies with an HTTP 500 in the protocol's error format.
+    """
+
+    def __init__(
+        self,
+        responses: Iterable[ResponseSource] = (),
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        default: ResponseSource | None = None,
+        models: list[str] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.default = default
+        self.models = models or ["fake-model"]
+        self.requests: list[RecordedRequest] = []
+        self.cancelled_streams = 0  # streams whose client went away before the end
+        self.completed_streams = 0
+        self._queue: deque[ResponseSource] = deque(responses)
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stopped: asyncio.Event | None = None
+        self._startup_error: BaseException | None = None
+
+    # -- scripting ---------------------------------------------------------------------------
+
+    def push(self, *responses: ResponseSource) -> None:
+        with self._lock:
+            self._queue.extend(responses)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def _next_response(self, request: RecordedRequest) -> ScriptedResponse | None:
+        with self._lock:
+            source = self._queue.popleft() if self._queue else self.default
+        if source is None:
+            return None
+        return source(request) if callable(source) else source
+
+    # -- addresses ---------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def base_url(self, api: str = "openai-completions") -> str:
+        if api == "anthropic-messages":
+            return self.url
+        if api == "google-generative-ai":
+            return f"{self.url}/v1beta"
+        return f"{self.url}/v1"
+
+    def model(
+        self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: Any
+    ) -> dict[str, Any]:
+        """A model descriptor pointing at this server (a plain dict usable as ``Model``)."""
+        descriptor: dict[str, Any] = {
+            "id": model_id,
+            "name": f"Fake {model_id}",
+            "api": api,
+            "provider": "fake",
+            "baseUrl": self.base_url(api),
+            "reasoning": False,
+            "input": ["text", "image"],
+            "cost": {"input": 1.0, "output": 2.0, "cacheRead": 0.1, "cacheWrite": 1.25},
+            "contextWindow": 128_000,
+            "maxTokens": 16_384,
+        }
+        descriptor.update(overrides)
+        return descriptor
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeLLMServer:
+        if self._thread is not None:
+            return self
+        protocols()  # import the protocol modules before serving
+        self._thread = threading.Thread(target=self._run, name="fake-llm", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        if self._startup_error is not None:
+            raise self._startup_error
+        return self
+
+    def stop(self) -> None:
+        loop, stopped = self._loop, self._stopped
+        if loop is not None and stopped is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stopped.set)
+        if self._thread is not None:
+            self._thread.join(10)
+        self._thread = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> FakeLLMServer:
+        return self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        """Run in the calling thread until interrupted (the command-line entry point)."""
+        self.start()
+        try:
+            while self._thread is not None and self._thread.is_alive():
+                self._thread.join(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._main())
+        except BaseException as exc:  # surfaced to start()
+            self._startup_error = exc
+            self._ready.set()
+        finally:
+            loop.close()
+
+    async def _main(self) -> None:
+        self._stopped = asyncio.Event()
+        self._server = await asyncio.start_server(self._handle, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stopped.wait()
+        self._server.close()
+        for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._server.wait_closed(), 2)
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line.strip():
+                    break
+                method, target, _version = request_line.decode("latin-1").split(" ", 2)
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = await _read_body(reader, headers)
+                keep_alive = await self._respond(method, target, headers, body, reader, writer)
+                if not keep_alive or headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(
+        self,
+        method: str,
+        target: str,
+        headers: dict[str, str],
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        parts = urlsplit(target)
+        path = parts.path
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            payload = {
+                "object": "list",
+                "data": [{"id": m, "object": "model", "owned_by": "fake"} for m in self.models],
+            }
+            await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(payload))
+            return True
+        protocol = next((p for p in protocols() if p.matches(method, path)), None)
+        if protocol is None:
+            await _write_simple(writer, 404, {"content-type": "text/plain"}, b"Not Found")
+            return True
+        try:
+            parsed: Any = orjson.loads(body) if body else None
+        except orjson.JSONDecodeError:
+            parsed = body.decode("utf-8", errors="replace")
+        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api)
+        self.requests.append(request)
+        response = self._next_response(request)
+        if response is None:
+            status, extra, err_body = protocol.encode_error(HTTPErrorSpec(500, NO_RESPONSE_LEFT), request)
+            await _write_simple(writer, status, {"content-type": "application/json", **extra}, err_body)
+            return True
+        if response.delay_ms:
+            await asyncio.sleep(response.delay_ms / 1000)
+        if response.http_error is not None:
+            status, extra, err_body = protocol.encode_error(response.http_error, request)
+            extra = {"content-type": "application/json", **extra, **response.http_error.headers}
+            await _write_simple(writer, status, extra, err_body)
+            return True
+        frames = protocol.encode_stream(response, request)
+        return await self._stream(frames, response, reader, writer)
+
+    async def _stream(
+        self,
+        frames: list[bytes],
+        response: ScriptedResponse,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        head = (
+            "HTTP/1.1 200 OK\r\n"
+            "Content-Type: text/event-stream; charset=utf-8\r\n"
+            "Cache-Control: no-cache\r\n"
+            "Transfer-Encoding: chunked\r\n"
+            f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}\r\n"
+            "\r\n"
+        )
+        writer.write(head.encode("latin-1"))
+        await writer.drain()
+        gone = asyncio.ensure_future(reader.read(1))  # completes with b"" when the client hangs up
+        try:
+            for index, frame in enumerate(frames):
+                if response.drop_after is not None and index >= response.drop_after:
+                    writer.transport.abort()
+                    return False
+                pieces = (
+                    [
+                        frame[i : i + response.fragment_bytes]
+                        for i in range(0, len(frame), response.fragment_bytes)
+                    ]
+                    if response.fragment_bytes
+                    else [frame]
+                )
+                for piece in pieces:
+                    writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    await writer.drain()
+                if response.chunk_delay_ms:
+                    done, _ = await asyncio.wait({gone}, timeout=response.chunk_delay_ms / 1000)
+                    if done:
+                        self.cancelled_streams += 1
+                        return False
+                elif gone.done():
+                    self.cancelled_streams += 1
+                    return False
+            if response.drop_after is not None and response.drop_after >= len(frames):
+                writer.transport.abort()
+                return False
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            self.completed_streams += 1
+            return True
+        except ConnectionError:
+            self.cancelled_streams += 1
+            return False
+        finally:
+            gone.cancel()
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    if "content-length" in headers:
+        return await reader.readexactly(int(headers["content-length"]))
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        chunks = []
+        while True:
+            size = int((await reader.readline()).split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                await reader.readline()
+                break
+            chunks.append(await reader.readexactly(size))
+            await reader.readline()
+        return b"".join(chunks)
+    return b""
+
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    408: "Request Timeout",
+    409: "Conflict",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+    529: "Site Overloaded",
+}
+
+
+async def _write_simple(
+    writer: asyncio.StreamWriter, status: int, headers: dict[str, str], body: bytes
+) -> None:
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
+    for name, value in headers.items():
+        lines.append(f"{name}: {value}")
+    lines.append(f"Content-Length: {len(body)}")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+    await writer.drain()
