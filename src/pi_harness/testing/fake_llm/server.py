@@ -28,7 +28,7 @@ from pi_harness.testing.fake_llm.script import (
 
 NO_RESPONSE_LEFT = "fake_llm: no scripted response left"
 
-# api id -> module of this package exposing ``PROTOCOL``
+# api id -> module of this package exposing ``PROTOCOL``; imported when a request needs it
 PROTOCOL_MODULES: dict[str, str] = {
     "openai-completions": "pi_harness.testing.fake_llm.openai_completions",
     "openai-responses": "pi_harness.testing.fake_llm.openai_responses",
@@ -37,12 +37,25 @@ PROTOCOL_MODULES: dict[str, str] = {
 }
 
 
+def api_for_path(method: str, path: str) -> str | None:
+    """Which wire protocol a request path belongs to."""
+    if method != "POST":
+        return None
+    if path.endswith("/chat/completions"):
+        return "openai-completions"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    if path.endswith("/messages"):
+        return "anthropic-messages"
+    if ":streamGenerateContent" in path or ":generateContent" in path:
+        return "google-generative-ai"
+    return None
+
+
 class WireProtocol(Protocol):
     """One provider API as the fake server speaks it."""
 
     api: str
-
-    def matches(self, method: str, path: str) -> bool: ...
 
     def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
         """The complete SSE frames (``event:``/``data:`` lines plus the blank line) in order."""
@@ -55,14 +68,15 @@ class WireProtocol(Protocol):
         ...
 
 
-_protocol_cache: list[WireProtocol] = []
+_protocol_cache: dict[str, WireProtocol] = {}
 
 
-def protocols() -> list[WireProtocol]:
-    if not _protocol_cache:
-        for module in PROTOCOL_MODULES.values():
-            _protocol_cache.append(importlib.import_module(module).PROTOCOL)
-    return _protocol_cache
+def protocol_for(api: str) -> WireProtocol:
+    protocol = _protocol_cache.get(api)
+    if protocol is None:
+        protocol = importlib.import_module(PROTOCOL_MODULES[api]).PROTOCOL
+        _protocol_cache[api] = protocol
+    return protocol
 
 
 class FakeLLMServer:
@@ -157,7 +171,6 @@ class FakeLLMServer:
     def start(self) -> FakeLLMServer:
         if self._thread is not None:
             return self
-        protocols()  # import the protocol modules before serving
         self._thread = threading.Thread(target=self._run, name="fake-llm", daemon=True)
         self._thread.start()
         self._ready.wait(10)
@@ -264,7 +277,8 @@ class FakeLLMServer:
             }
             await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(payload))
             return True
-        protocol = next((p for p in protocols() if p.matches(method, path)), None)
+        api = api_for_path(method, path)
+        protocol = protocol_for(api) if api is not None else None
         if protocol is None:
             await _write_simple(writer, 404, {"content-type": "text/plain"}, b"Not Found")
             return True
