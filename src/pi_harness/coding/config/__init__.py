@@ -1,0 +1,1 @@
+"""Configuration of the coding agent: paths, settings, trust, credentials and models."""

@@ -1,0 +1,91 @@
+"""auth.json: stored credentials (resources.md section 10).
+
+``{"<provider>": {"type": "api_key", "key": "..."} | {"type": "oauth", "refresh", "access",
+"expires", ...}}``, created 0600 in a 0700 directory, every read-modify-write under Pi's
+``auth.json.lock`` directory lock so Pi and pi-harness can share the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pi_harness.coding.config.file_lock import atomic_write, locked
+from pi_harness.coding.config.paths import AUTH_FILE
+from pi_harness.coding.config.values import resolve_config_value
+
+
+class AuthStorage:
+    def __init__(self, agent_directory: Path | None, *, in_memory: dict[str, Any] | None = None) -> None:
+        self.path = agent_directory / AUTH_FILE if agent_directory is not None else None
+        self._memory: dict[str, Any] | None = None
+        if in_memory is not None or self.path is None:
+            self._memory = dict(in_memory or {})
+
+    @classmethod
+    def in_memory(cls, data: dict[str, Any] | None = None) -> AuthStorage:
+        return cls(None, in_memory=data or {})
+
+    def read_all(self) -> dict[str, Any]:
+        if self._memory is not None:
+            return dict(self._memory)
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, provider: str) -> dict[str, Any] | None:
+        entry = self.read_all().get(provider)
+        return entry if isinstance(entry, dict) else None
+
+    def get_api_key(self, provider: str) -> str | None:
+        """The stored API key (resolved like models.json values) or a non-expired OAuth token."""
+        entry = self.get(provider)
+        if entry is None:
+            return None
+        if entry.get("type") == "api_key":
+            key = entry.get("key")
+            return resolve_config_value(key) if isinstance(key, str) else None
+        if entry.get("type") == "oauth":
+            access = entry.get("access")
+            expires = entry.get("expires")
+            if isinstance(access, str) and (not isinstance(expires, int | float) or expires > time.time() * 1000):
+                return access
+        return None
+
+    def has(self, provider: str) -> bool:
+        return self.get(provider) is not None
+
+    def set(self, provider: str, entry: dict[str, Any]) -> None:
+        self._update(lambda data: data.__setitem__(provider, entry))
+
+    def set_api_key(self, provider: str, key: str) -> None:
+        self.set(provider, {"type": "api_key", "key": key})
+
+    def remove(self, provider: str) -> None:
+        self._update(lambda data: data.pop(provider, None))
+
+    def _update(self, change: Any) -> None:
+        if self._memory is not None:
+            change(self._memory)
+            return
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with locked(self.path):
+            data = self.read_all()
+            change(data)
+            atomic_write(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
+        os.chmod(self.path, 0o600)
+
+    def ensure_file(self) -> None:
+        """Create ``{}`` with mode 0600 if the file does not exist."""
+        if self.path is None or self.path.exists():
+            return
+        self._update(lambda data: None)

@@ -1,0 +1,300 @@
+"""settings.json: global and project files, merged, with defaults (resources.md section 2).
+
+Effective settings = defaults <- global <- project (trusted only) <- runtime overrides, where
+nested objects merge one level deep and arrays/scalars replace. A file that fails to parse counts
+as ``{}``, is reported as a diagnostic and is never written over. Writes change only the keys set
+during this process, merged into the file's current content under Pi's ``<file>.lock`` lock.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
+from pi_harness.coding.config.file_lock import atomic_write, locked
+from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir, project_dir, resolve_relative
+
+Scope = Literal["global", "project"]
+
+DEFAULTS: dict[str, Any] = {
+    "defaultThinkingLevel": "medium",
+    "thinkingBudgets": dict(DEFAULT_THINKING_BUDGETS),
+    "hideThinkingBlock": False,
+    "transport": "sse",
+    "httpIdleTimeoutMs": 300_000,
+    "websocketConnectTimeoutMs": 15_000,
+    "steeringMode": "one-at-a-time",
+    "followUpMode": "one-at-a-time",
+    "compaction": {"enabled": True, "reserveTokens": 16384, "keepRecentTokens": 20000, "skipPrompt": True},
+    "branchSummary": {"reserveTokens": 16384, "skipPrompt": False},
+    "retry": {
+        "enabled": True,
+        "maxRetries": 3,
+        "baseDelayMs": 2000,
+        "maxAgentDelayMs": 60_000,
+        "provider": {"maxRetries": 0, "maxRetryDelayMs": 60_000},
+    },
+    "cacheWarming": "streaming",
+    "showCacheMissNotices": False,
+    "defaultProjectTrust": "ask",
+    "enableInstallTelemetry": True,
+    "images": {"autoResize": True, "blockImages": False},
+    "terminal": {"showImages": True, "clearOnShrink": False},
+    "theme": "dark",
+    "quietStartup": False,
+    "collapseChangelog": False,
+    "doubleEscapeAction": "tree",
+    "treeFilterMode": "default",
+    "editorPaddingX": 0,
+    "autocompleteMaxVisible": 5,
+    "showHardwareCursor": False,
+    "markdown": {"codeBlockIndent": "  "},
+    "packages": [],
+    "extensions": [],
+    "skills": [],
+    "prompts": [],
+    "themes": [],
+    "enableSkillCommands": True,
+    # beyond Pi (off by default)
+    "sessions": {"fsync": False, "lock": False},
+    "tools": {"reapOrphans": False},
+}
+
+# Keys that only the global file may set.
+GLOBAL_ONLY = frozenset({"defaultProjectTrust", "httpProxy"})
+
+
+@dataclass(frozen=True)
+class SettingsDiagnostic:
+    path: str
+    message: str
+    level: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def merge_settings(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``: objects merge one level deep, everything else replaces."""
+    merged = dict(base)
+    for key, value in override.items():
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            merged[key] = {**current, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _deep_defaults(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(defaults)
+    for key, value in values.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_defaults(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+    """Old key names Pi still accepts."""
+    data = dict(data)
+    if "queueMode" in data and "steeringMode" not in data:
+        data["steeringMode"] = data.pop("queueMode")
+    if isinstance(data.get("websockets"), bool) and "transport" not in data:
+        data["transport"] = "websocket" if data.pop("websockets") else "sse"
+    skills = data.get("skills")
+    if isinstance(skills, dict):
+        if "enableSkillCommands" in skills and "enableSkillCommands" not in data:
+            data["enableSkillCommands"] = skills["enableSkillCommands"]
+        data["skills"] = list(skills.get("customDirectories") or [])
+    retry = data.get("retry")
+    if isinstance(retry, dict) and "maxDelayMs" in retry:
+        provider = dict(retry.get("provider") or {})
+        provider.setdefault("maxRetryDelayMs", retry["maxDelayMs"])
+        data["retry"] = {**{k: v for k, v in retry.items() if k != "maxDelayMs"}, "provider": provider}
+    return data
+
+
+class _SettingsFile:
+    def __init__(self, path: Path | None, scope: Scope) -> None:
+        self.path = path
+        self.scope = scope
+        self.data: dict[str, Any] = {}
+        self.broken = False
+
+    def load(self, diagnostics: list[SettingsDiagnostic]) -> None:
+        self.data, self.broken = {}, False
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError) as exc:
+            self.broken = True
+            diagnostics.append(SettingsDiagnostic(str(self.path), f"Failed to parse settings: {exc}"))
+            return
+        if not isinstance(raw, dict):
+            self.broken = True
+            diagnostics.append(SettingsDiagnostic(str(self.path), "Failed to parse settings: not a JSON object"))
+            return
+        self.data = migrate_legacy(raw)
+
+
+class SettingsManager:
+    """Effective settings of one process; ``get("compaction.enabled")`` style access."""
+
+    def __init__(
+        self,
+        global_path: Path | None,
+        project_path: Path | None,
+        *,
+        project_trusted: bool = True,
+        initial: dict[str, Any] | None = None,
+    ) -> None:
+        self._global = _SettingsFile(global_path, "global")
+        self._project = _SettingsFile(project_path, "project")
+        self.project_trusted = project_trusted
+        self._memory: dict[str, Any] = migrate_legacy(initial or {})
+        self._overrides: dict[str, Any] = {}
+        self.diagnostics: list[SettingsDiagnostic] = []
+        self._effective: dict[str, Any] = {}
+        self.reload()
+
+    @classmethod
+    def create(
+        cls, cwd: str | Path, agent_directory: str | Path | None = None, *, project_trusted: bool = True
+    ) -> SettingsManager:
+        base = agent_dir(agent_directory)
+        return cls(base / SETTINGS_FILE, project_dir(cwd) / SETTINGS_FILE, project_trusted=project_trusted)
+
+    @classmethod
+    def in_memory(cls, data: dict[str, Any] | None = None) -> SettingsManager:
+        return cls(None, None, initial=data)
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.diagnostics = []
+        self._global.load(self.diagnostics)
+        if self.project_trusted:
+            self._project.load(self.diagnostics)
+        else:
+            self._project.data = {}
+        project = {k: v for k, v in self._project.data.items() if k not in GLOBAL_ONLY}
+        merged = merge_settings(merge_settings(self._memory, self._global.data), project)
+        merged = merge_settings(merged, self._overrides)
+        self._effective = _deep_defaults(DEFAULTS, merged)
+
+    def set_project_trusted(self, trusted: bool) -> None:
+        if trusted != self.project_trusted:
+            self.project_trusted = trusted
+            self.reload()
+
+    @property
+    def global_path(self) -> Path | None:
+        return self._global.path
+
+    @property
+    def project_path(self) -> Path | None:
+        return self._project.path
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def get(self, key: str, default: Any = None) -> Any:
+        node: Any = self._effective
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return copy.deepcopy(node)
+
+    def effective(self) -> dict[str, Any]:
+        return copy.deepcopy(self._effective)
+
+    def scope_value(self, scope: Scope, key: str) -> Any:
+        source = self._global if scope == "global" else self._project
+        node: Any = source.data
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+    def path_entries(self, key: str) -> list[tuple[str, Path, Scope]]:
+        """Entries of a path-list setting with the directory each resolves against.
+
+        Project entries come first (trusted projects only), then global ones, as in Pi.
+        """
+        out: list[tuple[str, Path, Scope]] = []
+        for source in (self._project, self._global):
+            if source.scope == "project" and not self.project_trusted:
+                continue
+            values = source.data.get(key)
+            if not isinstance(values, list) or source.path is None:
+                continue
+            for value in values:
+                if isinstance(value, str):
+                    out.append((value, source.path.parent, source.scope))
+        for value in self._memory.get(key) or []:
+            if isinstance(value, str):
+                out.append((value, Path.cwd(), "global"))
+        return out
+
+    def resolve_path_setting(self, key: str) -> Path | None:
+        """A single path setting (``sessionDir``, ``shellPath``) resolved against its file."""
+        for source in (self._project, self._global):
+            if source.scope == "project" and not self.project_trusted:
+                continue
+            value = source.data.get(key)
+            if isinstance(value, str) and value and source.path is not None:
+                return resolve_relative(source.path.parent, value)
+        value = self._memory.get(key) or self._overrides.get(key)
+        return resolve_relative(Path.cwd(), value) if isinstance(value, str) and value else None
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def set_override(self, key: str, value: Any) -> None:
+        """A runtime value (CLI flag, SDK option) on top of the files; never persisted."""
+        _assign(self._overrides, key.split("."), value)
+        self.reload()
+
+    def set(self, key: str, value: Any, scope: Scope = "global") -> None:
+        """Persist one key into the global (or project) file; in-memory managers keep it in memory."""
+        source = self._global if scope == "global" else self._project
+        parts = key.split(".")
+        if source.path is None:
+            _assign(self._memory, parts, value)
+            self.reload()
+            return
+        if source.broken:
+            raise RuntimeError(f"Not writing {source.path}: the file could not be parsed; fix it first")
+        with locked(source.path):
+            current: dict[str, Any] = {}
+            if source.path.exists():
+                try:
+                    loaded = json.loads(source.path.read_text(encoding="utf-8") or "{}")
+                except ValueError as exc:
+                    raise RuntimeError(f"Not writing {source.path}: {exc}") from exc
+                current = loaded if isinstance(loaded, dict) else {}
+            _assign(current, parts, value)
+            text = json.dumps(current, indent=2, ensure_ascii=False) + "\n"
+            atomic_write(source.path, text.encode("utf-8"))
+        self.reload()
+
+
+def _assign(target: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = target
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    if value is None:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value

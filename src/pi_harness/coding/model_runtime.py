@@ -1,0 +1,235 @@
+"""ModelRuntime: the single entry for models, availability and credentials (ai.md section 18).
+
+Models = built-in catalogue <- models.json <- providers registered by extensions. A model is
+*available* when its provider has credentials. Key resolution order (resources.md section 10):
+runtime key (``--api-key``) > auth.json api key > auth.json OAuth > environment > models.json
+``apiKey``; ``!command`` values run at request time and are never cached.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key
+from pi_harness.ai.models import _catalog
+from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
+from pi_harness.ai.types import Model
+from pi_harness.coding.config.auth import AuthStorage
+from pi_harness.coding.config.models_json import (
+    ModelsJsonError,
+    ProviderConfig,
+    apply_models_config,
+    build_custom_model,
+    load_models_json,
+)
+from pi_harness.coding.config.paths import MODELS_FILE
+from pi_harness.coding.config.values import resolve_config_value, resolve_headers
+
+
+@dataclass
+class ExtensionProvider:
+    """A provider registered by an extension (extensions.md section 6 ``register_provider``)."""
+
+    name: str
+    source: str
+    base_url: str | None = None
+    api_key: str | None = None
+    api: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    auth_header: bool = False
+    models: list[dict[str, Any]] | None = None
+    oauth: Any = None
+    stream_simple: Callable[..., Any] | None = None
+
+
+class ProviderRegistrationError(ValueError):
+    pass
+
+
+class ModelRuntime:
+    def __init__(
+        self,
+        auth: AuthStorage | None = None,
+        models_json_path: Path | None = None,
+        *,
+        extra_models: list[Model] | None = None,
+    ) -> None:
+        self.auth = auth if auth is not None else AuthStorage.in_memory()
+        self.models_json_path = models_json_path
+        self.errors: list[str] = []
+        self._runtime_keys: dict[str, str] = {}
+        self._extension_providers: dict[str, ExtensionProvider] = {}
+        self._extra_models: list[Model] = list(extra_models or [])
+        self._provider_configs: dict[str, ProviderConfig] = {}
+        self._models: dict[str, list[Model]] = {}
+        self.refresh()
+
+    @classmethod
+    def create(cls, agent_directory: Path, auth: AuthStorage | None = None) -> ModelRuntime:
+        return cls(auth or AuthStorage(agent_directory), agent_directory / MODELS_FILE)
+
+    # -- catalogue ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Rebuild the model list (re-reads models.json; no network)."""
+        self.errors = []
+        configs: list[ProviderConfig] = []
+        if self.models_json_path is not None:
+            try:
+                configs = load_models_json(self.models_json_path)
+            except ModelsJsonError as exc:
+                self.errors.append(str(exc))
+                configs = []
+        self._provider_configs = {c.name: c for c in configs}
+        models = apply_models_config(_catalog(), configs)
+        for provider in self._extension_providers.values():
+            models = self._apply_extension_provider(models, provider)
+        for extra in self._extra_models:
+            bucket = models.setdefault(extra["provider"], [])
+            models[extra["provider"]] = [m for m in bucket if m["id"] != extra["id"]] + [extra]
+        self._models = models
+
+    def _apply_extension_provider(
+        self, models: dict[str, list[Model]], provider: ExtensionProvider
+    ) -> dict[str, list[Model]]:
+        config = ProviderConfig(
+            name=provider.name,
+            base_url=provider.base_url,
+            api=provider.api,
+            api_key=provider.api_key,
+            headers=provider.headers,
+            auth_header=provider.auth_header,
+        )
+        if provider.models is not None:
+            models[provider.name] = [build_custom_model(config, raw) for raw in provider.models]
+        elif provider.base_url or provider.headers:
+            models = apply_models_config(models, [config])
+        return models
+
+    def get_all(self) -> list[Model]:
+        return [copy.deepcopy(m) for models in self._models.values() for m in models]
+
+    def get_providers(self) -> list[str]:
+        return list(self._models)
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        for model in self._models.get(provider, []):
+            if model["id"] == model_id:
+                return copy.deepcopy(model)
+        return None
+
+    def add_model(self, model: Model) -> None:
+        """Register one model directly (SDK hosts, tests)."""
+        self._extra_models = [m for m in self._extra_models if not _same(m, model)] + [model]
+        self.refresh()
+
+    # -- credentials -------------------------------------------------------------------------
+
+    def set_runtime_api_key(self, provider: str, key: str) -> None:
+        self._runtime_keys[provider] = key
+
+    def has_credentials(self, provider: str) -> bool:
+        if provider in self._runtime_keys or self.auth.has(provider):
+            return True
+        if get_env_api_key(provider):
+            return True
+        if self._configured_key_value(provider):
+            return True
+        return self._needs_no_key(provider)
+
+    def _needs_no_key(self, provider: str) -> bool:
+        models = self._models.get(provider, [])
+        return bool(models) and all(m["api"] == "faux" for m in models)
+
+    def _configured_key_value(self, provider: str) -> str | None:
+        ext = self._extension_providers.get(provider)
+        if ext is not None and ext.api_key:
+            return ext.api_key
+        config = self._provider_configs.get(provider)
+        return config.api_key if config is not None and config.api_key else None
+
+    def get_api_key(self, provider: str) -> str | None:
+        """Resolve the key at request time; ``None`` when there is none."""
+        if provider in self._runtime_keys:
+            return self._runtime_keys[provider]
+        stored = self.auth.get_api_key(provider)
+        if stored:
+            return stored
+        env = get_env_api_key(provider)
+        if env:
+            return "" if env == AUTHENTICATED else env
+        configured = self._configured_key_value(provider)
+        if configured:
+            return resolve_config_value(configured)
+        if self._needs_no_key(provider):
+            return ""
+        return None
+
+    def get_request_headers(self, model: Model) -> dict[str, str]:
+        """Model headers with ``$VAR``/``!cmd`` values resolved, plus ``authHeader`` bearer."""
+        headers = resolve_headers(model.get("headers"))
+        provider = model["provider"]
+        auth_header = self._provider_configs.get(provider)
+        ext = self._extension_providers.get(provider)
+        if (auth_header is not None and auth_header.auth_header) or (ext is not None and ext.auth_header):
+            key = self.get_api_key(provider)
+            if key:
+                headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def get_available(self) -> list[Model]:
+        return [copy.deepcopy(m) for p, models in self._models.items() if self.has_credentials(p) for m in models]
+
+    # -- extension providers -----------------------------------------------------------------
+
+    def register_provider(self, name: str, config: dict[str, Any], source: str = "extension") -> None:
+        """Apply an extension's ``register_provider(name, config)``; validation errors raise."""
+        models = config.get("models")
+        stream_simple = config.get("streamSimple") or config.get("stream_simple")
+        api = config.get("api")
+        if models is not None:
+            if not config.get("baseUrl") and stream_simple is None:
+                raise ProviderRegistrationError(f'Provider {name}: "baseUrl" is required when defining models.')
+            if not config.get("apiKey") and not config.get("oauth") and stream_simple is None:
+                raise ProviderRegistrationError(
+                    f'Provider {name}: "apiKey" or "oauth" is required when defining models.'
+                )
+            for model in models:
+                if not (model.get("api") or api):
+                    raise ProviderRegistrationError(f'Provider {name}, model {model.get("id")}: no "api" specified.')
+        if stream_simple is not None:
+            if not api:
+                raise ProviderRegistrationError(f'Provider {name}: "api" is required when registering streamSimple.')
+            register_api_provider(
+                ApiProvider(api=api, stream=stream_simple, stream_simple=stream_simple, requires_api_key=False),
+                source_id=f"provider:{name}",
+            )
+        self._extension_providers[name] = ExtensionProvider(
+            name=name,
+            source=source,
+            base_url=config.get("baseUrl") or ("extension://" + name if stream_simple and models else None),
+            api_key=config.get("apiKey"),
+            api=api,
+            headers=dict(config.get("headers") or {}),
+            auth_header=bool(config.get("authHeader", False)),
+            models=list(models) if models is not None else None,
+            oauth=config.get("oauth"),
+            stream_simple=stream_simple,
+        )
+        self.refresh()
+
+    def unregister_provider(self, name: str) -> None:
+        if self._extension_providers.pop(name, None) is not None:
+            unregister_api_providers(f"provider:{name}")
+            self.refresh()
+
+    def extension_provider(self, name: str) -> ExtensionProvider | None:
+        return self._extension_providers.get(name)
+
+
+def _same(a: Model, b: Model) -> bool:
+    return a["provider"] == b["provider"] and a["id"] == b["id"]
