@@ -1,0 +1,260 @@
+"""The resource loader: what a session loads from disk, in Pi's order (resources.md section 13).
+
+``reload()`` resolves, in order: extension entry points (before skills, so ``resources_discover``
+can add skill paths), skills, prompt templates, themes, context files, SYSTEM.md and
+APPEND_SYSTEM.md. Project resources are read only when the project is trusted; the trust decision
+is made by the caller (it involves extensions). Embedders can replace the loader by any object
+implementing ``ResourceLoader``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from pi_harness.coding.config.paths import expand_home, project_dir
+from pi_harness.coding.config.settings import SettingsManager
+from pi_harness.coding.config.trust import project_agents_skill_dirs
+from pi_harness.coding.resources.context_files import ContextFile, load_context_files
+from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
+from pi_harness.coding.resources.skills import Skill, SkillSource, load_skills
+from pi_harness.coding.resources.system_files import find_append_system_prompt, find_system_prompt, text_or_file
+from pi_harness.coding.resources.templates import PromptTemplate, TemplateSource, load_templates
+
+
+@runtime_checkable
+class ResourceLoader(Protocol):
+    diagnostics: list[ResourceDiagnostic]
+
+    def reload(self) -> None: ...
+    def get_extension_paths(self) -> list[str]: ...
+    def get_skills(self) -> list[Skill]: ...
+    def get_prompts(self) -> list[PromptTemplate]: ...
+    def get_theme_paths(self) -> list[str]: ...
+    def get_agents_files(self) -> list[ContextFile]: ...
+    def get_system_prompt(self) -> str | None: ...
+    def get_append_system_prompt(self) -> list[str]: ...
+    def extend_resources(
+        self, skill_paths: Sequence[str] = (), prompt_paths: Sequence[str] = (), theme_paths: Sequence[str] = ()
+    ) -> None: ...
+
+
+@dataclass
+class ResourceOptions:
+    """CLI/SDK switches that shape discovery (``-e``, ``--skill``, ``-ns`` ...)."""
+
+    extension_paths: list[str] = field(default_factory=list)
+    skill_paths: list[str] = field(default_factory=list)
+    prompt_template_paths: list[str] = field(default_factory=list)
+    theme_paths: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    no_skills: bool = False
+    no_prompt_templates: bool = False
+    no_themes: bool = False
+    no_context_files: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+
+
+def apply_path_filters(candidates: list[Path], patterns: list[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
+    """Settings arrays: plain entries add paths, ``!glob`` excludes discovered ones, ``+path`` re-adds
+    an exact path, ``-path`` removes an exact path (resources.md section 11.4)."""
+    added: list[Path] = []
+    excluded_globs: list[str] = []
+    forced: list[Path] = []
+    removed: set[str] = set()
+    for value, base in patterns:
+        if value.startswith("!"):
+            excluded_globs.append(value[1:])
+        elif value.startswith("+"):
+            forced.append(_resolve(value[1:], base))
+        elif value.startswith("-"):
+            removed.add(str(_resolve(value[1:], base)))
+        else:
+            added.append(_resolve(value, base))
+
+    def excluded(path: Path) -> bool:
+        return any(fnmatch.fnmatch(str(path), g) or fnmatch.fnmatch(path.name, g) for g in excluded_globs)
+
+    kept = [p for p in candidates if not excluded(p)]
+    for path in forced:
+        if path not in kept:
+            kept.append(path)
+    kept = [p for p in kept if str(p) not in removed]
+    added = [p for p in added if str(p) not in removed]
+    return kept, added
+
+
+def _resolve(value: str, base: Path) -> Path:
+    path = Path(expand_home(value))
+    return (path if path.is_absolute() else base / path).resolve()
+
+
+def discover_extension_entries(directory: Path, diagnostics: list[ResourceDiagnostic]) -> list[Path]:
+    """One level: ``*.py`` files and sub-directories with ``__init__.py`` (or a manifest)."""
+    if not directory.is_dir():
+        return []
+    found: list[Path] = []
+    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_file():
+            if entry.suffix == ".py":
+                found.append(entry.resolve())
+            elif entry.suffix in (".ts", ".js", ".mjs", ".cjs"):
+                diagnostics.append(
+                    ResourceDiagnostic("warning", f"TypeScript extensions are not supported: {entry}", str(entry))
+                )
+        elif entry.is_dir() and (
+            (entry / "__init__.py").is_file()
+            or (entry / "pyproject.toml").is_file()
+            or (entry / "package.json").is_file()
+        ):
+            found.append(entry.resolve())
+    return found
+
+
+class DefaultResourceLoader:
+    def __init__(
+        self,
+        cwd: str | Path,
+        agent_directory: Path,
+        settings: SettingsManager,
+        *,
+        project_trusted: bool = True,
+        options: ResourceOptions | None = None,
+    ) -> None:
+        self.cwd = Path(cwd).resolve()
+        self.agent_dir = agent_directory
+        self.settings = settings
+        self.project_trusted = project_trusted
+        self.options = options or ResourceOptions()
+        self.diagnostics: list[ResourceDiagnostic] = []
+        self._extensions: list[str] = []
+        self._skills: list[Skill] = []
+        self._prompts: list[PromptTemplate] = []
+        self._themes: list[str] = []
+        self._agents: list[ContextFile] = []
+        self._system: str | None = None
+        self._append: list[str] = []
+        self._extra_skill_paths: list[str] = []
+        self._extra_prompt_paths: list[str] = []
+        self._extra_theme_paths: list[str] = []
+
+    # -- reload ------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.diagnostics = []
+        self._extensions = self._resolve_extensions()
+        self._skills = self._resolve_skills()
+        self._prompts = self._resolve_prompts()
+        self._themes = self._resolve_themes()
+        self._agents = (
+            [] if self.options.no_context_files else load_context_files(self.cwd, self.agent_dir, self.diagnostics)
+        )
+        cli_system = text_or_file(self.options.system_prompt, self.cwd)
+        self._system = (
+            cli_system
+            if cli_system is not None
+            else find_system_prompt(self.cwd, self.agent_dir, project_trusted=self.project_trusted)
+        )
+        cli_append = [t for t in (text_or_file(v, self.cwd) for v in self.options.append_system_prompt) if t]
+        if cli_append:
+            self._append = cli_append
+        else:
+            found = find_append_system_prompt(self.cwd, self.agent_dir, project_trusted=self.project_trusted)
+            self._append = [found] if found else []
+
+    def _settings_patterns(self, key: str) -> list[tuple[str, Path]]:
+        return [(value, base) for value, base, _scope in self.settings.path_entries(key)]
+
+    def _resolve_extensions(self) -> list[str]:
+        cli = [str(_resolve(p, self.cwd)) for p in self.options.extension_paths]
+        if self.options.no_extensions:
+            return cli
+        discovered: list[Path] = []
+        if self.project_trusted:
+            discovered += discover_extension_entries(project_dir(self.cwd) / "extensions", self.diagnostics)
+        discovered += discover_extension_entries(self.agent_dir / "extensions", self.diagnostics)
+        kept, added = apply_path_filters(discovered, self._settings_patterns("extensions"))
+        ordered: list[str] = []
+        for path in [*cli, *(str(p) for p in added), *(str(p) for p in kept)]:
+            if path.startswith("builtin:") or path not in ordered:
+                ordered.append(path)
+        return ordered
+
+    def _resolve_skills(self) -> list[Skill]:
+        locations: list[tuple[Path, SkillSource]] = [(_resolve(p, self.cwd), "path") for p in self.options.skill_paths]
+        locations += [(_resolve(p, self.cwd), "extension") for p in self._extra_skill_paths]
+        if not self.options.no_skills:
+            _kept, added = apply_path_filters([], self._settings_patterns("skills"))
+            locations += [(p, "path") for p in added]
+            if self.project_trusted:
+                locations.append((project_dir(self.cwd) / "skills", "project"))
+                locations += [(d, "project") for d in project_agents_skill_dirs(self.cwd)]
+            locations.append((self.agent_dir / "skills", "user"))
+            locations.append((Path.home() / ".agents" / "skills", "user"))
+        return load_skills(locations, self.diagnostics)
+
+    def _resolve_prompts(self) -> list[PromptTemplate]:
+        locations: list[tuple[Path, TemplateSource]] = [
+            (_resolve(p, self.cwd), "path") for p in self.options.prompt_template_paths
+        ]
+        locations += [(_resolve(p, self.cwd), "path") for p in self._extra_prompt_paths]
+        if not self.options.no_prompt_templates:
+            _kept, added = apply_path_filters([], self._settings_patterns("prompts"))
+            locations += [(p, "path") for p in added]
+            if self.project_trusted:
+                locations.append((project_dir(self.cwd) / "prompts", "project"))
+            locations.append((self.agent_dir / "prompts", "user"))
+        return load_templates(locations, self.diagnostics)
+
+    def _resolve_themes(self) -> list[str]:
+        paths = [str(_resolve(p, self.cwd)) for p in [*self.options.theme_paths, *self._extra_theme_paths]]
+        if not self.options.no_themes:
+            _kept, added = apply_path_filters([], self._settings_patterns("themes"))
+            paths += [str(p) for p in added]
+            dirs = [self.agent_dir / "themes"]
+            if self.project_trusted:
+                dirs.insert(0, project_dir(self.cwd) / "themes")
+            for directory in dirs:
+                if directory.is_dir():
+                    paths += [str(p.resolve()) for p in sorted(directory.glob("*.json"))]
+        return paths
+
+    # -- accessors ---------------------------------------------------------------------------
+
+    def get_extension_paths(self) -> list[str]:
+        return list(self._extensions)
+
+    def get_skills(self) -> list[Skill]:
+        return list(self._skills)
+
+    def get_prompts(self) -> list[PromptTemplate]:
+        return list(self._prompts)
+
+    def get_theme_paths(self) -> list[str]:
+        return list(self._themes)
+
+    def get_agents_files(self) -> list[ContextFile]:
+        return list(self._agents)
+
+    def get_system_prompt(self) -> str | None:
+        return self._system
+
+    def get_append_system_prompt(self) -> list[str]:
+        return list(self._append)
+
+    def extend_resources(
+        self, skill_paths: Sequence[str] = (), prompt_paths: Sequence[str] = (), theme_paths: Sequence[str] = ()
+    ) -> None:
+        """Paths contributed by extensions (``resources_discover``); applied on the next load."""
+        self._extra_skill_paths += [p for p in skill_paths if p not in self._extra_skill_paths]
+        self._extra_prompt_paths += [p for p in prompt_paths if p not in self._extra_prompt_paths]
+        self._extra_theme_paths += [p for p in theme_paths if p not in self._extra_theme_paths]
+        self._skills = self._resolve_skills()
+        self._prompts = self._resolve_prompts()
+        self._themes = self._resolve_themes()

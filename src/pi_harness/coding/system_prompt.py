@@ -1,0 +1,160 @@
+"""System prompt assembly from named sections (resources.md section 6, 1.4.0).
+
+Sections, in order: ``preamble``, ``tools``, ``rules``, ``docs``, ``addendum``,
+``project_context``, ``skills``, ``cwd``, then extension sections. Every section except the
+preamble is wrapped in a tag of its own name; sections are joined by a blank line. A SYSTEM.md or
+``--system-prompt`` text replaces the first four sections. The session persists the section map
+and patches of it in the transcript, so the prompt can be rebuilt by replaying them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_harness.agent.types import AgentTool
+from pi_harness.coding.resources.context_files import ContextFile
+from pi_harness.coding.resources.skills import Skill, render_skills
+
+SECTION_ORDER = ("preamble", "tools", "rules", "docs", "addendum", "project_context", "skills", "cwd")
+PREAMBLE = "You are an expert coding assistant operating inside pi-harness, a coding agent harness."
+_SEARCH_TOOLS = ("grep", "find", "ls")
+
+
+@dataclass
+class SystemPromptInputs:
+    cwd: str
+    tools: Sequence[AgentTool]
+    custom_prompt: str | None = None  # SYSTEM.md or --system-prompt: replaces preamble..docs
+    append: Sequence[str] = ()  # APPEND_SYSTEM.md and --append-system-prompt
+    context_files: Sequence[ContextFile] = ()
+    skills: Sequence[Skill] = ()
+    extra_guidelines: Sequence[str] = ()
+    extension_sections: Mapping[str, str] = field(default_factory=dict)
+    today: _dt.date | None = None
+    docs_dir: Path | None = None
+
+
+def _tools_section(tools: Sequence[AgentTool]) -> str:
+    if not tools:
+        return "(none)"
+    lines = []
+    for tool in tools:
+        snippet = (tool.prompt_snippet or tool.description or tool.name).strip().splitlines()[0]
+        lines.append(f"- {tool.name}: {snippet}")
+    lines.append("Depending on the project you may also have other custom tools available.")
+    return "\n".join(lines)
+
+
+def _rules(tools: Sequence[AgentTool], extra: Iterable[str]) -> list[str]:
+    names = {tool.name for tool in tools}
+    rules: list[str] = []
+    has_search = any(name in names for name in _SEARCH_TOOLS)
+    if "bash" in names and not has_search:
+        rules.append("There are no dedicated search tools: use bash (ls, rg, find) for file operations.")
+    if "bash" in names and has_search:
+        rules.append(
+            "Explore files with the grep, find and ls tools rather than through bash: "
+            "they are faster and respect .gitignore."
+        )
+    if "read" in names:
+        rules.append("Look at file contents with the read tool, not with cat or sed.")
+    if "edit" in names:
+        rules += [
+            "Use edit for precise changes; each edits[].oldText must match the file exactly.",
+            "Put several separate changes to one file into a single edit call with several edits[] entries, "
+            "not into several edit calls.",
+            "Every edits[].oldText is matched against the original file, not against the result of earlier "
+            "edits; do not overlap or nest edits, and merge nearby changes into one edit.",
+            "Keep each edits[].oldText as short as it can be while still unique in the file; "
+            "do not pad it with large unchanged regions.",
+        ]
+    if "write" in names:
+        rules.append("Use write only to create new files or to rewrite a file completely.")
+    for tool in tools:
+        for guideline in tool.prompt_guidelines or []:
+            if guideline.strip():
+                rules.append(guideline.strip())
+    rules += [item.strip() for item in extra if item.strip()]
+    rules += ["Keep your answers brief.", "Make file paths clearly visible whenever you work with files."]
+    unique: list[str] = []
+    for rule in rules:
+        if rule not in unique:
+            unique.append(rule)
+    return unique
+
+
+def default_docs_dir() -> Path:
+    from importlib import resources
+
+    return Path(str(resources.files("pi_harness").joinpath("docs")))
+
+
+def _docs_section(docs_dir: Path) -> str:
+    readme = docs_dir / "README.md"
+    examples = docs_dir / "examples"
+    return "\n".join(
+        [
+            "pi-harness documentation (read it only when the user asks about pi-harness itself, its SDK, "
+            "extensions, themes, skills or terminal UI):",
+            f"- Main documentation: {readme}",
+            f"- Further documents: {docs_dir}",
+            f"- Examples of extensions, custom tools and SDK use: {examples}",
+            "- Topics: extensions → extensions.md and examples/extensions/; themes → themes.md; "
+            "skills → skills.md; prompt templates → prompt-templates.md; terminal UI → tui.md; "
+            "keybindings → keybindings.md; SDK → sdk.md; custom providers → custom-provider.md; "
+            "models → models.md; packages → packages.md",
+            "- For work on pi-harness itself, read the relevant documents and examples first and follow "
+            "their cross-references before implementing.",
+            "- Read the .md files completely and follow links to related documents.",
+        ]
+    )
+
+
+def _context_section(files: Sequence[ContextFile]) -> str:
+    return "\n\n".join(
+        f'<project_instructions path="{file.path}">\n{file.content.strip()}\n</project_instructions>' for file in files
+    )
+
+
+def build_system_prompt_sections(inputs: SystemPromptInputs) -> dict[str, str]:
+    """The ordered section map (empty sections omitted)."""
+    sections: dict[str, str] = {}
+    if inputs.custom_prompt is not None:
+        sections["preamble"] = inputs.custom_prompt.strip()
+    else:
+        sections["preamble"] = PREAMBLE
+        sections["tools"] = _tools_section(inputs.tools)
+        sections["rules"] = "\n".join(f"- {rule}" for rule in _rules(inputs.tools, inputs.extra_guidelines))
+        sections["docs"] = _docs_section(inputs.docs_dir or default_docs_dir())
+    addendum = "\n\n".join(text.strip() for text in inputs.append if text and text.strip())
+    if addendum:
+        sections["addendum"] = addendum
+    if inputs.context_files:
+        sections["project_context"] = _context_section(inputs.context_files)
+    if any(tool.name == "read" for tool in inputs.tools):
+        skills = render_skills(inputs.skills)
+        if skills:
+            sections["skills"] = skills
+    today = inputs.today or _dt.date.today()
+    cwd = inputs.cwd.replace("\\", "/")
+    sections["cwd"] = f"Current date: {today.isoformat()}\nCurrent working directory: {cwd}"
+    for name, body in inputs.extension_sections.items():
+        if name not in SECTION_ORDER and body.strip():
+            sections[name] = body.strip()
+    return sections
+
+
+def render_system_prompt(sections: Mapping[str, str | None]) -> str:
+    """Join sections in canonical order (then extension sections in insertion order)."""
+    ordered = [name for name in SECTION_ORDER if name in sections]
+    ordered += [name for name in sections if name not in SECTION_ORDER]
+    parts: list[str] = []
+    for name in ordered:
+        body = sections.get(name)
+        if body is None or not body.strip():
+            continue
+        parts.append(body if name == "preamble" else f"<{name}>\n{body}\n</{name}>")
+    return "\n\n".join(parts)
