@@ -1,0 +1,312 @@
+"""Request building for the Anthropic Messages API (spec ai.md sections 3.1, 8.1, 9, 15).
+
+Turns a ``Context`` into the ``POST /v1/messages`` body: the system prompt as a cacheable text
+block, tools with their JSON Schemas, the replayed conversation (after the cross-provider
+transform) with consecutive tool results folded into one user message, prompt-cache markers,
+and the thinking configuration (adaptive effort or a token budget).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Literal, TypeAlias
+
+from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.transform import normalize_id_anthropic, transform_messages
+from pi_harness.ai.types import (
+    AssistantMessage,
+    CacheRetention,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    TextContent,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
+
+AnthropicEffort: TypeAlias = Literal["low", "medium", "high", "xhigh", "max"]
+ToolChoice: TypeAlias = str | dict[str, Any]
+
+REDACTED_THINKING_TEXT = "[Reasoning redacted]"
+# Shown in a tool result that carried only images, so the block is never empty text.
+IMAGE_ONLY_PLACEHOLDER = "(see attached image)"
+
+# Model ids whose thinking is adaptive (``thinking: {type: "adaptive"}`` + an effort level)
+# instead of a fixed token budget.
+_ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
+_NATIVE_MAX_EFFORT_MARKERS = ("opus-4-6", "opus-4.6")
+
+_CACHEABLE_LAST_BLOCKS = frozenset({"text", "image", "tool_result"})
+
+
+@dataclass
+class AnthropicOptions(StreamOptions):
+    """``StreamOptions`` plus the Anthropic-specific request settings."""
+
+    thinking_enabled: bool = False
+    # Budget-based thinking (non-adaptive models); 1024 when thinking is on and this is unset.
+    thinking_budget_tokens: int | None = None
+    # Adaptive thinking effort (adaptive models only).
+    effort: AnthropicEffort | None = None
+    # Ask for thinking between tool calls (beta header) on budget-based models.
+    interleaved_thinking: bool = True
+    # "auto" | "any" | "none", or a full object such as {"type": "tool", "name": "read"}.
+    tool_choice: ToolChoice | None = None
+
+
+def as_anthropic_options(options: StreamOptions | None) -> AnthropicOptions:
+    """Accept plain ``StreamOptions`` (or ``SimpleStreamOptions``) as well as ``AnthropicOptions``."""
+    if isinstance(options, AnthropicOptions):
+        return options
+    if options is None:
+        return AnthropicOptions()
+    shared = {f.name: getattr(options, f.name) for f in fields(StreamOptions)}
+    return AnthropicOptions(**shared)
+
+
+# --- model capabilities -----------------------------------------------------------------------
+
+
+def supports_adaptive_thinking(model: Model) -> bool:
+    forced = (model.get("compat") or {}).get("forceAdaptiveThinking")
+    if isinstance(forced, bool):
+        return forced
+    return any(marker in model["id"] for marker in _ADAPTIVE_MARKERS)
+
+
+def has_native_max_effort(model: Model) -> bool:
+    return any(marker in model["id"] for marker in _NATIVE_MAX_EFFORT_MARKERS)
+
+
+def uses_eager_tool_streaming(model: Model) -> bool:
+    """Per-tool ``eager_input_streaming`` only where the model declares support for it.
+
+    Everywhere else tool arguments stream in fragments through the fine-grained-tool-streaming
+    beta header, which Anthropic-compatible servers accept or ignore.
+    """
+    return (model.get("compat") or {}).get("supportsEagerToolInputStreaming") is True
+
+
+# --- prompt caching ---------------------------------------------------------------------------
+
+
+def resolve_cache_retention(retention: CacheRetention | None) -> CacheRetention:
+    if retention is not None:
+        return retention
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def cache_control_for(model: Model, options: StreamOptions) -> dict[str, str] | None:
+    """The ``cache_control`` marker to place, or ``None`` when caching is off for this request."""
+    if options.disable_cache_writes:
+        return None
+    retention = resolve_cache_retention(options.cache_retention)
+    if retention == "none":
+        return None
+    marker = {"type": "ephemeral"}
+    # The one-hour TTL is an api.anthropic.com feature; proxies reject or ignore it.
+    if retention == "long" and "api.anthropic.com" in model["baseUrl"]:
+        marker["ttl"] = "1h"
+    return marker
+
+
+# --- the request body -------------------------------------------------------------------------
+
+
+def default_max_tokens_raw(model: Model) -> int:
+    """``stream`` default output cap when the caller gives none: a third of the model's maximum."""
+    return model["maxTokens"] // 3
+
+
+def thinking_mode(model: Model, options: AnthropicOptions) -> Literal["adaptive", "enabled"] | None:
+    if not options.thinking_enabled or not model.get("reasoning"):
+        return None
+    return "adaptive" if supports_adaptive_thinking(model) else "enabled"
+
+
+def build_request_body(model: Model, context: Context, options: AnthropicOptions) -> dict[str, Any]:
+    cache_control = cache_control_for(model, options)
+    body: dict[str, Any] = {
+        "model": model["id"],
+        "messages": convert_messages(context.get("messages", []), model, cache_control),
+        "max_tokens": options.max_tokens or default_max_tokens_raw(model),
+        "stream": True,
+    }
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        system_block: dict[str, Any] = {"type": "text", "text": system_prompt}
+        if cache_control is not None:
+            system_block["cache_control"] = dict(cache_control)
+        body["system"] = [system_block]
+
+    mode = thinking_mode(model, options)
+    # Anthropic rejects a temperature other than 1 while thinking; Pi leaves it out.
+    if options.temperature is not None and mode is None:
+        body["temperature"] = options.temperature
+
+    tools = context.get("tools")
+    if tools:
+        body["tools"] = convert_tools(tools, eager=uses_eager_tool_streaming(model))
+
+    if mode == "adaptive":
+        body["thinking"] = {"type": "adaptive"}
+        if options.effort is not None:
+            body["output_config"] = {"effort": options.effort}
+    elif mode == "enabled":
+        body["thinking"] = {"type": "enabled", "budget_tokens": options.thinking_budget_tokens or 1024}
+
+    user_id = (options.metadata or {}).get("user_id")
+    if isinstance(user_id, str):
+        body["metadata"] = {"user_id": user_id}
+
+    if options.tool_choice is not None:
+        choice = options.tool_choice
+        body["tool_choice"] = {"type": choice} if isinstance(choice, str) else choice
+
+    if options.extra_body:
+        body.update(options.extra_body)
+    return body
+
+
+def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[dict[str, Any]]:
+    converted: list[dict[str, Any]] = []
+    for tool in tools:
+        schema = dict(tool.get("parameters") or {})
+        schema["type"] = "object"
+        schema.setdefault("properties", {})
+        entry: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", "")}
+        if eager:
+            entry["eager_input_streaming"] = True
+        entry["input_schema"] = schema
+        converted.append(entry)
+    return converted
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def convert_messages(
+    messages: list[Message], model: Model, cache_control: dict[str, str] | None
+) -> list[dict[str, Any]]:
+    replay = transform_messages(messages, model, normalize_id_anthropic)
+    accepts_images = "image" in model.get("input", [])
+    params: list[dict[str, Any]] = []
+    i = 0
+    while i < len(replay):
+        message = replay[i]
+        role = message.get("role")
+        if role == "user":
+            converted = _convert_user(message, accepts_images)  # type: ignore[arg-type]
+            if converted is not None:
+                params.append(converted)
+        elif role == "assistant":
+            converted = _convert_assistant(message)  # type: ignore[arg-type]
+            if converted is not None:
+                params.append(converted)
+        elif role == "toolResult":
+            # Consecutive results answer one assistant turn: they belong in one user message.
+            results: list[dict[str, Any]] = []
+            while i < len(replay) and replay[i].get("role") == "toolResult":
+                results.append(_convert_tool_result(replay[i], accepts_images))  # type: ignore[arg-type]
+                i += 1
+            params.append({"role": "user", "content": results})
+            continue
+        i += 1
+    if cache_control is not None:
+        _mark_last_user_message(params, cache_control)
+    return params
+
+
+def _image_block(image: ImageContent) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image["mimeType"], "data": image["data"]},
+    }
+
+
+def _convert_user(message: UserMessage, accepts_images: bool) -> dict[str, Any] | None:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": content} if content.strip() else None
+    blocks: list[dict[str, Any]] = []
+    for block in content or []:
+        if block.get("type") == "text":
+            text = block.get("text", "")
+            if isinstance(text, str) and text.strip():
+                blocks.append({"type": "text", "text": text})
+        elif block.get("type") == "image" and accepts_images:
+            blocks.append(_image_block(block))  # type: ignore[arg-type]
+    return {"role": "user", "content": blocks} if blocks else None
+
+
+def _convert_assistant(message: AssistantMessage) -> dict[str, Any] | None:
+    blocks: list[dict[str, Any]] = []
+    for block in message.get("content", []):
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text", "")
+            if isinstance(text, str) and text.strip():
+                blocks.append({"type": "text", "text": text})
+        elif kind == "thinking":
+            signature = str(block.get("thinkingSignature") or "")
+            thinking = str(block.get("thinking") or "")
+            if block.get("redacted"):
+                # The transform keeps redacted thinking only for the model that produced it.
+                if signature:
+                    blocks.append({"type": "redacted_thinking", "data": signature})
+            elif signature.strip():
+                blocks.append({"type": "thinking", "thinking": thinking, "signature": signature})
+            elif thinking.strip():
+                # Without a signature (e.g. an aborted stream) Anthropic would reject the block;
+                # plain text keeps the reasoning visible without inviting tag mimicry.
+                blocks.append({"type": "text", "text": thinking})
+        elif kind == "toolCall":
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": block.get("id", ""),
+                    "name": block.get("name", ""),
+                    "input": block.get("arguments") or {},
+                }
+            )
+    return {"role": "assistant", "content": blocks} if blocks else None
+
+
+def _convert_tool_result(message: ToolResultMessage, accepts_images: bool) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": message["toolCallId"],
+        "content": _tool_result_content(message.get("content", []), accepts_images),
+        "is_error": bool(message.get("isError", False)),
+    }
+
+
+def _tool_result_content(content: list[TextContent | ImageContent], accepts_images: bool) -> Any:
+    images = [b for b in content if b.get("type") == "image"] if accepts_images else []
+    texts = [b for b in content if b.get("type") == "text"]
+    if not images:
+        return "\n".join(str(b.get("text", "")) for b in texts)
+    blocks: list[dict[str, Any]] = []
+    for block in content:
+        if block.get("type") == "text":
+            blocks.append({"type": "text", "text": block.get("text", "")})
+        elif block.get("type") == "image":
+            blocks.append(_image_block(block))  # type: ignore[arg-type]
+    if not texts:
+        blocks.insert(0, {"type": "text", "text": IMAGE_ONLY_PLACEHOLDER})
+    return blocks
+
+
+def _mark_last_user_message(params: list[dict[str, Any]], cache_control: dict[str, str]) -> None:
+    """Cache the whole conversation prefix by marking the last block of the last user message."""
+    if not params or params[-1]["role"] != "user":
+        return
+    last = params[-1]
+    if isinstance(last["content"], str):
+        last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(cache_control)}]
+        return
+    if last["content"] and last["content"][-1].get("type") in _CACHEABLE_LAST_BLOCKS:
+        last["content"][-1]["cache_control"] = dict(cache_control)

@@ -1,0 +1,346 @@
+"""Request building for the Gemini API (``google-generative-ai``): contents, tools, thinking.
+
+Facts this module encodes (spec ai.md sections 6.0, 8.1, 9, 9.1):
+
+* Roles are ``user`` and ``model``; tool results travel as ``functionResponse`` parts of a
+  ``user`` content, consecutive results merged into one content so that they answer the
+  preceding ``model`` turn's ``functionCall`` parts together.
+* Tool-call ids are only sent for ``claude-``/``gpt-oss-`` models served through this API;
+  Gemini models pair calls and results by position and name.
+* Thought signatures are replayed only to the same provider+model and only when they are valid
+  base64. Gemini 3 rejects a history whose function calls carry no signature, so a call that lost
+  its signature (another model produced it) gets Google's documented validator-skip value.
+* Tool parameters go out as ``parametersJsonSchema`` (full JSON Schema, so ``additionalProperties``,
+  ``$ref``/``$defs`` and ``anyOf`` are accepted). Two adjustments are made: the ``$schema`` keyword
+  is dropped, and an ``anyOf`` whose branches are all ``const`` strings is rewritten to
+  ``{"type": "string", "enum": [...]}``, the enum form Gemini handles reliably.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any, cast
+
+from pi_harness.ai.jsonutil import sanitize_surrogates
+from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
+from pi_harness.ai.thinking import clamp_thinking_level
+from pi_harness.ai.transform import is_same_model
+from pi_harness.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    ThinkingLevel,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
+
+# Google's documented placeholder for function calls whose real signature is unavailable.
+SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator"
+# Exact strings shared with the other providers (spec ai.md section 6.1).
+IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
+TOOL_RESULT_IMAGES_TEXT = "Attached image(s) from tool result:"
+
+_GEMINI_3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
+_GEMINI_3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+
+# Gemini 2.5 thinking budgets per level (tokens); other models use -1 (dynamic).
+_BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
+_BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+_GEMINI_3_PRO_LEVELS = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}
+_GEMINI_3_FLASH_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
+_DYNAMIC_BUDGET = -1
+
+
+# --- model families ---------------------------------------------------------------------------
+
+
+def is_gemini_3_pro(model_id: str) -> bool:
+    return bool(_GEMINI_3_PRO.search(model_id.lower()))
+
+
+def is_gemini_3_flash(model_id: str) -> bool:
+    return bool(_GEMINI_3_FLASH.search(model_id.lower()))
+
+
+def is_gemini_3(model_id: str) -> bool:
+    return "gemini-3" in model_id.lower()
+
+
+def requires_tool_call_id(model_id: str) -> bool:
+    """Claude and gpt-oss models behind the Gemini API pair tool results by id."""
+    return model_id.startswith(("claude-", "gpt-oss-"))
+
+
+def is_valid_signature(signature: object) -> bool:
+    if not isinstance(signature, str) or not signature or len(signature) % 4 != 0:
+        return False
+    if not _BASE64.match(signature):
+        return False
+    try:
+        base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+# --- thinking ---------------------------------------------------------------------------------
+
+
+def _config_from_value(value: object, include_thoughts: bool) -> dict[str, Any]:
+    """A ``thinkingLevelMap`` value: a number is a budget, anything else a level name."""
+    config: dict[str, Any] = {"includeThoughts": True} if include_thoughts else {}
+    if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip())):
+        config["thinkingBudget"] = int(value)
+    else:
+        config["thinkingLevel"] = str(value)
+    return config
+
+
+def disabled_thinking_config(model: Model) -> dict[str, Any]:
+    """The closest thing to "thinking off" the model allows.
+
+    Gemini 3 cannot turn thinking off (Pro's lowest level is ``LOW``, Flash's ``MINIMAL``) and
+    Gemini 2.5 Pro's smallest budget is 128; everything else takes budget 0.
+    """
+    level_map = model.get("thinkingLevelMap") or {}
+    if level_map.get("off") is not None:
+        return _config_from_value(level_map["off"], include_thoughts=False)
+    if "off" in level_map:
+        # "off" is declared unsupported: use the lowest level the map does support.
+        for level in ("minimal", "low", "medium", "high", "xhigh", "max"):
+            if level_map.get(level) is not None:
+                return _config_from_value(level_map[level], include_thoughts=False)
+    model_id = model["id"]
+    if is_gemini_3_pro(model_id):
+        return {"thinkingLevel": "LOW"}
+    if is_gemini_3_flash(model_id):
+        return {"thinkingLevel": "MINIMAL"}
+    if "2.5-pro" in model_id:
+        return {"thinkingBudget": _BUDGETS_25_PRO["minimal"]}
+    return {"thinkingBudget": 0}
+
+
+def simple_thinking_config(
+    model: Model, level: ThinkingLevel | None, budgets: dict[str, int] | None = None
+) -> dict[str, Any] | None:
+    """``thinkingConfig`` for the unified reasoning level (spec ai.md section 8.1).
+
+    ``None`` for non-reasoning models (nothing is sent). A level the model's
+    ``thinkingLevelMap`` marks unsupported is clamped down first, as the thinking layer does.
+    """
+    if not model.get("reasoning"):
+        return None
+    if level is None or level == "off":
+        return disabled_thinking_config(model)
+    level_map = model.get("thinkingLevelMap") or {}
+    unsupported = level in level_map and level_map[level] is None
+    if unsupported or level not in ("minimal", "low", "medium", "high"):
+        level = clamp_thinking_level(model, level)
+        if level == "off":
+            return disabled_thinking_config(model)
+    mapped = level_map.get(level)
+    if mapped is not None:
+        return _config_from_value(mapped, include_thoughts=True)
+    model_id = model["id"]
+    if is_gemini_3_pro(model_id):
+        return {"includeThoughts": True, "thinkingLevel": _GEMINI_3_PRO_LEVELS[level]}
+    if is_gemini_3_flash(model_id):
+        return {"includeThoughts": True, "thinkingLevel": _GEMINI_3_FLASH_LEVELS[level]}
+    return {"includeThoughts": True, "thinkingBudget": thinking_budget_for(model_id, level, budgets)}
+
+
+def thinking_budget_for(model_id: str, level: str, budgets: dict[str, int] | None = None) -> int:
+    """Custom budget if given; else the Gemini 2.5 Pro/Flash tables; else dynamic (-1)."""
+    if budgets and budgets.get(level) is not None:
+        return int(budgets[level])
+    if "2.5-pro" in model_id:
+        return _BUDGETS_25_PRO.get(level, DEFAULT_THINKING_BUDGETS["medium"])
+    if "2.5-flash" in model_id:
+        return _BUDGETS_25_FLASH.get(level, DEFAULT_THINKING_BUDGETS["medium"])
+    return _DYNAMIC_BUDGET
+
+
+# --- tools ------------------------------------------------------------------------------------
+
+
+def clean_schema(schema: Any) -> Any:
+    """Copy of a JSON Schema adjusted for Gemini (see the module docstring)."""
+    if isinstance(schema, list):
+        return [clean_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    branches = schema.get("anyOf")
+    if isinstance(branches, list) and branches and all(_is_string_const(b) for b in branches):
+        rest = {k: clean_schema(v) for k, v in schema.items() if k not in ("anyOf", "$schema")}
+        return {**rest, "type": "string", "enum": [b["const"] for b in branches]}
+    return {key: clean_schema(value) for key, value in schema.items() if key != "$schema"}
+
+
+def _is_string_const(branch: object) -> bool:
+    return isinstance(branch, dict) and isinstance(branch.get("const"), str)
+
+
+def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
+    declarations = [
+        {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parametersJsonSchema": clean_schema(tool.get("parameters") or {"type": "object", "properties": {}}),
+        }
+        for tool in tools
+    ]
+    return [{"functionDeclarations": declarations}]
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def _image_part(image: ImageContent) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": image["mimeType"], "data": image["data"]}}
+
+
+def _accepts_images(model: Model) -> bool:
+    return "image" in model.get("input", [])
+
+
+def _user_parts(message: UserMessage, model: Model) -> list[dict[str, Any]]:
+    content = message["content"]
+    if isinstance(content, str):
+        return [{"text": sanitize_surrogates(content)}]
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if block["type"] == "text":
+            parts.append({"text": sanitize_surrogates(block["text"])})
+        elif block["type"] == "image" and _accepts_images(model):
+            parts.append(_image_part(block))
+    return parts
+
+
+def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
+    same = is_same_model(message, model)
+
+    def signature(value: object) -> str | None:
+        return value if same and is_valid_signature(value) else None  # type: ignore[return-value]
+
+    parts: list[dict[str, Any]] = []
+    for block in message["content"]:
+        if block["type"] == "text":
+            if not block["text"].strip():
+                continue
+            part: dict[str, Any] = {"text": sanitize_surrogates(block["text"])}
+            if sig := signature(block.get("textSignature")):
+                part["thoughtSignature"] = sig
+            parts.append(part)
+        elif block["type"] == "thinking":
+            if not block["thinking"].strip() or block.get("redacted"):
+                continue
+            if same:
+                part = {"thought": True, "text": sanitize_surrogates(block["thinking"])}
+                if sig := signature(block.get("thinkingSignature")):
+                    part["thoughtSignature"] = sig
+            else:
+                part = {"text": sanitize_surrogates(block["thinking"])}
+            parts.append(part)
+        elif block["type"] == "toolCall":
+            call: dict[str, Any] = {"name": block["name"], "args": block.get("arguments") or {}}
+            if requires_tool_call_id(model["id"]):
+                call["id"] = block["id"]
+            part = {"functionCall": call}
+            if sig := signature(block.get("thoughtSignature")):
+                part["thoughtSignature"] = sig
+            parts.append(part)
+    if is_gemini_3(model["id"]):
+        calls = [p for p in parts if "functionCall" in p]
+        if calls and not any("thoughtSignature" in p for p in calls):
+            calls[0]["thoughtSignature"] = SKIP_SIGNATURE_VALIDATOR
+    return parts
+
+
+def _function_response(result: ToolResultMessage, model: Model) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ``functionResponse`` part and the image parts that must travel beside it."""
+    texts = [b["text"] for b in result["content"] if b["type"] == "text"]
+    images = [_image_part(b) for b in result["content"] if b["type"] == "image"] if _accepts_images(model) else []
+    value = sanitize_surrogates("\n".join(texts)) if texts else (IMAGE_ONLY_RESULT_TEXT if images else "")
+    response: dict[str, Any] = {
+        "name": result["toolName"],
+        "response": {"error": value} if result.get("isError") else {"output": value},
+    }
+    inline_images = bool(images) and is_gemini_3(model["id"])
+    if inline_images:
+        # Gemini 3 accepts images inside the function response itself.
+        response["parts"] = images
+    if requires_tool_call_id(model["id"]):
+        response["id"] = result["toolCallId"]
+    return {"functionResponse": response}, ([] if inline_images else images)
+
+
+def convert_messages(messages: list[Message], model: Model) -> list[dict[str, Any]]:
+    """Already transformed messages (``transform_messages``) → Gemini ``contents``."""
+    contents: list[dict[str, Any]] = []
+    pending_images: list[dict[str, Any]] = []
+
+    def flush_images() -> None:
+        if pending_images:
+            contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
+            pending_images.clear()
+
+    for message in messages:
+        role = message["role"]
+        if role == "toolResult":
+            part, images = _function_response(cast(ToolResultMessage, message), model)
+            last = contents[-1] if contents else None
+            if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
+                last["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+            pending_images.extend(images)
+            continue
+        flush_images()
+        if role == "user":
+            parts = _user_parts(cast(UserMessage, message), model)
+            if parts:
+                contents.append({"role": "user", "parts": parts})
+        elif role == "assistant":
+            parts = _model_parts(cast(AssistantMessage, message), model)
+            if parts:
+                contents.append({"role": "model", "parts": parts})
+    flush_images()
+    return contents
+
+
+def build_request(
+    model: Model,
+    context: Context,
+    messages: list[Message],
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+    thinking_config: dict[str, Any] | None,
+    tool_choice: str | None,
+) -> dict[str, Any]:
+    """The ``GenerateContentRequest`` body (REST field names)."""
+    body: dict[str, Any] = {"contents": convert_messages(messages, model)}
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(system_prompt)}]}
+    tools = context.get("tools") or []
+    if tools:
+        body["tools"] = convert_tools(tools)
+        if tool_choice:
+            body["toolConfig"] = {"functionCallingConfig": {"mode": tool_choice.upper()}}
+    generation: dict[str, Any] = {}
+    if temperature is not None:
+        generation["temperature"] = temperature
+    if max_tokens is not None:
+        generation["maxOutputTokens"] = max_tokens
+    if thinking_config is not None:
+        generation["thinkingConfig"] = thinking_config
+    if generation:
+        body["generationConfig"] = generation
+    return body

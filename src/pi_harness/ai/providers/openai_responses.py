@@ -1,0 +1,148 @@
+"""``openai-responses``: the OpenAI Responses API (``POST {baseUrl}/responses``, streamed SSE).
+
+Request rules (spec ai.md sections 6.0, 8.1, 15): ``Authorization: Bearer <key>``; ``store: false``;
+reasoning models get ``reasoning: {effort, summary}`` plus ``include:
+["reasoning.encrypted_content"]`` so reasoning can be replayed statelessly; ``prompt_cache_key`` is
+the session id unless caching is off, and long retention asks api.openai.com for ``24h``.
+The stream is read by ``ResponsesStreamReader`` (``openai_responses_events``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pi_harness.ai.env_keys import AUTHENTICATED
+from pi_harness.ai.http import (
+    apply_payload_hook,
+    default_error_message,
+    iter_sse_events,
+    join_url,
+    merge_headers,
+    post_stream,
+)
+from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools, juice_off_message
+from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
+from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_harness.ai.types import CacheRetention, Context, Model, ThinkingLevel
+
+API = "openai-responses"
+
+
+@dataclass
+class OpenAIResponsesOptions(StreamOptions):
+    # ``reasoning.effort`` ("minimal" … "xhigh"); None leaves reasoning off.
+    reasoning_effort: str | None = None
+    # ``reasoning.summary`` ("auto", "concise", "detailed"); defaults to "auto" when reasoning is on.
+    reasoning_summary: str | None = None
+    # ``service_tier`` ("auto", "default", "flex", "priority"), passed through when set.
+    service_tier: str | None = None
+
+
+def resolve_cache_retention(options: StreamOptions) -> CacheRetention:
+    """The option, else ``PI_CACHE_RETENTION=long`` from the environment, else ``short``."""
+    if options.cache_retention is not None:
+        return options.cache_retention
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    input_items = build_input(model, context)
+    body: dict[str, Any] = {"model": model["id"], "input": input_items, "stream": True, "store": False}
+    retention = resolve_cache_retention(options)
+    if retention != "none" and options.session_id:
+        body["prompt_cache_key"] = options.session_id
+    if retention == "long" and "api.openai.com" in model["baseUrl"] and not options.disable_cache_writes:
+        body["prompt_cache_retention"] = "24h"
+    if options.max_tokens:
+        body["max_output_tokens"] = options.max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    tier = getattr(options, "service_tier", None)
+    if tier:
+        body["service_tier"] = tier
+    tools = context.get("tools")
+    if tools:
+        body["tools"] = convert_tools(tools)
+    if model.get("reasoning"):
+        effort = getattr(options, "reasoning_effort", None)
+        summary = getattr(options, "reasoning_summary", None)
+        if effort or summary:
+            body["reasoning"] = {"effort": effort or "medium", "summary": summary or "auto"}
+            body["include"] = ["reasoning.encrypted_content"]
+        elif model["name"].startswith("gpt-5"):
+            input_items.append(juice_off_message())
+    body.update(options.extra_body)
+    return body
+
+
+def build_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    base = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    key = options.api_key
+    auth = {"Authorization": f"Bearer {key}"} if key and key != AUTHENTICATED else None
+    return merge_headers(base, auth, model.get("headers"), options.headers)
+
+
+def format_error(status: int, body: str, headers: Mapping[str, str]) -> str:
+    """``<status> <error.message>`` like OpenAI's SDK; an error object without a message is shown as JSON."""
+    try:
+        data = loads(body) if body.strip() else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("error"), dict) and not data["error"].get("message"):
+        return f"{status} {dumps_str(data['error'])}"
+    return default_error_message(status, body, headers)
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    opts = options if options is not None else OpenAIResponsesOptions()
+
+    async def run(builder: MessageBuilder) -> None:
+        body = await apply_payload_hook(opts, build_request_body(model, context, opts), model)
+        url = join_url(model["baseUrl"], "responses")
+        async with post_stream(
+            url, headers=build_headers(model, opts), body=dumps(body), options=opts, format_error=format_error
+        ) as response:
+            builder.start()
+            reader = ResponsesStreamReader(builder)
+            async for event in iter_sse_events(response):
+                reader.feed(event)
+                if reader.terminated:
+                    break
+            reader.finish()
+
+    return run_provider_stream(model, opts.signal, run)
+
+
+def reasoning_effort_for(model: Model, level: ThinkingLevel | None) -> str | None:
+    """The ``reasoning.effort`` for a thinking level, clamped to the model; None = reasoning off."""
+    if not model.get("reasoning") or level is None or level == "off":
+        return None
+    clamped = clamp_thinking_level(model, level)
+    if clamped == "off":
+        return None
+    mapped = (model.get("thinkingLevelMap") or {}).get(clamped)
+    return mapped if mapped is not None else clamped
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    opts = options if options is not None else SimpleStreamOptions()
+    base = {field.name: getattr(opts, field.name) for field in dataclasses.fields(StreamOptions)}
+    if not base["max_tokens"]:
+        base["max_tokens"] = default_max_tokens(model)
+    responses_options = OpenAIResponsesOptions(**base, reasoning_effort=reasoning_effort_for(model, opts.reasoning))
+    return stream(model, context, responses_options)
+
+
+PROVIDER = ApiProvider(api=API, stream=stream, stream_simple=stream_simple)

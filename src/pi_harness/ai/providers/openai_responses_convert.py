@@ -1,0 +1,187 @@
+"""Context → OpenAI Responses request pieces: ``input`` items, tools, and the replay signatures.
+
+Replay metadata (spec ai.md section 1.1) only survives for the same model (``transform_messages``
+drops or downgrades it otherwise):
+
+* a text block's ``textSignature`` names its output message item: a JSON string
+  ``{"v":1,"id":…,"phase"?:…}`` or, in older sessions, the bare item id;
+* a thinking block's ``thinkingSignature`` is the whole reasoning item (id, summary,
+  encrypted content) as JSON, sent back verbatim;
+* a tool call's id is ``call_id|item_id``; the item id is only sent back to the model that
+  produced it, because OpenAI pairs ``fc_`` items with the reasoning item before them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pi_harness.ai.jsonutil import dumps_str, loads
+from pi_harness.ai.transform import is_same_model, normalize_id_openai_responses, transform_messages
+from pi_harness.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
+
+JUICE_OFF = "# Juice: 0 !important"
+IMAGE_ONLY_TOOL_RESULT = "(see attached image)"
+_MAX_ITEM_ID = 64
+
+
+def encode_text_signature(item_id: str, phase: str | None = None) -> str:
+    signature: dict[str, Any] = {"v": 1, "id": item_id}
+    if phase:
+        signature["phase"] = phase
+    return dumps_str(signature)
+
+
+def decode_text_signature(signature: str) -> tuple[str, str | None]:
+    """``(item id, phase)`` from either signature form."""
+    if signature.startswith("{"):
+        try:
+            data = loads(signature)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            phase = data.get("phase")
+            return data["id"], phase if isinstance(phase, str) else None
+    return signature, None
+
+
+def _item_id(candidate: str | None, fallback: str) -> str:
+    item_id = candidate or fallback
+    if len(item_id) > _MAX_ITEM_ID:  # OpenAI rejects longer ids
+        item_id = "msg_" + hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:32]
+    return item_id
+
+
+def _image_part(image: ImageContent) -> dict[str, Any]:
+    return {"type": "input_image", "detail": "auto", "image_url": f"data:{image['mimeType']};base64,{image['data']}"}
+
+
+def _user_item(message: UserMessage, model: Model) -> dict[str, Any] | None:
+    content = message["content"]
+    if isinstance(content, str):
+        parts: list[dict[str, Any]] = [{"type": "input_text", "text": content}]
+    else:
+        accepts_images = "image" in model.get("input", [])
+        parts = []
+        for block in content:
+            if block["type"] == "text":
+                parts.append({"type": "input_text", "text": block["text"]})
+            elif block["type"] == "image" and accepts_images:
+                parts.append(_image_part(block))
+    if not parts:
+        return None
+    return {"role": "user", "content": parts}
+
+
+def _assistant_items(message: AssistantMessage, model: Model, message_index: int) -> list[dict[str, Any]]:
+    same_model = is_same_model(message, model)
+    items: list[dict[str, Any]] = []
+    for block_index, block in enumerate(message["content"]):
+        if block["type"] == "thinking":
+            reasoning = _reasoning_item(block.get("thinkingSignature"))
+            if reasoning is not None:
+                items.append(reasoning)
+        elif block["type"] == "text":
+            text_block: TextContent = block
+            if not text_block["text"]:
+                continue
+            signature = text_block.get("textSignature")
+            item_id, phase = decode_text_signature(signature) if signature else (None, None)
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text_block["text"], "annotations": []}],
+                "status": "completed",
+                "id": _item_id(item_id, f"msg_{message_index}_{block_index}"),
+            }
+            if phase:
+                item["phase"] = phase
+            items.append(item)
+        elif block["type"] == "toolCall":
+            call_id, _, fc_id = block["id"].partition("|")
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": block["name"],
+                "arguments": dumps_str(block["arguments"]),
+            }
+            if same_model and fc_id:
+                call["id"] = fc_id
+            items.append(call)
+    return items
+
+
+def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
+    if not signature:
+        return None
+    try:
+        item = loads(signature)
+    except ValueError:
+        return None
+    if isinstance(item, dict) and item.get("type") == "reasoning":
+        return item
+    return None
+
+
+def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any]:
+    text = "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+    images = [block for block in message["content"] if block["type"] == "image"]
+    output: str | list[dict[str, Any]]
+    if images and "image" in model.get("input", []):
+        parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if text else []
+        parts.extend(_image_part(image) for image in images)
+        output = parts
+    else:
+        output = text if text else (IMAGE_ONLY_TOOL_RESULT if images else "")
+    return {
+        "type": "function_call_output",
+        "call_id": message["toolCallId"].partition("|")[0],
+        "output": output,
+    }
+
+
+def build_input(model: Model, context: Context) -> list[dict[str, Any]]:
+    """The ``input`` array: system prompt, then the replayable conversation."""
+    items: list[dict[str, Any]] = []
+    system_prompt = context.get("systemPrompt")
+    if system_prompt:
+        role = "developer" if model.get("reasoning") else "system"
+        items.append({"role": role, "content": [{"type": "input_text", "text": system_prompt}]})
+    messages = transform_messages(context.get("messages", []), model, normalize_id_openai_responses)
+    for index, message in enumerate(messages):
+        if message["role"] == "user":
+            user_item = _user_item(message, model)
+            if user_item is not None:
+                items.append(user_item)
+        elif message["role"] == "assistant":
+            items.extend(_assistant_items(message, model, index))
+        elif message["role"] == "toolResult":
+            items.append(_tool_result_item(message, model))
+    return items
+
+
+def juice_off_message() -> dict[str, Any]:
+    """The developer hint GPT-5 models get when reasoning is off (they cannot disable it)."""
+    return {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
+
+
+def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["parameters"],
+            "strict": False,
+        }
+        for tool in tools
+    ]
