@@ -25,6 +25,7 @@ from pi_harness.ai.types import (
     Tool,
     ToolCall,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 
@@ -101,6 +102,8 @@ class AgentToolResult(TypedDict):
     isError: NotRequired[bool]
     terminate: NotRequired[bool]
     structuredContent: NotRequired[Any]
+    # (1.4.0) nested LLM work done by the tool; copied to the tool result message
+    usage: NotRequired[Usage]
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]
@@ -114,8 +117,9 @@ class AgentTool:
     """A tool the model can call (tools.md section 2.1).
 
     ``execute(tool_call_id, params, signal, on_update)`` receives validated (coerced) arguments,
-    may stream partial results through ``on_update`` and raises on failure. ``on_update`` calls
-    made after ``execute`` returned are ignored.
+    may stream partial results through ``on_update`` and raises on failure. ``on_update`` takes
+    the accumulated partial result, must be called from the event loop's thread, and calls made
+    after ``execute`` returned are ignored.
     """
 
     name: str
@@ -290,7 +294,6 @@ AgentEvent: TypeAlias = (
 
 AgentListener: TypeAlias = Callable[[AgentEvent], "Awaitable[None] | None"]
 
-# The stream function the loop calls (defaults to ``pi_harness.ai.stream_simple``).
 __all__ = [
     "LLM_ROLES",
     "AfterToolCallContext",
