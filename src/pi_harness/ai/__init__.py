@@ -12,7 +12,12 @@ from pi_harness.ai.events import AssistantMessageEvent
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.models import get_model, get_models, get_providers, models_are_equal, supports_xhigh
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
-from pi_harness.ai.overflow import get_overflow_patterns, is_context_overflow, register_overflow_pattern
+from pi_harness.ai.overflow import (
+    get_overflow_patterns,
+    is_context_overflow,
+    register_overflow_pattern,
+    unregister_overflow_pattern,
+)
 from pi_harness.ai.partial_json import parse_streaming_json
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.registry import (
@@ -22,7 +27,7 @@ from pi_harness.ai.registry import (
     register_api_provider,
     unregister_api_providers,
 )
-from pi_harness.ai.retry import is_retryable_error_message
+from pi_harness.ai.retry import is_retryable_error, is_retryable_error_message
 from pi_harness.ai.stream import AssistantMessageEventStream, create_assistant_message_event_stream
 from pi_harness.ai.transform import transform_messages
 from pi_harness.ai.types import (
@@ -83,6 +88,7 @@ __all__ = [
     "get_overflow_patterns",
     "get_providers",
     "is_context_overflow",
+    "is_retryable_error",
     "is_retryable_error_message",
     "models_are_equal",
     "parse_streaming_json",
@@ -94,6 +100,7 @@ __all__ = [
     "supports_xhigh",
     "transform_messages",
     "unregister_api_providers",
+    "unregister_overflow_pattern",
     "validate_tool_arguments",
     "validate_tool_call",
 ]

@@ -90,7 +90,10 @@ class AbortSignal:
                 pass
         for fut in self._waiters:
             if not fut.done():
-                fut.get_loop().call_soon_threadsafe(_resolve, fut)
+                try:
+                    fut.get_loop().call_soon_threadsafe(_resolve, fut)
+                except RuntimeError:  # that waiter's event loop is already closed
+                    pass
 
     @staticmethod
     def any(signals: Iterable[AbortSignal | None]) -> AbortSignal:

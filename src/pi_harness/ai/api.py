@@ -11,9 +11,7 @@ from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import AssistantMessage, Context, Model
 
 
-def stream(
-    model: Model, context: Context, options: StreamOptions | None = None
-) -> AssistantMessageEventStream:
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     """Stream one response with API-specific options. A missing key fails inside the stream."""
     provider = resolve_api_provider(model)
     opts = options if options is not None else StreamOptions()

@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provider_backoff_ms
 from pi_harness.ai.sse import ServerSentEvent, SSEDecoder
@@ -24,9 +26,7 @@ if TYPE_CHECKING:
 
 ErrorFormatter = Callable[[int, str, Mapping[str, str]], str]
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = (
-    weakref.WeakKeyDictionary()
-)
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = weakref.WeakKeyDictionary()
 
 
 class ProviderHTTPError(Exception):
@@ -116,7 +116,7 @@ async def post_stream(
             response = await client.send(request, stream=True)
         except httpx2.TransportError as exc:
             if attempt < options.max_retries:
-                await asyncio.sleep(provider_backoff_ms(attempt) / 1000)
+                await _retry_wait(provider_backoff_ms(attempt), options.signal)
                 attempt += 1
                 continue
             raise ConnectionError(transport_error_message(exc)) from exc
@@ -127,12 +127,16 @@ async def post_stream(
                 if inspect.isawaitable(result):
                     await result
             if response.status_code >= 400:
-                raw = await response.aread()
+                try:
+                    raw = await response.aread()
+                except httpx2.TransportError as exc:
+                    # Not "<status> status code (no body)": that text would read as a Cerebras overflow.
+                    raise ConnectionError(
+                        f"{transport_error_message(exc)} (while reading a {response.status_code} response)"
+                    ) from exc
                 text = raw.decode("utf-8", errors="replace")
                 message = format_error(response.status_code, text, response_headers)
-                if attempt < options.max_retries and is_retryable_status(
-                    response.status_code, response_headers
-                ):
+                if attempt < options.max_retries and is_retryable_status(response.status_code, response_headers):
                     requested = parse_retry_delay_ms(response_headers, text)
                     cap = options.max_retry_delay_ms
                     if requested is not None and cap > 0 and requested > cap:
@@ -145,7 +149,7 @@ async def post_stream(
                         )
                     delay = requested if requested is not None else provider_backoff_ms(attempt)
                     await response.aclose()
-                    await asyncio.sleep(delay / 1000)
+                    await _retry_wait(delay, options.signal)
                     attempt += 1
                     continue
                 raise ProviderHTTPError(message, response.status_code, response_headers, text)
@@ -156,6 +160,14 @@ async def post_stream(
             return
         finally:
             await response.aclose()
+
+
+async def _retry_wait(delay_ms: int, signal: AbortSignal | None) -> None:
+    """Sleep before a retry; the abort signal ends the wait (and the request) at once."""
+    if signal is None:
+        await asyncio.sleep(delay_ms / 1000)
+    elif not await signal.sleep(delay_ms / 1000):
+        raise AbortError(ABORTED_MESSAGE)
 
 
 async def iter_sse_events(response: httpx2.Response) -> AsyncIterator[ServerSentEvent]:

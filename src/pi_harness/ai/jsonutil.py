@@ -6,6 +6,7 @@ produce); such text is sanitised first instead of failing the request.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -30,11 +31,19 @@ def sanitize(value: Any) -> Any:
 
 
 def dumps(value: Any) -> bytes:
-    """Compact UTF-8 JSON (non-ASCII kept), sanitising lone surrogates when needed."""
+    """Compact UTF-8 JSON (non-ASCII kept), sanitising lone surrogates when needed.
+
+    Integers beyond 64 bits (which ``orjson`` refuses, and which a model can put in tool
+    arguments) are written by the standard library in the same compact format.
+    """
     try:
         return orjson.dumps(value)
     except TypeError:
-        return orjson.dumps(sanitize(value))
+        clean = sanitize(value)
+        try:
+            return orjson.dumps(clean)
+        except TypeError:
+            return json.dumps(clean, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def dumps_str(value: Any) -> str:

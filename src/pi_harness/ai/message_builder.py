@@ -41,7 +41,7 @@ class _OpenBlock:
     def __init__(self, kind: BlockKind, index: int) -> None:
         self.kind = kind
         self.index = index
-        self.parser: StreamingJsonParser | None = StreamingJsonParser() if kind == "toolCall" else None
+        self.parser: StreamingJsonParser | None = StreamingJsonParser(throttle=True) if kind == "toolCall" else None
         self.buffer: list[str] | None = [] if kind != "toolCall" else None
 
 
@@ -178,13 +178,9 @@ class MessageBuilder:
         if signature is not None:
             content["textSignature"] = signature
         self._append_block(key, "text", content)
-        self.stream.push(
-            {"type": "text_start", "contentIndex": self._open[key].index, "partial": self.output}
-        )
+        self.stream.push({"type": "text_start", "contentIndex": self._open[key].index, "partial": self.output})
 
-    def open_thinking(
-        self, key: Any = "thinking", *, signature: str | None = None, redacted: bool = False
-    ) -> None:
+    def open_thinking(self, key: Any = "thinking", *, signature: str | None = None, redacted: bool = False) -> None:
         self._before_open(key)
         content: ThinkingContent = {"type": "thinking", "thinking": ""}
         if signature is not None:
@@ -192,9 +188,7 @@ class MessageBuilder:
         if redacted:
             content["redacted"] = True
         self._append_block(key, "thinking", content)
-        self.stream.push(
-            {"type": "thinking_start", "contentIndex": self._open[key].index, "partial": self.output}
-        )
+        self.stream.push({"type": "thinking_start", "contentIndex": self._open[key].index, "partial": self.output})
 
     def open_tool_call(
         self,
@@ -215,9 +209,7 @@ class MessageBuilder:
         if thought_signature is not None:
             content["thoughtSignature"] = thought_signature
         self._append_block(key, "toolCall", content)
-        self.stream.push(
-            {"type": "toolcall_start", "contentIndex": self._open[key].index, "partial": self.output}
-        )
+        self.stream.push({"type": "toolcall_start", "contentIndex": self._open[key].index, "partial": self.output})
 
     def append(self, key: Any, delta: str) -> None:
         """Append text, thinking or a raw JSON fragment of tool arguments to an open block."""
@@ -240,12 +232,18 @@ class MessageBuilder:
         assert block.buffer is not None
         block.buffer.append(delta)
         if block.kind == "text":
-            content["text"] += delta
+            text = content["text"]
+            content["text"] = ""  # detached so CPython extends the string in place
+            text += delta
+            content["text"] = text
             self.stream.push(
                 {"type": "text_delta", "contentIndex": block.index, "delta": delta, "partial": self.output}
             )
         else:
-            content["thinking"] += delta
+            thinking = content["thinking"]
+            content["thinking"] = ""
+            thinking += delta
+            content["thinking"] = thinking
             self.stream.push(
                 {
                     "type": "thinking_delta",

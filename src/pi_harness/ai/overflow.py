@@ -33,8 +33,10 @@ _DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 # Rate limits also talk about tokens; they are not overflows.
-_RATE_LIMIT = re.compile(r"rate limit|too many requests|\b429\b|tokens per minute|\btpm\b", re.IGNORECASE)
+_RATE_LIMIT = re.compile(r"rate.?limit|too many requests|\b429\b|tokens per min|\btpm\b", re.IGNORECASE)
 _NO_BODY = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+# GitHub Copilot answers an oversized request body with a bare HTTP 413.
+_COPILOT_413 = re.compile(r"^413\b")
 
 _patterns: list[str] = list(_DEFAULT_PATTERNS)
 _compiled: re.Pattern[str] | None = None
@@ -50,6 +52,14 @@ def register_overflow_pattern(pattern: str) -> None:
     re.compile(pattern)  # fail early on a bad pattern
     if pattern not in _patterns:
         _patterns.append(pattern)
+        _compiled = None
+
+
+def unregister_overflow_pattern(pattern: str) -> None:
+    """Remove a pattern added with ``register_overflow_pattern`` (built-in patterns included)."""
+    global _compiled
+    if pattern in _patterns:
+        _patterns.remove(pattern)
         _compiled = None
 
 
@@ -72,6 +82,8 @@ def is_context_overflow(message: AssistantMessage, context_window: int | None = 
     if stop == "error" and error and is_overflow_error_text(error):
         return True
     if error and _NO_BODY.search(error):
+        return True
+    if stop == "error" and message.get("provider") == "github-copilot" and _COPILOT_413.search(error):
         return True
     if context_window:
         usage = message.get("usage")

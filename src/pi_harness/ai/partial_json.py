@@ -29,6 +29,10 @@ _AFTER_VALUE = 6  # a complete member; "," or the closer may follow
 _STRING_BODY = re.compile(r'[^"\\]+')
 _SCALAR_CHARS = re.compile(r"[-+0-9.eEtrufalsn]+")
 _NUMBER_TAIL = re.compile(r"[-+.eE]+$")
+# orjson turns integers beyond 64 bits into floats; such documents go to the exact stdlib parser.
+_LONG_DIGITS = re.compile(r"\d{20}")
+_THROTTLE_FROM = 8192  # below this size every fragment is parsed
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 class _Frame:
@@ -44,16 +48,31 @@ class _Frame:
 class StreamingJsonParser:
     """Incremental tolerant parser for one tool call's argument buffer."""
 
-    __slots__ = ("_buffer", "_done_top", "_escape", "_last", "_pos", "_stack", "_started")
+    __slots__ = (
+        "_buffer",
+        "_done_top",
+        "_escape",
+        "_last",
+        "_parsed_len",
+        "_pos",
+        "_stack",
+        "_started",
+        "_throttle",
+        "_top_end",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, throttle: bool = False) -> None:
+        """``throttle``: on long buffers re-parse only after ~6% growth (streaming previews)."""
         self._buffer = ""
         self._pos = 0
         self._stack: list[_Frame] = []
         self._escape = -1  # index of an unfinished backslash escape inside a string, or -1
         self._started = False
         self._done_top = False
+        self._top_end = 0  # end of the complete top-level document once it has closed
         self._last: dict[str, Any] = {}
+        self._throttle = throttle
+        self._parsed_len = 0
 
     @property
     def buffer(self) -> str:
@@ -62,8 +81,17 @@ class StreamingJsonParser:
     def feed(self, delta: str) -> dict[str, Any]:
         """Append ``delta`` and return the best-effort arguments so far."""
         if delta:
-            self._buffer += delta
+            # Detach the string first so CPython can grow it in place instead of copying it.
+            buffer = self._buffer
+            self._buffer = ""
+            buffer += delta
+            self._buffer = buffer
             self._scan()
+        if self._throttle and len(self._buffer) > _THROTTLE_FROM and (
+            len(self._buffer) - self._parsed_len < len(self._buffer) // 16
+        ):
+            return self._last
+        self._parsed_len = len(self._buffer)
         value = self._repair_and_parse()
         if isinstance(value, dict):
             self._last = value
@@ -180,6 +208,7 @@ class StreamingJsonParser:
             parent.safe = end
         else:
             self._done_top = True
+            self._top_end = end
 
     # -- repair ------------------------------------------------------------------------------
 
@@ -187,11 +216,12 @@ class StreamingJsonParser:
         buf = self._buffer
         stack = self._stack
         if not stack:
-            return buf if self._started else None
+            # Text after the first complete document (a second object, garbage) is ignored.
+            return buf[: self._top_end] if self._started else None
         top = stack[-1]
         if top.phase == _IN_STRING_VALUE:
             end = self._escape if self._escape >= 0 else len(buf)
-            head = buf[:end] + '"'
+            head = _without_pending_high_surrogate(buf[:end]) + '"'
         elif top.phase == _IN_SCALAR:
             scalar = buf[top.value_start :].strip()
             trimmed = _NUMBER_TAIL.sub("", scalar)
@@ -212,24 +242,48 @@ class StreamingJsonParser:
         text = self._repaired_text()
         if text is None or not text.strip():
             return {}
+        return _loads(text)
+
+
+def _without_pending_high_surrogate(head: str) -> str:
+    """Drop a complete high-surrogate escape (``\\uD800``-``\\uDBFF``) ending a cut string.
+
+    Its low half has not arrived yet; decoding it alone would put a lone surrogate into the
+    arguments, so it is held back until the next fragment completes the pair.
+    """
+    n = len(head)
+    if n < 6 or head[n - 6] != "\\" or head[n - 5] != "u" or head[n - 4] not in "dD" or head[n - 3] not in "89abAB":
+        return head
+    if head[n - 2] not in _HEX or head[n - 1] not in _HEX:
+        return head
+    backslashes = 0
+    i = n - 6
+    while i >= 0 and head[i] == "\\":
+        backslashes += 1
+        i -= 1
+    # an even run is escaped backslashes followed by plain text "uD8xx"
+    return head[: n - 6] if backslashes % 2 == 1 else head
+
+
+def _loads(text: str) -> Any:
+    """Strict parse (``None`` when invalid): orjson, or the stdlib where orjson would lose data."""
+    if not _LONG_DIGITS.search(text):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
-        try:
-            return json.loads(text)  # tolerates lone surrogate escapes that orjson rejects
-        except ValueError:
-            return None
+    try:
+        return json.loads(text)  # also tolerates lone surrogate escapes that orjson rejects
+    except ValueError:
+        return None
 
 
 def parse_streaming_json(buffer: str | None) -> dict[str, Any]:
     """Parse a possibly incomplete JSON object; never raises, never returns ``None``."""
     if not buffer or not buffer.strip():
         return {}
-    try:
-        value = orjson.loads(buffer)
+    value = _loads(buffer)
+    if value is not None:
         return value if isinstance(value, dict) else {}
-    except orjson.JSONDecodeError:
-        pass
     parser = StreamingJsonParser()
     return parser.feed(buffer)

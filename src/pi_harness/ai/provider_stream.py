@@ -15,6 +15,8 @@ from pi_harness.ai.message_builder import ABORTED_MESSAGE, MessageBuilder
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import Model
 
+UNFINISHED_MESSAGE = "Provider request ended without a result"
+
 RequestRunner = Callable[[MessageBuilder], Awaitable[None]]
 
 # Tasks are referenced here until they finish so the event loop cannot collect them mid-request.
@@ -64,6 +66,10 @@ def run_provider_stream(
         _RUNNING.discard(t)
         if signal is not None:
             signal.remove_listener(on_abort)
+        # A task cancelled before its first step never enters ``main`` (the abort fired right
+        # after the call, before the loop ran it): it must still end with a terminal event.
+        if not builder.finished:
+            builder.fail(asyncio.CancelledError() if t.cancelled() else RuntimeError(UNFINISHED_MESSAGE))
 
     task.add_done_callback(on_done)
     return stream

@@ -6,11 +6,16 @@ the provider-level HTTP retry in ``pi_harness.ai.http`` (off by default).
 
 from __future__ import annotations
 
+import datetime
 import email.utils
+import math
 import random
 import re
 import time
 from collections.abc import Mapping
+
+from pi_harness.ai.overflow import is_context_overflow
+from pi_harness.ai.types import AssistantMessage
 
 # Transient failures worth retrying. Status codes match on word boundaries so that
 # "5000 tokens" is not mistaken for HTTP 500.
@@ -36,6 +41,16 @@ def is_retryable_error_message(message: str | None) -> bool:
     if not message:
         return False
     return bool(_RETRYABLE.search(message)) and not _NON_RETRYABLE.search(message)
+
+
+def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
+    """The agent-level retry decision: an ``error`` stop that is not a context overflow (those go
+    to compaction) and whose text is transient."""
+    if message.get("stopReason") != "error":
+        return False
+    if is_context_overflow(message, context_window):
+        return False
+    return is_retryable_error_message(message.get("errorMessage"))
 
 
 def is_quota_error_message(message: str | None) -> bool:
@@ -65,50 +80,66 @@ def is_retryable_status(status: int, headers: Mapping[str, str] | None = None) -
 
 
 _PLEASE_RETRY = re.compile(r"please retry in ([0-9.]+)\s*(ms|s)\b", re.IGNORECASE)
-_RETRY_DELAY_FIELD = re.compile(r'"retryDelay"\s*:\s*"([0-9.]+)s"')
+_RETRY_DELAY_FIELD = re.compile(r'"retryDelay"\s*:\s*"([0-9.]+)(ms|s)"', re.IGNORECASE)
+# Google quota texts: "Your quota will reset after 18h31m10s" / "reset after 39s"
+_RESET_AFTER = re.compile(r"reset after (?:(\d+)h)?(?:(\d+)m)?(\d+(?:\.\d+)?)s", re.IGNORECASE)
 
 
 def parse_retry_delay_ms(headers: Mapping[str, str] | None, body: str | None = None) -> int | None:
-    """The wait a server asked for, in ms, from headers first and then the error body."""
+    """The wait a server asked for, in ms, from headers first and then the error body.
+
+    Headers: ``retry-after-ms``, ``retry-after`` (seconds or an HTTP date),
+    ``x-ratelimit-reset-after`` (seconds), ``x-ratelimit-reset`` (seconds, or an epoch time).
+    Body: ``Please retry in 3s``/``500ms``, ``"retryDelay": "12s"``, ``reset after 1h2m3s``.
+    """
     h = {k.lower(): v for k, v in (headers or {}).items()}
     value = h.get("retry-after-ms")
     if value:
-        try:
-            return max(0, int(float(value)))
-        except ValueError:
-            pass
+        number = _finite(value)
+        if number is not None:
+            return max(0, int(number))
     value = h.get("retry-after")
     if value:
-        try:
-            return max(0, int(float(value) * 1000))
-        except ValueError:
-            parsed = email.utils.parsedate_to_datetime(value) if _looks_like_date(value) else None
-            if parsed is not None:
-                return max(0, int(parsed.timestamp() * 1000 - time.time() * 1000))
+        number = _finite(value)
+        if number is not None:
+            return max(0, int(number * 1000))
+        when = _http_date_ms(value)
+        if when is not None:
+            return max(0, when - int(time.time() * 1000))
     for name in ("x-ratelimit-reset-after", "x-ratelimit-reset"):
         value = h.get(name)
-        if value:
-            try:
-                number = float(value)
-            except ValueError:
-                continue
-            # x-ratelimit-reset may be an epoch timestamp rather than a delay
-            if number > 1_000_000_000:
-                return max(0, int(number * 1000 - time.time() * 1000))
-            return max(0, int(number * 1000))
+        number = _finite(value) if value else None
+        if number is None:
+            continue
+        # x-ratelimit-reset may be an epoch timestamp rather than a delay
+        if number > 1_000_000_000:
+            return max(0, int(number * 1000 - time.time() * 1000))
+        return max(0, int(number * 1000))
     if body:
-        m = _PLEASE_RETRY.search(body)
+        m = _PLEASE_RETRY.search(body) or _RETRY_DELAY_FIELD.search(body)
         if m:
             amount = float(m.group(1))
             return int(amount if m.group(2).lower() == "ms" else amount * 1000)
-        m = _RETRY_DELAY_FIELD.search(body)
+        m = _RESET_AFTER.search(body)
         if m:
-            return int(float(m.group(1)) * 1000)
+            hours, minutes, seconds = int(m.group(1) or 0), int(m.group(2) or 0), float(m.group(3))
+            return int((hours * 3600 + minutes * 60 + seconds) * 1000)
     return None
 
 
-def _looks_like_date(value: str) -> bool:
+def _finite(value: str) -> float | None:
     try:
-        return email.utils.parsedate_to_datetime(value) is not None
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _http_date_ms(value: str) -> int | None:
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
-        return False
+        return None
+    if parsed.tzinfo is None:  # "-0000" zone: the date is UTC
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return int(parsed.timestamp() * 1000)

@@ -3,7 +3,7 @@
 Feed it the raw bytes of a response as they arrive, in chunks of any size; it yields complete
 events. Lines may end in ``\\r\\n``, ``\\n`` or ``\\r`` (a ``\\r`` at the end of one chunk and a
 ``\\n`` at the start of the next are one line ending), UTF-8 characters may be split across
-chunks, and comment lines (``:``) are skipped.
+chunks, and comment lines (``:``) are skipped, and a leading byte-order mark is ignored.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class ServerSentEvent:
 
 
 class SSEDecoder:
-    __slots__ = ("_data", "_decoder", "_event", "_has_data", "_id", "_pending", "_retry", "_skip_lf")
+    __slots__ = ("_at_start", "_data", "_decoder", "_event", "_has_data", "_id", "_pending", "_retry", "_skip_lf")
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -33,6 +33,7 @@ class SSEDecoder:
         self._has_data = False
         self._id: str | None = None
         self._retry: int | None = None
+        self._at_start = True  # a byte-order mark is only stripped at the very start of the stream
 
     def feed(self, chunk: bytes | str) -> list[ServerSentEvent]:
         text = chunk if isinstance(chunk, str) else self._decoder.decode(chunk)
@@ -48,6 +49,12 @@ class SSEDecoder:
     def _feed_text(self, text: str) -> list[ServerSentEvent]:
         if not text:
             return []
+        if self._at_start:
+            self._at_start = False
+            if text[0] == "\ufeff":
+                text = text[1:]
+                if not text:
+                    return []
         if self._skip_lf and text[0] == "\n":
             text = text[1:]
         self._skip_lf = False
@@ -91,7 +98,7 @@ class SSEDecoder:
         elif name == "id":
             if "\0" not in value:
                 self._id = value
-        elif name == "retry" and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
         return None
 

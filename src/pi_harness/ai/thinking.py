@@ -19,7 +19,9 @@ def supported_levels(model: Model) -> list[ThinkingLevel]:
     if not model.get("reasoning"):
         return ["off"]
     level_map = model.get("thinkingLevelMap")
-    levels: list[ThinkingLevel] = ["off"]
+    # ``"off": null`` in the map: reasoning cannot be switched off on this model.
+    off_unsupported = level_map is not None and "off" in level_map and level_map["off"] is None
+    levels: list[ThinkingLevel] = [] if off_unsupported else ["off"]
     for level in THINKING_LEVELS[1:]:
         if level_map is not None and level in level_map:
             if level_map[level] is not None:
@@ -36,27 +38,33 @@ def supported_levels(model: Model) -> list[ThinkingLevel]:
 
 def _has_native_max(model: Model) -> bool:
     # Anthropic's adaptive-effort models expose a native "max" effort.
-    return model["api"] == "anthropic-messages" and any(
-        marker in model["id"] for marker in ("opus-4-6", "opus-4.6")
-    )
+    return model["api"] == "anthropic-messages" and any(marker in model["id"] for marker in ("opus-4-6", "opus-4.6"))
 
 
 def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
-    """The nearest supported level at or below ``level`` (``off`` for non-reasoning models)."""
+    """The nearest supported level at or below ``level`` (``off`` for non-reasoning models).
+
+    When nothing at or below is supported (``off`` on a model that always reasons), the lowest
+    supported level is used.
+    """
     levels = supported_levels(model)
     if level in levels:
         return level
+    if not levels:
+        return "off"
     order = list(THINKING_LEVELS)
     wanted = order.index(level) if level in order else order.index(DEFAULT_THINKING_LEVEL)
-    best: ThinkingLevel = "off"
+    best: ThinkingLevel | None = None
     for candidate in levels:
         if order.index(candidate) <= wanted:
             best = candidate
-    return best
+    return best if best is not None else levels[0]
 
 
 def thinking_budget(level: ThinkingLevel, budgets: dict[str, int] | None = None) -> int:
     """Token budget for budget-based APIs; custom budgets merge over the defaults."""
+    if level == "off":
+        return 0
     merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
     key = "high" if level in ("xhigh", "max") else level
     return merged.get(key, merged["medium"])

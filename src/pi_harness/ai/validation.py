@@ -8,7 +8,11 @@ and report every error in Pi's format. ``jsonschema`` is imported on first use.
 from __future__ import annotations
 
 import copy
+import datetime
+import functools
 import json
+import math
+import re
 from typing import Any
 
 from pi_harness.ai.types import Tool, ToolCall
@@ -46,6 +50,11 @@ def validate_tool_arguments(tool: Tool | Any, tool_call: ToolCall) -> dict[str, 
 
 # --- coercion ---------------------------------------------------------------------------------
 
+# What JavaScript's ``+value`` accepts as a decimal number (AJV coerces with it); Python's
+# ``float`` would also take "nan", "inf" and "1_000", which must stay strings.
+_NUMERIC_STRING = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+_MAX_REF_HOPS = 32
+
 
 def _types(schema: dict[str, Any]) -> list[str]:
     kind = schema.get("type")
@@ -56,7 +65,37 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return []
 
 
-def coerce(value: Any, schema: Any) -> Any:
+def _resolve(schema: Any, root: Any) -> Any:
+    """Follow local ``$ref``s (``#``, ``#/$defs/...``, ``#/definitions/...``) for coercion."""
+    for _ in range(_MAX_REF_HOPS):
+        if not isinstance(schema, dict):
+            return schema
+        ref = schema.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return schema
+        target: Any = root
+        for raw in [p for p in ref[1:].split("/") if p]:
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                return schema
+        if target is schema:
+            return schema
+        schema = target
+    return schema
+
+
+def coerce(value: Any, schema: Any, root: Any = None) -> Any:
+    """Coerce ``value`` towards ``schema`` like AJV's ``coerceTypes: true``; containers in place.
+
+    ``root`` is the document local ``$ref``s point into (default: ``schema`` itself).
+    """
+    if root is None:
+        root = schema
+    schema = _resolve(schema, root)
     if not isinstance(schema, dict):
         return value
     types = _types(schema)
@@ -71,20 +110,42 @@ def coerce(value: Any, schema: Any) -> Any:
         if isinstance(props, dict):
             for key, sub in props.items():
                 if key in value:
-                    value[key] = coerce(value[key], sub)
+                    value[key] = coerce(value[key], sub, root)
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
             for key in value:
                 if not isinstance(props, dict) or key not in props:
-                    value[key] = coerce(value[key], extra)
+                    value[key] = coerce(value[key], extra, root)
     elif isinstance(value, list):
         items = schema.get("items")
         if isinstance(items, dict):
             for i, item in enumerate(value):
-                value[i] = coerce(item, items)
-    for key in ("allOf",):
-        for sub in schema.get(key, []) or []:
-            value = coerce(value, sub)
+                value[i] = coerce(item, items, root)
+    for sub in schema.get("allOf", []) or []:
+        value = coerce(value, sub, root)
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            value = _coerce_alternatives(value, branches, root)
+    return value
+
+
+def _coerce_alternatives(value: Any, branches: list[Any], root: Any) -> Any:
+    """``anyOf``/``oneOf``: AJV tries the branches in order, coercing in the first that fits.
+
+    A branch whose type already matches wins (and coerces nested members); otherwise the first
+    branch whose type the value can be coerced to.
+    """
+    resolved = [b for b in (_resolve(b, root) for b in branches) if isinstance(b, dict)]
+    for branch in resolved:
+        types = _types(branch)
+        if types and any(_matches(value, t) for t in types):
+            return coerce(value, branch, root)
+    for branch in resolved:
+        for target in _types(branch):
+            converted, ok = _coerce_scalar(value, target)
+            if ok:
+                return coerce(converted, branch, root)
     return value
 
 
@@ -114,18 +175,14 @@ def _coerce_scalar(value: Any, target: str) -> tuple[Any, bool]:
             return int(value), True
         if value is None:
             return 0, True
-        if isinstance(value, str) and value.strip():
-            try:
-                number = float(value)
-            except ValueError:
+        if isinstance(value, str) and _NUMERIC_STRING.fullmatch(value):
+            number = float(value)
+            if not math.isfinite(number):
                 return value, False
-            if target == "integer":
-                return (int(number), True) if number.is_integer() else (value, False)
-            return (
-                int(number)
-                if number.is_integer() and "." not in value and "e" not in value.lower()
-                else number
-            ), True
+            if number.is_integer():
+                # JavaScript has one number type: "5.0" becomes 5, as AJV would produce.
+                return int(number), True
+            return (value, False) if target == "integer" else (number, True)
         return value, False
     if target == "string":
         if isinstance(value, bool):
@@ -136,14 +193,16 @@ def _coerce_scalar(value: Any, target: str) -> tuple[Any, bool]:
             return "", True
         return value, False
     if target == "boolean":
-        if value in ("true", 1) and not isinstance(value, bool):
+        if isinstance(value, bool):
+            return value, False
+        if value == "true" or (isinstance(value, int | float) and value == 1):
             return True, True
-        if value in ("false", 0) and not isinstance(value, bool):
-            return False, True
-        if value is None:
+        if value == "false" or (isinstance(value, int | float) and value == 0) or value is None:
             return False, True
         return value, False
-    if target == "null" and value in ("", 0, False) and value is not True:
+    if target == "null" and (
+        value == "" or value is False or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+    ):
         return None, True
     return value, False
 
@@ -151,13 +210,29 @@ def _coerce_scalar(value: Any, target: str) -> tuple[Any, bool]:
 # --- validation -------------------------------------------------------------------------------
 
 
-def _collect_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
+# Validators are built once per schema object: tools keep their schema for the whole session.
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+_MAX_CACHED_VALIDATORS = 512
+
+
+def _validator_for(schema: dict[str, Any]) -> Any:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
     import jsonschema
 
     validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
-    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+    validator = validator_cls(schema, format_checker=_format_checker(validator_cls))
+    if len(_VALIDATORS) >= _MAX_CACHED_VALIDATORS:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def _collect_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
+    validator = _validator_for(schema)
     errors = []
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
+    for error in _ajv_order(list(validator.iter_errors(instance))):
         path = "/".join(str(p) for p in error.absolute_path)
         message = _ajv_message(error)
         if not path:
@@ -167,11 +242,76 @@ def _collect_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, st
     return errors
 
 
+# Formats ajv-formats checks that jsonschema only checks with optional packages installed.
+_EXTRA_FORMATS: dict[str, re.Pattern[str]] = {
+    "date-time": re.compile(
+        r"(\d{4}-\d{2}-\d{2})[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)"
+    ),
+    "time": re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3])(:?[0-5]\d)?)?"),
+    "uri": re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*"),
+    "uuid": re.compile(r"(?:urn:uuid:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"),
+    "hostname": re.compile(
+        r"(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-0-9a-zA-Z]{0,61}[0-9a-zA-Z])?)*\.?"
+    ),
+}
+
+
+@functools.cache
+def _format_checker(validator_cls: Any) -> Any:
+    import jsonschema
+
+    checker = jsonschema.FormatChecker()
+    checker.checkers = dict(validator_cls.FORMAT_CHECKER.checkers)
+    for name, pattern in _EXTRA_FORMATS.items():
+        if name not in checker.checkers:
+            checker.checks(name)(functools.partial(_check_format, name, pattern))
+    return checker
+
+
+def _check_format(name: str, pattern: re.Pattern[str], value: object) -> bool:
+    if not isinstance(value, str):
+        return True  # formats only constrain strings
+    match = pattern.fullmatch(value)
+    if match is None:
+        return False
+    if name == "date-time":
+        try:
+            datetime.date.fromisoformat(match.group(1))
+        except ValueError:
+            return False
+    return True
+
+
+def _ajv_order(errors: list[Any]) -> list[Any]:
+    """Depth-first: an object's own errors (e.g. ``required``) before those of its members, and
+    members in the order the schema visits them, which is the order AJV reports them in."""
+    children: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {(): []}
+    own: dict[tuple[Any, ...], list[Any]] = {(): []}
+    for error in errors:
+        path = tuple(error.absolute_path)
+        for depth in range(1, len(path) + 1):
+            node = path[:depth]
+            if node not in own:
+                own[node] = []
+                children[node] = []
+                children[path[: depth - 1]].append(node)
+        own[path].append(error)
+    ordered: list[Any] = []
+    stack = [()]
+    while stack:
+        node = stack.pop()
+        ordered.extend(own[node])
+        stack.extend(reversed(children[node]))
+    return ordered
+
+
 def _missing_property(error: Any) -> str | None:
-    if error.validator == "required":
-        text = str(error.message)
-        if text.startswith("'") and "'" in text[1:]:
-            return text[1 : text.index("'", 1)]
+    if error.validator != "required" or not isinstance(error.validator_value, list):
+        return None
+    message = str(error.message)
+    for name in error.validator_value:
+        if isinstance(name, str) and message.startswith(repr(name)):
+            return name
     return None
 
 
@@ -192,6 +332,8 @@ def _ajv_message(error: Any) -> str:
         return f"must be > {value}"
     if kind == "exclusiveMaximum":
         return f"must be < {value}"
+    if kind == "multipleOf":
+        return f"must be multiple of {value}"
     if kind == "minLength":
         return f"must NOT have fewer than {value} characters"
     if kind == "maxLength":
@@ -200,6 +342,17 @@ def _ajv_message(error: Any) -> str:
         return f"must NOT have fewer than {value} items"
     if kind == "maxItems":
         return f"must NOT have more than {value} items"
+    if kind == "minProperties":
+        return f"must NOT have fewer than {value} properties"
+    if kind == "maxProperties":
+        return f"must NOT have more than {value} properties"
+    if kind == "uniqueItems":
+        pair = _duplicate_pair(error.instance)
+        return (
+            f"must NOT have duplicate items (items ## {pair[0]} and {pair[1]} are identical)"
+            if pair
+            else ("must NOT have duplicate items")
+        )
     if kind == "enum":
         return "must be equal to one of the allowed values"
     if kind == "const":
@@ -210,6 +363,27 @@ def _ajv_message(error: Any) -> str:
         return f'must match pattern "{value}"'
     if kind == "format":
         return f'must match format "{value}"'
+    if kind == "not":
+        return "must NOT be valid"
     if kind in ("anyOf", "oneOf"):
         return f"must match {'a schema in anyOf' if kind == 'anyOf' else 'exactly one schema in oneOf'}"
     return str(error.message)
+
+
+def _duplicate_pair(items: Any) -> tuple[int, int] | None:
+    """The pair of indices AJV names in its ``uniqueItems`` message (it scans from the end)."""
+    if not isinstance(items, list):
+        return None
+    if all(item is None or isinstance(item, str | int | float) for item in items):
+        seen: dict[str, int] = {}
+        for i in range(len(items) - 1, -1, -1):
+            key = json.dumps(items[i])
+            if key in seen:
+                return seen[key], i
+            seen[key] = i
+        return None
+    for i in range(len(items) - 1, -1, -1):
+        for j in range(i - 1, -1, -1):
+            if items[i] == items[j]:
+                return j, i
+    return None

@@ -141,9 +141,7 @@ class FauxProvider:
     def close(self) -> None:
         _INSTANCES.pop((self.model["provider"], self.model["id"]), None)
 
-    def stream(
-        self, model: Model, context: Context, options: StreamOptions | None
-    ) -> AssistantMessageEventStream:
+    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream:
         self.requests.append(FauxRequest(context=_snapshot(context), options=options, model=model))
         scripted = self._queue.popleft() if self._queue else None
         signal = options.signal if options is not None else None
@@ -229,7 +227,7 @@ async def _play(builder: MessageBuilder, response: FauxResponse, context: Contex
         builder.close(index)
     usage = response.usage or {}
     builder.set_usage(
-        input=usage.get("input", _estimate_context_tokens(context)),
+        input=usage["input"] if "input" in usage else _estimate_context_tokens(context),
         output=usage.get("output", output_chars // 4),
         cache_read=usage.get("cacheRead", 0),
         cache_write=usage.get("cacheWrite", 0),

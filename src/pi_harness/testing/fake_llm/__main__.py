@@ -34,9 +34,7 @@ def _last_user_text(body: Any) -> str:
 
 def echo(request: RecordedRequest) -> ScriptedResponse:
     text = _last_user_text(request.body)
-    return ScriptedResponse(
-        steps=[TextStep(f"You said: {text}" if text else "Hello from the fake LLM server.")]
-    )
+    return ScriptedResponse(steps=[TextStep(f"You said: {text}" if text else "Hello from the fake LLM server.")])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.script is not None:
         try:
             responses = load_script(json.loads(args.script.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             print(f"fake_llm: cannot load script {args.script}: {exc}", file=sys.stderr)
             return 1
     server = FakeLLMServer(responses, host=args.host, port=args.port, default=echo, models=args.models)

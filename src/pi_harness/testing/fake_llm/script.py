@@ -130,9 +130,7 @@ def response_from_dict(data: dict[str, Any]) -> ScriptedResponse:
         elif "toolCall" in raw:
             call = raw["toolCall"]
             steps.append(
-                ToolCallStep(
-                    call["name"], call.get("arguments", {}), id=call.get("id"), chunks=call.get("chunks", 3)
-                )
+                ToolCallStep(call["name"], call.get("arguments", {}), id=call.get("id"), chunks=call.get("chunks", 3))
             )
         else:
             raise ValueError(f"unknown script step: {raw!r}")

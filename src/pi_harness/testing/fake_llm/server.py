@@ -14,11 +14,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import orjson
 
+from pi_harness.ai.types import Model
 from pi_harness.testing.fake_llm.script import (
     HTTPErrorSpec,
     RecordedRequest,
@@ -61,9 +62,7 @@ class WireProtocol(Protocol):
         """The complete SSE frames (``event:``/``data:`` lines plus the blank line) in order."""
         ...
 
-    def encode_error(
-        self, error: HTTPErrorSpec, request: RecordedRequest
-    ) -> tuple[int, dict[str, str], bytes]:
+    def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
         """Status, extra headers and body of an HTTP error response."""
         ...
 
@@ -147,9 +146,7 @@ class FakeLLMServer:
             return f"{self.url}/v1beta"
         return f"{self.url}/v1"
 
-    def model(
-        self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: Any
-    ) -> dict[str, Any]:
+    def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: Any) -> Model:
         """A model descriptor pointing at this server (a plain dict usable as ``Model``)."""
         descriptor: dict[str, Any] = {
             "id": model_id,
@@ -164,7 +161,7 @@ class FakeLLMServer:
             "maxTokens": 16_384,
         }
         descriptor.update(overrides)
-        return descriptor
+        return cast(Model, descriptor)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -253,8 +250,8 @@ class FakeLLMServer:
                 keep_alive = await self._respond(method, target, headers, body, reader, writer)
                 if not keep_alive or headers.get("connection", "").lower() == "close":
                     break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError, ValueError):
+            pass  # client went away, or sent something that is not HTTP
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
@@ -320,29 +317,20 @@ class FakeLLMServer:
         )
         writer.write(head.encode("latin-1"))
         await writer.drain()
-        gone = asyncio.ensure_future(reader.read(1))  # completes with b"" when the client hangs up
         try:
             for index, frame in enumerate(frames):
                 if response.drop_after is not None and index >= response.drop_after:
                     writer.transport.abort()
                     return False
                 pieces = (
-                    [
-                        frame[i : i + response.fragment_bytes]
-                        for i in range(0, len(frame), response.fragment_bytes)
-                    ]
+                    [frame[i : i + response.fragment_bytes] for i in range(0, len(frame), response.fragment_bytes)]
                     if response.fragment_bytes
                     else [frame]
                 )
                 for piece in pieces:
                     writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                     await writer.drain()
-                if response.chunk_delay_ms:
-                    done, _ = await asyncio.wait({gone}, timeout=response.chunk_delay_ms / 1000)
-                    if done:
-                        self.cancelled_streams += 1
-                        return False
-                elif gone.done():
+                if await _client_gone(reader, response.chunk_delay_ms / 1000):
                     self.cancelled_streams += 1
                     return False
             if response.drop_after is not None and response.drop_after >= len(frames):
@@ -355,8 +343,21 @@ class FakeLLMServer:
         except ConnectionError:
             self.cancelled_streams += 1
             return False
-        finally:
-            gone.cancel()
+
+
+async def _client_gone(reader: asyncio.StreamReader, wait_s: float) -> bool:
+    """Wait up to ``wait_s`` and say whether the client hung up, without consuming its bytes.
+
+    httpx never pipelines, so end-of-file on the request side means the client went away.
+    """
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        if reader.at_eof():
+            return True
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            return False
+        await asyncio.sleep(min(0.005, remaining))
 
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
@@ -393,9 +394,7 @@ _REASONS = {
 }
 
 
-async def _write_simple(
-    writer: asyncio.StreamWriter, status: int, headers: dict[str, str], body: bytes
-) -> None:
+async def _write_simple(writer: asyncio.StreamWriter, status: int, headers: dict[str, str], body: bytes) -> None:
     lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
     for name, value in headers.items():
         lines.append(f"{name}: {value}")

@@ -1,0 +1,364 @@
+"""``openai-completions``: OpenAI Chat Completions and every server that imitates it
+(OpenRouter, Groq, xAI, Cerebras, DeepSeek, z.ai, llama.cpp, Ollama, vLLM, LM Studio...).
+
+``POST {baseUrl}/chat/completions`` with ``stream: true``; the SSE ``data:`` chunks are fed into
+a ``MessageBuilder`` until ``data: [DONE]`` (spec ai.md sections 2.1, 5, 6.0, 6.1, 8.1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pi_harness.ai.env_keys import AUTHENTICATED
+from pi_harness.ai.http import apply_payload_hook, iter_sse_events, join_url, merge_headers, post_stream
+from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, resolve_compat
+from pi_harness.ai.providers.openai_completions_convert import REASONING_FIELDS, build_request_body
+from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_harness.ai.types import Context, Model, StopReason
+
+API = "openai-completions"
+
+
+@dataclass
+class OpenAICompletionsOptions(StreamOptions):
+    # A thinking level (``minimal``…``max``); sent in the dialect of ``compat.thinkingFormat``
+    # after ``thinkingLevelMap``/``reasoningEffortMap`` rename it. ``None`` = no reasoning option.
+    reasoning_effort: str | None = None
+    # ``"auto"``, ``"none"``, ``"required"`` or ``{"type": "function", "function": {"name": …}}``.
+    tool_choice: Any = None
+
+
+class ProviderStreamError(Exception):
+    """The server reported a failure inside a 200 stream, or the stream was unusable."""
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def format_openai_error(status: int, body: str, _headers: Any = None) -> str:
+    """``"<status> <error.message>"`` as the OpenAI SDK words it, plus ``\\n<raw>`` when an
+    OpenRouter-style ``error.metadata.raw`` carries the upstream provider's own text."""
+    text = body.strip()
+    try:
+        data = loads(text) if text else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "error" in data:
+        message = f"{status} {_error_text(data['error'])}"
+        raw = _raw_metadata(data["error"])
+        return f"{message}\n{raw}" if raw else message
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return f"{status} {data['message']}"  # vLLM/FastAPI style bodies without an "error" key
+    return f"{status} {text}" if text else f"{status} status code (no body)"
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        message = error.get("message")
+        if isinstance(message, str):
+            return message
+        return dumps_str(message if message is not None else error)
+    return error if isinstance(error, str) else dumps_str(error)
+
+
+def _raw_metadata(error: Any) -> str | None:
+    metadata = error.get("metadata") if isinstance(error, dict) else None
+    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+    if raw is None or raw == "":
+        return None
+    return raw if isinstance(raw, str) else dumps_str(raw)
+
+
+def stream_error_message(error: Any) -> str:
+    """An in-stream ``{"error": …}`` chunk: the message without a status, as the SDK raises it."""
+    raw = _raw_metadata(error)
+    message = _error_text(error)
+    return f"{message}\n{raw}" if raw else message
+
+
+# --- stop reasons and usage -------------------------------------------------------------------
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "content_filter": "error",
+}
+
+
+def map_stop_reason(native: str | None) -> StopReason:
+    if native is None:
+        return "stop"
+    reason = _STOP_REASONS.get(native)
+    if reason is None:
+        raise ProviderStreamError(f"Unhandled stop reason: {native}")
+    return reason
+
+
+@dataclass(frozen=True, slots=True)
+class UsageCounts:
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    reasoning: int | None
+
+
+def parse_usage(raw: dict[str, Any]) -> UsageCounts:
+    """Pi's usage from an OpenAI-style ``usage`` object (spec ai.md section 5).
+
+    ``prompt_tokens`` includes cached tokens (and, at gateways in front of Anthropic, cache
+    writes), so both are subtracted to get ``input``. ``output`` must include reasoning; most
+    servers (OpenAI, DeepSeek, OpenRouter) already count it in ``completion_tokens`` while others
+    (xAI) report it beside them. Pi 0.58.3 always added ``reasoning_tokens``, which double
+    counts on OpenAI; here it is added only when the server evidently left it out: its
+    ``total_tokens`` covers prompt + completion + reasoning, or, without a total, reasoning
+    exceeds the completion count.
+    """
+    prompt = _int(raw.get("prompt_tokens"))
+    completion = _int(raw.get("completion_tokens"))
+    prompt_details = raw.get("prompt_tokens_details") or {}
+    cached = prompt_details.get("cached_tokens")
+    if cached is None:
+        cached = raw.get("prompt_cache_hit_tokens")  # DeepSeek's older field
+    cache_read = _int(cached)
+    cache_write = _int(prompt_details.get("cache_write_tokens"))
+    details = raw.get("completion_tokens_details") or {}
+    reasoning_raw = details.get("reasoning_tokens")
+    reasoning = _int(reasoning_raw) if reasoning_raw is not None else None
+    output = completion
+    if reasoning:
+        total = raw.get("total_tokens")
+        if isinstance(total, int) and total > 0:
+            excluded = total >= prompt + completion + reasoning
+        else:
+            excluded = reasoning > completion
+        if excluded:
+            output += reasoning
+    return UsageCounts(
+        input=max(0, prompt - cache_read - cache_write),
+        output=output,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        reasoning=reasoning,
+    )
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+# --- the chunk reader -------------------------------------------------------------------------
+
+
+class ChunkReader:
+    """Feeds decoded ``chat.completion.chunk`` objects into the builder."""
+
+    __slots__ = ("_counter", "_details", "_last_tool", "_tools", "builder", "done", "finish_reason", "saw_finish")
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.done = False
+        self.finish_reason: str | None = None
+        self.saw_finish = False
+        self._tools: dict[Any, tuple[Any, bool]] = {}  # stream index -> (builder key, id was invented)
+        self._last_tool: Any = None
+        self._counter = itertools.count()
+        self._details: dict[str, str] = {}  # tool call id -> encrypted reasoning detail (JSON)
+
+    def feed(self, data: str) -> None:
+        if data == "[DONE]":
+            self.done = True
+            return
+        try:
+            chunk = loads(data)
+        except ValueError:
+            raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data[:200]}") from None
+        if not isinstance(chunk, dict):
+            raise ProviderStreamError(f"Unexpected stream chunk: {data[:200]}")
+        error = chunk.get("error")
+        if error:
+            raise ProviderStreamError(stream_error_message(error))
+        output = self.builder.output
+        if "responseId" not in output and isinstance(chunk.get("id"), str) and chunk["id"]:
+            output["responseId"] = chunk["id"]
+        usage = chunk.get("usage")
+        choices = chunk.get("choices")
+        if choices:
+            choice = choices[0]
+            if usage is None:
+                usage = choice.get("usage")  # Moonshot reports usage on the choice
+            delta = choice.get("delta")
+            if delta:
+                self._delta(delta)
+            finish = choice.get("finish_reason")
+            if finish is not None:
+                self.finish_reason = finish
+                self.saw_finish = True
+        if usage is None:
+            groq = chunk.get("x_groq")
+            usage = groq.get("usage") if isinstance(groq, dict) else None
+        if usage:
+            counts = parse_usage(usage)
+            self.builder.set_usage(
+                input=counts.input,
+                output=counts.output,
+                cache_read=counts.cache_read,
+                cache_write=counts.cache_write,
+                reasoning=counts.reasoning,
+            )
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        for name in REASONING_FIELDS:
+            reasoning = delta.get(name)
+            if reasoning and isinstance(reasoning, str):
+                self.builder.thinking(reasoning, signature=name)
+                break
+        content = delta.get("content")
+        if content and isinstance(content, str):
+            self.builder.text(content)
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            for call in tool_calls:
+                self._tool_call(call)
+        details = delta.get("reasoning_details")
+        if details:
+            self._reasoning_details(details)
+
+    def _tool_call(self, call: dict[str, Any]) -> None:
+        builder = self.builder
+        index = call.get("index")
+        call_id = call.get("id") or ""
+        function = call.get("function") or {}
+        name = function.get("name") or ""
+        arguments = function.get("arguments")
+        slot: Any = index if isinstance(index, int) else ("id", call_id) if call_id else self._last_tool
+        entry = self._tools.get(slot)
+        key: Any = None
+        if entry is not None:
+            open_key, invented = entry
+            if builder.is_open(open_key):
+                block = builder.block(open_key)
+                if not call_id or call_id == block["id"]:
+                    key = open_key
+                elif invented:  # the server named the call after its first fragment
+                    block["id"] = call_id
+                    self._tools[slot] = (open_key, False)
+                    self._attach_detail(call_id)
+                    key = open_key
+                # else: another call reusing the index (servers that number every call 0)
+            elif not call_id and not name:
+                return  # a late fragment of a call that is already closed cannot be reopened
+        if key is None:
+            key = ("tool", next(self._counter))
+            builder.open_tool_call(key, call_id or f"call_{os.urandom(12).hex()}", name)
+            self._tools[slot] = (key, not call_id)
+            self._attach_detail(call_id)
+        elif name and not builder.block(key)["name"]:
+            builder.block(key)["name"] = name
+        self._last_tool = slot
+        # Every tool-call chunk is one ``toolcall_delta``, possibly with an empty fragment.
+        builder.append(key, arguments if isinstance(arguments, str) else "")
+
+    def _reasoning_details(self, details: Any) -> None:
+        for detail in details if isinstance(details, list) else ():
+            if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted" and detail.get("id"):
+                self._details[str(detail["id"])] = dumps_str(detail)
+                self._attach_detail(str(detail["id"]))
+
+    def _attach_detail(self, call_id: str) -> None:
+        signature = self._details.get(call_id) if call_id else None
+        if signature is None:
+            return
+        for block in self.builder.output["content"]:
+            if block["type"] == "toolCall" and block["id"] == call_id:
+                block["thoughtSignature"] = signature
+
+    def stop_reason(self) -> StopReason:
+        if not self.done and not self.saw_finish:
+            raise ProviderStreamError("Stream terminated before the response was complete")
+        reason = map_stop_reason(self.finish_reason)
+        if reason == "stop" and any(b["type"] == "toolCall" for b in self.builder.output["content"]):
+            reason = "toolUse"  # servers that say "stop" after emitting tool calls
+        return reason
+
+
+# --- entry points -----------------------------------------------------------------------------
+
+
+def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletionsCompat) -> dict[str, str]:
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    if options.api_key and options.api_key != AUTHENTICATED:
+        headers["Authorization"] = f"Bearer {options.api_key}"
+    affinity: dict[str, str] = {}
+    if compat["sendSessionAffinityHeaders"] and options.session_id:
+        affinity = {
+            "session_id": options.session_id,
+            "x-client-request-id": options.session_id,
+            "x-session-affinity": options.session_id,
+        }
+    return merge_headers(headers, affinity, model.get("headers"), options.headers)
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    opts = options if options is not None else OpenAICompletionsOptions()
+
+    async def run(builder: MessageBuilder) -> None:
+        compat = resolve_compat(model)
+        body = build_request_body(
+            model,
+            context,
+            opts,
+            compat,
+            reasoning_effort=getattr(opts, "reasoning_effort", None),
+            tool_choice=getattr(opts, "tool_choice", None),
+        )
+        body = await apply_payload_hook(opts, body, model)
+        url = join_url(model["baseUrl"], "chat/completions")
+        headers = build_headers(model, opts, compat)
+        reader = ChunkReader(builder)
+        async with post_stream(
+            url, headers=headers, body=dumps(body), options=opts, format_error=format_openai_error
+        ) as response:
+            builder.start()
+            events = iter_sse_events(response)
+            try:
+                async for event in events:
+                    reader.feed(event.data)
+                    if reader.done:
+                        break
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+        builder.finish(reader.stop_reason())
+
+    return run_provider_stream(model, opts.signal, run)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Map the unified ``reasoning`` level (clamped to the model) and default the output cap."""
+    opts = options if options is not None else SimpleStreamOptions()
+    base = {field.name: getattr(opts, field.name) for field in dataclasses.fields(StreamOptions)}
+    if not base["max_tokens"]:
+        base["max_tokens"] = default_max_tokens(model)
+    effort: str | None = None
+    if opts.reasoning and opts.reasoning != "off" and model.get("reasoning"):
+        level = clamp_thinking_level(model, opts.reasoning)
+        effort = None if level == "off" else level
+    return stream(model, context, OpenAICompletionsOptions(**base, reasoning_effort=effort))
+
+
+PROVIDER = ApiProvider(api=API, stream=stream, stream_simple=stream_simple)

@@ -1,0 +1,351 @@
+"""Request bodies for ``openai-completions`` (spec ai.md sections 6.0, 6.1, 8.1, 9, 15).
+
+A ``Context`` becomes ``{"model", "messages", "stream": true, ...}``: the history is first run
+through the cross-provider transform (with this API's tool-call id normaliser), then each message
+is written the way OpenAI-compatible servers accept it, bent by the model's compat flags.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pi_harness.ai.jsonutil import dumps_str, loads
+from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat
+from pi_harness.ai.transform import make_openai_completions_normalizer, transform_messages
+from pi_harness.ai.types import (
+    AssistantMessage,
+    CacheRetention,
+    Context,
+    Message,
+    Model,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
+
+# Fields OpenAI-compatible servers stream reasoning in, in the order they are tried; the one a
+# thinking block came from is its signature and is where same-model replay writes it back.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+IMAGE_ONLY_TOOL_RESULT = "(see attached image)"
+TOOL_RESULT_IMAGES_INTRO = "Attached image(s) from tool result:"
+ASSISTANT_AFTER_TOOL_RESULT = "I have processed the tool results."
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def build_request_body(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    compat: OpenAICompletionsCompat,
+    *,
+    reasoning_effort: str | None = None,
+    tool_choice: Any = None,
+) -> dict[str, Any]:
+    """The JSON body of ``POST {baseUrl}/chat/completions`` before the ``on_payload`` hook."""
+    messages = transform_messages(context["messages"], model, make_openai_completions_normalizer(model))
+    body: dict[str, Any] = {
+        "model": model["id"],
+        "messages": convert_messages(model, context.get("systemPrompt"), messages, compat),
+        "stream": True,
+    }
+    if compat["supportsUsageInStreaming"]:
+        body["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        body["store"] = False
+    if options.max_tokens:
+        body[compat["maxTokensField"]] = options.max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    tools = context.get("tools")
+    if tools:
+        body["tools"] = convert_tools(tools, compat)
+        if compat["zaiToolStream"]:
+            body["tool_stream"] = True
+    elif _has_tool_history(messages):
+        # Some proxies reject tool calls in the history of a request that declares no tools.
+        body["tools"] = []
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
+    apply_reasoning(body, model, compat, reasoning_effort)
+    _apply_routing(body, model, compat)
+    _apply_caching(body, model, compat, options)
+    if options.extra_body:
+        body.update(options.extra_body)
+    return body
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def convert_messages(
+    model: Model, system_prompt: str | None, messages: list[Message], compat: OpenAICompletionsCompat
+) -> list[dict[str, Any]]:
+    """Transformed Pi messages → Chat Completions ``messages``."""
+    out: list[dict[str, Any]] = []
+    if system_prompt:
+        role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
+        out.append({"role": role, "content": system_prompt})
+    accepts_images = "image" in model.get("input", ())
+    pending_images: list[dict[str, Any]] = []
+
+    def emit(message: dict[str, Any]) -> None:
+        if (
+            message["role"] == "user"
+            and compat["requiresAssistantAfterToolResult"]
+            and out
+            and out[-1]["role"] == "tool"
+        ):
+            out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT})
+        out.append(message)
+
+    def flush_images() -> None:
+        # Images cannot go into ``tool`` messages; they follow the run of tool results as one
+        # user message so the tool-call/tool-result sequence stays unbroken.
+        if pending_images:
+            emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_INTRO}, *pending_images]})
+            pending_images.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "toolResult":
+            result: ToolResultMessage = message  # type: ignore[assignment]
+            emit(_tool_result(result, compat))
+            if accepts_images:
+                pending_images.extend(
+                    _image_part(block) for block in result.get("content", []) if block.get("type") == "image"
+                )
+            continue
+        flush_images()
+        if role == "user":
+            converted = _user(message, accepts_images)  # type: ignore[arg-type]
+        elif role == "assistant":
+            converted = _assistant(message, compat)  # type: ignore[arg-type]
+        else:
+            converted = None
+        if converted is not None:
+            emit(converted)
+    flush_images()
+    return out
+
+
+def _image_part(block: Any) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
+
+
+def _user(message: UserMessage, accepts_images: bool) -> dict[str, Any] | None:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": content}
+    parts: list[dict[str, Any]] = []
+    for block in content or []:
+        if block.get("type") == "text":
+            parts.append({"type": "text", "text": block["text"]})  # type: ignore[typeddict-item]
+        elif block.get("type") == "image" and accepts_images:
+            parts.append(_image_part(block))
+    if not parts:
+        return None  # only images, sent to a text-only model
+    return {"role": "user", "content": parts}
+
+
+def _assistant(message: AssistantMessage, compat: OpenAICompletionsCompat) -> dict[str, Any] | None:
+    texts: list[str] = []
+    thinking: list[Any] = []
+    calls: list[Any] = []
+    for block in message.get("content", []):
+        kind = block.get("type")
+        if kind == "text":
+            if block["text"].strip():  # type: ignore[typeddict-item]
+                texts.append(block["text"])  # type: ignore[typeddict-item]
+        elif kind == "thinking":
+            if block["thinking"].strip():  # type: ignore[typeddict-item]
+                thinking.append(block)
+        elif kind == "toolCall":
+            calls.append(block)
+    text = "\n\n".join(texts)  # blocks split by thinking or tool calls read as paragraphs
+    reasoning_field: str | None = None
+    if thinking and compat["requiresThinkingAsText"]:
+        thinking_text = "\n\n".join(block["thinking"] for block in thinking)
+        text = f"{thinking_text}\n\n{text}" if text else thinking_text
+    elif thinking:
+        signature = thinking[0].get("thinkingSignature")
+        if signature in REASONING_FIELDS:
+            reasoning_field = signature
+    if not text and not calls:
+        return None  # nothing a server would accept (empty or reasoning-only turn)
+    converted: dict[str, Any] = {
+        "role": "assistant",
+        "content": text or ("" if compat["requiresAssistantAfterToolResult"] else None),
+    }
+    if reasoning_field is not None:
+        converted[reasoning_field] = "\n".join(block["thinking"] for block in thinking)
+    if compat["requiresReasoningContentOnAssistantMessages"] and "reasoning_content" not in converted:
+        converted["reasoning_content"] = ""
+    if calls:
+        converted["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": dumps_str(call.get("arguments") or {})},
+            }
+            for call in calls
+        ]
+        details = _reasoning_details(calls)
+        if details:
+            converted["reasoning_details"] = details
+    return converted
+
+
+def _reasoning_details(calls: list[Any]) -> list[dict[str, Any]]:
+    """Encrypted reasoning items (OpenRouter ``reasoning_details``) kept on same-model tool calls."""
+    details: list[dict[str, Any]] = []
+    for call in calls:
+        signature = call.get("thoughtSignature")
+        if not signature:
+            continue
+        try:
+            detail = loads(signature)
+        except ValueError:
+            continue
+        if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted":
+            details.append(detail)
+    return details
+
+
+def _tool_result(message: ToolResultMessage, compat: OpenAICompletionsCompat) -> dict[str, Any]:
+    blocks = message.get("content", [])
+    text = "\n".join(block["text"] for block in blocks if block.get("type") == "text")  # type: ignore[typeddict-item]
+    if not text and any(block.get("type") == "image" for block in blocks):
+        text = IMAGE_ONLY_TOOL_RESULT
+    converted: dict[str, Any] = {"role": "tool", "tool_call_id": message["toolCallId"], "content": text}
+    if compat["requiresToolResultName"] and message.get("toolName"):
+        converted["name"] = message["toolName"]
+    return converted
+
+
+def _has_tool_history(messages: list[Message]) -> bool:
+    for message in messages:
+        if message.get("role") == "toolResult":
+            return True
+        if message.get("role") == "assistant" and any(
+            block.get("type") == "toolCall" for block in message.get("content", []) if isinstance(block, dict)
+        ):
+            return True
+    return False
+
+
+# --- tools ------------------------------------------------------------------------------------
+
+
+def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[dict[str, Any]]:
+    converted: list[dict[str, Any]] = []
+    for tool in tools:
+        function: dict[str, Any] = {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+        }
+        if compat["supportsStrictMode"]:
+            function["strict"] = False
+        converted.append({"type": "function", "function": function})
+    return converted
+
+
+# --- reasoning --------------------------------------------------------------------------------
+
+
+def reasoning_effort_value(model: Model, compat: OpenAICompletionsCompat, level: str) -> str:
+    """What a thinking level is called on the wire: models.json ``thinkingLevelMap`` first, then
+    the compat ``reasoningEffortMap``, else the level itself."""
+    level_map = model.get("thinkingLevelMap") or {}
+    mapped = level_map.get(level)
+    if mapped is not None:
+        return mapped
+    return compat["reasoningEffortMap"].get(level, level)
+
+
+def apply_reasoning(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat, level: str | None) -> None:
+    """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only)."""
+    if not model.get("reasoning"):
+        return
+    effort = reasoning_effort_value(model, compat, level) if level and level != "off" else None
+    enabled = effort is not None
+    fmt = compat["thinkingFormat"]
+    if fmt in ("zai", "qwen"):
+        body["enable_thinking"] = enabled
+    elif fmt == "qwen-chat-template":
+        body["chat_template_kwargs"] = {"enable_thinking": enabled}
+    elif fmt == "deepseek":
+        body["thinking"] = {"type": "enabled" if enabled else "disabled"}
+        if enabled and compat["supportsReasoningEffort"]:
+            body["reasoning_effort"] = effort
+    elif fmt == "together":
+        body["reasoning"] = {"enabled": enabled}
+        if enabled and compat["supportsReasoningEffort"]:
+            body["reasoning_effort"] = effort
+    elif fmt == "openrouter":
+        if enabled:
+            body["reasoning"] = {"effort": effort}
+    elif enabled and compat["supportsReasoningEffort"]:
+        body["reasoning_effort"] = effort
+
+
+# --- gateways and caching ---------------------------------------------------------------------
+
+
+def _apply_routing(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat) -> None:
+    base_url = model.get("baseUrl", "")
+    if "openrouter.ai" in base_url and compat["openRouterRouting"]:
+        body["provider"] = dict(compat["openRouterRouting"])
+    if "ai-gateway.vercel.sh" in base_url:
+        routing = compat["vercelGatewayRouting"]
+        gateway = {key: value for key, value in routing.items() if key in ("only", "order") and value}
+        if gateway:
+            body["providerOptions"] = {"gateway": gateway}
+
+
+def cache_retention(options: StreamOptions) -> CacheRetention:
+    if options.cache_retention is not None:
+        return options.cache_retention
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def _apply_caching(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat, options: StreamOptions) -> None:
+    retention = cache_retention(options)
+    if retention == "none" or options.disable_cache_writes:
+        return
+    if "api.openai.com" in model.get("baseUrl", ""):
+        if options.session_id:
+            body["prompt_cache_key"] = options.session_id
+        if retention == "long":
+            body["prompt_cache_retention"] = "24h"
+    messages = body["messages"]
+    if model.get("provider") == "openrouter" and model["id"].startswith("anthropic/"):
+        _mark_last_text_for_cache(messages)
+    elif compat.get("cacheControlFormat") == "anthropic":
+        if messages and messages[0]["role"] in ("system", "developer") and isinstance(messages[0]["content"], str):
+            messages[0]["content"] = [
+                {"type": "text", "text": messages[0]["content"], "cache_control": dict(_EPHEMERAL)}
+            ]
+        if body.get("tools"):
+            body["tools"][-1]["cache_control"] = dict(_EPHEMERAL)
+        _mark_last_text_for_cache(messages)
+
+
+def _mark_last_text_for_cache(messages: list[dict[str, Any]]) -> None:
+    """Anthropic-style ``cache_control`` on the last text part of the last user/assistant message."""
+    for message in reversed(messages):
+        if message["role"] not in ("user", "assistant"):
+            continue
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            message["content"] = [{"type": "text", "text": content, "cache_control": dict(_EPHEMERAL)}]
+            return
+        if isinstance(content, list):
+            for part in reversed(content):
+                if part.get("type") == "text":
+                    part["cache_control"] = dict(_EPHEMERAL)
+                    return
