@@ -1,0 +1,386 @@
+"""Running compactions for an AgentSession (compaction.md sections 6-8).
+
+``CompactionRunner`` owns the compaction side of a session: manual ``/compact`` (failures raise),
+automatic compaction at the check points (failures are reported through ``compaction_end`` and
+the ``on_failed`` hook and return ``False``), and overflow recovery (compact, then retry once).
+It appends the ``compaction`` entry; the session's ``on_compacted`` hook then replaces the agent's
+messages with the rebuilt context and notifies extensions (``session_compact``).
+
+Extension seams: ``before_compact`` receives the plan (``session_before_compact``) and may cancel
+or return its own summary; ``complete_fn`` replaces the model call (tests use the faux provider).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, TypedDict, cast
+
+from pi_harness.agent.types import AgentMessage
+from pi_harness.ai.abort import AbortController, AbortSignal
+from pi_harness.ai.api import complete_simple
+from pi_harness.ai.types import AssistantMessage, Model, Usage
+from pi_harness.coding.compaction.estimate import estimate_tokens
+from pi_harness.coding.compaction.keys import resolve_api_key
+from pi_harness.coding.compaction.prepare import CompactionPreparation, prepare_compaction
+from pi_harness.coding.compaction.settings import CompactionSettings
+from pi_harness.coding.compaction.summarize import SummarizationAborted, summarize_compaction
+from pi_harness.coding.compaction.trigger import compaction_reason
+from pi_harness.coding.compaction.types import (
+    CompactionEndEvent,
+    CompactionEvent,
+    CompactionReason,
+    CompactionResult,
+    CompleteFn,
+)
+from pi_harness.coding.sessions.entries import CompactionEntry, SessionEntry
+from pi_harness.coding.sessions.store import SessionManager
+
+OVERFLOW_RETRY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+ALREADY_COMPACTED = "Already compacted"
+NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
+COMPACTION_CANCELLED = "Compaction cancelled"
+NO_MODEL_SELECTED = "No model selected"
+
+
+class CompactionError(Exception):
+    """A manual compaction failed; the message is the user-facing reason."""
+
+    def __init__(self, message: str, *, aborted: bool = False) -> None:
+        super().__init__(message)
+        self.aborted = aborted
+
+
+class ExtensionCompaction(TypedDict):
+    summary: str
+    firstKeptEntryId: str
+    tokensBefore: int
+    details: NotRequired[Any]
+    usage: NotRequired[Usage]
+
+
+class BeforeCompactResult(TypedDict, total=False):
+    cancel: bool
+    compaction: ExtensionCompaction
+
+
+@dataclass
+class BeforeCompactEvent:
+    """Payload of the extension event ``session_before_compact``."""
+
+    preparation: CompactionPreparation
+    branch_entries: list[SessionEntry]
+    custom_instructions: str | None
+    signal: AbortSignal
+    reason: CompactionReason
+    will_retry: bool
+
+
+@dataclass
+class CompactionFailure:
+    """Payload of ``session_compact_failed`` (automatic compaction only)."""
+
+    reason: CompactionReason
+    error_message: str | None
+    aborted: bool
+    will_retry: bool
+    from_extension: bool
+
+
+EventSink = Callable[[CompactionEvent], "Awaitable[None] | None"]
+BeforeCompactHook = Callable[[BeforeCompactEvent], Awaitable[BeforeCompactResult | None]]
+CompactedHook = Callable[[CompactionEntry, bool], "Awaitable[None] | None"]
+FailedHook = Callable[[CompactionFailure], "Awaitable[None] | None"]
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """What a check point should do next.
+
+    ``action``: ``none`` (nothing happened), ``compacted`` (continue; kick queued messages),
+    ``retry`` (overflow recovered: run the failed prompt again), ``failed`` (reported already).
+    """
+
+    action: Literal["none", "compacted", "retry", "failed"]
+    reason: Literal["threshold", "overflow"] | None = None
+
+
+async def _maybe_await(value: Awaitable[None] | None) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class CompactionRunner:
+    def __init__(
+        self,
+        session: SessionManager,
+        *,
+        settings: CompactionSettings | None = None,
+        emit: EventSink | None = None,
+        before_compact: BeforeCompactHook | None = None,
+        on_compacted: CompactedHook | None = None,
+        on_failed: FailedHook | None = None,
+        complete_fn: CompleteFn = complete_simple,
+    ) -> None:
+        self.session = session
+        self.settings = settings or CompactionSettings()
+        self.emit = emit
+        self.before_compact = before_compact
+        self.on_compacted = on_compacted
+        self.on_failed = on_failed
+        self.complete_fn = complete_fn
+        self.overflow_recovery_attempted = False
+        self._controller: AbortController | None = None
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._controller is not None
+
+    def abort(self) -> None:
+        """Cancel the running compaction (manual or automatic), if any."""
+        if self._controller is not None:
+            self._controller.abort("Compaction aborted")
+
+    def reset_overflow_recovery(self) -> None:
+        """Call when a response finishes without error or a new user message starts."""
+        self.overflow_recovery_attempted = False
+
+    async def _emit(self, event: CompactionEvent) -> None:
+        if self.emit is not None:
+            await _maybe_await(self.emit(event))
+
+    async def _end(
+        self,
+        reason: CompactionReason,
+        result: CompactionResult | None,
+        *,
+        aborted: bool = False,
+        will_retry: bool = False,
+        error: str | None = None,
+    ) -> None:
+        event: CompactionEndEvent = {
+            "type": "compaction_end",
+            "reason": reason,
+            "result": result,
+            "aborted": aborted,
+            "willRetry": will_retry,
+        }
+        if error is not None:
+            event["errorMessage"] = error
+        await self._emit(event)
+
+    # --- the shared core ----------------------------------------------------------------------
+
+    async def _execute(
+        self,
+        preparation: CompactionPreparation,
+        branch: list[SessionEntry],
+        model: Model,
+        api_key: str,
+        custom_instructions: str | None,
+        reason: CompactionReason,
+        will_retry: bool,
+        signal: AbortSignal,
+    ) -> tuple[CompactionResult, bool]:
+        """Hook, summarise, append, notify. Raises ``_Cancelled`` when cancelled or aborted."""
+        from_extension = False
+        result: CompactionResult | None = None
+        if self.before_compact is not None:
+            event = BeforeCompactEvent(preparation, branch, custom_instructions, signal, reason, will_retry)
+            response = await self.before_compact(event) or {}
+            if response.get("cancel"):
+                raise _Cancelled
+            supplied = response.get("compaction")
+            if supplied is not None:
+                result = cast(CompactionResult, dict(supplied))
+                from_extension = True
+        if result is None:
+            try:
+                result = await summarize_compaction(
+                    preparation,
+                    model,
+                    api_key=api_key or None,
+                    custom_instructions=custom_instructions,
+                    signal=signal,
+                    complete_fn=self.complete_fn,
+                )
+            except SummarizationAborted:
+                raise _Cancelled from None
+        if signal.aborted:
+            raise _Cancelled
+        entry_id = self.session.append_compaction(
+            result["summary"],
+            result["firstKeptEntryId"],
+            result["tokensBefore"],
+            result.get("details"),
+            True if from_extension else None,
+            result.get("usage"),
+        )
+        # A heuristic over the rebuilt context: usage kept from before the compaction would overstate it.
+        result["estimatedTokensAfter"] = sum(estimate_tokens(m) for m in self.session.build_session_context().messages)
+        if self.on_compacted is not None:
+            entry = cast(CompactionEntry, self.session.get_entry(entry_id))
+            await _maybe_await(self.on_compacted(entry, from_extension))
+        return result, from_extension
+
+    def _start(self) -> AbortSignal:
+        controller = AbortController()
+        self._controller = controller
+        return controller.signal
+
+    # --- manual -------------------------------------------------------------------------------
+
+    async def compact(
+        self, model: Model | None, api_key: str | None = None, custom_instructions: str | None = None
+    ) -> CompactionResult:
+        """``/compact``: raises ``CompactionError`` (``Compaction failed: …`` is reported in the event)."""
+        if self.is_compacting:
+            raise CompactionError("Compaction already in progress")
+        signal = self._start()
+        await self._emit({"type": "compaction_start", "reason": "manual"})
+        try:
+            if model is None:
+                raise CompactionError(NO_MODEL_SELECTED)
+            key = resolve_api_key(model, api_key)
+            if key is None:
+                raise CompactionError(f"No API key for {model['provider']}")
+            branch = self.session.get_branch()
+            preparation = prepare_compaction(branch, self.settings)
+            if preparation is None:
+                last_is_compaction = bool(branch) and branch[-1]["type"] == "compaction"
+                raise CompactionError(ALREADY_COMPACTED if last_is_compaction else NOTHING_TO_COMPACT)
+            try:
+                result, _ = await self._execute(
+                    preparation, branch, model, key, custom_instructions, "manual", False, signal
+                )
+            except _Cancelled:
+                raise CompactionError(COMPACTION_CANCELLED, aborted=True) from None
+        except Exception as error:
+            aborted = isinstance(error, CompactionError) and error.aborted
+            await self._end("manual", None, aborted=aborted, error=f"Compaction failed: {error}")
+            if isinstance(error, CompactionError):
+                raise
+            raise CompactionError(str(error)) from error
+        finally:
+            self._controller = None
+        await self._end("manual", result)
+        return result
+
+    # --- automatic ----------------------------------------------------------------------------
+
+    async def run_auto(
+        self,
+        reason: Literal["threshold", "overflow"],
+        model: Model | None,
+        api_key: str | None = None,
+        *,
+        will_retry: bool = False,
+    ) -> bool:
+        """Automatic compaction; never raises. True when a compaction entry was written."""
+        if self.is_compacting:
+            return False
+        signal = self._start()
+        from_extension = False
+        try:
+            await self._emit({"type": "compaction_start", "reason": reason})
+            key = resolve_api_key(model, api_key) if model is not None else None
+            branch = self.session.get_branch()
+            preparation = prepare_compaction(branch, self.settings) if key is not None else None
+            if model is None or key is None or preparation is None:
+                await self._end(reason, None)
+                return False
+            try:
+                result, from_extension = await self._execute(
+                    preparation, branch, model, key, None, reason, will_retry, signal
+                )
+            except _Cancelled:
+                await self._end(reason, None, aborted=True)
+                return False
+        except Exception as error:
+            message = f"Auto-compaction failed: {error or 'compaction failed'}"
+            await self._end(reason, None, error=message)
+            if self.on_failed is not None:
+                failure = CompactionFailure(reason, message, False, False, from_extension)
+                await _maybe_await(self.on_failed(failure))
+            return False
+        finally:
+            self._controller = None
+        await self._end(reason, result, will_retry=will_retry)
+        return True
+
+    async def check(
+        self,
+        assistant: AssistantMessage,
+        model: Model | None,
+        api_key: str | None = None,
+        *,
+        messages: Sequence[AgentMessage | dict[str, Any]] = (),
+        before_prompt: bool = False,
+        requested_max_tokens: int | None = None,
+    ) -> CheckOutcome:
+        """A check point (compaction.md 3.2) looking at ``assistant``: compact if the guards say so."""
+        projection = self.session.build_session_projection()
+        reason = compaction_reason(
+            assistant,
+            settings=self.settings,
+            model=model,
+            latest_compaction=projection.compaction,
+            messages=messages or projection.messages,
+            before_prompt=before_prompt,
+            requested_max_tokens=requested_max_tokens,
+        )
+        if reason is None:
+            return CheckOutcome("none")
+        if reason == "overflow":
+            return await self.recover_from_overflow(assistant, model, api_key)
+        compacted = await self.run_auto("threshold", model, api_key)
+        return CheckOutcome("compacted" if compacted else "failed", "threshold")
+
+    async def recover_from_overflow(
+        self, assistant: AssistantMessage, model: Model | None, api_key: str | None = None
+    ) -> CheckOutcome:
+        """Compact and retry once (compaction.md 6).
+
+        A failed response (error or length stop) is omitted from later contexts with
+        ``context_edit`` entries, compacted away and retried; a second overflow after a recovery is
+        reported and not retried. A successful response that merely overflowed is compacted but
+        not retried.
+        """
+        if assistant.get("stopReason") not in ("error", "length"):
+            compacted = await self.run_auto("overflow", model, api_key, will_retry=False)
+            return CheckOutcome("compacted" if compacted else "failed", "overflow")
+        if self.overflow_recovery_attempted:
+            await self._end("overflow", None, error=OVERFLOW_RETRY_FAILED)
+            return CheckOutcome("failed", "overflow")
+        self.overflow_recovery_attempted = True
+        entry_id = self._entry_of(assistant)
+        if entry_id is not None:
+            self.session.omit_failed_attempt(entry_id)
+        compacted = await self.run_auto("overflow", model, api_key, will_retry=True)
+        return CheckOutcome("retry" if compacted else "failed", "overflow")
+
+    def _entry_of(self, assistant: AssistantMessage) -> str | None:
+        """The id of the entry that stores ``assistant`` on the active branch, if it was persisted."""
+        for entry in reversed(self.session.get_branch()):
+            entry_id: str = entry["id"]
+            message = entry.get("message") if entry["type"] == "message" else None
+            if message is assistant:
+                return entry_id
+            if (
+                isinstance(message, dict)
+                and message.get("role") == "assistant"
+                and message.get("timestamp") == assistant.get("timestamp")
+                and message.get("stopReason") == assistant.get("stopReason")
+            ):
+                return entry_id
+        return None

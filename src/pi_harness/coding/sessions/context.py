@@ -1,0 +1,219 @@
+"""Rebuilding the model context from the active path (sessions.md section 7).
+
+The projection keeps, in order: the summary of the latest compaction on the path (if any), the
+entries the compaction kept (from ``firstKeptEntryId``), every entry after it, converted to
+agent messages; then the path's ``context_edit`` entries omit or rewrite their targets. It also
+reports the thinking level, the model in force at the leaf and the replayed system state.
+
+Stored message dicts are returned as they are (not copied); only edited or normalised messages
+are new dicts, so callers must not mutate the messages they get.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, cast
+
+from pi_harness.agent.types import AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage
+from pi_harness.coding.sessions.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEditReplacement,
+    CustomMessageEntry,
+    SessionEntry,
+)
+from pi_harness.coding.sessions.ids import iso_to_ms
+from pi_harness.coding.sessions.system_messages import SystemState, replay_system_messages
+
+DEFAULT_THINKING_LEVEL = "off"
+_STRING_CONTENT_ROLES = frozenset({"user", "custom", "system"})
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+class ModelRef(TypedDict):
+    provider: str
+    modelId: str
+
+
+@dataclass
+class SessionContext:
+    """``buildSessionContext()``: what the agent needs to continue the session."""
+
+    messages: list[AgentMessage] = field(default_factory=list)
+    thinking_level: str = DEFAULT_THINKING_LEVEL
+    model: ModelRef | None = None
+
+
+@dataclass
+class SessionProjection(SessionContext):
+    """(1.4.0) ``buildSessionProjection()``: the context plus where each message came from.
+
+    ``entries[i]`` is the entry that produced ``messages[i]`` (the compaction entry for the
+    summary message). ``path`` is the whole active path, ``compaction`` the latest compaction on
+    it, and ``system`` the prompt sections and tools replayed from its system messages.
+    """
+
+    entries: list[SessionEntry] = field(default_factory=list)
+    path: list[SessionEntry] = field(default_factory=list)
+    compaction: CompactionEntry | None = None
+    system: SystemState = field(default_factory=SystemState)
+
+    def context(self) -> SessionContext:
+        return SessionContext(self.messages, self.thinking_level, self.model)
+
+
+def _normalised(message: Any) -> AgentMessage:
+    if message.get("content") is None and message.get("role") in (*_STRING_CONTENT_ROLES, "assistant", "toolResult"):
+        empty: str | list[Any] = "" if message.get("role") in _STRING_CONTENT_ROLES else []
+        return cast(AgentMessage, {**message, "content": empty})
+    return cast(AgentMessage, message)
+
+
+def custom_message_from_entry(entry: CustomMessageEntry) -> CustomMessage:
+    message: CustomMessage = {
+        "role": "custom",
+        "customType": entry["customType"],
+        "content": entry.get("content") or "",
+        "display": bool(entry.get("display", True)),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+    if "details" in entry:
+        message["details"] = entry["details"]
+    return message
+
+
+def branch_summary_message(entry: BranchSummaryEntry) -> BranchSummaryMessage:
+    return {
+        "role": "branchSummary",
+        "summary": entry["summary"],
+        "fromId": entry.get("fromId", ""),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def compaction_summary_message(entry: CompactionEntry) -> CompactionSummaryMessage:
+    return {
+        "role": "compactionSummary",
+        "summary": entry.get("summary", ""),
+        "tokensBefore": entry.get("tokensBefore", 0),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
+    """Section 7.2: the message an entry contributes to the context, if any."""
+    kind = entry["type"]
+    if kind == "message":
+        message = entry.get("message")
+        return _normalised(message) if isinstance(message, dict) else None
+    if kind == "custom_message":
+        return custom_message_from_entry(entry)  # type: ignore[arg-type]
+    if kind == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry)  # type: ignore[arg-type]
+    return None
+
+
+def model_of(entry: SessionEntry) -> ModelRef | None:
+    """The model an entry sets: a ``model_change`` or the model that wrote an assistant message."""
+    if entry["type"] == "model_change":
+        change = cast(dict[str, Any], entry)
+        return {"provider": str(change.get("provider", "")), "modelId": str(change.get("modelId", ""))}
+    if entry["type"] == "message":
+        message = cast(dict[str, Any], entry).get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            return {"provider": str(message.get("provider", "")), "modelId": str(message.get("model", ""))}
+    return None
+
+
+def _edit_content(message: AgentMessage, replacement: ContextEditReplacement) -> AgentMessage:
+    content = replacement.get("content")
+    if isinstance(content, str) and message.get("role") in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]
+    return cast(AgentMessage, {**message, "content": content})
+
+
+def _is_editable(entry: SessionEntry) -> bool:
+    if entry["type"] == "custom_message":
+        return True
+    if entry["type"] == "message":
+        message = entry.get("message")
+        return isinstance(message, dict) and message.get("role") in _EDITABLE_ROLES
+    return False
+
+
+def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
+    """Project the active ``path`` (root → leaf) into the model context."""
+    projection = SessionProjection(path=list(path))
+    compaction_index = -1
+    model_entry: SessionEntry | None = None
+    edits: dict[str, ContextEditReplacement | None] = {}
+    system_messages: list[AgentMessage] = []
+    for index, entry in enumerate(path):
+        kind = entry["type"]
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict):
+                role = message.get("role")
+                if role == "assistant":
+                    model_entry = entry
+                elif role == "system":
+                    system_messages.append(cast(AgentMessage, message))
+        elif kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                projection.thinking_level = level
+        elif kind == "model_change":
+            model_entry = entry
+        elif kind == "compaction":
+            compaction_index = index
+        elif kind == "context_edit":
+            target = entry.get("targetId")
+            if isinstance(target, str):
+                edits[target] = entry.get("replacement")  # type: ignore[assignment]
+    projection.model = model_of(model_entry) if model_entry is not None else None
+    projection.system = replay_system_messages(system_messages)
+
+    messages = projection.messages
+    sources = projection.entries
+
+    def keep(entries: Sequence[SessionEntry]) -> None:
+        for entry in entries:
+            if entry["type"] == "message" and not edits:
+                # Fast path for the common case: a stored message used as it is.
+                stored: Any = entry.get("message")
+                if isinstance(stored, dict) and stored.get("content") is not None:
+                    messages.append(stored)  # type: ignore[arg-type]
+                    sources.append(entry)
+                    continue
+            message = entry_to_message(entry)
+            if message is None:
+                continue
+            if edits and entry["id"] in edits and _is_editable(entry):
+                replacement = edits[entry["id"]]
+                if replacement is None:
+                    continue
+                message = _edit_content(message, replacement)
+            messages.append(message)
+            sources.append(entry)
+
+    if compaction_index < 0:
+        keep(path)
+        return projection
+    compaction = cast(CompactionEntry, path[compaction_index])
+    projection.compaction = compaction
+    messages.append(compaction_summary_message(compaction))
+    sources.append(compaction)
+    first_kept = compaction.get("firstKeptEntryId")
+    start = compaction_index
+    for index in range(compaction_index):
+        if path[index]["id"] == first_kept:
+            start = index
+            break
+    keep(path[start:compaction_index])
+    keep(path[compaction_index + 1 :])
+    return projection
+
+
+def build_session_context(path: Sequence[SessionEntry]) -> SessionContext:
+    return build_session_projection(path).context()
