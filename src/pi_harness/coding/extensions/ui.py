@@ -2,7 +2,8 @@
 
 ``HeadlessUI`` is what print and JSON modes get: every dialog resolves to its documented default
 (``None``/``False``), so gates that need a decision fail closed. Interactive and RPC modes provide
-their own implementations of ``ExtensionUI``.
+their own implementations of ``ExtensionUI``. Dialog ``timeout`` values are in seconds (the RPC
+protocol carries milliseconds on the wire).
 """
 
 from __future__ import annotations

@@ -1,0 +1,78 @@
+"""What print and JSON mode share: running the initial prompts, signals, error reporting."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_harness.coding.session.agent_session import AgentSession
+
+SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
+
+
+@dataclass
+class PromptInput:
+    text: str
+    images: list[dict[str, Any]] = field(default_factory=list)
+
+
+def report_extension_errors_to_stderr(session: AgentSession) -> None:
+    def report(record: Any) -> None:
+        print(f"Extension error ({record.extension_path}): {record.error}", file=sys.stderr, flush=True)
+
+    session.extensions.on_error(report)
+
+
+async def run_prompts(session: AgentSession, prompts: list[PromptInput]) -> None:
+    """Send each prompt after the previous run settled; a raised error stops the sequence."""
+    for item in prompts:
+        await session.prompt(item.text, images=item.images or None, source="interactive")  # type: ignore[arg-type]
+
+
+def last_assistant(session: AgentSession) -> dict[str, Any] | None:
+    for message in reversed(session.get_messages()):
+        if message.get("role") == "assistant":
+            return message  # type: ignore[return-value]
+    return None
+
+
+class SignalExit(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(f"terminated by signal (exit {code})")
+        self.code = code
+
+
+async def run_with_signal_shutdown(work: Awaitable[int], shutdown: Callable[[], Awaitable[None]]) -> int:
+    """Run ``work``; SIGTERM/SIGHUP abort it, run ``shutdown`` and give 143/129."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(work)
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if not received:
+            received.append(SIGNAL_EXIT_CODES[signal.Signals(signum)])
+            task.cancel()
+
+    installed = []
+    for signum in SIGNAL_EXIT_CODES:
+        try:
+            loop.add_signal_handler(signum, on_signal, signum)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if not received:
+                raise
+        await shutdown()
+        return received[0]
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)

@@ -1,0 +1,49 @@
+"""JSON mode (modes-and-cli.md section 7): the session header, then every event as a JSON line.
+
+Failures of the assistant are only visible in the stream (exit 0); a prompt that raises exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.cli.modes.common import (
+    PromptInput,
+    report_extension_errors_to_stderr,
+    run_prompts,
+    run_with_signal_shutdown,
+)
+from pi_harness.cli.records import event_record
+
+if TYPE_CHECKING:
+    from pi_harness.cli.output import RecordWriter
+    from pi_harness.coding.session.runtime import AgentSessionRuntime
+
+
+async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput], writer: RecordWriter) -> int:
+    session = runtime.session
+    header = session.session_manager.get_header()
+    if header:
+        writer.write(dict(header))
+    report_extension_errors_to_stderr(session)
+
+    def on_event(event: dict[str, Any]) -> None:
+        writer.write(event_record(event))
+
+    session.subscribe(on_event)
+    await session.bind_extensions(ui=None, has_ui=False, mode="json")
+
+    async def work() -> int:
+        try:
+            await run_prompts(runtime.session, prompts)
+        except Exception as exc:
+            print(str(exc), file=sys.stderr, flush=True)
+            return 1
+        return 0
+
+    try:
+        return await run_with_signal_shutdown(work(), runtime.shutdown)
+    finally:
+        await runtime.shutdown()
+        await writer.flush()

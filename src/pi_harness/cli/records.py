@@ -1,0 +1,32 @@
+"""Session events as JSON records (modes-and-cli.md section 7).
+
+``message_update`` records are delta-only: the cumulative ``message`` and the
+``assistantMessageEvent.partial`` snapshot are dropped, ``usage`` carries the latest cumulative
+provider usage, and a ``toolcall_start`` additionally names the call (``id``, ``toolName``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def event_record(event: dict[str, Any]) -> dict[str, Any]:
+    if event.get("type") != "message_update":
+        return event
+    inner = dict(event.get("assistantMessageEvent") or {})
+    partial = inner.pop("partial", None) or event.get("message") or {}
+    if inner.get("type") == "toolcall_start":
+        index = inner.get("contentIndex")
+        content = partial.get("content") if isinstance(partial, dict) else None
+        if isinstance(index, int) and isinstance(content, list) and 0 <= index < len(content):
+            block = content[index]
+            inner["id"] = block.get("id")
+            inner["toolName"] = block.get("name")
+    record: dict[str, Any] = {"type": "message_update"}
+    usage = partial.get("usage") if isinstance(partial, dict) else None
+    if usage is not None:
+        record["usage"] = usage
+    record["assistantMessageEvent"] = inner
+    if "runId" in event:
+        record["runId"] = event["runId"]
+    return record

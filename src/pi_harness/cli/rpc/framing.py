@@ -1,0 +1,48 @@
+"""Strict LF framing of the RPC input (modes-and-cli.md section 8.1).
+
+Records are split on ``\\n`` only (one trailing ``\\r`` stripped), never on U+2028/U+2029 which
+are legal inside JSON strings; bytes are decoded as UTF-8 only once a whole line is there, so a
+multi-byte character split across reads is fine; a final unterminated line at EOF still counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+
+class LineSplitter:
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def feed(self, chunk: bytes) -> list[str]:
+        self._buffer += chunk
+        lines: list[str] = []
+        while True:
+            index = self._buffer.find(b"\n")
+            if index < 0:
+                return lines
+            raw = bytes(self._buffer[:index])
+            del self._buffer[: index + 1]
+            lines.append(_decode(raw))
+
+    def finish(self) -> list[str]:
+        if not self._buffer:
+            return []
+        raw = bytes(self._buffer)
+        self._buffer.clear()
+        return [_decode(raw)]
+
+
+def _decode(raw: bytes) -> str:
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    return raw.decode("utf-8", errors="replace")
+
+
+async def read_lines(read_chunk: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    splitter = LineSplitter()
+    async for chunk in read_chunk:
+        for line in splitter.feed(chunk):
+            yield line
+    for line in splitter.finish():
+        yield line

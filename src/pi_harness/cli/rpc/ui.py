@@ -1,0 +1,163 @@
+"""``ctx.ui`` over RPC (modes-and-cli.md section 8.7).
+
+Dialogs become ``extension_ui_request`` records answered by the client with
+``extension_ui_response``; timeouts and abort signals are resolved on our side, so a client that
+never answers cannot hang an extension beyond its timeout. Fire-and-forget requests (notify,
+status, widget, title, editor text) need no answer; TUI-only features degrade to no-ops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pi_harness.ai.abort import AbortSignal
+
+_NO_ANSWER = object()
+
+
+class RpcExtensionUI:
+    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+        self._send = send
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+
+    def handle_response(self, record: dict[str, Any]) -> None:
+        """An ``extension_ui_response`` from the client; unknown ids are ignored."""
+        future = self._pending.pop(str(record.get("id")), None)
+        if future is not None and not future.done():
+            future.set_result(record)
+
+    async def _ask(self, method: str, fields: dict[str, Any], signal: AbortSignal | None, timeout: float | None) -> Any:
+        if signal is not None and signal.aborted:
+            return _NO_ANSWER
+        request_id = str(uuid.uuid4())
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        record = {"type": "extension_ui_request", "id": request_id, "method": method, **fields}
+        if timeout is not None:
+            record["timeout"] = int(timeout * 1000)  # the protocol speaks milliseconds
+        self._send(record)
+        waiters: set[asyncio.Future[Any]] = {future}
+        abort_waiter: asyncio.Future[None] | None = None
+        if signal is not None:
+            abort_waiter = asyncio.ensure_future(signal.wait())
+            waiters.add(abort_waiter)
+        try:
+            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if abort_waiter is not None:
+                abort_waiter.cancel()
+            self._pending.pop(request_id, None)
+        if future in done:
+            answer = future.result()
+            if answer.get("cancelled"):
+                return _NO_ANSWER
+            return answer
+        return _NO_ANSWER
+
+    async def select(
+        self, title: str, options: list[str], *, signal: AbortSignal | None = None, timeout: float | None = None
+    ) -> str | None:
+        answer = await self._ask("select", {"title": title, "options": list(options)}, signal, timeout)
+        value = None if answer is _NO_ANSWER else answer.get("value")
+        return value if isinstance(value, str) else None
+
+    async def confirm(
+        self, title: str, message: str = "", *, signal: AbortSignal | None = None, timeout: float | None = None
+    ) -> bool:
+        answer = await self._ask("confirm", {"title": title, "message": message}, signal, timeout)
+        return answer is not _NO_ANSWER and answer.get("confirmed") is True
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
+    ) -> str | None:
+        fields: dict[str, Any] = {"title": title}
+        if placeholder is not None:
+            fields["placeholder"] = placeholder
+        answer = await self._ask("input", fields, signal, timeout)
+        value = None if answer is _NO_ANSWER else answer.get("value")
+        return value if isinstance(value, str) else None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        fields: dict[str, Any] = {"title": title}
+        if prefill is not None:
+            fields["prefill"] = prefill
+        answer = await self._ask("editor", fields, None, None)
+        value = None if answer is _NO_ANSWER else answer.get("value")
+        return value if isinstance(value, str) else None
+
+    def notify(self, message: str, type: str = "info") -> None:
+        self._send(
+            {
+                "type": "extension_ui_request",
+                "id": str(uuid.uuid4()),
+                "method": "notify",
+                "message": message,
+                "notifyType": type,
+            }
+        )
+
+    def set_status(self, key: str, text: str | None) -> None:
+        record: dict[str, Any] = {
+            "type": "extension_ui_request",
+            "id": str(uuid.uuid4()),
+            "method": "setStatus",
+            "statusKey": key,
+        }
+        if text is not None:
+            record["statusText"] = text
+        self._send(record)
+
+    def set_widget(self, key: str, lines: Any, *, placement: str = "aboveEditor") -> None:
+        record: dict[str, Any] = {
+            "type": "extension_ui_request",
+            "id": str(uuid.uuid4()),
+            "method": "setWidget",
+            "widgetKey": key,
+            "widgetPlacement": placement,
+        }
+        if isinstance(lines, list) and all(isinstance(line, str) for line in lines):
+            record["widgetLines"] = lines
+        elif lines is not None:
+            return  # component factories cannot cross the protocol
+        self._send(record)
+
+    def set_title(self, title: str) -> None:
+        self._send({"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": "setTitle", "title": title})
+
+    def set_editor_text(self, text: str) -> None:
+        self._send({"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": "set_editor_text", "text": text})
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    def set_working_message(self, text: str | None = None) -> None:
+        return None
+
+    async def custom(self, factory: Any, **options: Any) -> Any:
+        return None
+
+    def get_tools_expanded(self) -> bool:
+        return False
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        return None
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "Theme switching not supported in RPC mode"}
+
+    def get_all_themes(self) -> list[Any]:
+        return []
+
+    def get_theme(self) -> None:
+        return None
