@@ -45,8 +45,9 @@ async def test_rpc_ui_dialogs_answered_timed_out_and_aborted() -> None:
         ui.handle_response({"type": "extension_ui_response", "id": "unknown", "value": "x"})  # ignored
         ui.handle_response({"type": "extension_ui_response", "id": sent[0]["id"], "value": "Yes"})
 
-    asyncio.ensure_future(answer_later())
+    answering = asyncio.ensure_future(answer_later())
     assert await ui.select("Allow?", ["Yes", "No"]) == "Yes"
+    await answering
     assert sent[0]["method"] == "select" and sent[0]["options"] == ["Yes", "No"] and "timeout" not in sent[0]
 
     assert await ui.confirm("Sure?", "really", timeout=0.05) is False
@@ -61,8 +62,9 @@ async def test_rpc_ui_dialogs_answered_timed_out_and_aborted() -> None:
         await asyncio.sleep(0.01)
         ui.handle_response({"type": "extension_ui_response", "id": sent[2]["id"], "cancelled": True})
 
-    asyncio.ensure_future(cancel_later())
+    cancelling = asyncio.ensure_future(cancel_later())
     assert await ui.editor("Edit", "text") is None
+    await cancelling
     ui.notify("hi", "warning")
     ui.set_status("k", None)
     ui.set_widget("w", ["a", "b"])
