@@ -1,19 +1,201 @@
-"""The ``pi`` command."""
+"""The ``pi`` command: process setup, subcommands, argument checks, then the session run.
+
+Startup order (modes-and-cli.md section 4), the part that needs no agent session:
+
+1. ``setup_process``: process markers, quiet warnings, offline environment.
+2. Subcommands (``auth``, ``config``; package commands are not supported yet) - nothing else runs.
+3. Parse; error diagnostics exit 1, warnings are printed. ``--version`` and ``--help`` print and
+   exit 0.
+4. Argument combinations: ``--fork``/``--session-id`` conflicts, RPC with ``@file`` (exit 1).
+5. ``--list-models [search]`` prints the table and exits 0.
+6. Everything else: ``pi_harness.cli.run.run_session(parsed)`` (mode selection, stdout takeover,
+   services, session, dispatch).
+
+Imports are lazy so that ``pi --version`` and ``pi --help`` load no provider, TUI or session
+code. An uncaught exception is recorded in ``<agentDir>/crashes.json`` and exits 1.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from pi_harness.cli import timing
+from pi_harness.cli.args import ParsedArgs, parse_args, rpc_file_args_error
+from pi_harness.cli.diagnostics import Diagnostic, report_diagnostics
+
+OFFLINE_ENV = "PI_OFFLINE"
+SKIP_VERSION_CHECK_ENV = "PI_SKIP_VERSION_CHECK"
+PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list")
+UNSUPPORTED_COMMANDS = (*PACKAGE_COMMANDS, "mcp")
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("--version", "-v"):
-        from pi_harness.__about__ import __version__
+def _options_part(argv: Sequence[str]) -> Sequence[str]:
+    return argv[: list(argv).index("--")] if "--" in argv else argv
 
-        print(__version__)
-        return 0
-    print("pi-harness: only --version is available in this build", file=sys.stderr)
+
+def setup_process(argv: Sequence[str] = (), *, quiet_warnings: bool = True) -> None:
+    """Pi's ``setupCli`` plus step 1 of ``main``.
+
+    Sets the process markers ``PI_CODING_AGENT=true`` and ``AI_AGENT=pi`` (inherited by tools),
+    hides Python warnings unless the user asked for them (``-W``/``PYTHONWARNINGS``), and with
+    ``--offline`` or a truthy ``PI_OFFLINE`` sets ``PI_OFFLINE=1`` and ``PI_SKIP_VERSION_CHECK=1``.
+    """
+    os.environ["PI_CODING_AGENT"] = "true"
+    os.environ["AI_AGENT"] = "pi"
+    if quiet_warnings and not sys.warnoptions:
+        warnings.simplefilter("ignore")
+    offline_env = os.environ.get(OFFLINE_ENV, "").strip().lower() in ("1", "true", "yes")
+    if "--offline" in _options_part(argv) or offline_env:
+        os.environ[OFFLINE_ENV] = "1"
+        os.environ[SKIP_VERSION_CHECK_ENV] = "1"
+
+
+def dispatch_subcommand(argv: Sequence[str]) -> int | None:
+    """Run a subcommand named by the first argument; ``None`` when there is none."""
+    if not argv:
+        return None
+    command, rest = argv[0], list(argv[1:])
+    if command == "auth":
+        from pi_harness.cli.subcommands.auth import run_auth_command
+
+        return run_auth_command(rest)
+    if command == "config":
+        from pi_harness.cli.subcommands.config import run_config_command
+
+        return run_config_command(rest)
+    if command in UNSUPPORTED_COMMANDS:
+        print(
+            f'Error: "pi {command}" is not supported in pi-harness yet. '
+            "Configure extensions, skills and prompts by path in settings.json or with -e/--skill/--prompt-template.",
+            file=sys.stderr,
+        )
+        return 1
+    return None
+
+
+def invocation_errors(parsed: ParsedArgs) -> list[Diagnostic]:
+    """Step 4: combinations that are argument errors (exit 1)."""
+    from pi_harness.cli.session_selection import session_flag_conflicts, session_id_error
+
+    problems = session_flag_conflicts(parsed)
+    id_error = session_id_error(parsed) if not problems else None
+    if id_error is not None:
+        problems.append(id_error)
+    rpc_error = rpc_file_args_error(parsed)
+    if rpc_error is not None:
+        problems.append(rpc_error)
+    return problems
+
+
+def _version() -> str:
+    from pi_harness.__about__ import __version__
+
+    return __version__
+
+
+def _list_models(parsed: ParsedArgs) -> int:
+    from pi_harness.cli.list_models import list_models
+    from pi_harness.coding.config.paths import agent_dir
+    from pi_harness.coding.model_runtime import ModelRuntime
+
+    runtime = ModelRuntime.create(agent_dir())
+    for error in runtime.errors:
+        print(f"Warning: {error}", file=sys.stderr)
+    return list_models(runtime, parsed.list_models_search)
+
+
+def _run_session(parsed: ParsedArgs) -> int:
+    import asyncio
+    import importlib
+    import inspect
+
+    try:
+        # Looked up by name: the session runner is a separate module that may be absent.
+        run_session = importlib.import_module("pi_harness.cli.run").run_session
+    except ModuleNotFoundError as exc:
+        if exc.name != "pi_harness.cli.run":
+            raise
+        print("Error: running a session is not available in this build of pi-harness", file=sys.stderr)
+        return 1
+    result: Any = run_session(parsed)
+    if inspect.isawaitable(result):
+
+        async def wait() -> Any:
+            return await result
+
+        result = asyncio.run(wait())
+    return int(result or 0)
+
+
+def _crash(error: BaseException) -> int:
+    import traceback
+
+    from pi_harness.cli.crash_log import record_crash
+
+    path = record_crash(error)
+    traceback.print_exception(error, file=sys.stderr)
+    where = f" (recorded in {path})" if path is not None else ""
+    print(f"pi-harness crashed: {type(error).__name__}: {error}{where}", file=sys.stderr)
     return 1
+
+
+def run(argv: Sequence[str]) -> int:
+    timing.start()
+    setup_process(argv)
+    timing.mark("setupCli")
+    code = dispatch_subcommand(argv)
+    if code is not None:
+        return code
+    parsed = parse_args(argv)
+    timing.mark("parseArgs")
+    if report_diagnostics(parsed.diagnostics):
+        return 1
+    if parsed.version:
+        print(_version())
+        return 0
+    if parsed.help:
+        from pi_harness.cli.help import format_help
+
+        sys.stdout.write(format_help(_version()))
+        return 0
+    if report_diagnostics(invocation_errors(parsed)):
+        return 1
+    if parsed.list_models:
+        code = _list_models(parsed)
+        timing.mark("listModels")
+        return code
+    return _run_session(parsed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (``pi config | head``): exit 1, no crash report.
+        _silence_stdout()
+        return 1
+    except Exception as error:
+        return _crash(error)
+    finally:
+        timing.print_timings()
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's own flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""Subcommands that run instead of a session (``pi auth …``, ``pi config …``)."""

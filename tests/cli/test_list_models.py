@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _cli_helpers import RunPi
+
+from pi_harness.cli.list_models import format_token_count, fuzzy_filter, fuzzy_matches
+
+MODELS = {
+    "providers": {
+        "local": {
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "api": "openai-completions",
+            "apiKey": "local-key",
+            "models": [
+                {"id": "qwen3-coder", "reasoning": True, "input": ["text", "image"], "contextWindow": 262144},
+                {"id": "tiny", "contextWindow": 8192, "maxTokens": 1000},
+            ],
+        }
+    }
+}
+
+
+@pytest.fixture
+def custom_models(agent_dir: Path) -> Path:
+    path = agent_dir / "models.json"
+    path.write_text(json.dumps(MODELS))
+    return path
+
+
+def test_table_of_a_custom_provider(run_pi: RunPi, custom_models: Path) -> None:
+    result = run_pi("--list-models")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "provider  model        context  max-out  thinking  images",
+        "local     qwen3-coder  262.1K   16.4K    yes       yes   ",
+        "local     tiny         8.2K     1K       no        no    ",
+    ]
+
+
+def test_fuzzy_search(run_pi: RunPi, custom_models: Path) -> None:
+    result = run_pi("--list-models", "qcoder")
+    assert result.returncode == 0
+    assert [line.split()[1] for line in result.stdout.splitlines()] == ["model", "qwen3-coder"]
+
+    result = run_pi("--list-models", "zzz")
+    assert result.returncode == 0
+    assert result.stdout == 'No models matching "zzz"\n'
+
+
+def test_no_models_without_credentials(run_pi: RunPi) -> None:
+    result = run_pi("--list-models")
+    assert result.returncode == 0
+    assert result.stdout == "No models available. Set API keys in environment variables.\n"
+
+
+def test_environment_keys_make_catalogue_models_available(run_pi: RunPi) -> None:
+    result = run_pi("--list-models", "gpt", env={"OPENAI_API_KEY": "k"})
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("provider")
+    assert len(lines) > 2
+    assert all(line.startswith("openai ") for line in lines[1:])
+
+
+def test_broken_models_json_is_a_warning(run_pi: RunPi, agent_dir: Path) -> None:
+    (agent_dir / "models.json").write_text("{nope")
+    result = run_pi("--list-models")
+    assert result.returncode == 0
+    assert result.stderr.startswith("Warning: Failed to parse models.json:")
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [(999, "999"), (1000, "1K"), (128000, "128K"), (262144, "262.1K"), (1_000_000, "1M"), (1_048_576, "1.0M")],
+)
+def test_token_counts(count: int, text: str) -> None:
+    assert format_token_count(count) == text
+
+
+def test_fuzzy_matching() -> None:
+    assert fuzzy_matches("cs4", "anthropic claude-sonnet-4")
+    assert fuzzy_matches("GPT", "openai gpt-5")
+    assert not fuzzy_matches("5gpt", "openai gpt-4o")
+    assert fuzzy_matches("4gpt", "openai gpt-4o")  # letters/digits swap
+    items = ["openai gpt-5", "anthropic claude-sonnet-4", "google gemini-2.5-pro"]
+    assert fuzzy_filter(items, "an son", lambda s: s) == ["anthropic claude-sonnet-4"]
+    assert fuzzy_filter(items, "  ", lambda s: s) == items
