@@ -1,0 +1,223 @@
+"""The ``bash`` tool (tools.md section 6) and the command runner it shares with user ``!cmd``.
+
+Output is streamed to ``on_update`` (at most every 50 ms; each update replaces the previous one),
+only its tail is kept in memory and the whole of a long output is saved to a temp file named in
+the result. Every outcome except exit code 0 fails the call with the output plus a status line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.coding.tools.bash_output import CommandOutput, OutputCollector
+from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
+from pi_harness.coding.tools.options import SpawnContext, ToolOptions
+from pi_harness.coding.tools.results import ToolError, format_number, text_result
+from pi_harness.coding.tools.shell import build_command_env, prepare_command
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
+UPDATE_INTERVAL_SECONDS = 0.05
+
+BASH_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The bash command line to execute."},
+        "timeout": {
+            "type": "number",
+            "description": "Optional limit in seconds after which the command is killed (no limit by default).",
+        },
+    },
+    "required": ["command"],
+}
+
+BASH_DESCRIPTION = (
+    "Execute a bash command in the current working directory and return its combined stdout and stderr. "
+    f"Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are returned, "
+    "whichever limit is hit first; when output is cut, the complete output is saved to a temporary file "
+    "whose path is given. You may pass a timeout in seconds."
+)
+
+
+@dataclass
+class BashRun:
+    output: CommandOutput
+    exit_code: int | None
+    aborted: bool = False
+    timeout_text: str | None = None  # "<secs>" when the command timed out
+
+
+class UpdateThrottle:
+    """Calls ``emit`` at most once per interval, trailing edge included (no update is lost)."""
+
+    def __init__(self, emit: Callable[[], None], interval: float = UPDATE_INTERVAL_SECONDS) -> None:
+        self._emit = emit
+        self._interval = interval
+        self._last = float("-inf")
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
+
+    def poke(self) -> None:
+        now = self._loop.time()
+        if now - self._last >= self._interval:
+            self._fire()
+        elif self._handle is None:
+            self._handle = self._loop.call_later(self._interval - (now - self._last), self._fire)
+
+    def _fire(self) -> None:
+        self._handle = None
+        self._last = self._loop.time()
+        self._emit()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+async def run_bash(
+    command: str,
+    cwd: str,
+    *,
+    operations: BashOperations,
+    env: dict[str, str],
+    signal: AbortSignal | None = None,
+    timeout: float | None = None,
+    on_chunk: Callable[[bytes, OutputCollector], None] | None = None,
+) -> BashRun:
+    """Run one command through ``operations`` and collect its output (never raises for the
+    command's own failure; raises for failures to run it, such as a missing directory)."""
+    collector = OutputCollector()
+
+    def on_data(chunk: bytes) -> None:
+        collector.add(chunk)
+        if on_chunk is not None:
+            on_chunk(chunk, collector)
+
+    try:
+        result = await operations.exec(command, cwd, on_data=on_data, signal=signal, timeout=timeout, env=env)
+    except Exception as exc:
+        message = str(exc)
+        if message == "aborted":
+            return BashRun(collector.finish(), None, aborted=True)
+        if message.startswith("timeout:"):
+            return BashRun(collector.finish(), None, timeout_text=message[len("timeout:") :])
+        collector.close()
+        raise
+    return BashRun(collector.finish(), result.exit_code)
+
+
+def _with_status(text: str, status: str) -> str:
+    return f"{text}\n\n{status}" if text else status
+
+
+def bash_run_to_result(run: BashRun) -> AgentToolResult:
+    """Success for exit code 0; otherwise raise with the output and the status line."""
+    text = run.output["text"]
+    if run.aborted:
+        raise ToolError(_with_status(text, "Command aborted"))
+    if run.timeout_text is not None:
+        raise ToolError(_with_status(text, f"Command timed out after {run.timeout_text} seconds"))
+    if run.exit_code is None:
+        raise ToolError(_with_status(text, "Command terminated without an exit code"))
+    if run.exit_code != 0:
+        raise ToolError(_with_status(text, f"Command exited with code {run.exit_code}"))
+    details = run.output["details"] or None
+    return text_result(text or "(no output)", details)
+
+
+def prepare_spawn(command: str, cwd: str, options: ToolOptions) -> SpawnContext:
+    """Command prefix, environment and the optional spawn hook, in that order."""
+    context: SpawnContext = {
+        "command": prepare_command(command, options.shell_command_prefix),
+        "cwd": cwd,
+        "env": build_command_env(options.env, options.agent_dir),
+    }
+    return options.spawn_hook(context) if options.spawn_hook is not None else context
+
+
+def default_bash_operations(options: ToolOptions) -> BashOperations:
+    return options.bash_operations or LocalBashOperations(
+        shell_path=options.shell_path,
+        settings_path=options.settings_path,
+        reap_orphans=options.reap_orphans,
+        kill_grace=options.kill_grace,
+    )
+
+
+def create_shell_tool(
+    cwd: str,
+    options: ToolOptions,
+    operations: BashOperations,
+    *,
+    name: str,
+    description: str,
+    prompt_snippet: str,
+) -> AgentTool:
+    """A tool with the bash tool's schema and behaviour around any shell's operations."""
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        timeout = params.get("timeout")
+        spawn = prepare_spawn(str(params["command"]), cwd, options)
+        latest: list[OutputCollector] = []
+
+        def emit() -> None:
+            if on_update is not None and latest:
+                text, details = latest[0].snapshot()
+                on_update({"content": [{"type": "text", "text": text}], "details": details})
+
+        throttle = UpdateThrottle(emit) if on_update is not None else None
+
+        def on_chunk(_chunk: bytes, collector: OutputCollector) -> None:
+            if not latest:
+                latest.append(collector)
+            if throttle is not None:
+                throttle.poke()
+
+        seconds = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+        try:
+            run = await run_bash(
+                spawn["command"],
+                spawn["cwd"],
+                operations=operations,
+                env=spawn["env"],
+                signal=signal,
+                timeout=seconds,
+                on_chunk=on_chunk,
+            )
+        finally:
+            if throttle is not None:
+                throttle.close()
+        if run.timeout_text is not None and seconds is not None:
+            run.timeout_text = format_number(seconds)
+        return bash_run_to_result(run)
+
+    return AgentTool(
+        name=name,
+        label=name,
+        description=description,
+        parameters=BASH_PARAMETERS,
+        execute=execute,
+        prompt_snippet=prompt_snippet,
+    )
+
+
+def create_bash_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    opts = options or ToolOptions()
+    return create_shell_tool(
+        cwd,
+        opts,
+        default_bash_operations(opts),
+        name="bash",
+        description=BASH_DESCRIPTION,
+        prompt_snippet="Run shell commands in bash (ls, grep, find, git and the like)",
+    )

@@ -1,0 +1,166 @@
+"""The ``edit`` tool (tools.md section 7): exact-text replacements in one file, atomically.
+
+The file's byte order mark and line endings (LF or CRLF) are kept; bytes that are not valid
+UTF-8 pass through unchanged outside the replaced regions. Edits of one file are serialised with
+other mutations of it (``mutation_queue``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.jsonutil import sanitize_surrogates
+from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
+from pi_harness.coding.tools.edit_match import (
+    EditSpec,
+    apply_edits,
+    detect_line_ending,
+    normalize_to_lf,
+    restore_line_endings,
+    strip_bom,
+)
+from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
+from pi_harness.coding.tools.operations import EditOperations, LocalEditOperations
+from pi_harness.coding.tools.options import ToolOptions
+from pi_harness.coding.tools.paths import resolve_to_cwd
+from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
+
+_EDIT_ITEM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "oldText": {
+            "type": "string",
+            "description": "Exact text to replace. It must occur exactly once in the original file and must not "
+            "share any part with the oldText of another entry in this call.",
+        },
+        "newText": {"type": "string", "description": "Text to put in place of oldText."},
+    },
+    "required": ["oldText", "newText"],
+    "additionalProperties": False,
+}
+
+EDIT_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "Path of the file to change, relative to the working directory or absolute.",
+        },
+        "edits": {
+            "type": "array",
+            "minItems": 1,
+            "items": _EDIT_ITEM,
+            "description": "One or more replacements. Every entry is located in the original file, not in the "
+            "result of the entries before it. Entries must not overlap or nest; put changes to the same block or "
+            "to neighbouring lines into one entry.",
+        },
+    },
+    "required": ["path", "edits"],
+}
+
+EDIT_DESCRIPTION = (
+    "Change a file by replacing exact pieces of text. Each edits[].oldText must identify one unique "
+    "region of the original file, and the regions of one call must not overlap. Combine changes to the "
+    "same block or to nearby lines into a single entry instead of overlapping entries, and do not pad "
+    "oldText with long unchanged stretches just to connect distant changes."
+)
+
+
+def prepare_edit_arguments(args: dict[str, Any]) -> dict[str, Any]:
+    """Accept the legacy single-replacement form (top-level ``oldText``/``newText``) and ``edits``
+    sent as a JSON string."""
+    prepared = dict(args)
+    edits = prepared.get("edits")
+    if isinstance(edits, str):
+        try:
+            edits = orjson.loads(edits)
+        except orjson.JSONDecodeError:
+            pass
+        prepared["edits"] = edits
+    if "oldText" in prepared or "newText" in prepared:
+        legacy = {"oldText": prepared.pop("oldText", None), "newText": prepared.pop("newText", None)}
+        existing = prepared.get("edits")
+        prepared["edits"] = [*(existing if isinstance(existing, list) else []), legacy]
+    return prepared
+
+
+def _specs(params: dict[str, Any]) -> list[EditSpec]:
+    return [EditSpec(str(edit["oldText"]), str(edit["newText"])) for edit in params["edits"]]
+
+
+def _split(raw: bytes) -> tuple[str, str, str]:
+    """``(bom, line ending, LF text)`` of a file's bytes."""
+    bom, body = strip_bom(raw.decode("utf-8", "surrogateescape"))
+    return bom, detect_line_ending(body), normalize_to_lf(body)
+
+
+def _diff(base: str, new: str) -> EditDiff:
+    result = generate_diff(base, new)
+    result["diff"] = sanitize_surrogates(result["diff"])
+    return result
+
+
+async def compute_edit_diff(
+    path: str, edits: list[EditSpec], cwd: str, operations: EditOperations | None = None
+) -> EditDiff:
+    """The diff an edit would produce, for previews; raises ``ToolError`` like the tool would."""
+    operations = operations or LocalEditOperations()
+    absolute = resolve_to_cwd(path, cwd)
+    try:
+        await operations.access(absolute)
+    except Exception:
+        raise ToolError(f"File not found: {path}") from None
+    _bom, _ending, content = _split(await operations.read_file(absolute))
+    no_change = f"No changes would be made to {path}. The replacement produces identical content."
+    base, new = apply_edits(content, edits, path, no_change_message=no_change)
+    return _diff(base, new)
+
+
+def create_edit_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    opts = options or ToolOptions()
+    operations: EditOperations = opts.edit_operations or LocalEditOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        raise_if_aborted(signal)
+        shown = str(params["path"])
+        absolute = resolve_to_cwd(shown, cwd)
+        edits = _specs(params)
+
+        async def mutate() -> AgentToolResult:
+            raise_if_aborted(signal)
+            try:
+                await operations.access(absolute)
+            except Exception:
+                raise ToolError(f"File not found: {shown}") from None
+            bom, ending, content = _split(await operations.read_file(absolute))
+            base, new = apply_edits(content, edits, shown)
+            raise_if_aborted(signal)
+            final = bom + restore_line_endings(new, ending)
+            await operations.write_file(absolute, final.encode("utf-8", "surrogateescape"))
+            text = (
+                f"Successfully replaced text in {shown}."
+                if len(edits) == 1
+                else f"Successfully replaced {len(edits)} block(s) in {shown}."
+            )
+            return text_result(text, dict(_diff(base, new)))
+
+        return await with_file_mutation_queue(absolute, mutate)
+
+    return AgentTool(
+        name="edit",
+        label="edit",
+        description=EDIT_DESCRIPTION,
+        parameters=EDIT_PARAMETERS,
+        execute=execute,
+        prepare_arguments=prepare_edit_arguments,
+        prompt_snippet="Make targeted changes by exact text replacement (several separate changes per call allowed)",
+    )

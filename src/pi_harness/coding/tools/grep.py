@@ -1,0 +1,152 @@
+"""The ``grep`` tool (tools.md section 9): matching lines with paths and line numbers.
+
+The search (ripgrep, or the Python walker without it) yields file/line pairs in path order; the
+lines themselves, and any context lines, are re-read from the files for formatting.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.coding.tools.operations import GrepOperations, LocalGrepOperations
+from pi_harness.coding.tools.options import ToolOptions
+from pi_harness.coding.tools.paths import resolve_to_cwd
+from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
+from pi_harness.coding.tools.search_types import GrepQuery
+from pi_harness.coding.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    UNLIMITED_LINES,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+
+DEFAULT_GREP_LIMIT = 100
+
+GREP_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": "What to look for: a regular expression, or plain text with literal=true.",
+        },
+        "path": {"type": "string", "description": "Directory or file to search (defaults to the working directory)."},
+        "glob": {
+            "type": "string",
+            "description": "Only search files whose path matches this glob, for example '*.ts' or '**/*.spec.ts'.",
+        },
+        "ignoreCase": {"type": "boolean", "description": "Match without regard to letter case (default: false)."},
+        "literal": {
+            "type": "boolean",
+            "description": "Treat the pattern as plain text rather than a regular expression (default: false).",
+        },
+        "context": {
+            "type": "number",
+            "description": "Number of lines to show before and after each matching line (default: 0).",
+        },
+        "limit": {
+            "type": "number",
+            "description": f"Maximum number of matching lines to return (default: {DEFAULT_GREP_LIMIT}).",
+        },
+    },
+    "required": ["pattern"],
+}
+
+GREP_DESCRIPTION = (
+    "Search the contents of files for a pattern and return the matching lines with their file paths and "
+    "line numbers. Files ignored by .gitignore are skipped. Output stops after "
+    f"{DEFAULT_GREP_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first, and lines longer "
+    f"than {GREP_MAX_LINE_LENGTH} characters are shortened."
+)
+
+
+async def _file_lines(operations: GrepOperations, path: str) -> list[str] | None:
+    try:
+        text = (await operations.read_file(path)).decode("utf-8", "replace")
+    except Exception:
+        return None
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def create_grep_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    opts = options or ToolOptions()
+    operations: GrepOperations = opts.grep_operations or LocalGrepOperations(
+        use_ripgrep=opts.use_ripgrep, agent_directory=opts.agent_dir
+    )
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        raise_if_aborted(signal)
+        search_path = resolve_to_cwd(str(params.get("path") or "."), cwd)
+        limit = max(1, as_int(params.get("limit"), DEFAULT_GREP_LIMIT))
+        context = max(0, as_int(params.get("context"), 0))
+        try:
+            is_directory = await operations.is_directory(search_path)
+        except FileNotFoundError:
+            raise ToolError(f"Path not found: {search_path}") from None
+        query = GrepQuery(
+            pattern=str(params["pattern"]),
+            path=search_path,
+            is_directory=is_directory,
+            glob=str(params["glob"]) if params.get("glob") else None,
+            ignore_case=bool(params.get("ignoreCase")),
+            literal=bool(params.get("literal")),
+            limit=limit,
+        )
+        result = await operations.search(query, signal)
+        raise_if_aborted(signal)
+        if not result.hits:
+            return text_result("No matches found")
+        cache: dict[str, list[str] | None] = {}
+        out: list[str] = []
+        lines_truncated = False
+        for hit in result.hits:
+            if hit.rel_path not in cache:
+                target = os.path.join(search_path, hit.rel_path) if is_directory else search_path
+                cache[hit.rel_path] = await _file_lines(operations, target)
+            lines = cache[hit.rel_path]
+            if lines is None or hit.line_number > len(lines):
+                out.append(f"{hit.rel_path}:{hit.line_number}: (unable to read file)")
+                continue
+            first = max(1, hit.line_number - context)
+            last = min(len(lines), hit.line_number + context)
+            for number in range(first, last + 1):
+                text, cut = truncate_line(lines[number - 1])
+                lines_truncated = lines_truncated or cut
+                if number == hit.line_number:
+                    out.append(f"{hit.rel_path}:{number}: {text}")
+                else:
+                    out.append(f"{hit.rel_path}-{number}- {text}")
+        truncation = truncate_head("\n".join(out), max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
+        output = truncation["content"]
+        notices: list[str] = []
+        details: dict[str, Any] = {}
+        if result.limit_reached:
+            notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
+            details["matchLimitReached"] = limit
+        if truncation["truncated"]:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = truncation
+        if lines_truncated:
+            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
+            details["linesTruncated"] = True
+        if notices:
+            output += f"\n\n[{'. '.join(notices)}]"
+        return text_result(output, details or None)
+
+    return AgentTool(
+        name="grep",
+        label="grep",
+        description=GREP_DESCRIPTION,
+        parameters=GREP_PARAMETERS,
+        execute=execute,
+        prompt_snippet="Search file contents for a pattern (respects .gitignore)",
+    )

@@ -1,0 +1,96 @@
+"""The ``ls`` tool (tools.md section 11): a directory's entries, sorted, directories marked ``/``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.coding.tools.operations import LocalLsOperations, LsOperations
+from pi_harness.coding.tools.options import ToolOptions
+from pi_harness.coding.tools.paths import resolve_to_cwd
+from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
+
+DEFAULT_LS_LIMIT = 500
+
+LS_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Directory to list (defaults to the working directory)."},
+        "limit": {
+            "type": "number",
+            "description": f"Maximum number of entries to return (default: {DEFAULT_LS_LIMIT}).",
+        },
+    },
+    "required": [],
+}
+
+LS_DESCRIPTION = (
+    "List the entries of a directory in alphabetical order. Directories end with '/', and dotfiles are "
+    f"included. Output stops after {DEFAULT_LS_LIMIT} entries or {DEFAULT_MAX_BYTES // 1024}KB, whichever "
+    "comes first."
+)
+
+
+def create_ls_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    opts = options or ToolOptions()
+    operations: LsOperations = opts.ls_operations or LocalLsOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        raise_if_aborted(signal)
+        directory = resolve_to_cwd(str(params.get("path") or "."), cwd)
+        limit = max(1, as_int(params.get("limit"), DEFAULT_LS_LIMIT))
+        if not await operations.exists(directory):
+            raise ToolError(f"Path not found: {directory}")
+        if not (await operations.stat(directory)).is_directory:
+            raise ToolError(f"Not a directory: {directory}")
+        try:
+            names = await operations.readdir(directory)
+        except OSError as exc:
+            raise ToolError(f"Cannot read directory: {exc.strerror or exc}") from None
+        except Exception as exc:
+            raise ToolError(f"Cannot read directory: {exc}") from None
+        names.sort(key=lambda name: (name.lower(), name))
+        entries: list[str] = []
+        limit_reached = False
+        for name in names:
+            if len(entries) >= limit:
+                limit_reached = True
+                break
+            raise_if_aborted(signal)
+            try:
+                is_directory = (await operations.stat(os.path.join(directory, name))).is_directory
+            except Exception:
+                continue  # vanished or unreadable entries are skipped
+            entries.append(f"{name}/" if is_directory else name)
+        if not entries:
+            return text_result("(empty directory)")
+        truncation = truncate_head("\n".join(entries), max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
+        output = truncation["content"]
+        notices: list[str] = []
+        details: dict[str, Any] = {}
+        if limit_reached:
+            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
+            details["entryLimitReached"] = limit
+        if truncation["truncated"]:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = truncation
+        if notices:
+            output += f"\n\n[{'. '.join(notices)}]"
+        return text_result(output, details or None)
+
+    return AgentTool(
+        name="ls",
+        label="ls",
+        description=LS_DESCRIPTION,
+        parameters=LS_PARAMETERS,
+        execute=execute,
+        prompt_snippet="List the entries of a directory",
+    )

@@ -1,0 +1,169 @@
+"""The ``read`` tool (tools.md section 5): text files by line window, images as attachments."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.types import ImageContent, TextContent
+from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
+from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
+from pi_harness.coding.tools.options import ToolOptions
+from pi_harness.coding.tools.paths import read_path_variants, resolve_to_cwd
+from pi_harness.coding.tools.read_window import read_text_window, truncate_window
+from pi_harness.coding.tools.results import ToolError, as_int, format_number, raise_if_aborted, text_result
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+
+CHUNK_SIZE = 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+READ_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "Path of the file to read, relative to the working directory or absolute.",
+        },
+        "offset": {"type": "number", "description": "Line number to start reading from (1 = first line)."},
+        "limit": {"type": "number", "description": "Maximum number of lines to return."},
+    },
+    "required": ["path"],
+}
+
+READ_DESCRIPTION = (
+    "Show the contents of a file. Text files come back as text; JPEG, PNG, GIF and WebP images come back "
+    f"as image attachments. Text is cut after {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, "
+    "whichever is reached first. For large files pass offset and limit, and when you need the whole "
+    "file keep reading with the offset given in the output until you reach the end."
+)
+
+
+async def _existing_variant(operations: ReadOperations, resolved: str) -> str:
+    """The first spelling of the path that exists (see ``paths.read_path_variants``)."""
+    for candidate in (resolved, *read_path_variants(resolved)):
+        try:
+            await operations.access(candidate)
+            return candidate
+        except FileNotFoundError:
+            continue
+        except Exception:
+            return candidate  # it exists; the access check below reports the problem
+    return resolved
+
+
+async def _check_readable(operations: ReadOperations, path: str, shown: str) -> None:
+    try:
+        await operations.access(path)
+    except FileNotFoundError:
+        raise ToolError(f"File not found: {shown}") from None
+    except PermissionError:
+        raise ToolError(f"Permission denied: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(f"Is a directory: {shown}") from None
+    except OSError as exc:
+        raise ToolError(exc.strerror or str(exc)) from None
+
+
+async def _one_chunk(operations: ReadOperations, path: str) -> AsyncIterator[bytes]:
+    yield await operations.read_file(path)
+
+
+async def _refuse_binary(chunks: AsyncIterator[bytes], shown: str) -> AsyncIterator[bytes]:
+    first = True
+    try:
+        async for chunk in chunks:
+            if first and b"\0" in chunk[:BINARY_SNIFF_BYTES]:
+                raise ToolError(
+                    f"Cannot read {shown}: it is a binary file. The read tool shows text files and "
+                    "JPEG, PNG, GIF or WebP images."
+                )
+            first = False
+            yield chunk
+    finally:
+        close = getattr(chunks, "aclose", None)
+        if close is not None:
+            await close()  # release the file now, not when the generator is collected
+
+
+async def _read_image(operations: ReadOperations, path: str, mime_type: str, options: ToolOptions) -> AgentToolResult:
+    note = f"Read image file [{mime_type}]"
+    if options.block_images:
+        return {"content": [{"type": "text", "text": note}, {"type": "text", "text": IMAGE_BLOCKED_TEXT}]}
+    data = await operations.read_file(path)
+    out_type = mime_type
+    if options.auto_resize_images:
+        fitted = await asyncio.to_thread(fit_image, data, mime_type)
+        if fitted is not None:
+            data, out_type = fitted.data, fitted.mime_type
+            if fitted.resized:
+                note += "\n" + fitted.dimension_note()
+    text: TextContent = {"type": "text", "text": note}
+    image: ImageContent = {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": out_type}
+    return {"content": [text, image]}
+
+
+async def _read_text(operations: ReadOperations, path: str, shown: str, offset: Any, limit: Any) -> AgentToolResult:
+    start = max(0, as_int(offset, 1) - 1)
+    line_limit = None if limit is None else as_int(limit, 0)
+    if isinstance(operations, ChunkedReadOperations):
+        chunks = operations.read_chunks(path, CHUNK_SIZE)
+    else:
+        chunks = _one_chunk(operations, path)
+    window = await read_text_window(_refuse_binary(chunks, shown), start, line_limit)
+    if start >= window.total_lines:
+        raise ToolError(f"Offset {format_number(offset)} is beyond end of file ({window.total_lines} lines total)")
+    truncation = truncate_window(window)
+    first = start + 1
+    if truncation["firstLineExceedsLimit"]:
+        text = (
+            f"[Line {first} is {format_size(window.first_line_bytes)}, exceeds {format_size(DEFAULT_MAX_BYTES)} "
+            f"limit. Use bash: sed -n '{first}p' {shown} | head -c {DEFAULT_MAX_BYTES}]"
+        )
+        return text_result(text, {"truncation": truncation})
+    content = truncation["content"]
+    if truncation["truncated"]:
+        last = first + truncation["outputLines"] - 1
+        size_note = "" if truncation["truncatedBy"] == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
+        notice = (
+            f"[Showing lines {first}-{last} of {window.total_lines}{size_note}. Use offset={last + 1} to continue.]"
+        )
+        return text_result(f"{content}\n\n{notice}", {"truncation": truncation})
+    if line_limit is not None and start + line_limit < window.total_lines:
+        remaining = window.total_lines - (start + line_limit)
+        notice = f"[{remaining} more lines in file. Use offset={start + line_limit + 1} to continue.]"
+        return text_result(f"{content}\n\n{notice}")
+    return text_result(content)
+
+
+def create_read_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    opts = options or ToolOptions()
+    operations: ReadOperations = opts.read_operations or LocalReadOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        raise_if_aborted(signal)
+        shown = str(params["path"])
+        path = await _existing_variant(operations, resolve_to_cwd(shown, cwd))
+        await _check_readable(operations, path, shown)
+        mime_type = await operations.detect_image_mime_type(path)
+        raise_if_aborted(signal)
+        if mime_type is not None:
+            return await _read_image(operations, path, mime_type, opts)
+        return await _read_text(operations, path, shown, params.get("offset"), params.get("limit"))
+
+    return AgentTool(
+        name="read",
+        label="read",
+        description=READ_DESCRIPTION,
+        parameters=READ_PARAMETERS,
+        execute=execute,
+        prompt_snippet="Read what a file contains",
+    )

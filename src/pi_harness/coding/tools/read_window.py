@@ -1,0 +1,185 @@
+"""Selecting lines of a text file for the read tool without holding the file in memory.
+
+The file is consumed as a stream of chunks. Lines before the offset are only counted, the
+selected lines are kept only as far as the head budget (2000 lines / 50 KB) can show them, and
+the rest is counted, so a 100 MB file costs a few kilobytes of memory. The outcome equals
+``truncate_head`` applied to ``lines[start:end]`` of the whole decoded file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable
+from dataclasses import dataclass, field
+
+from pi_harness.coding.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    truncate_head,
+    utf8_len,
+)
+
+
+@dataclass
+class TextWindow:
+    total_lines: int  # lines in the whole file (text split on "\n")
+    selected_lines: int
+    selected_bytes: int
+    first_line_bytes: int  # full size of the first selected line
+    kept: list[str] = field(default_factory=list)  # leading selected lines, decoded
+
+
+class _WindowBuilder:
+    def __init__(self, start: int, end: int | None, max_lines: int, max_bytes: int) -> None:
+        self.start = start
+        self.end = end  # exclusive line index, None = to the end of the file
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self.line = 0  # index of the line the next byte belongs to
+        self.storing = True
+        self.current: list[bytes] = []
+        self.current_size = 0
+        self.kept: list[str] = []
+        self.kept_bytes = 0
+        self.selected_content_bytes = 0  # selected bytes without the separating newlines
+        self.first_line_bytes = 0
+
+    def _in_selection(self) -> bool:
+        return self.line >= self.start and (self.end is None or self.line < self.end)
+
+    def _skip_lines(self, chunk: bytes, pos: int, count: int) -> int:
+        """Advance past ``count`` newlines from ``pos``; the position after the last one."""
+        for _ in range(count):
+            pos = chunk.index(b"\n", pos) + 1
+        return pos
+
+    def feed(self, chunk: bytes) -> None:
+        pos = 0
+        size = len(chunk)
+        while pos < size:
+            if self.line < self.start:
+                needed = self.start - self.line
+                available = chunk.count(b"\n", pos)
+                if available < needed:
+                    self.line += available
+                    return
+                pos = self._skip_lines(chunk, pos, needed)
+                self.line += needed
+                continue
+            if not self._in_selection():
+                self.line += chunk.count(b"\n", pos)
+                return
+            if self.storing:
+                newline = chunk.find(b"\n", pos)
+                stop = size if newline < 0 else newline
+                self._add_to_current(chunk[pos:stop])
+                if newline < 0:
+                    return
+                self._finish_line()
+                pos = newline + 1
+                continue
+            remaining = None if self.end is None else self.end - self.line
+            available = chunk.count(b"\n", pos)
+            if remaining is None or available < remaining:
+                self.selected_content_bytes += size - pos - available
+                self.line += available
+                return
+            new_pos = self._skip_lines(chunk, pos, remaining)
+            self.selected_content_bytes += new_pos - pos - remaining
+            pos = new_pos
+            self.line += remaining
+
+    def _add_to_current(self, piece: bytes) -> None:
+        if self.current_size <= self.max_bytes:  # beyond that the line cannot be shown anyway
+            self.current.append(piece)
+        self.current_size += len(piece)
+        self.selected_content_bytes += len(piece)
+        if self.line == self.start:
+            self.first_line_bytes += len(piece)
+
+    def _finish_line(self) -> None:
+        data = b"".join(self.current)
+        self.kept.append(data.decode("utf-8", "replace"))
+        self.kept_bytes += self.current_size + (1 if len(self.kept) > 1 else 0)
+        self.current = []
+        self.current_size = 0
+        if len(self.kept) >= self.max_lines or self.kept_bytes > self.max_bytes:
+            self.storing = False
+        self.line += 1
+
+    def finish(self) -> TextWindow:
+        if self._in_selection() and self.storing:
+            data = b"".join(self.current)
+            self.kept.append(data.decode("utf-8", "replace"))
+        total_lines = self.line + 1
+        end = total_lines if self.end is None else min(self.end, total_lines)
+        selected = max(0, end - self.start)
+        return TextWindow(
+            total_lines=total_lines,
+            selected_lines=selected,
+            selected_bytes=self.selected_content_bytes + max(0, selected - 1),
+            first_line_bytes=self.first_line_bytes,
+            kept=self.kept[:selected],
+        )
+
+
+async def read_text_window(
+    chunks: AsyncIterable[bytes],
+    start: int,
+    limit: int | None,
+    *,
+    max_lines: int = DEFAULT_MAX_LINES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> TextWindow:
+    """Lines ``start .. start+limit`` (0-based) of the streamed file, as far as they can be shown."""
+    end = None if limit is None else start + max(0, limit)
+    builder = _WindowBuilder(start, end, max_lines, max_bytes)
+    async for chunk in chunks:
+        builder.feed(chunk)
+    return builder.finish()
+
+
+def truncate_window(
+    window: TextWindow, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """``truncate_head`` over the selected lines, computed from the window."""
+    if window.selected_lines == 0:
+        return truncate_head("", max_lines=max_lines, max_bytes=max_bytes)
+    result: TruncationResult = {
+        "content": "",
+        "truncated": False,
+        "truncatedBy": None,
+        "totalLines": window.selected_lines,
+        "totalBytes": window.selected_bytes,
+        "outputLines": 0,
+        "outputBytes": 0,
+        "lastLinePartial": False,
+        "firstLineExceedsLimit": False,
+        "maxLines": max_lines,
+        "maxBytes": max_bytes,
+    }
+    if window.selected_lines <= max_lines and window.selected_bytes <= max_bytes:
+        result["content"] = "\n".join(window.kept)
+        result["outputLines"] = window.selected_lines
+        result["outputBytes"] = utf8_len(result["content"])
+        return result
+    result["truncated"] = True
+    if window.first_line_bytes > max_bytes:
+        result["truncatedBy"] = "bytes"
+        result["firstLineExceedsLimit"] = True
+        return result
+    kept: list[str] = []
+    used = 0
+    truncated_by = "lines"
+    for index, line in enumerate(window.kept[:max_lines]):
+        cost = utf8_len(line) + (1 if index > 0 else 0)
+        if used + cost > max_bytes:
+            truncated_by = "bytes"
+            break
+        kept.append(line)
+        used += cost
+    result["content"] = "\n".join(kept)
+    result["truncatedBy"] = "bytes" if truncated_by == "bytes" else "lines"
+    result["outputLines"] = len(kept)
+    result["outputBytes"] = utf8_len(result["content"])
+    return result

@@ -1,0 +1,157 @@
+"""Output budgets shared by the tools (tools.md section 4).
+
+Tools never hand unbounded text to the model: ``truncate_head`` keeps the beginning (read, grep,
+find, ls), ``truncate_tail`` keeps the end (bash). Both keep whole lines; the result record is
+stored in ``details.truncation`` with Pi's camelCase keys.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal, NamedTuple, TypedDict
+
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 50 * 1024
+GREP_MAX_LINE_LENGTH = 500
+UNLIMITED_LINES = 2**53 - 1  # what Pi passes as "no line limit" (Number.MAX_SAFE_INTEGER)
+
+
+class TruncationResult(TypedDict):
+    content: str
+    truncated: bool
+    truncatedBy: Literal["lines", "bytes"] | None
+    totalLines: int
+    totalBytes: int
+    outputLines: int
+    outputBytes: int
+    lastLinePartial: bool
+    firstLineExceedsLimit: bool
+    maxLines: int
+    maxBytes: int
+
+
+def to_fixed(value: float, digits: int) -> str:
+    """JavaScript's ``Number.prototype.toFixed``: halves round away from zero, not to even."""
+    quantum = Decimal(1).scaleb(-digits)
+    return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def format_size(num_bytes: int) -> str:
+    """Pi's ``formatSize``: ``512B``, ``50.0KB``, ``1.5MB``."""
+    if num_bytes < 1024:
+        return f"{num_bytes}B"
+    if num_bytes < 1024 * 1024:
+        return f"{to_fixed(num_bytes / 1024, 1)}KB"
+    return f"{to_fixed(num_bytes / (1024 * 1024), 1)}MB"
+
+
+def utf8_len(text: str) -> int:
+    # Lone surrogates cannot be encoded strictly; count them like their replacement would be.
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+class _Totals(NamedTuple):
+    lines: int
+    bytes: int
+    max_lines: int
+    max_bytes: int
+
+
+def _result(
+    content: str,
+    totals: _Totals,
+    *,
+    truncated_by: Literal["lines", "bytes"] | None,
+    output_lines: int,
+    last_line_partial: bool = False,
+    first_line_exceeds_limit: bool = False,
+) -> TruncationResult:
+    return {
+        "content": content,
+        "truncated": truncated_by is not None,
+        "truncatedBy": truncated_by,
+        "totalLines": totals.lines,
+        "totalBytes": totals.bytes,
+        "outputLines": output_lines,
+        "outputBytes": utf8_len(content),
+        "lastLinePartial": last_line_partial,
+        "firstLineExceedsLimit": first_line_exceeds_limit,
+        "maxLines": totals.max_lines,
+        "maxBytes": totals.max_bytes,
+    }
+
+
+def truncate_head(
+    text: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep the first whole lines that fit both limits.
+
+    A first line that alone exceeds ``max_bytes`` yields empty content with
+    ``firstLineExceedsLimit`` so the caller can point at another way of reading it.
+    """
+    total_bytes = utf8_len(text)
+    lines = text.split("\n")
+    total_lines = len(lines)
+    totals = _Totals(total_lines, total_bytes, max_lines, max_bytes)
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        return _result(text, totals, truncated_by=None, output_lines=total_lines)
+    if utf8_len(lines[0]) > max_bytes:
+        return _result("", totals, truncated_by="bytes", output_lines=0, first_line_exceeds_limit=True)
+    kept: list[str] = []
+    used = 0
+    truncated_by: Literal["lines", "bytes"] = "lines"
+    for index, line in enumerate(lines[:max_lines]):
+        cost = utf8_len(line) + (1 if index > 0 else 0)
+        if used + cost > max_bytes:
+            truncated_by = "bytes"
+            break
+        kept.append(line)
+        used += cost
+    return _result("\n".join(kept), totals, truncated_by=truncated_by, output_lines=len(kept))
+
+
+def _tail_bytes(line: str, max_bytes: int) -> str:
+    """The last ``max_bytes`` bytes of ``line``, starting at a character boundary."""
+    data = line.encode("utf-8", "surrogatepass")[-max_bytes:]
+    start = 0
+    while start < len(data) and (data[start] & 0xC0) == 0x80:
+        start += 1
+    return data[start:].decode("utf-8", "replace")
+
+
+def truncate_tail(
+    text: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep the last whole lines that fit; a last line longer than ``max_bytes`` keeps its end."""
+    total_bytes = utf8_len(text)
+    lines = text.split("\n")
+    total_lines = len(lines)
+    totals = _Totals(total_lines, total_bytes, max_lines, max_bytes)
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        return _result(text, totals, truncated_by=None, output_lines=total_lines)
+    kept: list[str] = []
+    used = 0
+    truncated_by: Literal["lines", "bytes"] = "lines"
+    partial = False
+    for line in reversed(lines):
+        if len(kept) >= max_lines:
+            break
+        cost = utf8_len(line) + (1 if kept else 0)
+        if used + cost > max_bytes:
+            truncated_by = "bytes"
+            if not kept:
+                kept.append(_tail_bytes(line, max_bytes))
+                partial = True
+            break
+        kept.append(line)
+        used += cost
+    kept.reverse()
+    content = "\n".join(kept)
+    return _result(content, totals, truncated_by=truncated_by, output_lines=len(kept), last_line_partial=partial)
+
+
+def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str, bool]:
+    """``(text, was_truncated)``: lines longer than ``max_chars`` end in ``... [truncated]``."""
+    if len(line) <= max_chars:
+        return line, False
+    return line[:max_chars] + "... [truncated]", True
