@@ -1,0 +1,51 @@
+"""Built-in extensions, written only against the public extension API (extensions.md section 9).
+
+``BUILTIN_EXTENSIONS`` maps the settings names to factories with default options, for
+``ExtensionRunner(builtin_factories=...)``. A host that knows more (project trust, effective
+settings) builds the registry with ``builtin_extensions(...)`` instead. ``DEFAULT_ENABLED`` lists
+the built-ins that load unless disabled (``--no-mcp``, or ``"extensions": ["!builtin:mcp"]``).
+
+* ``builtin:mcp`` — MCP servers from ``<agentDir>/mcp.json`` and, for a trusted project,
+  ``.pi/mcp.json``, as tools named ``<server>__<tool>``; ``pi mcp list`` is ``mcp.mcp_list``.
+* ``builtin:llama.cpp`` — local OpenAI-compatible servers (llama.cpp, Ollama, LM Studio, vLLM)
+  registered as providers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
+from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
+
+if TYPE_CHECKING:
+    from pi_harness.coding.extensions.api import ExtensionAPI
+
+Factory = Callable[["ExtensionAPI"], Any]
+
+MCP = "builtin:mcp"
+LOCAL_MODELS = "builtin:llama.cpp"
+DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS})
+
+
+def builtin_extensions(
+    *,
+    project_trusted: bool | Callable[[], bool] = False,
+    local_models_settings: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
+    agent_dir: Path | None = None,
+) -> dict[str, Factory]:
+    """The built-in factories configured by the host (trust decision, effective settings)."""
+    return {
+        MCP: create_mcp_extension(McpOptions(agent_dir=agent_dir, project_trusted=project_trusted)),
+        LOCAL_MODELS: create_local_models_extension(
+            LocalModelsOptions(settings=local_models_settings, agent_dir=agent_dir)
+        ),
+    }
+
+
+# Defaults: global configuration only (a project's .pi/mcp.json needs the host's trust decision).
+BUILTIN_EXTENSIONS: dict[str, Factory] = builtin_extensions()
+
+__all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "builtin_extensions"]

@@ -1,0 +1,207 @@
+"""Ask local OpenAI-compatible servers which models they serve (``GET <baseUrl>/models``).
+
+Every server is probed concurrently with short timeouts and the whole discovery is capped, so a
+dead port costs nothing (connection refused) and a hung one at most the cap. The context window
+comes from the server when it says: vLLM's ``max_model_len`` in the model list, llama.cpp's
+``/props`` (``n_ctx``), Ollama's ``/api/show`` (``num_ctx`` parameter, else the model's
+``context_length``), LM Studio's ``/api/v0/models``; otherwise 128000. With ``PI_OFFLINE`` set,
+servers that are not on this machine are skipped without a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.extensions_builtin.local_models.config import LocalServer
+
+if TYPE_CHECKING:
+    import httpx2
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_TOKENS = 16_384
+MAX_METADATA_MODELS = 32  # per-model metadata requests (Ollama) stop here
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+# Chat templates of local servers know only the classic roles and take ``max_tokens``.
+LOCAL_COMPAT: dict[str, Any] = {"supportsStore": False, "supportsDeveloperRole": False, "maxTokensField": "max_tokens"}
+
+
+@dataclass
+class ModelInfo:
+    id: str
+    context_window: int | None = None
+    vision: bool = False
+
+
+@dataclass
+class DiscoveryResult:
+    server: LocalServer
+    models: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    skipped: str | None = None
+
+    @property
+    def reachable(self) -> bool:
+        return self.error is None and self.skipped is None
+
+
+def is_loopback(host: str) -> bool:
+    return host.lower() in LOOPBACK_HOSTS or host.startswith("127.")
+
+
+async def discover(servers: list[LocalServer], *, timeout_s: float, offline: bool) -> list[DiscoveryResult]:
+    """Probe every server concurrently; never raises and never takes much longer than ``timeout_s``."""
+
+    async def one(server: LocalServer) -> DiscoveryResult:
+        if offline and not is_loopback(server.host):
+            return DiscoveryResult(server, skipped="offline (PI_OFFLINE) and not on this machine")
+        try:
+            return await asyncio.wait_for(_probe(server, timeout_s), timeout_s + 0.5)
+        except TimeoutError:
+            return DiscoveryResult(server, error=f"no answer within {timeout_s:g} s")
+        except Exception as exc:
+            return DiscoveryResult(server, error=_describe(exc))
+
+    return list(await asyncio.gather(*(one(server) for server in servers)))
+
+
+async def _probe(server: LocalServer, timeout_s: float) -> DiscoveryResult:
+    import httpx2
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    timeout = httpx2.Timeout(timeout_s, connect=min(timeout_s, 0.5))
+    headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
+    # Local servers are reached directly: a proxy from the environment must not intercept them.
+    async with httpx2.AsyncClient(timeout=timeout, headers=headers, trust_env=not is_loopback(server.host)) as client:
+        response = await client.get(f"{server.base_url.rstrip('/')}/models")
+        response.raise_for_status()
+        infos = _parse_model_list(response.json())
+        if not infos:
+            return DiscoveryResult(server, error="the server lists no models")
+        try:
+            # Metadata is a bonus: when it is slow or missing, the models keep their defaults.
+            await asyncio.wait_for(_add_metadata(client, server, infos), max(deadline - loop.time(), 0.05))
+        except Exception:
+            pass
+    return DiscoveryResult(server, models=[_model_entry(server, info) for info in infos])
+
+
+def _parse_model_list(payload: Any) -> list[ModelInfo]:
+    entries = payload.get("data") if isinstance(payload, Mapping) else payload
+    infos: list[ModelInfo] = []
+    seen: set[str] = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or entry["id"] in seen:
+            continue
+        seen.add(entry["id"])
+        window = _first_int(entry, "max_model_len", "context_length", "context_window", "max_context_length")
+        meta = entry.get("meta")
+        if window is None and isinstance(meta, Mapping):
+            window = _first_int(meta, "n_ctx", "n_ctx_train")
+        infos.append(ModelInfo(entry["id"], window))
+    return infos
+
+
+async def _add_metadata(client: httpx2.AsyncClient, server: LocalServer, infos: list[ModelInfo]) -> None:
+    if server.kind in ("llama.cpp", "generic"):
+        props = await _get_json(client, f"{server.root_url}/props")
+        if isinstance(props, Mapping):
+            settings = props.get("default_generation_settings")
+            n_ctx = _first_int(settings, "n_ctx") if isinstance(settings, Mapping) else None
+            n_ctx = n_ctx or _first_int(props, "n_ctx")
+            modalities = props.get("modalities")
+            vision = isinstance(modalities, Mapping) and bool(modalities.get("vision"))
+            for info in infos:
+                info.context_window = n_ctx or info.context_window
+                info.vision = info.vision or vision
+    elif server.kind == "ollama":
+        selected = infos[:MAX_METADATA_MODELS]
+        answers = await asyncio.gather(
+            *(_post_json(client, f"{server.root_url}/api/show", {"model": info.id}) for info in selected),
+            return_exceptions=True,
+        )
+        for info, shown in zip(selected, answers, strict=True):
+            if isinstance(shown, Mapping):
+                info.context_window = _ollama_context(shown) or info.context_window
+                capabilities = shown.get("capabilities")
+                info.vision = isinstance(capabilities, list) and "vision" in capabilities
+    elif server.kind == "lmstudio":
+        listing = await _get_json(client, f"{server.root_url}/api/v0/models")
+        entries = listing.get("data") if isinstance(listing, Mapping) else None
+        by_id = {e.get("id"): e for e in entries if isinstance(e, Mapping)} if isinstance(entries, list) else {}
+        for info in infos:
+            entry = by_id.get(info.id)
+            if entry is not None:
+                window = _first_int(entry, "loaded_context_length", "max_context_length")
+                info.context_window = window or info.context_window
+                info.vision = entry.get("type") == "vlm"
+
+
+def _ollama_context(shown: Mapping[str, Any]) -> int | None:
+    parameters = shown.get("parameters")
+    if isinstance(parameters, str):
+        match = re.search(r"^\s*num_ctx\s+(\d+)", parameters, re.MULTILINE)
+        if match:
+            return int(match.group(1))
+    model_info = shown.get("model_info")
+    if isinstance(model_info, Mapping):
+        for key, value in model_info.items():
+            if key.endswith(".context_length") and isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+async def _get_json(client: httpx2.AsyncClient, url: str) -> Any:
+    response = await client.get(url)
+    return response.json() if response.status_code == 200 else None
+
+
+async def _post_json(client: httpx2.AsyncClient, url: str, body: dict[str, Any]) -> Any:
+    response = await client.post(url, json=body)
+    return response.json() if response.status_code == 200 else None
+
+
+def _first_int(data: Mapping[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, Any]:
+    window = server.context_window or info.context_window or DEFAULT_CONTEXT_WINDOW
+    return {
+        "id": info.id,
+        "name": f"{info.id} ({server.name})",
+        "api": server.api,
+        "reasoning": False,
+        "input": ["text", "image"] if info.vision else ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": window,
+        "maxTokens": server.max_tokens or min(DEFAULT_MAX_TOKENS, window),
+        "compat": dict(LOCAL_COMPAT),
+    }
+
+
+def provider_config(result: DiscoveryResult) -> dict[str, Any]:
+    """The ``register_provider`` config of a reachable server (extensions.md section 6)."""
+    server = result.server
+    return {"baseUrl": server.base_url, "apiKey": server.api_key, "api": server.api, "models": result.models}
+
+
+def _describe(exc: BaseException) -> str:
+    import httpx2
+
+    if isinstance(exc, httpx2.ConnectError):
+        return "not reachable (connection refused or no such host)"
+    if isinstance(exc, httpx2.HTTPStatusError):
+        return f"HTTP {exc.response.status_code} from /models"
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timed out"
+    return str(exc) or type(exc).__name__

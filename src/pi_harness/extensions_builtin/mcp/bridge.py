@@ -1,0 +1,68 @@
+"""MCP tools as extension tools: one ``ToolDefinition`` per server tool.
+
+The definition keeps the server's JSON Schema for the parameters (made an ``object`` schema if
+the server left that out) and its ``outputSchema``; ``execute`` calls the tool once, streams
+progress notifications as partial results and maps the answer with ``results.to_tool_result``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.coding.extensions.types import ToolDefinition
+from pi_harness.extensions_builtin.mcp.results import to_tool_result
+
+if TYPE_CHECKING:
+    from pi_harness.ai.abort import AbortSignal
+    from pi_harness.extensions_builtin.mcp.connection import McpTool, ServerConnection
+
+
+def input_schema(tool: McpTool) -> dict[str, Any]:
+    schema = dict(tool.input_schema)
+    if schema.get("type") != "object":
+        schema["type"] = "object"
+    schema.setdefault("properties", {})
+    return schema
+
+
+def tool_description(tool: McpTool, server: str) -> str:
+    text = tool.description.strip() or f"The {tool.name} tool."
+    return f"{text}\n\n(Provided by the MCP server {server}.)"
+
+
+def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str) -> ToolDefinition:
+    server = connection.name
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: Callable[[Any], None] | None,
+        ctx: Any = None,
+    ) -> dict[str, Any]:
+        def progress(value: float, total: float | None, message: str | None) -> None:
+            if on_update is None:
+                return
+            amount = f"{value:g}/{total:g}" if total else f"{value:g}"
+            text = f"{message} ({amount})" if message else f"progress {amount}"
+            on_update(
+                {
+                    "content": [{"type": "text", "text": text}],
+                    "details": {"server": server, "tool": tool.name, "progress": value, "total": total},
+                }
+            )
+
+        raw = await connection.call_tool(tool.name, dict(params or {}), signal=signal, on_progress=progress)
+        return to_tool_result(raw, server=server, tool=tool.name)
+
+    first_line = tool.description.strip().split("\n", 1)[0] if tool.description.strip() else None
+    return ToolDefinition(
+        name=name,
+        label=f"{server}: {tool.title or tool.name}",
+        description=tool_description(tool, server),
+        parameters=input_schema(tool),
+        execute=execute,
+        prompt_snippet=first_line,
+        output_schema=tool.output_schema,
+    )

@@ -1,0 +1,360 @@
+"""One MCP server connection, built on the official ``mcp`` SDK (imported only from here).
+
+The SDK's sessions and transports are anyio task groups bound to the task that entered them, so
+every connection runs in a task of its own: it spawns the server (stdio) or opens the HTTP
+client, initialises, lists the tools, reports itself connected and then waits until ``close()``.
+Tool calls from other tasks go through the session's request streams.
+
+Every request has a timeout (60 s by default, ``timeout`` per server) that a progress
+notification resets. Aborting a tool call cancels the request, and the SDK then tells the server
+with ``notifications/cancelled``. Tool calls are never retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import anyio
+import httpx2
+from mcp import types as mcp_types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from pi_harness.__about__ import __version__
+from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.extensions_builtin.mcp.config import McpServerConfig
+from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
+from pi_harness.extensions_builtin.mcp.log import McpLog
+from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
+from pi_harness.extensions_builtin.mcp.stderr import StderrRelay
+
+ConnectionStatus = Literal["pending", "connecting", "connected", "failed", "closed"]
+ProgressHandler = Callable[[float, float | None, str | None], None]
+T = TypeVar("T")
+
+CONNECTION_CLOSED = -32000
+MAX_TOOL_PAGES = 100
+
+
+class McpRequestTimeout(Exception):
+    pass
+
+
+class McpNotConnected(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class McpTool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+    title: str | None = None
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line message for an exception (the first leaf of an exception group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    if isinstance(exc, httpx2.ConnectError):
+        return f"cannot connect: {exc}"
+    if isinstance(exc, MCPError):
+        return "Connection closed" if exc.code == CONNECTION_CLOSED else exc.message
+    return str(exc) or type(exc).__name__
+
+
+class ServerConnection:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        cwd: str,
+        log: McpLog,
+        settings: ConnectionSettings,
+        on_connected: Callable[[ServerConnection], None] | None = None,
+        on_failed: Callable[[ServerConnection], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.status: ConnectionStatus = "pending"
+        self.error: str | None = None
+        self.tools: list[McpTool] = []
+        self.server_label: str | None = None
+        self.instructions: str | None = None
+        self._cwd = cwd
+        self._log = log
+        self._settings = settings
+        self._on_connected = on_connected
+        self._on_failed = on_failed
+        self._http_transport: RetryingTransport | None = None
+        self._session: ClientSession | None = None
+        self._settled = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def timeout_s(self) -> float:
+        return self.config.timeout_s or self._settings.request_timeout_s
+
+    @property
+    def connect_timeout_s(self) -> float:
+        """Spawning and initialising may take longer than one request: a short per-server
+        ``timeout`` never shortens it below the session-wide connect allowance."""
+        allowance = self._settings.connect_timeout_s or self._settings.request_timeout_s
+        return max(allowance, self.config.timeout_s or 0.0)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None and not self._closing:
+            self.status = "connecting"
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def wait_settled(self, timeout: float | None = None) -> bool:
+        """Wait until connected or failed; False when ``timeout`` ran out first."""
+        if self._settled.is_set():
+            return True
+        try:
+            await asyncio.wait_for(self._settled.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        """Disconnect and stop the server; safe to call any number of times."""
+        self._closing = True
+        self._stop.set()
+        task = self._task
+        if task is None:
+            self.status = "closed"
+            self._settled.set()
+            return
+        if self.status != "connected" and not task.done():
+            task.cancel()  # still connecting: the transports clean up under cancellation
+        try:
+            # The SDK bounds its own stdio shutdown (stdin close, SIGTERM, SIGKILL) to a few seconds.
+            await asyncio.wait_for(asyncio.shield(task), 15)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        except (asyncio.CancelledError, Exception):
+            if not task.done():
+                raise
+        self.status = "closed"
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        self._log.write(self.name, f"connecting ({self._describe_target()})")
+        relay: StderrRelay | None = None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                if self.config.transport == "stdio":
+                    relay = StderrRelay(self._log, self.name)
+                    read, write = await stack.enter_async_context(stdio_client(self._stdio_params(), relay.errlog))
+                    relay.spawned()
+                else:
+                    client = await stack.enter_async_context(self._http_client())
+                    assert self.config.url is not None
+                    read, write = await stack.enter_async_context(
+                        streamable_http_client(self.config.url, http_client=client)
+                    )
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read,
+                        write,
+                        logging_callback=self._on_server_log,
+                        client_info=mcp_types.Implementation(name="pi-harness", version=__version__),
+                    )
+                )
+                init = await self._bounded(session.initialize, timeout=self.connect_timeout_s)
+                self.server_label = f"{init.server_info.name} {init.server_info.version}".strip()
+                self.instructions = init.instructions
+                self.tools = await self._list_tools(session)
+                self._session = session
+                self.status = "connected"
+                elapsed = int((loop.time() - started) * 1000)
+                self._log.write(self.name, f"connected to {self.server_label}: {len(self.tools)} tools ({elapsed} ms)")
+                self._settled.set()
+                if self._on_connected is not None:
+                    try:
+                        self._on_connected(self)
+                    except Exception as exc:
+                        self._log.write(self.name, f"registering tools failed: {describe_error(exc)}")
+                await self._stop.wait()
+                self._session = None
+                self._log.write(self.name, "disconnecting")
+        except asyncio.CancelledError:
+            self._fail("cancelled")
+            raise
+        except Exception as exc:
+            self._fail(self._describe(exc))
+            if self._on_failed is not None and not self._closing:
+                try:
+                    self._on_failed(self)
+                except Exception:
+                    pass
+        finally:
+            self._session = None
+            if relay is not None:
+                await relay.close()
+            if self._closing:
+                self.status = "closed"
+                self._log.write(self.name, "closed")
+            self._settled.set()
+
+    def _fail(self, message: str) -> None:
+        if self._closing:
+            return  # an ordinary shutdown: ``_run`` marks the connection closed
+        self.error = message
+        self.status = "failed"
+        self._log.write(self.name, f"failed: {message}")
+
+    # -- transports ------------------------------------------------------------------------------
+
+    def _describe_target(self) -> str:
+        if self.config.transport == "stdio":
+            return " ".join([self.config.command or "", *self.config.args]).strip()
+        return f"streamable HTTP {self.config.url}"
+
+    def _stdio_params(self) -> StdioServerParameters:
+        assert self.config.command is not None
+        cwd = os.path.join(self._cwd, self.config.cwd) if self.config.cwd else self._cwd
+        return StdioServerParameters(
+            command=self.config.command, args=list(self.config.args), env=dict(self.config.env) or None, cwd=cwd
+        )
+
+    def _http_client(self) -> httpx2.AsyncClient:
+        def on_retry(method: str, status: int, attempt: int, delay: float) -> None:
+            self._log.write(self.name, f"HTTP {status} for {method}; retry {attempt} in {delay:.2f} s")
+
+        transport = RetryingTransport(httpx2.AsyncHTTPTransport(), self._settings.retry, on_retry)
+        self._http_transport = transport
+        return httpx2.AsyncClient(
+            headers=dict(self.config.headers),
+            timeout=httpx2.Timeout(30.0, read=300.0),
+            transport=transport,
+        )
+
+    async def _on_server_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
+        source = f" {params.logger}" if params.logger else ""
+        self._log.write(self.name, f"log {params.level}{source}: {params.data}")
+
+    def _describe(self, exc: BaseException) -> str:
+        """``describe_error`` plus the HTTP status behind the SDK's generic HTTP error message."""
+        message = describe_error(exc)
+        failure = self._http_transport.take_failure() if self._http_transport is not None else None
+        return f"{message} ({failure})" if failure else message
+
+    # -- requests --------------------------------------------------------------------------------
+
+    async def _bounded(
+        self,
+        request: Callable[..., Awaitable[T]],
+        *args: Any,
+        signal: AbortSignal | None = None,
+        on_progress: ProgressHandler | None = None,
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> T:
+        """Run one request under the per-request timeout; progress pushes the deadline back."""
+        timeout = timeout or self.timeout_s
+        aborted = False
+        result: T | None = None
+        finished = False
+        with anyio.CancelScope() as scope:
+            scope.deadline = anyio.current_time() + timeout
+
+            def abort(_reason: Any) -> None:
+                nonlocal aborted
+                aborted = True
+                scope.cancel()
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                scope.deadline = anyio.current_time() + timeout
+                if on_progress is not None:
+                    on_progress(value, total, message)
+
+            if on_progress is not None:
+                kwargs["progress_callback"] = progress
+            if signal is not None:
+                signal.add_listener(abort)
+            try:
+                result = await request(*args, **kwargs)
+                finished = True
+            finally:
+                if signal is not None:
+                    signal.remove_listener(abort)
+        if not finished:
+            if aborted:
+                raise AbortError()
+            raise McpRequestTimeout(f"MCP request to {self.name} timed out after {_seconds(timeout)} without progress")
+        return result  # type: ignore[return-value]
+
+    async def _list_tools(self, session: ClientSession) -> list[McpTool]:
+        tools: list[McpTool] = []
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._bounded(session.list_tools, params=params, timeout=self.connect_timeout_s)
+            tools.extend(_tool_info(tool) for tool in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_progress: ProgressHandler | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool once (never retried); returns the result as a camelCase JSON dict."""
+        session = self._session
+        if session is None or self.status != "connected":
+            reason = f": {self.error}" if self.error else f" (status: {self.status})"
+            raise McpNotConnected(f'MCP server "{self.name}" is not connected{reason}')
+        try:
+            result = await self._bounded(
+                session.call_tool, name, arguments, signal=signal, on_progress=on_progress or _ignore_progress
+            )
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.status = "failed"
+                self.error = "Connection closed"
+                self._log.write(self.name, "connection closed")
+            raise RuntimeError(f'MCP server "{self.name}" returned an error for {name}: {self._describe(exc)}') from exc
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+
+def _ignore_progress(_value: float, _total: float | None, _message: str | None) -> None:
+    return None
+
+
+def _tool_info(tool: mcp_types.Tool) -> McpTool:
+    return McpTool(
+        name=tool.name,
+        description=tool.description or "",
+        input_schema=dict(tool.input_schema or {}),
+        output_schema=dict(tool.output_schema) if tool.output_schema else None,
+        title=tool.title or (tool.annotations.title if tool.annotations else None),
+    )
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"

@@ -1,0 +1,113 @@
+"""MCP ``CallToolResult`` (as a JSON dict) → the tool result the agent records.
+
+Text and image blocks pass through; audio, resource links and embedded resources become short
+text (or an image for embedded image blobs), since the model's context holds only text and
+images. ``structuredContent`` is kept as is (and shown as JSON text when the server sent no
+content). ``isError`` carries over. Text is cut at 2000 lines / 50 KB in total, like the built-in
+tools, with a notice telling the model that output was cut.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from pi_harness.ai.jsonutil import dumps_str, sanitize_surrogates
+
+MAX_LINES = 2000
+MAX_BYTES = 50 * 1024
+
+
+def to_tool_result(raw: dict[str, Any], *, server: str, tool: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for block in raw.get("content") or []:
+        if isinstance(block, dict):
+            content.append(_convert_block(block))
+    structured = raw.get("structuredContent")
+    if not content and structured is not None:
+        content.append(_text(dumps_str(structured)))
+    if not content:
+        content.append(_text("(no output)"))
+    content, truncated = _truncate(content)
+    details: dict[str, Any] = {"server": server, "tool": tool}
+    if truncated:
+        details["truncated"] = True
+    result: dict[str, Any] = {"content": content, "details": details}
+    if raw.get("isError"):
+        result["isError"] = True
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": sanitize_surrogates(text)}
+
+
+def _convert_block(block: dict[str, Any]) -> dict[str, Any]:
+    kind = block.get("type")
+    if kind == "text":
+        return _text(str(block.get("text", "")))
+    if kind == "image":
+        return {"type": "image", "data": block.get("data", ""), "mimeType": block.get("mimeType", "image/png")}
+    if kind == "audio":
+        size = _decoded_size(block.get("data", ""))
+        return _text(f"[audio ({block.get('mimeType', 'unknown type')}, {size} bytes) not shown]")
+    if kind == "resource_link":
+        label = block.get("title") or block.get("name") or ""
+        lines = [f"[resource link: {block.get('uri', '')}{' ' + label if label else ''}]"]
+        if block.get("description"):
+            lines.append(str(block["description"]))
+        return _text("\n".join(lines))
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        uri = resource.get("uri", "")
+        mime = resource.get("mimeType") or "unknown type"
+        if "text" in resource:
+            return _text(f"[resource {uri}]\n{resource['text']}")
+        blob = resource.get("blob", "")
+        if isinstance(mime, str) and mime.startswith("image/"):
+            return {"type": "image", "data": blob, "mimeType": mime}
+        return _text(f"[binary resource {uri} ({mime}, {_decoded_size(blob)} bytes) not shown]")
+    return _text(f"[unsupported MCP content block of type {kind!r}]")
+
+
+def _decoded_size(data: Any) -> int:
+    if not isinstance(data, str):
+        return 0
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except ValueError:
+        return len(data)
+
+
+def _truncate(content: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    lines_left, bytes_left = MAX_LINES, MAX_BYTES
+    out: list[dict[str, Any]] = []
+    for index, block in enumerate(content):
+        if block["type"] != "text":
+            out.append(block)
+            continue
+        kept, lines_left, bytes_left, cut = _cut_text(block["text"], lines_left, bytes_left)
+        if cut:
+            omitted_blocks = sum(1 for b in content[index + 1 :] if b["type"] == "text")
+            note = "\n\n[MCP output truncated: the result was longer than 2000 lines or 50 KB"
+            note += f"; {omitted_blocks} further text block(s) omitted]" if omitted_blocks else "]"
+            out.append({"type": "text", "text": kept + note})
+            out.extend(b for b in content[index + 1 :] if b["type"] != "text")
+            return out, True
+        out.append(block)
+    return out, False
+
+
+def _cut_text(text: str, lines_left: int, bytes_left: int) -> tuple[str, int, int, bool]:
+    lines = text.split("\n")
+    kept: list[str] = []
+    for line in lines:
+        cost = len(line.encode("utf-8")) + (1 if kept else 0)
+        if lines_left <= 0 or cost > bytes_left:
+            return "\n".join(kept), lines_left, bytes_left, True
+        kept.append(line)
+        lines_left -= 1
+        bytes_left -= cost
+    return text, lines_left, bytes_left, False

@@ -1,0 +1,176 @@
+"""builtin:mcp across a session: readiness of the first prompt, direct tools, trust, bad config."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
+
+
+def write_config(path: Path, servers: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": servers}))
+
+
+async def eventually(predicate: Any, attempts: int = 400) -> bool:
+    for _ in range(attempts):
+        if predicate():
+            return True
+        await asyncio.sleep(0.025)
+    return False
+
+
+def gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def test_first_prompt_waits_only_up_to_the_cap(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
+) -> None:
+    write_config(agent_dir / "mcp.json", {"late": stdio_entry("--startup-delay", "1")})
+    h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=0.05)), tmp_path)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
+    assert h.tools() == {}  # the prompt went ahead without the slow server
+    assert await eventually(lambda: "late__echo" in h.tools())
+    assert "late__echo" in h.host.get_active_tools()  # registered later, active all the same
+    log = (agent_dir / "mcp.log").read_text()
+    assert "first prompt sent before these servers were ready: late" in log
+    await h.shutdown()
+
+
+async def test_first_prompt_does_not_wait_for_servers_without_direct_tools(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
+) -> None:
+    entry = stdio_entry("--startup-delay", "1")
+    entry["directTools"] = False
+    write_config(agent_dir / "mcp.json", {"lazy": entry, "fast": {**stdio_entry(), "directTools": ["echo"]}})
+    h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=60)), tmp_path)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
+    tools = h.tools()
+    assert "fast__echo" in tools  # waited for the server with a direct tool
+    assert not any(name.startswith("lazy__") for name in tools)  # did not wait for this one
+    assert await eventually(lambda: "lazy__echo" in h.tools())
+    active = h.host.get_active_tools()
+    assert "fast__echo" in active and "fast__slow" not in active
+    assert not any(name.startswith("lazy__") for name in active)
+    await h.shutdown()
+
+
+async def test_invalid_config_does_not_stop_the_valid_servers(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any, recording_ui: Any
+) -> None:
+    write_config(agent_dir / "mcp.json", {"good": stdio_entry(), "bad": {"command": 42}})
+    h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    assert "good__echo" in h.tools()
+    assert h.errors == []
+    message = f'MCP: Invalid MCP server "bad" in {agent_dir / "mcp.json"}: "command" must be a non-empty string'
+    assert ("warning", message) in recording_ui.notifications
+    assert 'config error: Invalid MCP server "bad"' in (agent_dir / "mcp.log").read_text()
+    await h.runner.run_command("mcp", "")
+    table = recording_ui.notifications[-1][1]
+    assert "✓ good" in table and "4 tools" in table and 'error: Invalid MCP server "bad"' in table
+    await h.shutdown()
+
+
+async def test_failed_server_is_reported_and_has_no_tools(
+    tmp_path: Path, agent_dir: Path, harness: Any, recording_ui: Any
+) -> None:
+    write_config(agent_dir / "mcp.json", {"ghost": {"command": str(tmp_path / "no-such-binary")}})
+    h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    assert h.tools() == {}
+    assert (
+        "warning",
+        f'MCP server "ghost" is not available: command not found: {tmp_path / "no-such-binary"}',
+    ) in recording_ui.notifications
+    await h.shutdown()
+
+
+async def test_disabled_server_is_never_started(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
+) -> None:
+    pid_file = tmp_path / "pid"
+    write_config(agent_dir / "mcp.json", {"off": {**stdio_entry("--pid-file", str(pid_file)), "disabled": True}})
+    h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=1)), tmp_path)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    await asyncio.sleep(0.2)
+    assert not pid_file.exists()
+    assert h.tools() == {}
+    await h.shutdown()
+
+
+async def test_project_config_is_read_only_when_trusted(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
+) -> None:
+    project = tmp_path / "project"
+    write_config(project / ".pi" / "mcp.json", {"proj": stdio_entry()})
+    untrusted = await harness(create_mcp_extension(McpOptions(project_trusted=False)), project)
+    await untrusted.start()
+    await untrusted.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    assert untrusted.tools() == {}
+    await untrusted.shutdown()
+
+    trusted = await harness(create_mcp_extension(McpOptions(project_trusted=lambda: True)), project)
+    await trusted.start()
+    await trusted.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    assert "proj__echo" in trusted.tools()
+    await trusted.shutdown()
+
+
+async def test_shutdown_while_connecting_leaves_no_process(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
+) -> None:
+    pid_file = tmp_path / "pid"
+    write_config(agent_dir / "mcp.json", {"slow": stdio_entry("--pid-file", str(pid_file), "--startup-delay", "30")})
+    h = await harness(create_mcp_extension(), tmp_path)
+    await h.start()
+    assert await eventually(lambda: pid_file.exists() and pid_file.read_text().strip() != "")
+    pid = int(pid_file.read_text())
+    await asyncio.gather(h.shutdown(), h.shutdown())  # concurrent shutdowns share one
+    assert await eventually(lambda: gone(pid))
+    assert os.path.exists(agent_dir / "mcp.log")
+
+
+def test_sdk_is_not_imported_without_configured_servers(tmp_path: Path, agent_dir: Path) -> None:
+    """Startup cost: a session without MCP servers never imports the ``mcp`` SDK."""
+    script = """
+import asyncio, sys
+from pi_harness.coding.extensions.runner import ExtensionRunner
+from pi_harness.extensions_builtin import BUILTIN_EXTENSIONS
+
+class Host:
+    cwd = sys.argv[1]
+
+async def main():
+    runner = ExtensionRunner(builtin_factories=BUILTIN_EXTENSIONS)
+    await runner.load_paths(["builtin:mcp"])
+    runner.bind(Host())
+    await runner.emit("session_start", {})
+    await runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    await runner.emit("session_shutdown", {})
+    print("mcp" in sys.modules, "httpx2" in sys.modules)
+
+asyncio.run(main())
+"""
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "disabled": True}}}))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]
