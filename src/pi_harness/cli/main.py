@@ -30,7 +30,7 @@ from pi_harness.cli.diagnostics import Diagnostic, report_diagnostics
 OFFLINE_ENV = "PI_OFFLINE"
 SKIP_VERSION_CHECK_ENV = "PI_SKIP_VERSION_CHECK"
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list")
-UNSUPPORTED_COMMANDS = (*PACKAGE_COMMANDS, "mcp")
+UNSUPPORTED_COMMANDS = PACKAGE_COMMANDS
 
 
 def _options_part(argv: Sequence[str]) -> Sequence[str]:
@@ -67,6 +67,10 @@ def dispatch_subcommand(argv: Sequence[str]) -> int | None:
         from pi_harness.cli.subcommands.config import run_config_command
 
         return run_config_command(rest)
+    if command == "mcp":
+        from pi_harness.cli.subcommands.mcp import run_mcp_command
+
+        return run_mcp_command(rest)
     if command in UNSUPPORTED_COMMANDS:
         print(
             f'Error: "pi {command}" is not supported in pi-harness yet. '

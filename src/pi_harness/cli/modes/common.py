@@ -21,6 +21,13 @@ class PromptInput:
     images: list[dict[str, Any]] = field(default_factory=list)
 
 
+def kill_child_processes() -> None:
+    """Kill every process group our tools started (SIGTERM/SIGHUP shutdown path)."""
+    from pi_harness.coding.tools import kill_all_tracked_processes
+
+    kill_all_tracked_processes(0.5)
+
+
 def report_extension_errors_to_stderr(session: AgentSession) -> None:
     def report(record: Any) -> None:
         print(f"Extension error ({record.extension_path}): {record.error}", file=sys.stderr, flush=True)
@@ -72,6 +79,7 @@ async def run_with_signal_shutdown(work: Awaitable[int], shutdown: Callable[[], 
             if not received:
                 raise
         await shutdown()
+        kill_child_processes()
         return received[0]
     finally:
         for signum in installed:

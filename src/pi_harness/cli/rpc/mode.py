@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pi_harness.cli.modes.common import SIGNAL_EXIT_CODES
+from pi_harness.cli.modes.common import SIGNAL_EXIT_CODES, kill_child_processes
 from pi_harness.cli.records import event_record
 from pi_harness.cli.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
 from pi_harness.cli.rpc.framing import LineSplitter
@@ -187,6 +187,7 @@ class RpcServer:
             await self.runtime.shutdown()
         for task in list(self._tasks):
             task.cancel()
+        kill_child_processes()
         await self.writer.flush()
 
 

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pi_harness.cli.main", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_mcp_list_without_config_exits_0(tmp_path: Path) -> None:
+    result = run_pi("mcp", "list", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+
+
+def test_mcp_list_invalid_config_exits_1(tmp_path: Path, agent_dir: Path) -> None:
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"broken": {"args": ["x"]}}}))
+    result = run_pi("mcp", "list", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "broken" in result.stdout + result.stderr
+
+
+def test_mcp_list_unconnectable_server_exits_1(tmp_path: Path, agent_dir: Path) -> None:
+    (agent_dir / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"ghost": {"command": str(tmp_path / "does-not-exist")}}})
+    )
+    result = run_pi("mcp", "list", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "ghost" in result.stdout
+
+
+def test_mcp_usage_errors(tmp_path: Path) -> None:
+    assert run_pi("mcp", cwd=tmp_path).returncode == 1
+    assert run_pi("mcp", "frobnicate", cwd=tmp_path).returncode == 1
+    assert run_pi("mcp", "--help", cwd=tmp_path).returncode == 0
