@@ -7,8 +7,14 @@ from pathlib import Path
 
 
 def run_pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pi_harness.cli.main", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pi_harness.cli.main", *args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_mcp_list_without_config_exits_0(tmp_path: Path) -> None:
