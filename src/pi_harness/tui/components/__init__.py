@@ -1,0 +1,1 @@
+"""The components of the interactive screen; each renders to lines with ``render(width)``."""

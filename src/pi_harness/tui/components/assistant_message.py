@@ -1,0 +1,89 @@
+"""An assistant response: text as markdown, thinking dimmed and italic (or collapsed to one line).
+
+Tool calls in the message are drawn by their own ``ToolCallView``s; this view shows the text
+and thinking blocks and, at the end, the error of a failed or aborted response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pi_harness.tui.ansi import wrap
+from pi_harness.tui.components.base import CachedRender, RenderContext
+
+ABORTED_TEXT = "Operation aborted"
+THINKING_COLLAPSED_TEXT = "Thinking…"
+
+
+class AssistantMessageView(CachedRender):
+    def __init__(self, message: Mapping[str, Any], context: RenderContext, *, streaming: bool = False) -> None:
+        self.message = message
+        self.context = context
+        self.streaming = streaming
+
+    def update(self, message: Mapping[str, Any]) -> None:
+        """A newer partial message while streaming."""
+        self.message = message
+        self.touch()
+
+    def finish(self, message: Mapping[str, Any]) -> None:
+        self.message = message
+        self.streaming = False
+        self.touch()
+
+    def _visible(self, block: Mapping[str, Any]) -> bool:
+        kind = block.get("type")
+        if kind == "text":
+            return bool(str(block.get("text", "")).strip())
+        if kind == "thinking":
+            return bool(str(block.get("thinking", "")).strip()) or bool(block.get("redacted"))
+        return False
+
+    def render(self, width: int) -> list[str]:
+        return self.render_stable(width)[0]
+
+    def render_stable(self, width: int) -> tuple[list[str], int]:
+        """Lines, and how many leading lines cannot change while the response keeps streaming."""
+        lines = self._cached(width, self.context.generation, self._render_with_stable)
+        return lines, self._stable
+
+    _stable = 0  # set together with the cached lines
+
+    def _render_with_stable(self, width: int) -> list[str]:
+        inner = max(1, width - 1)
+        lines: list[str] = []
+        stable = 0
+        blocks = [block for block in self.message.get("content") or [] if self._visible(block)]
+        for index, block in enumerate(blocks):
+            if lines:
+                lines.append("")
+            block_lines, block_stable = self._render_block(block, width)
+            if index == len(blocks) - 1:
+                stable = len(lines) + block_stable  # only the last block can still grow
+            lines.extend(block_lines)
+        error = self._error_line()
+        if error:
+            if lines:
+                lines.append("")
+            lines.extend(" " + row for row in wrap(error, inner))
+        self._stable = stable if self.streaming else len(lines)
+        return lines
+
+    def _render_block(self, block: Mapping[str, Any], width: int) -> tuple[list[str], int]:
+        theme = self.context.theme
+        markdown = self.context.markdown
+        if block.get("type") == "thinking":
+            if self.context.hide_thinking or block.get("redacted"):
+                return [" " + theme.style(THINKING_COLLAPSED_TEXT, "thinkingText", italic=True)], 1
+            return markdown.render_stable(str(block.get("thinking", "")).strip(), width, style="thinking", indent=" ")
+        return markdown.render_stable(str(block.get("text", "")).strip(), width, indent=" ")
+
+    def _error_line(self) -> str:
+        reason = self.message.get("stopReason")
+        theme = self.context.theme
+        if reason == "aborted":
+            return theme.fg("error", ABORTED_TEXT)
+        if reason == "error":
+            return theme.fg("error", f"Error: {self.message.get('errorMessage') or 'unknown error'}")
+        return ""

@@ -1,0 +1,125 @@
+"""One-line (wrapped) notices in the transcript: errors, compaction, automatic retries, aborts.
+
+The builders turn AgentSession events (agent-loop.md section 9.2, compaction.md section 11)
+into notices; ``None`` means the event needs no notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pi_harness.tui.ansi import truncate, wrap
+from pi_harness.tui.components.base import RenderContext
+
+NoticeKind = Literal["info", "success", "warning", "error", "muted"]
+_TOKENS: Mapping[str, str] = {"info": "accent", "success": "success", "warning": "warning", "error": "error",
+                              "muted": "muted"}  # fmt: skip
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class Notice:
+    def __init__(self, kind: NoticeKind, text: str, context: RenderContext) -> None:
+        self.kind = kind
+        self.text = text
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        token = _TOKENS[self.kind]
+        return [" " + row for row in wrap(self.context.theme.fg(token, self.text), max(1, width - 1))]
+
+
+def format_count(value: int) -> str:
+    return f"{value:,}"
+
+
+def compaction_started(event: Mapping[str, Any], context: RenderContext) -> Notice:
+    reason = event.get("reason")
+    key = context.key("app.interrupt")
+    if reason == "overflow":
+        text = f"Context window exceeded, compacting the conversation… ({key} to cancel)"
+    elif reason == "threshold":
+        text = f"Context is nearly full, compacting the conversation… ({key} to cancel)"
+    else:
+        text = f"Compacting the conversation… ({key} to cancel)"
+    return Notice("muted", text, context)
+
+
+def compaction_finished(event: Mapping[str, Any], context: RenderContext) -> Notice | None:
+    error = event.get("errorMessage")
+    if error:
+        return Notice("error", str(error), context)
+    if event.get("aborted"):
+        return Notice("warning", "Compaction cancelled", context)
+    result = event.get("result")
+    if not isinstance(result, Mapping):
+        return None
+    before = result.get("tokensBefore")
+    after = result.get("estimatedTokensAfter")
+    text = "Compacted the conversation"
+    if isinstance(before, int):
+        text += f" from {format_count(before)} tokens"
+        if isinstance(after, int):
+            text += f" to about {format_count(after)}"
+    if event.get("willRetry"):
+        text += "; retrying the request"
+    return Notice("success", text, context)
+
+
+def retry_started(event: Mapping[str, Any], context: RenderContext) -> Notice:
+    attempt, maximum = event.get("attempt"), event.get("maxAttempts")
+    delay = event.get("delayMs")
+    seconds = f" in {delay / 1000:g}s" if isinstance(delay, int | float) else ""
+    message = event.get("errorMessage")
+    text = f"Retrying ({attempt}/{maximum}){seconds}"
+    if message:
+        text += f": {message}"
+    return Notice("warning", text, context)
+
+
+def retry_finished(event: Mapping[str, Any], context: RenderContext) -> Notice | None:
+    if event.get("success"):
+        return None
+    final = event.get("finalError")
+    attempt = event.get("attempt")
+    text = f"Retry failed after {attempt} attempt{'s' if attempt != 1 else ''}"
+    if final:
+        text += f": {final}"
+    return Notice("error", text, context)
+
+
+def summarization_retry(event: Mapping[str, Any], context: RenderContext) -> Notice:
+    attempt, maximum = event.get("attempt"), event.get("maxAttempts")
+    delay = event.get("delayMs")
+    seconds = f" in {delay / 1000:g}s" if isinstance(delay, int | float) else ""
+    text = f"Summary request failed, retrying ({attempt}/{maximum}){seconds}"
+    if event.get("errorMessage"):
+        text += f": {event['errorMessage']}"
+    return Notice("warning", text, context)
+
+
+def aborted_notice(context: RenderContext) -> Notice:
+    return Notice("error", "Operation aborted", context)
+
+
+def error_notice(message: str, context: RenderContext) -> Notice:
+    return Notice("error", f"Error: {message}", context)
+
+
+class WorkingIndicator:
+    """The spinner line shown while the agent works (``setWorkingMessage`` replaces the text)."""
+
+    def __init__(self, context: RenderContext, message: str | None = None) -> None:
+        self.context = context
+        self.message = message
+        self.frame = 0
+
+    def tick(self) -> None:
+        self.frame = (self.frame + 1) % len(SPINNER_FRAMES)
+
+    def render(self, width: int) -> list[str]:
+        theme = self.context.theme
+        text = self.message or "Working…"
+        hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to interrupt)")
+        line = " " + theme.fg("accent", SPINNER_FRAMES[self.frame]) + " " + theme.fg("muted", text) + hint
+        return [truncate(line, width)] if width > 0 else []

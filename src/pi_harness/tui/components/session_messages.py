@@ -1,0 +1,123 @@
+"""The coding agent's own message roles: ``!`` shell commands, extension messages and summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pi_harness.tui.ansi import sanitize, wrap
+from pi_harness.tui.components.base import CachedRender, RenderContext, box, guarded, wrap_all
+from pi_harness.tui.components.content import content_text
+from pi_harness.tui.components.notices import format_count
+from pi_harness.tui.components.tool_formats import BASH_PREVIEW_LINES, tail_preview
+
+
+class BashExecutionView(CachedRender):
+    """A user shell command (``!cmd``, or ``!!cmd`` kept out of the model's context).
+
+    While it runs, ``append_output`` adds streamed output; ``finish`` takes the final message.
+    """
+
+    def __init__(self, message: Mapping[str, Any], context: RenderContext, *, running: bool = False) -> None:
+        self.message = message
+        self.context = context
+        self.running = running
+        self._output = str(message.get("output") or "")
+
+    def append_output(self, delta: str) -> None:
+        self._output += delta
+        self.touch()
+
+    def finish(self, message: Mapping[str, Any]) -> None:
+        self.message = message
+        self._output = str(message.get("output") or "")
+        self.running = False
+        self.touch()
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        theme = self.context.theme
+        message = self.message
+        inner = max(1, width - 2)
+        border = theme.fg("bashMode", "─" * width)
+        prefix = "!!" if message.get("excludeFromContext") else "!"
+        lines = wrap_all([theme.style(f"{prefix} {message.get('command', '')}", "bashMode", bold=True)], inner)
+        output = sanitize(self._output).rstrip("\n")
+        if output:
+            body = [theme.fg("toolOutput", line) for line in output.split("\n")]
+            lines.extend(wrap_all(tail_preview(body, BASH_PREVIEW_LINES, self.context), inner))
+        status: list[str] = []
+        if self.running:
+            status.append(theme.fg("muted", "running…"))
+        elif message.get("cancelled"):
+            status.append(theme.fg("warning", "(cancelled)"))
+        else:
+            code = message.get("exitCode")
+            if isinstance(code, int) and code != 0:
+                status.append(theme.fg("error", f"(exit code {code})"))
+        if message.get("truncated") and message.get("fullOutputPath"):
+            status.append(theme.fg("muted", f"Output truncated. Full output: {message['fullOutputPath']}"))
+        if message.get("excludeFromContext"):
+            status.append(theme.fg("muted", "(not sent to the model)"))
+        lines.extend(wrap_all(status, inner))
+        return [border, *(" " + line for line in lines), border]
+
+
+class CustomMessageView(CachedRender):
+    """An extension message with ``display: true``; a registered renderer wins over the default look."""
+
+    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+        self.message = message
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        custom_type = str(self.message.get("customType", "custom"))
+        renderer = self.context.custom_renderers.get(custom_type)
+        if renderer is not None:
+            message, context = self.message, self.context
+            rows = guarded(lambda: renderer(message, width, context), context, f"{custom_type} renderer")
+            if rows is not None:
+                return [line for row in rows for line in wrap(row, width)]
+        theme = self.context.theme
+        inner = max(1, width - 2)
+        label = theme.style(f"[{custom_type}]", "customMessageLabel", bold=True)
+        text = content_text(self.message.get("content"))
+        lines = [label, *self.context.markdown.render(text, inner, style="custom")] if text.strip() else [label]
+        return box(lines, width, theme.bg_code("customMessageBg"))
+
+
+class SummaryView(CachedRender):
+    """A compaction or branch summary: a one-line header, the summary itself when tools are expanded."""
+
+    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+        self.message = message
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        theme = self.context.theme
+        inner = max(1, width - 2)
+        if self.message.get("role") == "compactionSummary":
+            tokens = self.message.get("tokensBefore")
+            counted = f" from {format_count(tokens)} tokens" if isinstance(tokens, int) else ""
+            header = theme.style("[compaction]", "customMessageLabel", bold=True) + theme.fg(
+                "muted", f" Conversation compacted{counted}"
+            )
+        else:
+            header = theme.style("[branch summary]", "customMessageLabel", bold=True) + theme.fg(
+                "muted", " Summary of the branch left behind"
+            )
+        lines = wrap(header, inner)
+        summary = str(self.message.get("summary") or "")
+        if self.context.expand_tools and summary.strip():
+            lines.extend(self.context.markdown.render(summary, inner, style="custom"))
+        else:
+            lines.append(theme.fg("muted", f"({self.context.key('app.tools.expand')} to show the summary)"))
+        return box(lines, width, theme.bg_code("customMessageBg"))

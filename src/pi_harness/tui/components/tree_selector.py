@@ -1,0 +1,388 @@
+"""``/tree``: the session's entry tree, to move the leaf to another point of the conversation.
+
+A chain of entries is drawn at one indentation; only where the conversation branched do the
+children get ``├─``/``└─`` connectors. The active path (root → current leaf) is drawn normally,
+other branches dimmed, and the current leaf says ``← current``. Labels show as ``[label]``.
+
+Filter modes (setting ``treeFilterMode``): ``default`` hides bookkeeping entries (model and
+thinking changes, labels, extension data, usage, session info, system prompts),
+``no-tools`` also hides tool results, ``user-only`` keeps user messages, ``labeled-only`` keeps
+labelled entries, ``all`` shows everything. Hidden entries pass their children up to the
+nearest visible ancestor. Typing filters by text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_harness.coding.sessions.tree import SessionTreeNode
+from pi_harness.tui.ansi import truncate, with_background
+from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.content import content_text, first_line
+from pi_harness.tui.components.notices import format_count
+from pi_harness.tui.components.selector import scroll_start
+from pi_harness.tui.fuzzy import fuzzy_score
+from pi_harness.tui.theme import inverse
+
+FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
+_BOOKKEEPING = frozenset({"label", "custom", "usage", "session_info", "context_edit", "model_change",
+                          "thinking_level_change"})  # fmt: skip
+_FILTER_ACTIONS = {
+    "app.tree.filter.default": "default",
+    "app.tree.filter.noTools": "no-tools",
+    "app.tree.filter.userOnly": "user-only",
+    "app.tree.filter.labeledOnly": "labeled-only",
+    "app.tree.filter.all": "all",
+}
+
+
+def describe_entry(entry: Mapping[str, Any]) -> str:
+    """A one-line description of a session entry for the tree."""
+    kind = entry.get("type")
+    if kind == "message":
+        return _describe_message(entry.get("message") or {})
+    if kind == "custom_message":
+        return f"[{entry.get('customType')}] {first_line(content_text(entry.get('content')))}"
+    if kind == "compaction":
+        tokens = entry.get("tokensBefore")
+        return f"[compaction] {format_count(tokens)} tokens" if isinstance(tokens, int) else "[compaction]"
+    if kind == "branch_summary":
+        return f"[branch summary] {first_line(str(entry.get('summary') or ''))}"
+    if kind == "model_change":
+        return f"[model] {entry.get('provider')}/{entry.get('modelId')}"
+    if kind == "thinking_level_change":
+        return f"[thinking] {entry.get('thinkingLevel')}"
+    if kind == "label":
+        return f"[label] {entry.get('label') or '(cleared)'}"
+    if kind == "session_info":
+        return f"[name] {entry.get('name') or ''}"
+    if kind == "custom":
+        return f"[custom] {entry.get('customType')}"
+    if kind == "usage":
+        return f"[usage] {entry.get('kind')}"
+    if kind == "context_edit":
+        return "[context edit]"
+    return f"[{kind}]"
+
+
+def _describe_message(message: Mapping[str, Any]) -> str:
+    role = message.get("role")
+    if role == "user":
+        return "user: " + first_line(content_text(message.get("content"), images=False))
+    if role == "assistant":
+        content = message.get("content") or []
+        text = first_line("\n".join(str(b.get("text", "")) for b in content if b.get("type") == "text"))
+        if message.get("stopReason") in ("error", "aborted"):
+            return f"assistant: ({message.get('stopReason')}) {message.get('errorMessage') or text}".rstrip()
+        if text:
+            return "assistant: " + text
+        tools = [str(b.get("name")) for b in content if b.get("type") == "toolCall"]
+        return f"assistant: [calls {', '.join(tools)}]" if tools else "assistant: (thinking)"
+    if role == "toolResult":
+        return f"[{message.get('toolName')} result{' (error)' if message.get('isError') else ''}]"
+    if role == "bashExecution":
+        prefix = "!!" if message.get("excludeFromContext") else "!"
+        return f"{prefix} {message.get('command')}"
+    if role == "custom":
+        return f"[{message.get('customType')}] {first_line(content_text(message.get('content')))}"
+    if role == "system":
+        return "[system prompt]"
+    return f"[{role}]"
+
+
+def entry_visible(entry: Mapping[str, Any], mode: str, labelled: bool) -> bool:
+    kind = entry.get("type")
+    message = entry.get("message") if kind == "message" else None
+    role = message.get("role") if isinstance(message, Mapping) else None
+    if mode == "all":
+        return True
+    if mode == "labeled-only":
+        return labelled
+    if mode == "user-only":
+        return role == "user"
+    if kind in _BOOKKEEPING or role == "system":
+        return False
+    return not (mode == "no-tools" and role == "toolResult")
+
+
+@dataclass
+class TreeRow:
+    node: SessionTreeNode
+    prefix: str  # connector lines drawn before the entry
+    depth: int
+    folded_children: int = 0
+
+
+class TreeSelector:
+    def __init__(
+        self,
+        roots: Sequence[SessionTreeNode],
+        context: RenderContext,
+        *,
+        leaf_id: str | None,
+        filter_mode: str = "default",
+        on_select: Callable[[str], None] | None = None,
+        on_cancel: Callable[[], None] | None = None,
+        on_edit_label: Callable[[str], None] | None = None,
+        max_visible: int = 15,
+    ) -> None:
+        self.roots = list(roots)
+        self.context = context
+        self.leaf_id = leaf_id
+        self.filter_mode = filter_mode if filter_mode in FILTER_MODES else "default"
+        self.on_select = on_select
+        self.on_cancel = on_cancel
+        self.on_edit_label = on_edit_label
+        self.max_visible = max(3, max_visible)
+        self.query = ""
+        self.show_label_timestamps = False
+        self.folded: set[str] = set()
+        self.chosen: str | None = None
+        self.cancelled = False
+        self.index = 0
+        self._scroll = 0
+        self._parents: dict[str, SessionTreeNode | None] = {}
+        self._current_id: str | None = None
+        self._index_nodes()
+        self._active = self._active_path()
+        self.rows: list[TreeRow] = []
+        self._rebuild(select=leaf_id)
+
+    # --- structure ---------------------------------------------------------------------------
+
+    def _index_nodes(self) -> None:
+        stack: list[tuple[SessionTreeNode, SessionTreeNode | None]] = [(root, None) for root in self.roots]
+        while stack:
+            node, parent = stack.pop()
+            self._parents[node.entry["id"]] = parent
+            stack.extend((child, node) for child in node.children)
+
+    def _active_path(self) -> set[str]:
+        path: set[str] = set()
+        current = self.leaf_id
+        while current is not None and current in self._parents and current not in path:
+            path.add(current)
+            parent = self._parents[current]
+            current = parent.entry["id"] if parent is not None else None
+        return path
+
+    def _visible(self, node: SessionTreeNode) -> bool:
+        return entry_visible(node.entry, self.filter_mode, bool(node.label))
+
+    def _visible_children(self, node_children: list[SessionTreeNode]) -> list[SessionTreeNode]:
+        """Children after filtering: a hidden child is replaced by its own visible children."""
+        out: list[SessionTreeNode] = []
+        stack = list(reversed(node_children))
+        while stack:
+            child = stack.pop()
+            if self._visible(child):
+                out.append(child)
+            else:
+                stack.extend(reversed(child.children))
+        return out
+
+    def _count_descendants(self, node: SessionTreeNode) -> int:
+        """Descendants the current filter would show (the ``[+N]`` of a folded entry)."""
+        count, stack = 0, list(node.children)
+        while stack:
+            child = stack.pop()
+            count += self._visible(child)
+            stack.extend(child.children)
+        return count
+
+    def _rebuild(self, select: str | None = None) -> None:
+        previous = select or (self.rows[self.index].node.entry["id"] if self.rows else None)
+        rows: list[TreeRow] = []
+        # (node, prefix for the node, prefix for its children, depth)
+        stack: list[tuple[SessionTreeNode, str, str, int]] = []
+        top = self._visible_children(self.roots)
+        for index, root in reversed(list(enumerate(top))):
+            if len(top) > 1:
+                last = index == len(top) - 1
+                stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  ", 1))
+            else:
+                stack.append((root, "", "", 0))
+        while stack:
+            node, prefix, child_prefix, depth = stack.pop()
+            entry_id = node.entry["id"]
+            children = self._visible_children(node.children)
+            folded = entry_id in self.folded and bool(children)
+            rows.append(TreeRow(node, prefix, depth, self._count_descendants(node) if folded else 0))
+            if folded:
+                continue
+            if len(children) == 1:
+                stack.append((children[0], child_prefix, child_prefix, depth))
+            else:
+                for index in range(len(children) - 1, -1, -1):
+                    last = index == len(children) - 1
+                    connector = "└─ " if last else "├─ "
+                    stack.append((children[index], child_prefix + connector, child_prefix + ("   " if last else "│  "),
+                                  depth + 1))  # fmt: skip
+        if self.query.strip():
+            rows = [row for row in rows if fuzzy_score(self.query, self._row_text(row)) is not None]
+        self.rows = rows
+        self.index = 0
+        shown = {row.node.entry["id"] for row in rows}
+        self._current_id = self._nearest_shown(self.leaf_id, shown)
+        if previous is None or not self._select_id(previous):
+            self._select_nearest_active()
+
+    def _nearest_shown(self, entry_id: str | None, shown: set[str]) -> str | None:
+        """The entry itself or its closest ancestor among the drawn rows (where ``← current`` goes)."""
+        while entry_id is not None and entry_id not in shown:
+            parent = self._parents.get(entry_id)
+            entry_id = parent.entry["id"] if parent is not None else None
+        return entry_id
+
+    def _select_id(self, entry_id: str) -> bool:
+        for position, row in enumerate(self.rows):
+            if row.node.entry["id"] == entry_id:
+                self.index = position
+                return True
+        return False
+
+    def _select_nearest_active(self) -> None:
+        current = self.leaf_id
+        while current is not None:
+            if self._select_id(current):
+                return
+            parent = self._parents.get(current)
+            current = parent.entry["id"] if parent is not None else None
+
+    def _row_text(self, row: TreeRow) -> str:
+        text = describe_entry(row.node.entry)
+        if row.node.label:
+            text = f"[{row.node.label}] {text}"
+        return text
+
+    # --- input -------------------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self.cancelled or self.chosen is not None
+
+    @property
+    def selected_id(self) -> str | None:
+        return self.rows[self.index].node.entry["id"] if self.rows else None
+
+    def set_filter(self, mode: str) -> None:
+        self.filter_mode = mode
+        self._rebuild()
+
+    def handle_text(self, text: str) -> bool:
+        self.query += text
+        self._rebuild()
+        self.index = 0  # the best place to look at a new search is its first match
+        return True
+
+    def _fold_or_up(self) -> None:
+        row = self.rows[self.index]
+        entry_id = row.node.entry["id"]
+        if len(self._visible_children(row.node.children)) > 1 and entry_id not in self.folded:
+            self.folded.add(entry_id)
+            self._rebuild(select=entry_id)
+            return
+        for position in range(self.index - 1, -1, -1):  # the start of this segment: the row after a branch point
+            if self.rows[position].depth < row.depth or (
+                position > 0 and len(self._visible_children(self.rows[position - 1].node.children)) > 1
+            ):
+                self.index = position
+                return
+        self.index = 0
+
+    def _unfold_or_down(self) -> None:
+        row = self.rows[self.index]
+        entry_id = row.node.entry["id"]
+        if entry_id in self.folded:
+            self.folded.discard(entry_id)
+            self._rebuild(select=entry_id)
+            return
+        for position in range(self.index + 1, len(self.rows)):
+            if len(self._visible_children(self.rows[position].node.children)) != 1:
+                self.index = position
+                return
+        self.index = len(self.rows) - 1
+
+    def handle_action(self, action: str) -> bool:
+        if action in _FILTER_ACTIONS:
+            mode = _FILTER_ACTIONS[action]
+            self.set_filter("default" if mode == self.filter_mode and mode != "default" else mode)
+        elif action in ("app.tree.filter.cycleForward", "app.tree.filter.cycleBackward"):
+            step = 1 if action.endswith("Forward") else -1
+            self.set_filter(FILTER_MODES[(FILTER_MODES.index(self.filter_mode) + step) % len(FILTER_MODES)])
+        elif action == "app.tree.toggleLabelTimestamp":
+            self.show_label_timestamps = not self.show_label_timestamps
+        elif action == "app.tree.editLabel":
+            if self.selected_id is not None and self.on_edit_label is not None:
+                self.on_edit_label(self.selected_id)
+        elif not self.rows and action not in ("tui.select.cancel", "tui.editor.deleteCharBackward"):
+            return action.startswith(("tui.select.", "app.tree."))
+        elif action == "tui.select.up":
+            self.index = (self.index - 1) % len(self.rows)
+        elif action == "tui.select.down":
+            self.index = (self.index + 1) % len(self.rows)
+        elif action == "tui.select.pageUp":
+            self.index = max(0, self.index - self.max_visible)
+        elif action == "tui.select.pageDown":
+            self.index = min(len(self.rows) - 1, self.index + self.max_visible)
+        elif action == "app.tree.foldOrUp":
+            self._fold_or_up()
+        elif action == "app.tree.unfoldOrDown":
+            self._unfold_or_down()
+        elif action == "tui.select.confirm":
+            self.chosen = self.selected_id
+            if self.chosen is not None and self.on_select is not None:
+                self.on_select(self.chosen)
+        elif action == "tui.select.cancel":
+            self.cancelled = True
+            if self.on_cancel is not None:
+                self.on_cancel()
+        elif action == "tui.editor.deleteCharBackward" and self.query:
+            self.query = self.query[:-1]
+            self._rebuild()
+        else:
+            return False
+        return True
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def render(self, width: int) -> list[str]:
+        theme = self.context.theme
+        rule = theme.fg("borderAccent", "─" * width)
+        title = theme.style("Session tree", "accent", bold=True) + theme.fg("muted", f"  filter: {self.filter_mode}")
+        lines = [rule, truncate(title, width), truncate(theme.fg("muted", "> ") + self.query + inverse(" "), width)]
+        if not self.rows:
+            lines.append(truncate(theme.fg("muted", "  No entries match"), width))
+        else:
+            self._scroll = scroll_start(self.index, len(self.rows), self.max_visible, self._scroll)
+            for position in range(self._scroll, min(len(self.rows), self._scroll + self.max_visible)):
+                lines.append(self._render_row(self.rows[position], position == self.index, width))
+            if len(self.rows) > self.max_visible:
+                lines.append(truncate(theme.fg("muted", f"  ({self.index + 1}/{len(self.rows)})"), width))
+        keys = self.context.key
+        hint = (f"{keys('tui.select.confirm')} go to · {keys('app.tree.editLabel')} label · "
+                f"{keys('app.tree.filter.cycleForward')} filter · {keys('tui.select.cancel')} close")  # fmt: skip
+        lines.append(truncate(theme.fg("dim", hint), width))
+        lines.append(rule)
+        return lines
+
+    def _render_row(self, row: TreeRow, selected: bool, width: int) -> str:
+        theme = self.context.theme
+        node = row.node
+        entry_id = node.entry["id"]
+        text = describe_entry(node.entry)
+        on_path = entry_id in self._active
+        body = text if on_path else theme.fg("muted", text)
+        if node.label:
+            label = f"[{node.label}]"
+            if self.show_label_timestamps and node.label_timestamp:
+                label = f"[{node.label} {node.label_timestamp}]"
+            body = theme.fg("warning", label) + " " + body
+        if row.folded_children:
+            body += theme.fg("muted", f" [+{row.folded_children}]")
+        if entry_id == self._current_id:
+            body += theme.fg("accent", " ← current")
+        line = truncate(" " + theme.fg("dim", row.prefix) + body, width)
+        return with_background(line, width, theme.bg_code("selectedBg")) if selected else line

@@ -1,0 +1,30 @@
+"""A user prompt: markdown on the ``userMessageBg`` block."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pi_harness.tui.components.base import CachedRender, RenderContext, box
+from pi_harness.tui.components.content import content_text
+
+
+class UserMessageView(CachedRender):
+    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+        self.message = message
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        theme = self.context.theme
+        inner = max(1, width - 2)
+        content = self.message.get("content")
+        text = content_text(content, images=False)
+        lines = self.context.markdown.render(text, inner, style="user") if text.strip() else []
+        if isinstance(content, list):
+            for block in content:
+                if block.get("type") == "image":
+                    lines.append(theme.fg("muted", f"[image: {block.get('mimeType', 'image')}]"))
+        return box(lines or [""], width, theme.bg_code("userMessageBg"))

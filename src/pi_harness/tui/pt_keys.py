@@ -1,0 +1,161 @@
+"""The key table as prompt_toolkit key bindings.
+
+``build_key_bindings(keymap, handlers)`` binds every key of every action that has a handler.
+Several actions may share a key (``ctrl+d`` deletes forward *and* quits on an empty editor;
+``up`` moves the cursor *and* the selection): their handlers run in the order of ``handlers``
+until one returns something other than ``False``, so a handler declines by returning ``False``.
+
+prompt_toolkit has no key for a modified Enter or for ``ctrl+shift+<letter>``; terminals that
+can tell them apart send CSI-u (``ESC [ 13 ; 2 u``) or xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``)
+sequences, which we route to private key sequences (``ESC F24 <key>``) that no terminal sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+
+from pi_harness.tui.keybindings import KeyMap
+
+ActionHandler = Callable[[], bool | None]
+TextHandler = Callable[[str], None]
+
+_SPECIAL: dict[str, Keys | str] = {
+    "escape": Keys.Escape, "enter": Keys.ControlM, "tab": Keys.ControlI, "space": " ",
+    "backspace": Keys.ControlH, "delete": Keys.Delete, "insert": Keys.Insert, "home": Keys.Home, "end": Keys.End,
+    "pageUp": Keys.PageUp, "pageDown": Keys.PageDown, "up": Keys.Up, "down": Keys.Down, "left": Keys.Left,
+    "right": Keys.Right, **{f"f{n}": Keys(f"f{n}") for n in range(1, 13)},
+}  # fmt: skip
+# ctrl+- arrives as ctrl+_ (0x1f); ctrl+backspace is indistinguishable from backspace and is left out.
+_CTRL_SYMBOLS = {"]": Keys("c-]"), "\\": Keys("c-\\"), "^": Keys("c-^"), "_": Keys("c-_"), "-": Keys("c-_"),
+                 "@": Keys.ControlAt, "space": Keys.ControlAt}  # fmt: skip
+_MOVEMENT = ("up", "down", "left", "right", "home", "end", "delete", "insert", "pageUp", "pageDown")
+_PRIVATE_SHIFT = Keys.F24
+_PRIVATE_CTRL = Keys.F23
+_PRIVATE_CTRL_SHIFT = Keys.F22
+
+PtKeys = tuple[Keys | str, ...]
+
+
+def _base(key: str) -> Keys | str:
+    if key in _SPECIAL:
+        return _SPECIAL[key]
+    return key
+
+
+def _movement(key: str, prefix: str) -> Keys | str:
+    name = {"pageUp": "pageup", "pageDown": "pagedown"}.get(key, key)
+    return Keys(f"{prefix}-{name}")
+
+
+def to_pt_keys(spec: str) -> PtKeys | None:
+    """prompt_toolkit keys for a normalised key spec, or None when prompt_toolkit cannot see it."""
+    *modifiers, key = spec.split("+") if not spec.endswith("++") else [*spec[:-2].split("+"), "+"]
+    mods = set(modifiers)
+    if "super" in mods:
+        return None
+    prefix: PtKeys = (Keys.Escape,) if "alt" in mods else ()
+    mods.discard("alt")
+    if not mods:
+        return (*prefix, _base(key))
+    if mods == {"shift"}:
+        if key == "tab":
+            return (*prefix, Keys.BackTab)
+        if key in _MOVEMENT:
+            return (*prefix, _movement(key, "s"))
+        if len(key) == 1 and key.isalpha():
+            return (*prefix, key.upper())
+        if key == "enter":
+            return (*prefix, Keys.Escape, _PRIVATE_SHIFT, Keys.ControlM)
+        return None
+    if mods == {"ctrl"}:
+        if len(key) == 1 and (key.isalpha() or key.isdigit()):
+            return (*prefix, Keys(f"c-{key}"))
+        if key in _CTRL_SYMBOLS:
+            return (*prefix, _CTRL_SYMBOLS[key])
+        if key in _MOVEMENT:
+            return (*prefix, _movement(key, "c"))
+        if key == "enter":
+            return (*prefix, Keys.Escape, _PRIVATE_CTRL, Keys.ControlM)
+        return None
+    if mods == {"ctrl", "shift"}:
+        if key in ("up", "down", "left", "right", "home", "end", "delete", "insert", "pageUp", "pageDown"):
+            return (*prefix, _movement(key, "c-s"))
+        if len(key) == 1 and key.isalpha():
+            return (*prefix, Keys.Escape, _PRIVATE_CTRL_SHIFT, Keys(f"c-{key}"))
+        if key == "enter":
+            return (*prefix, Keys.Escape, _PRIVATE_CTRL_SHIFT, Keys.ControlM)
+    return None
+
+
+def _register_extended_sequences() -> None:
+    """Route CSI-u / modifyOtherKeys forms of modified Enter and ctrl+shift+letter to private keys."""
+    modifier_codes = {2: _PRIVATE_SHIFT, 5: _PRIVATE_CTRL, 6: _PRIVATE_CTRL_SHIFT}
+    for modifier, private in modifier_codes.items():
+        for sequence in (f"\x1b[13;{modifier}u", f"\x1b[27;{modifier};13~"):
+            ANSI_SEQUENCES[sequence] = (Keys.Escape, private, Keys.ControlM)
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        target = (Keys.Escape, _PRIVATE_CTRL_SHIFT, Keys(f"c-{letter}"))
+        for code in (ord(letter), ord(letter.upper())):
+            ANSI_SEQUENCES[f"\x1b[{code};6u"] = target
+            ANSI_SEQUENCES[f"\x1b[27;6;{code}~"] = target
+    ANSI_SEQUENCES["\x1b[13;3u"] = (Keys.Escape, Keys.ControlM)  # alt+enter in CSI-u form
+
+
+_register_extended_sequences()
+
+
+def build_key_bindings(
+    keymap: KeyMap,
+    handlers: Mapping[str, ActionHandler],
+    *,
+    on_text: TextHandler | None = None,
+    on_paste: TextHandler | None = None,
+    unsupported: list[str] | None = None,
+) -> KeyBindings:
+    """Key bindings for the actions in ``handlers`` (in priority order), plus typed and pasted text.
+
+    Keys prompt_toolkit cannot represent are skipped and described in ``unsupported``.
+    """
+    chains: dict[PtKeys, list[ActionHandler]] = {}
+    for action, handler in handlers.items():
+        for spec in keymap.keys(action):
+            keys = to_pt_keys(spec)
+            if keys is None:
+                if unsupported is not None:
+                    unsupported.append(f'{action}: "{spec}" cannot be recognised in this terminal')
+                continue
+            chains.setdefault(keys, []).append(handler)
+    bindings = KeyBindings()
+    for keys, chain in chains.items():
+        bindings.add(*keys)(_chained(chain))
+    if on_text is not None:
+        text_handler = on_text
+
+        @bindings.add(Keys.Any)
+        def _typed(event: KeyPressEvent) -> None:
+            data = event.data
+            if data and data.isprintable():
+                text_handler(data)
+
+    if on_paste is not None:
+        paste_handler = on_paste
+
+        @bindings.add(Keys.BracketedPaste)
+        def _pasted(event: KeyPressEvent) -> None:
+            paste_handler(event.data)
+
+    return bindings
+
+
+def _chained(chain: list[ActionHandler]) -> Callable[[KeyPressEvent], Any]:
+    def run(event: KeyPressEvent) -> None:
+        for handler in chain:
+            if handler() is not False:
+                return
+
+    return run

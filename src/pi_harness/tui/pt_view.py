@@ -1,0 +1,264 @@
+"""prompt_toolkit glue: the bottom pane drawn under the scrollback, and printing into the scrollback.
+
+The application is not full-screen: prompt_toolkit redraws only the pane's lines at the bottom
+of the terminal, and finished transcript blocks are written above it with ``run_in_terminal`` so
+they become ordinary terminal scrollback. Components produce ANSI lines; ``LinesControl``
+converts each line to prompt_toolkit fragments once (lines that did not change between frames
+come from a cache) and hands prompt_toolkit only the rows of the current frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.application import Application, get_app_or_none, run_in_terminal
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIControl
+from prompt_toolkit.output import Output
+
+from pi_harness.tui.colors import to_hex
+from pi_harness.tui.screen import BottomPane, ScreenFrame
+from pi_harness.tui.transcript import Transcript
+
+# Escape alone must act quickly (abort); real escape sequences arrive within a few milliseconds.
+ESCAPE_TIMEOUT = 0.05
+_SGR_RE = re.compile(r"\x1b\[([0-9;:]*)m|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_NORMAL = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan", "ansigray")
+_BRIGHT = ("ansibrightblack", "ansibrightred", "ansibrightgreen", "ansibrightyellow", "ansibrightblue",
+           "ansibrightmagenta", "ansibrightcyan", "ansiwhite")  # fmt: skip
+_FLAGS = {1: "bold", 2: "dim", 3: "italic", 4: "underline", 5: "blink", 7: "reverse", 8: "hidden", 9: "strike"}
+_FLAGS_OFF = {22: ("bold", "dim"), 23: ("italic",), 24: ("underline",), 25: ("blink",), 27: ("reverse",),
+              28: ("hidden",), 29: ("strike",)}  # fmt: skip
+_CACHE_LIMIT = 20_000
+
+
+def _basic_color(code: int) -> str:
+    base = code % 10
+    return (_BRIGHT if code >= 90 else _NORMAL)[base]
+
+
+class _Sgr:
+    __slots__ = ("bg", "fg", "flags")
+
+    def __init__(self) -> None:
+        self.fg: str | None = None
+        self.bg: str | None = None
+        self.flags: set[str] = set()
+
+    def apply(self, params: str) -> None:
+        codes = [int(p) if p.isdigit() else 0 for p in params.replace(":", ";").split(";")] if params else [0]
+        index = 0
+        while index < len(codes):
+            code = codes[index]
+            index += 1
+            if code == 0:
+                self.fg, self.bg = None, None
+                self.flags.clear()
+            elif code in _FLAGS:
+                self.flags.add(_FLAGS[code])
+            elif code in _FLAGS_OFF:
+                self.flags.difference_update(_FLAGS_OFF[code])
+            elif code == 39:
+                self.fg = None
+            elif code == 49:
+                self.bg = None
+            elif 30 <= code <= 37 or 90 <= code <= 97:
+                self.fg = _basic_color(code)
+            elif 40 <= code <= 47 or 100 <= code <= 107:
+                self.bg = _basic_color(code)
+            elif code in (38, 48) and index < len(codes):
+                mode = codes[index]
+                color: str | None = None
+                if mode == 5 and index + 1 < len(codes):
+                    color = to_hex(codes[index + 1])
+                    index += 2
+                elif mode == 2 and index + 3 < len(codes):
+                    color = "#{:02x}{:02x}{:02x}".format(*codes[index + 1 : index + 4])
+                    index += 4
+                else:
+                    index += 1
+                if code == 38:
+                    self.fg = color
+                else:
+                    self.bg = color
+
+    def style(self) -> str:
+        parts = sorted(self.flags)
+        if self.fg:
+            parts.append(f"fg:{self.fg}")
+        if self.bg:
+            parts.append(f"bg:{self.bg}")
+        return " ".join(parts)
+
+
+def ansi_to_fragments(line: str) -> StyleAndTextTuples:
+    """One ANSI line as prompt_toolkit (style, text) fragments; non-SGR escapes are dropped."""
+    if "\x1b" not in line:
+        return [("", line)]
+    state = _Sgr()
+    fragments: StyleAndTextTuples = []
+    position = 0
+    for match in _SGR_RE.finditer(line):
+        if match.start() > position:
+            fragments.append((state.style(), line[position : match.start()]))
+        if match.group(1) is not None or match.group(0).endswith("[m"):
+            state.apply(match.group(1) or "")
+        position = match.end()
+    if position < len(line):
+        fragments.append((state.style(), line[position:]))
+    return fragments
+
+
+class LinesControl(UIControl):
+    """A UI control that shows the lines of ``render(width, height)`` and its cursor."""
+
+    def __init__(self, render: Callable[[int, int], ScreenFrame], *, show_cursor: bool = False) -> None:
+        self.render = render
+        self.show_cursor = show_cursor
+        self._fragments: OrderedDict[str, StyleAndTextTuples] = OrderedDict()
+        self._frame_key: tuple[int, int, int] | None = None
+        self._frame: ScreenFrame | None = None
+
+    def frame(self, width: int, height: int) -> ScreenFrame:
+        app = get_app_or_none()
+        key = (width, height, app.render_counter if app is not None else -1)
+        if key != self._frame_key or self._frame is None or app is None:
+            self._frame = self.render(width, height)
+            self._frame_key = key
+        return self._frame
+
+    def fragments(self, line: str) -> StyleAndTextTuples:
+        cached = self._fragments.get(line)
+        if cached is None:
+            cached = self._fragments[line] = ansi_to_fragments(line)
+            if len(self._fragments) > _CACHE_LIMIT:
+                self._fragments.popitem(last=False)
+        return cached
+
+    def is_focusable(self) -> bool:
+        return True
+
+    def preferred_height(
+        self, width: int, max_available_height: int, wrap_lines: bool, get_line_prefix: GetLinePrefixCallable | None
+    ) -> int | None:
+        return len(self.frame(width, max_available_height).lines)
+
+    def create_content(self, width: int, height: int | None) -> UIContent:
+        frame = self.frame(width, height if height is not None else 10_000)
+        rows = [self.fragments(line) for line in frame.lines]
+        cursor = Point(x=frame.cursor[1], y=frame.cursor[0]) if frame.cursor else None
+        return UIContent(
+            get_line=lambda index: rows[index] if index < len(rows) else [],
+            line_count=len(rows),
+            cursor_position=cursor,
+            show_cursor=self.show_cursor and cursor is not None,
+        )
+
+
+class TerminalView:
+    """Runs the bottom pane in a prompt_toolkit application and prints finished blocks above it.
+
+    After feeding events to the transcript (or changing any component), call ``refresh()``: it
+    moves finished transcript lines into the scrollback and redraws the pane. While the
+    application runs, refreshes are coalesced to one per ``frame_interval`` so a fast stream of
+    deltas costs one render per frame, not one per delta.
+    """
+
+    def __init__(
+        self,
+        pane: BottomPane,
+        key_bindings: KeyBindings,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        show_hardware_cursor: bool = False,
+        frame_interval: float = 1 / 60,
+    ) -> None:
+        self.pane = pane
+        self.frame_interval = frame_interval
+        self._refresh_pending = False
+        self.control = LinesControl(self._render, show_cursor=show_hardware_cursor)
+        self.app: Application[Any] = Application(
+            layout=Layout(Window(self.control, wrap_lines=False, always_hide_cursor=not show_hardware_cursor)),
+            key_bindings=key_bindings,
+            full_screen=False,
+            input=input,
+            output=output,
+            mouse_support=False,
+            erase_when_done=False,
+        )
+        self.app.timeoutlen = ESCAPE_TIMEOUT
+        self.app.ttimeoutlen = ESCAPE_TIMEOUT
+        self._pending: list[str] = []
+        self._printer: asyncio.Task[None] | None = None
+        self._height = 24
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.pane.transcript
+
+    def size(self) -> tuple[int, int]:
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
+    def _render(self, width: int, height: int) -> ScreenFrame:
+        self._height = height
+        return self.pane.render(width, height)
+
+    def refresh(self) -> None:
+        """Print what the transcript finished into the scrollback, then redraw the pane (soon)."""
+        if not self.app.is_running:
+            self._refresh_now()
+            return
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            asyncio.get_running_loop().call_later(self.frame_interval, self._refresh_now)
+
+    def _refresh_now(self) -> None:
+        self._refresh_pending = False
+        width, rows = self.size()
+        lines = self.transcript.take_finished(width, live_limit=self.pane.live_budget(rows))
+        if lines:
+            self.print_above(lines)
+        self.app.invalidate()
+
+    def print_above(self, lines: list[str]) -> None:
+        """Queue lines for the scrollback; they are written in order, between two frames."""
+        self._pending.extend(lines)
+        if not self.app.is_running:
+            self._write(self._take_pending())
+            return
+        if self._printer is None or self._printer.done():
+            self._printer = asyncio.get_running_loop().create_task(self._drain())
+
+    def _take_pending(self) -> list[str]:
+        lines, self._pending = self._pending, []
+        return lines
+
+    async def _drain(self) -> None:
+        while self._pending:
+            lines = self._take_pending()
+            await run_in_terminal(functools.partial(self._write, lines))
+
+    def _write(self, lines: list[str]) -> None:
+        if not lines:
+            return
+        output = self.app.output
+        output.write_raw("\r\n".join(lines) + "\r\n")
+        output.flush()
+
+    async def run(self) -> Any:
+        return await self.app.run_async()
+
+    def exit(self, result: Any = None) -> None:
+        if self.app.is_running:
+            self.app.exit(result=result)

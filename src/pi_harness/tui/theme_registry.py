@@ -1,0 +1,131 @@
+"""The themes available to a session: built-ins, then custom JSON files, first name wins.
+
+Custom theme paths come from the resource loader (``<agentDir>/themes``, trusted ``.pi/themes``,
+packages, settings ``themes``, ``--theme``); a path may be a file or a directory of ``*.json``
+files. The active custom theme hot-reloads: ``reload_changed`` re-reads files whose modification
+time moved and reports which theme names changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_harness.tui.colors import ColorMode
+from pi_harness.tui.theme import BUILTIN_THEMES, Theme, ThemeSpec, builtin_theme, load_theme_file
+
+
+@dataclass
+class _Loaded:
+    spec: ThemeSpec
+    path: Path | None
+    mtime: float | None
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _theme_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
+    return [path]
+
+
+class ThemeRegistry:
+    """Themes by name with the diagnostics produced while loading them."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]] = (), *, include_builtins: bool = True) -> None:
+        self.diagnostics: list[str] = []
+        self._themes: dict[str, _Loaded] = {}
+        if include_builtins:
+            for name in BUILTIN_THEMES:
+                self._themes[name] = _Loaded(builtin_theme(name), None, None)
+        for raw in paths:
+            path = Path(raw)
+            if not path.exists():
+                self.diagnostics.append(f"Theme path not found: {path}")
+                continue
+            for file in _theme_files(path):
+                self._add_file(file)
+
+    def _add_file(self, file: Path) -> str | None:
+        spec, errors = load_theme_file(file)
+        if spec is None:
+            self.diagnostics.extend(errors)
+            return None
+        existing = self._themes.get(spec.name)
+        if existing is not None and existing.path != file:
+            where = existing.path or "built-in themes"
+            self.diagnostics.append(f'Theme "{spec.name}" from {file} ignored: the name is already used by {where}')
+            return None
+        self._themes[spec.name] = _Loaded(spec, file, _mtime(file))
+        return spec.name
+
+    def names(self) -> list[str]:
+        return list(self._themes)
+
+    def get(self, name: str) -> ThemeSpec | None:
+        loaded = self._themes.get(name)
+        return loaded.spec if loaded else None
+
+    def resolve(self, name_or_path: str) -> ThemeSpec | None:
+        """A theme by name, or a JSON file by path (``--theme <path>``), registered on first use."""
+        spec = self.get(name_or_path)
+        if spec is not None:
+            return spec
+        path = Path(name_or_path).expanduser()
+        if path.suffix == ".json" and path.is_file():
+            name = self._add_file(path.resolve())
+            return self.get(name) if name else None
+        return None
+
+    def create(self, name: str, mode: ColorMode | None = None) -> Theme:
+        """The named theme bound to a colour mode; an unknown name falls back to ``dark`` with a diagnostic."""
+        spec = self.resolve(name)
+        if spec is None:
+            self.diagnostics.append(f'Theme "{name}" not found, using "dark"')
+            spec = builtin_theme("dark")
+        return Theme(spec, mode)
+
+    def reload_changed(self) -> list[str]:
+        """Re-read custom theme files changed on disk; returns the names that were reloaded.
+
+        A file that became invalid keeps its last good version (and adds diagnostics).
+        """
+        changed: list[str] = []
+        for name, loaded in list(self._themes.items()):
+            if loaded.path is None:
+                continue
+            mtime = _mtime(loaded.path)
+            if mtime is None or mtime == loaded.mtime:
+                continue
+            loaded.mtime = mtime
+            spec, errors = load_theme_file(loaded.path)
+            if spec is None:
+                self.diagnostics.extend(errors)
+                continue
+            if spec.name != name:
+                self.diagnostics.append(f"Theme {loaded.path} changed its name to {spec.name!r}; keeping {name!r}")
+                continue
+            loaded.spec = spec
+            changed.append(name)
+        return changed
+
+
+def detect_default_theme(env: Mapping[str, str] | None = None) -> str:
+    """``light`` when the terminal reports a light background (``COLORFGBG``), else ``dark``.
+
+    Used on the first run, before ``theme`` is saved in the settings.
+    """
+    env = os.environ if env is None else env
+    value = env.get("COLORFGBG", "")
+    background = value.rsplit(";", 1)[-1] if value else ""
+    if background.isdigit():
+        return "light" if int(background) in (7, 15) else "dark"
+    return "dark"

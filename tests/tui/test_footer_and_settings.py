@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_harness.tui.components.footer import context_tokens, format_tokens, git_branch, usage_totals
+from pi_harness.tui.ui_settings import UiSettings
+
+from .scenario import USAGE, assistant, user
+
+
+def test_token_formatting() -> None:
+    assert [format_tokens(n) for n in (0, 999, 1000, 1234, 12_345, 999_499, 1_500_000, 25_000_000)] == [
+        "0", "999", "1.0k", "1.2k", "12k", "999k", "1.5M", "25M"]  # fmt: skip
+
+
+def test_usage_totals_and_context() -> None:
+    tool = {"role": "toolResult", "toolCallId": "c", "toolName": "x", "content": [], "isError": False,
+            "timestamp": 0, "usage": USAGE}  # fmt: skip
+    messages = [user("a"), assistant([]), tool, assistant([], stop="error")]
+    totals = usage_totals(messages)
+    assert (totals.input, totals.output) == (3600, 900)
+    assert round(totals.cost, 4) == 0.0243
+    assert context_tokens(messages) == 1500  # the failed response does not count
+    assert context_tokens([*messages, {"role": "compactionSummary", "summary": "s", "tokensBefore": 9}]) is None
+    assert context_tokens([user("a")]) is None
+
+
+def test_git_branch_from_head_files(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n", encoding="utf-8")
+    (repo / "src").mkdir()
+    assert git_branch(repo / "src") == "feature/x"
+    (repo / ".git" / "HEAD").write_text("0123456789abcdef\n", encoding="utf-8")
+    assert git_branch(repo) == "0123456"
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    (tmp_path / "gitdir").mkdir()
+    (tmp_path / "gitdir" / "HEAD").write_text("ref: refs/heads/wt-branch\n", encoding="utf-8")
+    (worktree / ".git").write_text("gitdir: ../gitdir\n", encoding="utf-8")
+    assert git_branch(worktree) == "wt-branch"
+    assert git_branch(tmp_path) is None
+
+
+def test_ui_settings_defaults_and_clamping() -> None:
+    assert UiSettings.from_settings({}) == UiSettings()
+    settings = UiSettings.from_settings({
+        "theme": "light", "hideThinkingBlock": True, "editorPaddingX": 9, "autocompleteMaxVisible": 1,
+        "markdown": {"codeBlockIndent": "    "}, "terminal": {"showImages": False}, "doubleEscapeAction": "fork",
+        "treeFilterMode": "user-only", "quietStartup": "yes",
+    })  # fmt: skip
+    assert settings.theme == "light" and settings.hide_thinking_block and settings.editor_padding_x == 3
+    assert settings.autocomplete_max_visible == 3 and settings.code_block_indent == "    "
+    assert not settings.show_images and settings.double_escape_action == "fork"
+    assert settings.tree_filter_mode == "user-only" and settings.quiet_startup is False
+    assert (
+        UiSettings.from_settings({"doubleEscapeAction": "explode", "treeFilterMode": 3}).double_escape_action == "tree"
+    )

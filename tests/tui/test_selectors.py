@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pi_harness.coding.sessions.listing import SessionInfo
+from pi_harness.tui.ansi import strip_ansi
+from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.model_selector import ModelSelector
+from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.session_picker import SessionPicker
+from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
+
+from .conftest import assert_fits, plain
+
+
+def fruit_selector(context: RenderContext, **kwargs: Any) -> Selector[str]:
+    names = ["apple", "apricot", "banana", "blueberry", "cherry", "grape", "melon", "peach", "pear", "plum"]
+    items = [SelectItem(name, name.title(), f"{len(name)} letters", search_text=name) for name in names]
+    return Selector(items, context, **kwargs)
+
+
+def test_filtering_and_navigation(context: RenderContext) -> None:
+    chosen: list[str] = []
+    selector = fruit_selector(context, max_visible=4, on_select=chosen.append, title="Pick a fruit")
+    assert selector.selected is not None and selector.selected.value == "apple"
+    selector.handle_action("tui.select.up")  # wraps around
+    assert selector.selected.value == "plum"
+    selector.handle_action("tui.select.pageUp")
+    assert selector.index == 5
+    for ch in "ber":
+        selector.handle_text(ch)
+    assert [item.value for item in selector.filtered] == ["blueberry"]
+    selector.handle_action("tui.editor.deleteCharBackward")
+    selector.handle_action("tui.editor.deleteCharBackward")
+    assert selector.query == "b"
+    selector.handle_action("tui.select.down")
+    selector.handle_action("tui.select.confirm")
+    assert chosen == [selector.filtered[1].value]
+
+
+def test_render_marks_selection_and_position(context: RenderContext) -> None:
+    selector = fruit_selector(context, max_visible=3, title="Pick a fruit")
+    for _ in range(4):
+        selector.move(1)
+    lines = selector.render(40)
+    assert_fits(lines, 40)
+    text = plain(lines).split("\n")
+    assert text[1] == "Pick a fruit"
+    assert text[2] == ">"
+    assert text[3:6] == ["  Banana     6 letters", "  Blueberry  9 letters", "→ Cherry     6 letters"]
+    assert text[6].strip() == "(5/10)"
+    selector.set_query("zzz")
+    assert "No matches" in plain(selector.render(40))
+
+
+def test_cancel(context: RenderContext) -> None:
+    cancelled: list[bool] = []
+    selector = fruit_selector(context, on_cancel=lambda: cancelled.append(True))
+    selector.handle_action("tui.select.cancel")
+    assert cancelled == [True] and selector.done
+
+
+MODELS = [
+    {"id": "claude-sonnet-4-5", "name": "Claude Sonnet 4.5", "provider": "anthropic"},
+    {"id": "gpt-5", "name": "GPT-5", "provider": "openai"},
+    {"id": "gemini-2.5-pro", "name": "Gemini 2.5 Pro", "provider": "google"},
+]
+
+
+def test_model_selector_ticks_current_and_saves_default(context: RenderContext) -> None:
+    used: list[str] = []
+    saved: list[str] = []
+    selector = ModelSelector(
+        MODELS, context, current="openai/gpt-5", on_select=lambda m: used.append(m["id"]),
+        on_save_default=lambda m: saved.append(m["id"]),
+    )  # fmt: skip
+    lines = plain(selector.render(60)).split("\n")
+    assert any(line.startswith("→ ✓ gpt-5") for line in lines)
+    for ch in "gemini":
+        selector.handle_text(ch)
+    selector.handle_action("app.model.saveDefault")
+    assert saved == ["gemini-2.5-pro"] and used == ["gemini-2.5-pro"] and selector.done
+
+
+def session(path: str, name: str | None, first: str, hours_ago: float, count: int) -> SessionInfo:
+    moment = datetime.fromtimestamp(1_700_000_000 - hours_ago * 3600, UTC)
+    return SessionInfo(Path(path), path, "/work/project", moment, moment, count, first, first, name)
+
+
+def test_session_picker_toggles(context: RenderContext) -> None:
+    sessions = [
+        session("/s/old.jsonl", None, "refactor the parser", 50, 12),
+        session("/s/new.jsonl", "release notes", "write the release notes", 2, 4),
+        session("/s/mid.jsonl", None, "fix the parser tests", 0.1, 30),
+    ]
+    picked: list[str] = []
+    deleted: list[str] = []
+    picker = SessionPicker(sessions, context, on_select=lambda s: picked.append(str(s.path)),
+                           on_delete=lambda s: deleted.append(str(s.path)), now=lambda: 1_700_000_000)  # fmt: skip
+    lines = plain(picker.render(100)).split("\n")
+    assert lines[3].startswith("→ fix the parser tests") and "30 msgs · 6m ago" in lines[3]
+    assert "release notes" in lines[4] and "2h ago" in lines[4]
+    assert "2d ago" in lines[5]
+    for ch in "parser":
+        picker.handle_text(ch)
+    assert [item.value for item in picker.selector.filtered] == ["/s/mid.jsonl", "/s/old.jsonl"]  # newest first
+    picker.handle_action("app.session.toggleSort")
+    assert picker.sort == "relevance"
+    picker.handle_action("app.session.togglePath")
+    assert "/s/" in plain(picker.render(120))
+    picker.selector.set_query("")
+    picker.handle_action("app.session.toggleNamedFilter")
+    assert [item.value for item in picker.selector.filtered] == ["/s/new.jsonl"]
+    picker.handle_action("app.session.delete")
+    picker.handle_action("tui.select.confirm")
+    assert deleted == ["/s/new.jsonl"] and picked == ["/s/new.jsonl"]
+
+
+def test_settings_view_cycles_values(context: RenderContext) -> None:
+    changes: list[tuple[str, Any]] = []
+    items = default_setting_items({"hideThinkingBlock": False, "editorPaddingX": 3}, ["dark", "light", "ocean"])
+    view = SettingsView(items, context, on_change=lambda key, value: changes.append((key, value)))
+    for ch in "hide thinking":
+        view.handle_text(ch)
+    view.handle_action("tui.select.confirm")
+    assert changes == [("hideThinkingBlock", True)]
+    assert "Hide thinking" in plain(view.render(80)) and "on" in plain(view.render(80))
+    assert not view.done
+    view.selector.set_query("editor padding")
+    view.handle_action("tui.select.confirm")
+    assert changes[-1] == ("editorPaddingX", 0)  # wraps around after 3
+    view.selector.set_query("theme")
+    view.handle_action("tui.select.confirm")
+    assert changes[-1] == ("theme", "light")
+    view.handle_action("tui.select.cancel")
+    assert view.done
+
+
+def test_every_selector_fits_narrow_widths(context: RenderContext) -> None:
+    views = [fruit_selector(context, title="A title that is rather long"), ModelSelector(MODELS, context)]
+    for view in views:
+        for width in (12, 30, 80):
+            assert_fits(view.render(width), width)
+    assert strip_ansi(views[0].render(12)[0]) == "─" * 12

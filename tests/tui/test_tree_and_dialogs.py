@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+from typing import Any
+
+from pi_harness.coding.sessions.tree import build_tree, resolve_labels
+from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog, StatusBar, Toasts, Widgets
+from pi_harness.tui.components.tree_selector import TreeSelector
+from pi_harness.tui.components.trust_prompt import TRUST_TITLE, TrustPrompt
+
+from .conftest import assert_fits, plain
+
+
+def entry(entry_id: str, parent: str | None, n: int, **fields: Any) -> dict[str, Any]:
+    return {"id": entry_id, "parentId": parent, "timestamp": f"2025-01-01T00:00:{n:02d}.000Z", **fields}
+
+
+def message(entry_id: str, parent: str | None, n: int, role: str, text: str = "", **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"role": role, "timestamp": n, **extra}
+    if role == "user":
+        body["content"] = text
+    elif role == "assistant":
+        body.setdefault("content", [{"type": "text", "text": text}])
+        body.setdefault("stopReason", "stop")
+    return entry(entry_id, parent, n, type="message", message=body)
+
+
+def session_entries() -> list[dict[str, Any]]:
+    return [
+        message("u1", None, 1, "user", "hello"),
+        entry("m1", "u1", 2, type="model_change", provider="openai", modelId="gpt-5"),
+        message("a1", "m1", 3, "assistant", "hi, how can I help?"),
+        message("u2", "a1", 4, "user", "do X"),
+        message(
+            "a2", "u2", 5, "assistant", content=[{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]
+        ),
+        message("t1", "a2", 6, "toolResult", toolName="read", toolCallId="c1", content=[], isError=False),
+        message("a3", "t1", 7, "assistant", "X is done"),
+        message("u3", "a1", 8, "user", "do Y instead"),
+        message("a4", "u3", 9, "assistant", "Y is done"),
+        entry("l1", "a4", 10, type="label", targetId="u2", label="checkpoint"),
+    ]
+
+
+def tree(context: RenderContext, **kwargs: Any) -> TreeSelector:
+    entries = session_entries()
+    by_id = {e["id"]: e for e in entries}
+    roots = build_tree(entries, by_id, resolve_labels(entries))  # type: ignore[arg-type]
+    return TreeSelector(roots, context, **kwargs)
+
+
+def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> None:
+    selector = tree(context, leaf_id="a4")
+    lines = selector.render(70)
+    assert_fits(lines, 70)
+    assert plain(lines).split("\n")[3:11] == [
+        " user: hello",
+        " assistant: hi, how can I help?",
+        " ├─ [checkpoint] user: do X",
+        " │  assistant: [calls read]",
+        " │  [read result]",
+        " │  assistant: X is done",
+        " └─ user: do Y instead",
+        "    assistant: Y is done ← current",
+    ]
+    assert selector.selected_id == "a4"  # opens on the current leaf
+
+
+def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) -> None:
+    selector = tree(context, leaf_id="a4", filter_mode="no-tools")
+    text = plain(selector.render(70))
+    assert "[read result]" not in text and "assistant: X is done" in text
+    selector.handle_action("app.tree.filter.userOnly")
+    rows = plain(selector.render(70)).split("\n")[3:6]
+    assert rows == [" user: hello", " ├─ [checkpoint] user: do X", " └─ user: do Y instead ← current"]
+    selector.handle_action("app.tree.filter.userOnly")  # pressed again: back to default
+    assert selector.filter_mode == "default"
+    selector.handle_action("app.tree.filter.all")
+    assert "[model] openai/gpt-5" in plain(selector.render(70))
+    selector.handle_action("app.tree.filter.labeledOnly")
+    assert plain(selector.render(70)).split("\n")[3] == " [checkpoint] user: do X"
+    selector.handle_action("app.tree.filter.cycleForward")
+    assert selector.filter_mode == "all"
+
+
+def test_tree_navigation_search_and_choice(context: RenderContext) -> None:
+    chosen: list[str] = []
+    labels: list[str] = []
+    selector = tree(context, leaf_id="a4", on_select=chosen.append, on_edit_label=labels.append)
+    selector.handle_action("tui.select.up")
+    assert selector.selected_id == "u3"
+    selector.handle_action("app.tree.editLabel")
+    assert labels == ["u3"]
+    for ch in "X is done":
+        selector.handle_text(ch)
+    assert selector.selected_id == "a3"
+    selector.handle_action("tui.select.confirm")
+    assert chosen == ["a3"]
+
+
+def test_folding_a_branch_point(context: RenderContext) -> None:
+    selector = tree(context, leaf_id="a4")
+    selector._select_id("a1")
+    selector.handle_action("app.tree.foldOrUp")
+    text = plain(selector.render(70))
+    assert "user: do X" not in text and "[+6] ← current" in text
+    selector.handle_action("app.tree.unfoldOrDown")
+    assert "user: do X" in plain(selector.render(70))
+
+
+def test_trust_prompt(context: RenderContext) -> None:
+    answers: list[str] = []
+    prompt = TrustPrompt("/work/project", [".pi/settings.json", ".pi/extensions/"], context, on_result=answers.append)
+    lines = plain(prompt.render(60)).split("\n")
+    assert lines[1] == TRUST_TITLE
+    assert "  .pi/settings.json" in lines and "  .pi/extensions/" in lines
+    assert [line.strip() for line in lines if line.strip() in ("→ Trust", "Don't trust", "Trust once")] == [
+        "→ Trust", "Don't trust", "Trust once"]  # fmt: skip
+    prompt.handle_action("tui.select.down")
+    prompt.handle_action("tui.select.down")
+    prompt.handle_action("tui.select.confirm")
+    assert answers == ["once"] and prompt.done
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_confirm_dialog_counts_down_and_defaults_to_no(context: RenderContext) -> None:
+    clock = Clock()
+    results: list[bool] = []
+    dialog = ConfirmDialog("Delete the file?", "It cannot be undone.", context, on_result=results.append,
+                           timeout=5, clock=clock)  # fmt: skip
+    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (5s)"
+    clock.now += 2.2
+    assert dialog.tick()
+    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (3s)"
+    clock.now += 3
+    dialog.tick()
+    assert results == [False] and dialog.done
+    dialog.handle_action("tui.select.confirm")
+    assert results == [False]  # resolved once
+
+
+def test_select_and_input_dialogs(context: RenderContext) -> None:
+    picked: list[str | None] = []
+    select = SelectDialog("Allow?", ["Yes", "No"], context, on_result=picked.append)
+    select.handle_action("tui.select.down")
+    select.handle_action("tui.select.confirm")
+    assert picked == ["No"]
+    typed: list[str | None] = []
+    field = InputDialog("Name the session", context, placeholder="a short name", on_result=typed.append)
+    assert "a short name" in plain(field.render(40))
+    field.handle_text("release")
+    field.handle_action("tui.input.newLine")  # ignored in a one-line field
+    field.handle_text(" notes")
+    field.handle_action("tui.input.submit")
+    assert typed == ["release notes"]
+    editor = InputDialog("Edit", context, prefill="a", multiline=True, on_result=typed.append)
+    editor.handle_action("tui.input.newLine")
+    editor.handle_text("b")
+    assert_fits(editor.render(30), 30)
+    editor.handle_action("tui.input.submit")
+    assert typed[-1] == "a\nb"
+    cancelled = InputDialog("Edit", context, on_result=typed.append)
+    cancelled.handle_action("tui.select.cancel")
+    assert typed[-1] is None
+
+
+def test_toasts_status_and_widgets(context: RenderContext) -> None:
+    clock = Clock()
+    toasts = Toasts(context, ttl=4, clock=clock)
+    toasts.notify("Saved", "info")
+    toasts.notify("Blocked write to protected path: .env", "warning")
+    assert plain(toasts.render(60)) == " Saved\n Blocked write to protected path: .env"
+    assert toasts.render(60)[1].startswith(" " + context.theme.fg_code("warning"))
+    clock.now += 5
+    assert toasts.render(60) == []
+    status = StatusBar(context)
+    status.set("mcp", "MCP: 2 servers")
+    status.set("git", "dirty")
+    status.set("mcp", None)
+    assert plain(status.render(40)) == "dirty"
+    widgets = Widgets()
+    widgets.set("plan", ["Plan:", "1. read", "2. edit"])
+    widgets.set("below", ["under the editor"], placement="belowEditor")
+    assert widgets.render_placement("aboveEditor", 5) == ["Plan:", "1. r…", "2. e…"]
+    assert widgets.render_placement("belowEditor", 40) == ["under the editor"]
+    widgets.set("plan", None)
+    assert widgets.render_placement("aboveEditor", 40) == []
