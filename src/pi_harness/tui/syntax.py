@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # type: ignore[import-untyped]
-from pygments.token import (  # type: ignore[import-untyped]
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.token import (
     Comment,
     Generic,
     Keyword,
@@ -24,7 +24,7 @@ from pygments.token import (  # type: ignore[import-untyped]
     String,
     _TokenType,
 )
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound
 
 from pi_harness.tui.theme import Theme
 

@@ -44,7 +44,7 @@ async def run_prompts(session: AgentSession, prompts: list[PromptInput]) -> None
 def last_assistant(session: AgentSession) -> dict[str, Any] | None:
     for message in reversed(session.get_messages()):
         if message.get("role") == "assistant":
-            return message  # type: ignore[return-value]
+            return dict(message)
     return None
 
 
