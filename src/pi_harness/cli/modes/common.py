@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.ai.types import ImageContent
+
 if TYPE_CHECKING:
     from pi_harness.coding.session.agent_session import AgentSession
 
@@ -18,7 +20,7 @@ SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 @dataclass
 class PromptInput:
     text: str
-    images: list[dict[str, Any]] = field(default_factory=list)
+    images: list[ImageContent] = field(default_factory=list)
 
 
 def kill_child_processes() -> None:
@@ -38,7 +40,7 @@ def report_extension_errors_to_stderr(session: AgentSession) -> None:
 async def run_prompts(session: AgentSession, prompts: list[PromptInput]) -> None:
     """Send each prompt after the previous run settled; a raised error stops the sequence."""
     for item in prompts:
-        await session.prompt(item.text, images=item.images or None, source="interactive")  # type: ignore[arg-type]
+        await session.prompt(item.text, images=item.images or None, source="interactive")
 
 
 def last_assistant(session: AgentSession) -> dict[str, Any] | None:

@@ -1,0 +1,342 @@
+"""Startup steps 5-11 of ``main()`` (modes-and-cli.md section 4): from parsed arguments to a
+running ``AgentSessionRuntime``.
+
+Fail fast: argument errors, extension load failures (with the ``pi -ne`` hint), an unknown
+``--session``, a bad ``--model`` and "no usable model" outside interactive mode stop with exit 1
+(``StartupError``). Fail soft: a broken settings file, models.json or optional resource becomes a
+printed diagnostic.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.cli import timing
+from pi_harness.cli.args import ParsedArgs, api_key_error, apply_extension_flags
+from pi_harness.cli.session_selection import (
+    ABORTED,
+    FORK_QUESTION,
+    NO_SESSION_FOUND,
+    SESSION_ID_EXISTS,
+    confirms,
+    resolve_session_dir,
+    select_session_action,
+)
+
+if TYPE_CHECKING:
+    from pi_harness.ai.types import Model
+    from pi_harness.coding.config.settings import SettingsManager
+    from pi_harness.coding.config.trust import TrustDecision
+    from pi_harness.coding.extensions.runner import ExtensionRunner
+    from pi_harness.coding.model_runtime import ModelRuntime
+    from pi_harness.coding.session.runtime import AgentSessionRuntime
+    from pi_harness.coding.sessions import SessionManager
+
+EXTENSION_HINT = 'Start without extensions using "pi -ne".'
+
+
+class StartupError(Exception):
+    """Startup cannot continue: ``str()`` goes to stderr and the process exits with ``code``."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Boot:
+    """Everything decided before the session exists (the interactive mode may still ask trust)."""
+
+    parsed: ParsedArgs
+    mode: str
+    cwd: Path
+    agent_dir: Path
+    global_settings: SettingsManager
+    trust: TrustDecision
+    session_dir: str | None
+    pre_runner: ExtensionRunner | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _ask_yes_no(question: str) -> bool:
+    """Ask on the terminal (``/dev/tty``); without one the answer is no."""
+    try:
+        with open("/dev/tty", "r+", encoding="utf-8") as tty:
+            tty.write(f"{question} [y/N] ")
+            tty.flush()
+            return confirms(tty.readline())
+    except OSError:
+        return False
+
+
+def enabled_builtins(parsed: ParsedArgs, settings: SettingsManager) -> list[str]:
+    """Built-in extension names to load: the defaults, minus ``--no-mcp`` and ``!builtin:x``
+    settings entries, plus ``+builtin:x`` entries."""
+    from pi_harness.extensions_builtin import BUILTIN_EXTENSIONS, DEFAULT_ENABLED
+
+    entries = [v for v, _base, _scope in settings.path_entries("extensions")]
+    names = [name for name in BUILTIN_EXTENSIONS if name in DEFAULT_ENABLED]
+    for entry in entries:
+        if entry.startswith("!builtin:") and entry[1:] in names:
+            names.remove(entry[1:])
+        elif entry.startswith(("+builtin:", "builtin:")):
+            name = entry.lstrip("+")
+            if name in BUILTIN_EXTENSIONS and name not in names:
+                names.append(name)
+    if parsed.no_mcp and "builtin:mcp" in names:
+        names.remove("builtin:mcp")
+    return names
+
+
+async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
+    """Global settings, user/CLI extensions for ``session_directory``/``project_trust``, trust."""
+    from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
+    from pi_harness.coding.config.settings import SettingsManager
+    from pi_harness.coding.config.trust import TrustStore, decide_project_trust
+    from pi_harness.coding.extensions.runner import ExtensionRunner
+    from pi_harness.coding.session.trust import user_extension_paths
+
+    cwd = Path(os.getcwd()).resolve()
+    directory = agent_dir()
+    global_settings = SettingsManager(directory / SETTINGS_FILE, None, project_trusted=False)
+    proxy = global_settings.get("httpProxy")
+    if isinstance(proxy, str) and proxy:
+        os.environ.setdefault("HTTPS_PROXY", proxy)
+        os.environ.setdefault("HTTP_PROXY", proxy)
+    timing.mark("settings")
+
+    user_paths = [] if parsed.no_extensions else user_extension_paths(directory, global_settings)
+    cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions]
+    pre_runner: ExtensionRunner | None = None
+    if user_paths or cli_paths:
+        pre_runner = ExtensionRunner()
+        pre_runner.on_error(lambda r: print(f"Extension error ({r.extension_path}): {r.error}", file=sys.stderr))
+        failures = await pre_runner.load_paths([*cli_paths, *user_paths])
+        if failures:
+            lines = "\n".join(f"{f.path}: {f.error}" for f in failures)
+            raise StartupError(f"{lines}\n{EXTENSION_HINT}")
+    timing.mark("user extensions")
+
+    session_dir = parsed.session_dir
+    if session_dir is None and pre_runner is not None and pre_runner.has_handlers("session_directory"):
+        session_dir = await pre_runner.emit_session_directory(str(cwd))
+    setting_dir = global_settings.resolve_path_setting("sessionDir")
+    resolved_dir = resolve_session_dir(session_dir, str(setting_dir) if setting_dir else None, cwd=str(cwd))
+
+    ask = pre_runner.emit_project_trust if pre_runner is not None and pre_runner.has_handlers("project_trust") else None
+    trust = await decide_project_trust(
+        cwd,
+        store=TrustStore(directory),
+        cli_approve=parsed.approve,
+        default=str(global_settings.get("defaultProjectTrust") or "ask"),
+        ask_extensions=ask,
+    )
+    timing.mark("trust")
+    return Boot(parsed, mode, cwd, directory, global_settings, trust,
+                str(resolved_dir) if resolved_dir else None, pre_runner)
+
+
+def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
+    """Section 5: which session file to use."""
+    from pi_harness.coding.sessions import SessionManager
+
+    parsed = boot.parsed
+    action = select_session_action(parsed)
+    cwd = str(boot.cwd)
+    fsync, lock = bool(settings.get("sessions.fsync")), bool(settings.get("sessions.lock"))
+    if action.kind == "in_memory":
+        return SessionManager.in_memory(cwd)
+    if action.kind == "continue":
+        return SessionManager.continue_recent(cwd, boot.session_dir, fsync=fsync, lock=lock)
+    if action.kind == "resume":
+        raise StartupError("--resume needs the interactive session picker; use --session <id|path> instead")
+    if action.kind in ("open", "fork"):
+        assert action.target is not None
+        if action.target_is_path:
+            source = Path(action.target).expanduser()
+            source = source if source.is_absolute() else boot.cwd / source
+            if action.kind == "open":
+                return SessionManager.open(source, boot.session_dir, fsync=fsync, lock=lock)
+            if not source.exists():
+                raise StartupError(NO_SESSION_FOUND.format(arg=action.target))
+            return _fork(source, boot, action.session_id, fsync, lock)
+        match = SessionManager.find_by_id(action.target, cwd, boot.session_dir)
+        if match is None:
+            raise StartupError(NO_SESSION_FOUND.format(arg=action.target))
+        if action.kind == "fork":
+            return _fork(Path(match.path), boot, action.session_id, fsync, lock)
+        if not match.local:
+            if not _ask_yes_no(FORK_QUESTION):
+                raise StartupError(ABORTED, code=0)
+            return _fork(Path(match.path), boot, None, fsync, lock)
+        return SessionManager.open(match.path, boot.session_dir, fsync=fsync, lock=lock)
+    if action.kind == "open_or_create_id":
+        assert action.session_id is not None
+        existing = SessionManager.find_by_id(action.session_id, cwd, boot.session_dir)
+        if existing is not None and existing.local and existing.id == action.session_id:
+            return SessionManager.open(existing.path, boot.session_dir, fsync=fsync, lock=lock)
+        return SessionManager.create(cwd, boot.session_dir, session_id=action.session_id, fsync=fsync, lock=lock)
+    return SessionManager.create(cwd, boot.session_dir, fsync=fsync, lock=lock)
+
+
+def _fork(source: Path, boot: Boot, session_id: str | None, fsync: bool, lock: bool) -> SessionManager:
+    from pi_harness.coding.sessions import SessionManager
+
+    if session_id is not None and SessionManager.find_by_id(session_id, str(boot.cwd), boot.session_dir):
+        raise StartupError(SESSION_ID_EXISTS.format(id=session_id))
+    return SessionManager.fork_from(source, str(boot.cwd), boot.session_dir, session_id=session_id, fsync=fsync, lock=lock)
+
+
+def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model | None, str | None]:
+    """``--model``/``--provider`` (``:level`` suffix allowed); available models are preferred."""
+    from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
+
+    if parsed.model is None:
+        if parsed.provider is not None:
+            models = [m for m in runtime.get_available() if m["provider"] == parsed.provider] or [
+                m for m in runtime.get_all() if m["provider"] == parsed.provider
+            ]
+            if not models:
+                raise StartupError(f"Unknown provider: {parsed.provider}")
+            return models[0], None
+        return None, None
+    for pool in (runtime.get_available(), runtime.get_all()):
+        try:
+            match = resolve_model_pattern(pool, parsed.model, parsed.provider)
+            return match.model, match.thinking_level
+        except ModelResolutionError as exc:
+            error = exc
+    raise StartupError(str(error))
+
+
+@dataclass
+class Started:
+    runtime: AgentSessionRuntime
+    diagnostics: list[str]
+    model_fallback_message: str | None
+
+
+async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str], None]) -> Started:
+    """Build services and the session for the given trust decision (step 8-11)."""
+    from pi_harness.ai.thinking import is_thinking_level
+    from pi_harness.coding.config.settings import SettingsManager
+    from pi_harness.coding.model_resolver import resolve_model_scope
+    from pi_harness.coding.model_runtime import ModelRuntime
+    from pi_harness.coding.resources.loader import ResourceOptions
+    from pi_harness.coding.sdk import create_agent_session
+    from pi_harness.coding.tools import available_tool_names, resolve_tool_selection
+    from pi_harness.extensions_builtin import builtin_extensions
+
+    parsed = boot.parsed
+    settings = SettingsManager.create(boot.cwd, boot.agent_dir, project_trusted=trusted)
+    manager = open_session_manager(boot, settings)
+    timing.mark("session manager")
+    model_runtime = ModelRuntime.create(boot.agent_dir)
+    model, suffix_level = resolve_cli_model(parsed, model_runtime)
+    if parsed.api_key:
+        problem = api_key_error(parsed)
+        if problem is not None or model is None:
+            raise StartupError(problem.message if problem is not None else "--api-key requires a model")
+        model_runtime.set_runtime_api_key(model["provider"], parsed.api_key)
+    thinking = parsed.thinking if parsed.thinking and is_thinking_level(parsed.thinking) else suffix_level
+    scoped_patterns = parsed.models
+    if scoped_patterns is None:
+        enabled = settings.get("enabledModels")
+        scoped_patterns = [p for p in enabled if isinstance(p, str)] if isinstance(enabled, list) else None
+    scoped = (
+        [(m.model, m.thinking_level) for m in resolve_model_scope(model_runtime.get_available(), scoped_patterns)]
+        if scoped_patterns
+        else []
+    )
+    if model is None and parsed.models and scoped:
+        model, thinking = scoped[0][0], thinking or scoped[0][1]
+    options = ResourceOptions(
+        extension_paths=[],
+        skill_paths=list(parsed.skills),
+        prompt_template_paths=list(parsed.prompt_templates),
+        theme_paths=list(parsed.themes),
+        no_extensions=parsed.no_extensions,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_context_files=parsed.no_context_files,
+        system_prompt=parsed.system_prompt,
+        append_system_prompt=list(parsed.append_system_prompt),
+    )
+    builtins = builtin_extensions(
+        project_trusted=trusted, local_models_settings=settings.get("localModels"), agent_dir=boot.agent_dir
+    )
+    extension_paths = [str((boot.cwd / p).resolve()) for p in parsed.extensions]
+    extension_paths += [name for name in enabled_builtins(parsed, settings) if name in builtins]
+    result = await create_agent_session(
+        cwd=str(boot.cwd),
+        agent_dir=boot.agent_dir,
+        model=model,
+        thinking_level=thinking,
+        session_manager=manager,
+        settings_manager=settings,
+        model_runtime=model_runtime,
+        extension_paths=extension_paths,
+        builtin_extensions=builtins,
+        project_trusted=trusted,
+        mode=boot.mode,
+        scoped_models=scoped,
+        session_dir=boot.session_dir,
+        resource_options=options,
+    )
+    timing.mark("session")
+    session = result.session
+    diagnostics = list(result.diagnostics)
+
+    # Second parsing pass: flags registered by the loaded extensions.
+    flag_defs = [flag for flag, _path in session.extensions.flags()[0]]
+    reparsed = apply_extension_flags(parsed, flag_defs)
+    for diagnostic in reparsed.diagnostics:
+        if diagnostic.level == "error":
+            diagnostics.append(diagnostic.format())
+    session.extensions.flag_values.update(reparsed.extension_flags)
+
+    if parsed.tools is not None or parsed.no_tools or parsed.exclude_tools or parsed.no_builtin_tools:
+        builtin_names = set(available_tool_names())
+        defaults = session.get_active_tool_names()
+        if parsed.no_builtin_tools:
+            defaults = [name for name in defaults if name not in builtin_names]
+        selection = resolve_tool_selection(
+            parsed.tools,
+            no_tools=parsed.no_tools,
+            exclude_tools=parsed.exclude_tools,
+            default_tools=defaults,
+            available=[tool["name"] for tool in session.get_all_tools()],
+        )
+        for warning in selection.warnings:
+            on_warning(warning)
+        session.set_active_tools(list(selection.names))
+    if parsed.name:
+        session.set_session_name(parsed.name)
+    return Started(result.runtime, diagnostics, result.model_fallback_message)
+
+
+def fatal_diagnostics(diagnostics: list[str]) -> str | None:
+    """Diagnostics that stop startup (extension load failures), with the ``-ne`` hint."""
+    failures = [d for d in diagnostics if "Failed to load extension" in d or "valid factory function" in d]
+    if not failures:
+        return None
+    return "\n".join(failures) + "\n" + EXTENSION_HINT
+
+
+def describe_no_model() -> str:
+    return (
+        "No models available.\n"
+        "Set an API key (for example ANTHROPIC_API_KEY or OPENAI_API_KEY), store one with "
+        "`pi config` / auth.json, or add a provider in ~/.pi/agent/models.json."
+    )
+
+
+def load_session_header(runtime: Any) -> dict[str, Any] | None:
+    header = runtime.session.session_manager.get_header()
+    return dict(header) if header else None
