@@ -271,6 +271,8 @@ async def _execute(env: ToolEnvironment, call: _Call, push: Callable[[AgentEvent
                     result["content"] = patch["content"]
                 if "details" in patch:
                     result["details"] = patch["details"]
+                if "structuredContent" in patch:
+                    result["structuredContent"] = patch["structuredContent"]
                 if "isError" in patch:
                     is_error = bool(patch["isError"])
                     if "isError" in result:

@@ -177,6 +177,7 @@ class AfterToolCallResult(TypedDict, total=False):
     content: list[TextContent | ImageContent]
     details: Any
     isError: bool
+    structuredContent: Any
 
 
 BeforeToolCallHook: TypeAlias = Callable[

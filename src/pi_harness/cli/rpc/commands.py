@@ -58,12 +58,12 @@ async def prompt(ctx: CommandContext, command: dict[str, Any]) -> Any:
 
 
 async def steer(ctx: CommandContext, command: dict[str, Any]) -> Any:
-    await ctx.session.steer(_text(command), _images(command))
+    await ctx.session.steer(_text(command), _images(command), source="rpc")
     return NO_DATA
 
 
 async def follow_up(ctx: CommandContext, command: dict[str, Any]) -> Any:
-    await ctx.session.follow_up(_text(command), _images(command))
+    await ctx.session.follow_up(_text(command), _images(command), source="rpc")
     return NO_DATA
 
 

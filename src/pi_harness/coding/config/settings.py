@@ -158,7 +158,7 @@ class SettingsManager:
         self._global = _SettingsFile(global_path, "global")
         self._project = _SettingsFile(project_path, "project")
         self.project_trusted = project_trusted
-        self._memory: dict[str, Any] = migrate_legacy(initial or {})
+        self._memory: dict[str, Any] = migrate_legacy(copy.deepcopy(initial or {}))
         self._overrides: dict[str, Any] = {}
         self.diagnostics: list[SettingsDiagnostic] = []
         self._effective: dict[str, Any] = {}

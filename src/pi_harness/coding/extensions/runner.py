@@ -279,8 +279,13 @@ class ExtensionRunner:
         return [(ext, h) for ext in self.extensions for h in ext.handlers.get(event, [])]
 
     async def _call(self, handler: Callable[..., Any], event: ExtensionEvent, *, with_ctx: bool = True) -> Any:
-        args: tuple[Any, ...] = (event, self.create_context()) if with_ctx and self.host is not None else (event,)
-        if with_ctx and self.host is None:
+        # Handlers may be written ``(event)`` or ``(event, ctx)``; ctx is None where none exists
+        # (``session_directory``, ``project_trust``, before binding).
+        if _positional_arity(handler) < 2:
+            args: tuple[Any, ...] = (event,)
+        elif with_ctx and self.host is not None:
+            args = (event, self.create_context())
+        else:
             args = (event, None)
         result = handler(*args)
         if inspect.isawaitable(result):
@@ -504,6 +509,33 @@ class ExtensionRunner:
         except Exception as exc:
             self.report(f"command:{name}", "command", exc)
         return True
+
+
+_ARITY_CACHE: dict[Any, int] = {}
+
+
+def _positional_arity(handler: Callable[..., Any]) -> int:
+    """How many positional arguments ``handler`` accepts (``*args`` counts as many)."""
+    key = getattr(handler, "__func__", handler)
+    cached = _ARITY_CACHE.get(key)
+    if cached is not None:
+        return cached
+    try:
+        params = inspect.signature(handler).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    count = 0
+    for param in params:
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            count = 99
+            break
+        if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            count += 1
+    try:
+        _ARITY_CACHE[key] = count
+    except TypeError:
+        pass
+    return count
 
 
 def _yes_no(result: Any) -> bool | None:

@@ -218,7 +218,7 @@ async def build_session(
     ]
     if active_tools is None:
         default_tools = services.settings.get("defaultTools")
-        active_tools = config.tools or (
+        active_tools = config.tools if config.tools is not None else (
             [t for t in default_tools if isinstance(t, str)] if isinstance(default_tools, list) else DEFAULT_TOOL_NAMES
         )
     session = AgentSession(

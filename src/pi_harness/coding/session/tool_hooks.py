@@ -177,10 +177,9 @@ class ToolHooks:
         if "structuredContent" in ctx.result:
             payload["structuredContent"] = ctx.result["structuredContent"]
         patch = await self._runner.emit_tool_result(payload)
-        if "structuredContent" in patch:
-            # The loop's patch type has no structuredContent: redact it on the result itself.
-            ctx.result["structuredContent"] = patch["structuredContent"]
         out: AfterToolCallResult = {}
+        if "structuredContent" in patch:
+            out["structuredContent"] = patch["structuredContent"]
         if "content" in patch:
             out["content"] = patch["content"]
         if "details" in patch:
