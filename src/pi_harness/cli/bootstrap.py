@@ -137,8 +137,9 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
         ask_extensions=ask,
     )
     timing.mark("trust")
-    return Boot(parsed, mode, cwd, directory, global_settings, trust,
-                str(resolved_dir) if resolved_dir else None, pre_runner)
+    return Boot(
+        parsed, mode, cwd, directory, global_settings, trust, str(resolved_dir) if resolved_dir else None, pre_runner
+    )
 
 
 def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
@@ -189,7 +190,9 @@ def _fork(source: Path, boot: Boot, session_id: str | None, fsync: bool, lock: b
 
     if session_id is not None and SessionManager.find_by_id(session_id, str(boot.cwd), boot.session_dir):
         raise StartupError(SESSION_ID_EXISTS.format(id=session_id))
-    return SessionManager.fork_from(source, str(boot.cwd), boot.session_dir, session_id=session_id, fsync=fsync, lock=lock)
+    return SessionManager.fork_from(
+        source, str(boot.cwd), boot.session_dir, session_id=session_id, fsync=fsync, lock=lock
+    )
 
 
 def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model | None, str | None]:
