@@ -72,7 +72,7 @@ async def run_with_signal_shutdown(work: Awaitable[int], shutdown: Callable[[], 
         try:
             loop.add_signal_handler(signum, on_signal, signum)
             installed.append(signum)
-        except (RuntimeError, ValueError):  # NotImplementedError is a RuntimeError
+        except (RuntimeError, ValueError):  # also "not implemented" on platforms without signals
             pass
     try:
         try:

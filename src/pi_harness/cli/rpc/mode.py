@@ -155,7 +155,7 @@ class RpcServer:
 
         installed = []
         for signum in SIGNAL_EXIT_CODES:
-            with contextlib.suppress(RuntimeError, ValueError):  # covers NotImplementedError
+            with contextlib.suppress(RuntimeError, ValueError):  # also "not implemented" on platforms without signals
                 loop.add_signal_handler(signum, on_signal, signum)
                 installed.append(signum)
 
