@@ -21,6 +21,15 @@ DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
+def resolve_cache_retention(retention: CacheRetention | None) -> CacheRetention:
+    """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short`` (ai.md 15)."""
+    if retention is not None:
+        return retention
+    import os
+
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
 @dataclass
 class StreamOptions:
     temperature: float | None = None

@@ -8,15 +8,13 @@ and the thinking configuration (adaptive effort or a token budget).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
-from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.options import StreamOptions, resolve_cache_retention
 from pi_harness.ai.transform import normalize_id_anthropic, transform_messages
 from pi_harness.ai.types import (
     AssistantMessage,
-    CacheRetention,
     Context,
     ImageContent,
     Message,
@@ -91,12 +89,6 @@ def uses_eager_tool_streaming(model: Model) -> bool:
 
 
 # --- prompt caching ---------------------------------------------------------------------------
-
-
-def resolve_cache_retention(retention: CacheRetention | None) -> CacheRetention:
-    if retention is not None:
-        return retention
-    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
 
 
 def cache_control_for(model: Model, options: StreamOptions) -> dict[str, str] | None:

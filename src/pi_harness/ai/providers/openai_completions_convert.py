@@ -7,11 +7,10 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pi_harness.ai.jsonutil import dumps_str, loads
-from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.options import StreamOptions, resolve_cache_retention
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat
 from pi_harness.ai.transform import make_openai_completions_normalizer, transform_messages
 from pi_harness.ai.types import (
@@ -308,9 +307,7 @@ def _apply_routing(body: dict[str, Any], model: Model, compat: OpenAICompletions
 
 
 def cache_retention(options: StreamOptions) -> CacheRetention:
-    if options.cache_retention is not None:
-        return options.cache_retention
-    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+    return resolve_cache_retention(options.cache_retention)
 
 
 def _apply_caching(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat, options: StreamOptions) -> None:

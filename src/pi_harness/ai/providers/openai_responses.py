@@ -10,7 +10,6 @@ The stream is read by ``ResponsesStreamReader`` (``openai_responses_events``).
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,14 +25,14 @@ from pi_harness.ai.http import (
 )
 from pi_harness.ai.jsonutil import dumps, dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools, juice_off_message
 from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
-from pi_harness.ai.types import CacheRetention, Context, Model, ThinkingLevel
+from pi_harness.ai.types import Context, Model, ThinkingLevel
 
 API = "openai-responses"
 
@@ -48,17 +47,10 @@ class OpenAIResponsesOptions(StreamOptions):
     service_tier: str | None = None
 
 
-def resolve_cache_retention(options: StreamOptions) -> CacheRetention:
-    """The option, else ``PI_CACHE_RETENTION=long`` from the environment, else ``short``."""
-    if options.cache_retention is not None:
-        return options.cache_retention
-    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
-
-
 def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     input_items = build_input(model, context)
     body: dict[str, Any] = {"model": model["id"], "input": input_items, "stream": True, "store": False}
-    retention = resolve_cache_retention(options)
+    retention = resolve_cache_retention(options.cache_retention)
     if retention != "none" and options.session_id:
         body["prompt_cache_key"] = options.session_id
     if retention == "long" and "api.openai.com" in model["baseUrl"] and not options.disable_cache_writes:

@@ -10,27 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pi_harness.coding.config.paths import AGENT_DIR_ENV, SESSION_DIR_ENV, agent_dir, expand_home
 from pi_harness.coding.sessions.ids import file_timestamp
 
-AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 SESSION_FILE_SUFFIX = ".jsonl"
-
-
-def _expand_home(value: str) -> str:
-    if value == "~" or value.startswith(("~/", "~\\")):
-        return str(Path.home()) + value[1:]
-    return value
-
-
-def agent_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """``override`` (SDK ``agentDir``), else ``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
-    if override:
-        return Path(_expand_home(os.fspath(override)))
-    env = os.environ.get(AGENT_DIR_ENV)
-    if env:
-        return Path(_expand_home(env))
-    return Path.home() / ".pi" / "agent"
+__all__ = ["AGENT_DIR_ENV", "SESSION_DIR_ENV", "agent_dir"]
 
 
 def sessions_root(agent_directory: str | os.PathLike[str] | None = None) -> Path:
@@ -52,14 +36,22 @@ def default_session_dir(cwd: str, agent_directory: str | os.PathLike[str] | None
 def resolve_session_dir(
     flag: str | os.PathLike[str] | None = None,
     setting: str | os.PathLike[str] | None = None,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Path | None:
     """The explicit session dir: ``--session-dir`` > ``$PI_CODING_AGENT_SESSION_DIR`` > ``sessionDir``.
 
-    ``None`` means "use the default per-project directory".
+    ``~`` is expanded; a relative flag or variable resolves against ``cwd`` (the setting is
+    expected resolved against its settings file already). ``None`` means "use the default
+    per-project directory".
     """
-    for candidate in (flag, os.environ.get(SESSION_DIR_ENV), setting):
+    base = Path(cwd) if cwd is not None else None
+    for candidate, relative_to_cwd in ((flag, True), (os.environ.get(SESSION_DIR_ENV), True), (setting, False)):
         if candidate:
-            return Path(_expand_home(os.fspath(candidate)))
+            path = Path(expand_home(os.fspath(candidate)))
+            if relative_to_cwd and base is not None and not path.is_absolute():
+                path = base / path
+            return path
     return None
 
 
