@@ -11,7 +11,7 @@ import asyncio
 import os
 import signal as _signal
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.coding.extensions.bus import EventBus
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading."
 
 Handler = Callable[..., Any]
+H = TypeVar("H", bound=Callable[..., Any])
 
 
 class ExtensionAPI:
@@ -53,6 +54,11 @@ class ExtensionAPI:
         return host
 
     # -- subscriptions -----------------------------------------------------------------------
+
+    @overload
+    def on(self, event: str) -> Callable[[H], H]: ...
+    @overload
+    def on(self, event: str, handler: H) -> H: ...
 
     def on(self, event: str, handler: Handler | None = None) -> Any:
         """Subscribe ``handler(event, ctx)``; without a handler, returns a decorator."""
@@ -79,8 +85,8 @@ class ExtensionAPI:
         parameters: Any,
         label: str | None = None,
         **options: Any,
-    ) -> Callable[[Handler], Handler]:
-        def decorate(fn: Handler) -> Handler:
+    ) -> Callable[[H], H]:
+        def decorate(fn: H) -> H:
             self.register_tool(
                 ToolDefinition(
                     name=name, description=description, parameters=parameters, execute=fn, label=label, **options
@@ -89,6 +95,25 @@ class ExtensionAPI:
             return fn
 
         return decorate
+
+    @overload
+    def register_command(
+        self,
+        name: str,
+        handler: None = None,
+        *,
+        description: str | None = None,
+        get_argument_completions: Callable[[str], list[Any] | None] | None = None,
+    ) -> Callable[[H], H]: ...
+    @overload
+    def register_command(
+        self,
+        name: str,
+        handler: H,
+        *,
+        description: str | None = None,
+        get_argument_completions: Callable[[str], list[Any] | None] | None = None,
+    ) -> H: ...
 
     def register_command(
         self,
@@ -106,9 +131,15 @@ class ExtensionAPI:
 
         return register(handler) if handler is not None else register
 
-    def command(self, name: str, *, description: str | None = None) -> Callable[[Handler], Handler]:
-        result: Callable[[Handler], Handler] = self.register_command(name, description=description)
-        return result
+    def command(self, name: str, *, description: str | None = None) -> Callable[[H], H]:
+        return self.register_command(name, description=description)
+
+    @overload
+    def register_shortcut(
+        self, key: str, handler: None = None, *, description: str | None = None
+    ) -> Callable[[H], H]: ...
+    @overload
+    def register_shortcut(self, key: str, handler: H, *, description: str | None = None) -> H: ...
 
     def register_shortcut(self, key: str, handler: Handler | None = None, *, description: str | None = None) -> Any:
         def register(fn: Handler) -> Handler:
@@ -117,9 +148,8 @@ class ExtensionAPI:
 
         return register(handler) if handler is not None else register
 
-    def shortcut(self, key: str, *, description: str | None = None) -> Callable[[Handler], Handler]:
-        result: Callable[[Handler], Handler] = self.register_shortcut(key, description=description)
-        return result
+    def shortcut(self, key: str, *, description: str | None = None) -> Callable[[H], H]:
+        return self.register_shortcut(key, description=description)
 
     def register_flag(
         self,

@@ -36,7 +36,9 @@ from pi_harness.coding.tools.powershell import create_powershell_tool, powershel
 from pi_harness.coding.tools.process import (
     kill_all_tracked_processes,
     terminate_process_group,
+    track_process_group,
     tracked_process_groups,
+    untrack_process_group,
 )
 from pi_harness.coding.tools.read import READ_PARAMETERS, create_read_tool
 from pi_harness.coding.tools.registry import (
@@ -151,9 +153,11 @@ __all__ = [
     "resolve_to_cwd",
     "resolve_tool_selection",
     "terminate_process_group",
+    "track_process_group",
     "tracked_process_groups",
     "truncate_head",
     "truncate_line",
     "truncate_tail",
+    "untrack_process_group",
     "with_file_mutation_queue",
 ]
