@@ -147,6 +147,25 @@ def _crash(error: BaseException) -> int:
     return 1
 
 
+def _extension_help_flags(parsed: ParsedArgs) -> list[Any]:
+    """Flags of the ``-e`` extensions, so ``pi -e x.py --help`` lists them (others stay unloaded)."""
+    if not parsed.extensions:
+        return []
+    import asyncio
+
+    from pi_harness.coding.extensions.runner import ExtensionRunner
+
+    async def collect() -> list[Any]:
+        runner = ExtensionRunner()
+        await runner.load_paths([os.path.abspath(path) for path in parsed.extensions])
+        return [flag for flag, _path in runner.flags()[0]]
+
+    try:
+        return asyncio.run(collect())
+    except Exception:
+        return []
+
+
 def run(argv: Sequence[str]) -> int:
     timing.start()
     setup_process(argv)
@@ -164,7 +183,7 @@ def run(argv: Sequence[str]) -> int:
     if parsed.help:
         from pi_harness.cli.help import format_help
 
-        sys.stdout.write(format_help(_version()))
+        sys.stdout.write(format_help(_version(), _extension_help_flags(parsed)))
         return 0
     if report_diagnostics(invocation_errors(parsed)):
         return 1
