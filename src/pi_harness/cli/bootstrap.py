@@ -114,7 +114,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions]
     pre_runner: ExtensionRunner | None = None
     if user_paths or cli_paths:
-        pre_runner = ExtensionRunner()
+        pre_runner = ExtensionRunner(handler_timeout_ms=global_settings.extension_handler_timeout_ms())
         pre_runner.on_error(lambda r: print(f"Extension error ({r.extension_path}): {r.error}", file=sys.stderr))
         failures = await pre_runner.load_paths([*cli_paths, *user_paths])
         if failures:
@@ -144,6 +144,15 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
 
 def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
     """Section 5: which session file to use."""
+    from pi_harness.coding.sessions import InvalidSessionFileError, SessionLockedError
+
+    try:
+        return _open_session_manager(boot, settings)
+    except (SessionLockedError, InvalidSessionFileError) as exc:
+        raise StartupError(str(exc)) from exc
+
+
+def _open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
     from pi_harness.coding.sessions import SessionManager
 
     parsed = boot.parsed
@@ -222,6 +231,9 @@ class Started:
     runtime: AgentSessionRuntime
     diagnostics: list[str]
     model_fallback_message: str | None
+    # The command line parsed again with the extensions' flags: a string flag's value is no
+    # longer mistaken for a message, so the initial input must come from here.
+    parsed: ParsedArgs
 
 
 async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str], None]) -> Started:
@@ -321,7 +333,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         session.set_active_tools(list(selection.names))
     if parsed.name:
         session.set_session_name(parsed.name)
-    return Started(result.runtime, diagnostics, result.model_fallback_message)
+    return Started(result.runtime, diagnostics, result.model_fallback_message, reparsed)
 
 
 def fatal_diagnostics(diagnostics: list[str]) -> str | None:
@@ -335,8 +347,8 @@ def fatal_diagnostics(diagnostics: list[str]) -> str | None:
 def describe_no_model() -> str:
     return (
         "No models available.\n"
-        "Set an API key (for example ANTHROPIC_API_KEY or OPENAI_API_KEY), store one with "
-        "`pi config` / auth.json, or add a provider in ~/.pi/agent/models.json."
+        "Set an API key in the environment (for example ANTHROPIC_API_KEY or OPENAI_API_KEY), store one in "
+        "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json."
     )
 
 

@@ -49,9 +49,14 @@ def export_session_html(session: Any, output: str | os.PathLike[str] | None = No
 
 
 def export_file_html(session_file: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """``pi --export``: open a session file read-only and export its active branch."""
+    """``pi --export``: open a session file read-only and export its active branch.
+
+    A missing file is an error here (opening one would start a new, empty session instead).
+    """
     from pi_harness.coding.sessions import SessionManager
 
+    if not Path(session_file).is_file():
+        raise FileNotFoundError(f"File not found: {Path(session_file).absolute()}")
     manager = SessionManager.open(session_file, read_only=True)
     try:
         messages = _branch_messages(manager)

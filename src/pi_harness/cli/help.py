@@ -26,6 +26,7 @@ class HelpFlag(Protocol):
 
 _COMMANDS = (
     ("auth check|print-api-key|print-bearer-token", "Check or print credentials (--provider, --model, --json)"),
+    ("mcp list", "Show the configured MCP servers, their status and tools"),
     ("config", "Show the effective settings and where each value comes from"),
     ("config get <key>", "Print one setting"),
     ("config set <key> <value> [--project]", "Write one setting (value parsed as JSON when possible)"),
@@ -50,7 +51,7 @@ _ENVIRONMENT = (
     ("PI_CODING_AGENT_DIR", "Agent directory (default: ~/.pi/agent)"),
     ("PI_CODING_AGENT_SESSION_DIR", "Session directory (below --session-dir)"),
     ("PI_OFFLINE", "1/true/yes: no network activity at startup"),
-    ("PI_SKIP_VERSION_CHECK", "Skip the update check"),
+    ("PI_SKIP_VERSION_CHECK", "Accepted for Pi compatibility (pi-harness makes no update check)"),
     ("PI_CACHE_RETENTION", "long: extended prompt-cache retention where supported"),
     ("PI_TIMING", "1: print startup phase timings on stderr"),
     ("OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...", "Provider API keys"),

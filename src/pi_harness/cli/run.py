@@ -6,7 +6,10 @@ input, and the dispatch to the print, json, rpc or interactive mode.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
+from collections.abc import Iterator
 
 from pi_harness.cli import timing
 from pi_harness.cli.args import ParsedArgs
@@ -22,6 +25,26 @@ from pi_harness.cli.mode import detect_app_mode, reads_piped_stdin
 
 def _warn(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def startup_collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the session is loaded, then freeze what is alive.
+
+    Startup creates long-lived objects in bulk (a 50k-entry session file is millions of dicts and
+    strings): every collection during the load traverses all of them again, which doubled the
+    time to the first request. Afterwards they are moved out of the collector's sight
+    (``gc.freeze``), so later collections only look at new objects; reference counting still
+    frees everything as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _export(parsed: ParsedArgs) -> int:
@@ -44,9 +67,10 @@ async def run_session(parsed: ParsedArgs) -> int:
         return _export(parsed)
     mode = detect_app_mode(parsed)
     if mode == "interactive":
+        from pi_harness.cli import bootstrap, crash_log, initial_input
         from pi_harness.tui.app import run_interactive
 
-        return await run_interactive(parsed)
+        return await run_interactive(parsed, bootstrap=bootstrap, initial_input=initial_input, crash_log=crash_log)
 
     from pi_harness.cli.crash_log import announce_previous_crash
     from pi_harness.cli.initial_input import FileArgumentError, prepare_initial_input
@@ -58,11 +82,12 @@ async def run_session(parsed: ParsedArgs) -> int:
         if notice:
             _warn(notice)
         try:
-            boot = await prepare_boot(parsed, mode)
-            trusted = boot.trust.effective(interactive=False)
-            if boot.trust.needs_prompt:
-                _warn("Project resources skipped: this project is not trusted (pass --approve to load them).")
-            started = await start_runtime(boot, trusted, on_warning=_warn)
+            with startup_collection_paused():
+                boot = await prepare_boot(parsed, mode)
+                trusted = boot.trust.effective(interactive=False)
+                if boot.trust.needs_prompt:
+                    _warn("Project resources skipped: this project is not trusted (pass --approve to load them).")
+                started = await start_runtime(boot, trusted, on_warning=_warn)
         except StartupError as exc:
             if str(exc):
                 print(str(exc), file=sys.stderr)
@@ -93,8 +118,8 @@ async def run_session(parsed: ParsedArgs) -> int:
 
         try:
             initial = prepare_initial_input(
-                parsed.messages,
-                parsed.file_args,
+                started.parsed.messages,
+                started.parsed.file_args,
                 read_stdin=reads_piped_stdin(mode),
                 auto_resize=bool(runtime.session.settings.get("images.autoResize", True)),
                 cwd=str(boot.cwd),

@@ -92,9 +92,18 @@ def default_docs_dir() -> Path:
     return Path(str(resources.files("pi_harness").joinpath("docs")))
 
 
+def _examples_dir(docs_dir: Path) -> Path:
+    """Installed wheels carry the examples beside the docs; a source checkout has them at its root."""
+    installed = docs_dir / "examples"
+    if installed.is_dir():
+        return installed
+    checkout = docs_dir.parent.parent.parent / "examples"
+    return checkout if checkout.is_dir() else installed
+
+
 def _docs_section(docs_dir: Path) -> str:
     readme = docs_dir / "README.md"
-    examples = docs_dir / "examples"
+    examples = _examples_dir(docs_dir)
     return "\n".join(
         [
             "pi-harness documentation (read it only when the user asks about pi-harness itself, its SDK, "

@@ -118,3 +118,18 @@ def test_path_entries_resolve_against_their_file(agent_dir: Path, tmp_path: Path
     entries = [(v, base, scope) for v, base, scope in s.path_entries("extensions")]
     assert entries == [("./b.py", proj / ".pi", "project"), ("ext/a.py", agent_dir, "global")]
     assert s.resolve_path_setting("sessionDir") == Path.home() / "sess"
+
+
+def test_extension_handler_timeout_and_object_form_of_extensions(agent_dir: Path, tmp_path: Path) -> None:
+    write(agent_dir / "settings.json", {"extensions": ["a.py"]})
+    s = SettingsManager.create(tmp_path, agent_dir)
+    assert s.extension_handler_timeout_ms() is None
+    s.set("extensions.handlerTimeoutMs", 500)  # the list survives as "paths"
+    data = json.loads((agent_dir / "settings.json").read_text())
+    assert data == {"extensions": {"paths": ["a.py"], "handlerTimeoutMs": 500}}
+    assert s.extension_handler_timeout_ms() == 500
+    assert [v for v, _b, _s in s.path_entries("extensions")] == ["a.py"]
+    write(agent_dir / "settings.json", {"extensions": ["b.py"], "extensionHandlerTimeoutMs": 250})
+    s.reload()
+    assert s.extension_handler_timeout_ms() == 250
+    assert SettingsManager.in_memory({"extensions": {"handlerTimeoutMs": 9}}).path_entries("extensions") == []

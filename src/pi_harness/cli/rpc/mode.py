@@ -181,6 +181,7 @@ class RpcServer:
 
     async def shutdown(self) -> None:
         """Abort what runs, emit ``session_shutdown`` and flush every record."""
+        self.ui.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.runtime.session.abort(), 10)
         with contextlib.suppress(Exception):

@@ -22,6 +22,7 @@ class RpcExtensionUI:
     def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._closed = False
 
     def handle_response(self, record: dict[str, Any]) -> None:
         """An ``extension_ui_response`` from the client; unknown ids are ignored."""
@@ -29,8 +30,17 @@ class RpcExtensionUI:
         if future is not None and not future.done():
             future.set_result(record)
 
+    def close(self) -> None:
+        """The client is gone (stdin ended, or a signal): open dialogs and later ones resolve
+        with their defaults at once, so a handler waiting for an answer cannot hold up shutdown."""
+        self._closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result({"cancelled": True})
+        self._pending.clear()
+
     async def _ask(self, method: str, fields: dict[str, Any], signal: AbortSignal | None, timeout: float | None) -> Any:
-        if signal is not None and signal.aborted:
+        if self._closed or (signal is not None and signal.aborted):
             return _NO_ANSWER
         request_id = str(uuid.uuid4())
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

@@ -233,16 +233,22 @@ class SettingsManager:
         for source in (self._project, self._global):
             if source.scope == "project" and not self.project_trusted:
                 continue
-            values = source.data.get(key)
-            if not isinstance(values, list) or source.path is None:
+            if source.path is None:
                 continue
-            for value in values:
-                if isinstance(value, str):
-                    out.append((value, source.path.parent, source.scope))
-        for value in self._memory.get(key) or []:
-            if isinstance(value, str):
-                out.append((value, Path.cwd(), "global"))
+            for value in _path_list(source.data.get(key)):
+                out.append((value, source.path.parent, source.scope))
+        for value in _path_list(self._memory.get(key)):
+            out.append((value, Path.cwd(), "global"))
         return out
+
+    def extension_handler_timeout_ms(self) -> int | None:
+        """Beyond Pi: ``extensionHandlerTimeoutMs``, or ``extensions.handlerTimeoutMs`` when
+        ``extensions`` is written as an object (``{"paths": [...], "handlerTimeoutMs": N}``)."""
+        for key in ("extensionHandlerTimeoutMs", "extensions.handlerTimeoutMs"):
+            value = self.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+        return None
 
     def resolve_path_setting(self, key: str) -> Path | None:
         """A single path setting (``sessionDir``, ``shellPath``) resolved against its file."""
@@ -286,11 +292,22 @@ class SettingsManager:
         self.reload()
 
 
+def _path_list(value: Any) -> list[str]:
+    """A path-list setting: a list, or an object whose ``paths`` holds the list."""
+    if isinstance(value, dict):
+        value = value.get("paths")
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def _assign(target: dict[str, Any], parts: list[str], value: Any) -> None:
     node = target
     for part in parts[:-1]:
         child = node.get(part)
-        if not isinstance(child, dict):
+        if isinstance(child, list):
+            # A sub-key of a path list (``extensions.handlerTimeoutMs``) keeps the list as "paths".
+            child = {"paths": child}
+            node[part] = child
+        elif not isinstance(child, dict):
             child = {}
             node[part] = child
         node = child

@@ -40,6 +40,9 @@ class ExtensionUI(Protocol):
     async def custom(self, factory: Any, **options: Any) -> Any: ...
     def get_tools_expanded(self) -> bool: ...
     def set_tools_expanded(self, expanded: bool) -> None: ...
+    def get_all_themes(self) -> list[Any]: ...
+    def get_theme(self) -> Any: ...
+    def set_theme(self, theme: Any) -> dict[str, Any]: ...
 
 
 class HeadlessUI:
@@ -100,3 +103,12 @@ class HeadlessUI:
 
     def set_tools_expanded(self, expanded: bool) -> None:
         return None
+
+    def get_all_themes(self) -> list[Any]:
+        return []
+
+    def get_theme(self) -> Any:
+        return None
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "UI not available"}

@@ -147,10 +147,8 @@ def factory_path(entry: ExtensionFactoryEntry, index: int) -> tuple[str, Factory
 
 
 async def load_extensions(services: SessionServices, config: SessionConfig) -> tuple[ExtensionRunner, list[str]]:
-    timeout = services.settings.get("extensions.handlerTimeoutMs")
-    valid_timeout = isinstance(timeout, int) and not isinstance(timeout, bool) and timeout > 0
     runner = ExtensionRunner(
-        handler_timeout_ms=timeout if valid_timeout else None,
+        handler_timeout_ms=services.settings.extension_handler_timeout_ms(),
         builtin_factories=config.builtin_extensions,
     )
     runner.flag_values.update(config.extension_flags)

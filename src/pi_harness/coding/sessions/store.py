@@ -8,6 +8,7 @@ is appended to line by line afterwards; an in-memory session never touches disk.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -90,6 +91,9 @@ class SessionManager(SessionFinders):
         self._session_file: Path | None = None
         self._writer: SessionWriter | None = None
         self._on_disk = False
+        # The projection of the active path, memoised: see ``build_session_projection``.
+        self._generation = 0
+        self._projection: tuple[tuple[int, int, str | None], SessionProjection] | None = None
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -216,6 +220,7 @@ class SessionManager(SessionFinders):
 
     def _load_entries(self, entries: list[SessionEntry]) -> None:
         kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+        self._generation += 1
         self._entries = kept
         self._by_id = {e["id"]: e for e in kept}
         self._labels = resolve_labels(kept)
@@ -502,7 +507,24 @@ class SessionManager(SessionFinders):
     # --- context ------------------------------------------------------------------------------
 
     def build_session_projection(self) -> SessionProjection:
-        return build_session_projection(self.get_branch())
+        """The projection of the active path, computed once per state of the tree.
+
+        The path only changes when entries are appended, the leaf moves or the entries are
+        reloaded, so (reload generation, entry count, leaf) identifies it; a long session is not
+        walked again for every caller of one prompt. Each call gets its own lists and system
+        state (the stored messages themselves are shared, as always).
+        """
+        key = (self._generation, len(self._entries), self._leaf_id)
+        if self._projection is None or self._projection[0] != key:
+            self._projection = (key, build_session_projection(self.get_branch()))
+        cached = self._projection[1]
+        return dataclasses.replace(
+            cached,
+            messages=list(cached.messages),
+            entries=list(cached.entries),
+            path=list(cached.path),
+            system=SystemState(dict(cached.system.sections), dict(cached.system.tools)),
+        )
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (sessions.md section 7)."""
