@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pi_harness.testing.fake_llm import FakeLLMServer
 
@@ -42,33 +43,45 @@ class PiEnv:
             check=False,
         )
 
-    def popen(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[bytes]:
+    def popen(self, *args: str, cwd: Path | None = None, stdin: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [pi_executable(), *args],
-            stdin=subprocess.PIPE,
+            stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd or self.cwd,
             env=self.env,
         )
 
+    def configure(self, **options: Any) -> None:
+        """Rewrite models.json and settings.json (see ``write_fake_provider``)."""
+        write_fake_provider(self.agent_dir, self.server, **options)
+
     def sessions(self) -> list[Path]:
         return sorted((self.agent_dir / "sessions").rglob("*.jsonl"))
 
 
 def write_fake_provider(
-    agent_dir: Path, server: FakeLLMServer, *, model_id: str = "fake-model", extra: Sequence[str] = ()
+    agent_dir: Path,
+    server: FakeLLMServer,
+    *,
+    model_id: str = "fake-model",
+    extra: Sequence[str | dict[str, Any]] = (),
+    settings: dict[str, Any] | None = None,
 ) -> None:
+    """models.json with the ``fake`` provider (``extra``: more model ids or model objects) and a
+    settings.json selecting ``model_id`` (``settings`` adds or overrides keys)."""
     models = [
         {
             "id": model_id,
             "name": "Fake Model",
+            "input": ["text", "image"],
             "contextWindow": 128000,
             "maxTokens": 4096,
             "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
         }
     ]
-    models += [{"id": m} for m in extra]
+    models += [{"id": m} if isinstance(m, str) else m for m in extra]
     (agent_dir / "models.json").write_text(
         json.dumps(
             {
@@ -89,6 +102,7 @@ def write_fake_provider(
                 "defaultProvider": "fake",
                 "defaultModel": model_id,
                 "retry": {"baseDelayMs": 10},
+                **(settings or {}),
             }
         )
     )

@@ -89,7 +89,10 @@ async def stream_assistant_response(
         if kind == "start":
             partial = event["partial"]  # type: ignore[typeddict-item]
             transcript.append(partial)
-            await emit({"type": "message_start", "message": in_flight(partial), "runId": run_id})
+            # ``start`` precedes every content event; the shared partial may already be ahead of it.
+            started = in_flight(partial)
+            started["content"] = []
+            await emit({"type": "message_start", "message": started, "runId": run_id})
         elif kind in _TERMINAL or partial is None:
             # The final message is taken from ``result()``; content events before ``start``
             # are dropped.

@@ -11,9 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import platform
 import sys
-import tempfile
 import traceback
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -66,6 +64,8 @@ def read_crash_records(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:
+    import tempfile  # only when a crash is recorded: it pulls in shutil, bz2 and lzma
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".crashes-", dir=path.parent)
     try:
@@ -86,6 +86,8 @@ def record_crash(
 
     Never raises: a failure to record must not hide the crash itself.
     """
+    import platform
+
     from pi_harness.__about__ import __version__
 
     try:

@@ -13,6 +13,7 @@ from pi_harness.ai.types import ImageContent
 
 if TYPE_CHECKING:
     from pi_harness.coding.session.agent_session import AgentSession
+    from pi_harness.coding.session.runtime import AgentSessionRuntime
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
@@ -37,10 +38,13 @@ def report_extension_errors_to_stderr(session: AgentSession) -> None:
     session.extensions.on_error(report)
 
 
-async def run_prompts(session: AgentSession, prompts: list[PromptInput]) -> None:
-    """Send each prompt after the previous run settled; a raised error stops the sequence."""
+async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) -> None:
+    """Send each prompt after the previous run settled; a raised error stops the sequence.
+
+    Each prompt goes to the runtime's current session: an extension command may have replaced it.
+    """
     for item in prompts:
-        await session.prompt(item.text, images=item.images or None, source="interactive")
+        await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
 
 
 def last_assistant(session: AgentSession) -> dict[str, Any] | None:

@@ -9,12 +9,15 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from pi_harness.cli.modes.common import (
+    SIGNAL_EXIT_CODES,
     PromptInput,
     report_extension_errors_to_stderr,
     run_prompts,
     run_with_signal_shutdown,
 )
 from pi_harness.cli.records import event_record
+
+FLUSH_AFTER_SIGNAL_S = 5.0
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import RecordWriter
@@ -32,18 +35,24 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
         writer.write(event_record(event))
 
     session.subscribe(on_event)
+    # An extension may replace the session (``ctx.new_session()``...): keep streaming its events.
+    runtime.on_session_replaced(lambda replacement: replacement.subscribe(on_event))
     await session.bind_extensions(ui=None, has_ui=False, mode="json")
 
     async def work() -> int:
         try:
-            await run_prompts(runtime.session, prompts)
+            await run_prompts(runtime, prompts)
         except Exception as exc:
             print(str(exc), file=sys.stderr, flush=True)
             return 1
         return 0
 
+    code = 1
     try:
-        return await run_with_signal_shutdown(work(), runtime.shutdown)
+        code = await run_with_signal_shutdown(work(), runtime.shutdown)
+        return code
     finally:
         await runtime.shutdown()
-        await writer.flush()
+        # Every record reaches the reader, however slowly it reads (a reader that went away ends
+        # the process through EPIPE); after a signal only a bounded wait.
+        await writer.flush(timeout=FLUSH_AFTER_SIGNAL_S if code in SIGNAL_EXIT_CODES.values() else None)

@@ -34,7 +34,7 @@ async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput
 
     async def work() -> int:
         try:
-            await run_prompts(runtime.session, prompts)
+            await run_prompts(runtime, prompts)
         except Exception as exc:
             print(str(exc), file=sys.stderr, flush=True)
             return 1

@@ -12,7 +12,6 @@ import importlib.util
 import itertools
 import json
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,8 @@ def _manifest_entries(directory: Path) -> list[Path]:
     pyproject = directory / "pyproject.toml"
     if pyproject.is_file():
         try:
+            import tomllib
+
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             entries = data.get("tool", {}).get("pi", {}).get("extensions", [])
             if entries:

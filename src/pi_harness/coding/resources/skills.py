@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-from xml.sax.saxutils import escape
 
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.frontmatter import FrontmatterError, split_frontmatter
@@ -189,6 +188,8 @@ def render_skills(skills: Iterable[Skill]) -> str:
 
 
 def _xml(text: str) -> str:
+    from xml.sax.saxutils import escape  # imported when needed: it pulls in urllib and http.client
+
     return escape(text, {'"': "&quot;", "'": "&apos;"})
 
 

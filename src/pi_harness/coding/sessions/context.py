@@ -11,7 +11,8 @@ are new dicts, so callers must not mutate the messages they get.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
@@ -213,6 +214,92 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
     keep(path[start:compaction_index])
     keep(path[compaction_index + 1 :])
     return projection
+
+
+def extend_session_projection(projection: SessionProjection, appended: Sequence[SessionEntry]) -> bool:
+    """Bring ``projection`` up to date, in place, with entries appended after its leaf (each the
+    child of the one before). Returns False, leaving it untouched, when one of them rewrites
+    earlier context (a compaction or a context edit): then only a full rebuild is right.
+
+    New entries cannot be the target of an earlier context edit, so they are kept as they are,
+    exactly as ``build_session_projection`` would keep them.
+    """
+    if any(entry["type"] in ("compaction", "context_edit") for entry in appended):
+        return False
+    for entry in appended:
+        projection.path.append(entry)
+        kind = entry["type"]
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                projection.thinking_level = level
+        elif kind == "model_change":
+            projection.model = model_of(entry)
+        elif kind == "message":
+            stored = entry.get("message")
+            role = stored.get("role") if isinstance(stored, dict) else None
+            if role == "assistant":
+                projection.model = model_of(entry)
+            elif role == "system":
+                projection.system.apply(stored)  # type: ignore[arg-type]
+        message = entry_to_message(entry)
+        if message is not None:
+            projection.messages.append(message)
+            projection.entries.append(entry)
+    return True
+
+
+class ProjectionMemo:
+    """The projection of a store's active path, computed once per state of the tree.
+
+    The path only changes when entries are appended, the leaf moves or the entries are replaced
+    (a new ``generation``), so (generation, entry count, leaf) identifies it: a long session is
+    not walked again by every caller during one prompt, and entries appended at the leaf since
+    the last call are added incrementally. Every caller gets its own lists and system state (the
+    stored messages themselves are shared, as always).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, str | None] | None = None
+        self._projection: SessionProjection | None = None
+
+    def get(
+        self,
+        generation: int,
+        entries: Sequence[SessionEntry],
+        leaf_id: str | None,
+        branch: Callable[[], list[SessionEntry]],
+    ) -> SessionProjection:
+        key = (generation, len(entries), leaf_id)
+        if self._projection is None or self._key != key:
+            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
+            self._key = key
+        cached = self._projection
+        return dataclasses.replace(
+            cached,
+            messages=list(cached.messages),
+            entries=list(cached.entries),
+            path=list(cached.path),
+            system=SystemState(dict(cached.system.sections), dict(cached.system.tools)),
+        )
+
+    def _extended(
+        self, generation: int, entries: Sequence[SessionEntry], leaf_id: str | None
+    ) -> SessionProjection | None:
+        """The memoised projection carried forward over entries appended at its leaf since."""
+        if self._projection is None or self._key is None:
+            return None
+        cached_generation, count, parent = self._key
+        if cached_generation != generation or count >= len(entries):
+            return None
+        appended = entries[count:]
+        for entry in appended:
+            if entry.get("parentId") != parent:
+                return None
+            parent = entry["id"]
+        if parent != leaf_id or not extend_session_projection(self._projection, appended):
+            return None
+        return self._projection
 
 
 def build_session_context(path: Sequence[SessionEntry]) -> SessionContext:

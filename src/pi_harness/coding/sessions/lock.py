@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 
 class SessionLockedError(RuntimeError):
     """Another process is writing this session file."""
@@ -34,6 +32,8 @@ class SessionFileLock:
     """A non-blocking exclusive lock on one session file."""
 
     def __init__(self, session_file: str | os.PathLike[str]) -> None:
+        from filelock import FileLock  # imported on first use: ``filelock`` is slow to import
+
         self.session_file = Path(session_file)
         self._lock = FileLock(lock_path_for(session_file), timeout=0, thread_local=False)
 
@@ -43,6 +43,8 @@ class SessionFileLock:
 
     def acquire(self) -> None:
         """Take the lock or raise ``SessionLockedError`` at once (never waits)."""
+        from filelock import Timeout
+
         if self._lock.is_locked:
             return
         self.session_file.parent.mkdir(parents=True, exist_ok=True)

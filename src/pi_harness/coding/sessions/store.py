@@ -8,7 +8,6 @@ is appended to line by line afterwards; an in-memory session never touches disk.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,9 +18,9 @@ from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
 from pi_harness.coding.sessions.branching import branched_entries, failed_attempt_targets, fork_text
 from pi_harness.coding.sessions.context import (
+    ProjectionMemo,
     SessionContext,
     SessionProjection,
-    build_session_projection,
 )
 from pi_harness.coding.sessions.entries import (
     CURRENT_SESSION_VERSION,
@@ -91,9 +90,8 @@ class SessionManager(SessionFinders):
         self._session_file: Path | None = None
         self._writer: SessionWriter | None = None
         self._on_disk = False
-        # The projection of the active path, memoised: see ``build_session_projection``.
-        self._generation = 0
-        self._projection: tuple[tuple[int, int, str | None], SessionProjection] | None = None
+        self._generation = 0  # bumped whenever the entries are replaced (not appended to)
+        self._projections = ProjectionMemo()
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -507,24 +505,7 @@ class SessionManager(SessionFinders):
     # --- context ------------------------------------------------------------------------------
 
     def build_session_projection(self) -> SessionProjection:
-        """The projection of the active path, computed once per state of the tree.
-
-        The path only changes when entries are appended, the leaf moves or the entries are
-        reloaded, so (reload generation, entry count, leaf) identifies it; a long session is not
-        walked again for every caller of one prompt. Each call gets its own lists and system
-        state (the stored messages themselves are shared, as always).
-        """
-        key = (self._generation, len(self._entries), self._leaf_id)
-        if self._projection is None or self._projection[0] != key:
-            self._projection = (key, build_session_projection(self.get_branch()))
-        cached = self._projection[1]
-        return dataclasses.replace(
-            cached,
-            messages=list(cached.messages),
-            entries=list(cached.entries),
-            path=list(cached.path),
-            system=SystemState(dict(cached.system.sections), dict(cached.system.tools)),
-        )
+        return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (sessions.md section 7)."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import secrets
 import signal
@@ -55,6 +54,8 @@ def enable_child_subreaper() -> bool:
         _subreaper_enabled = False
         if sys.platform.startswith("linux"):
             try:
+                import ctypes  # only needed here, on Linux
+
                 libc = ctypes.CDLL(None, use_errno=True)
                 _subreaper_enabled = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
             except (OSError, AttributeError):

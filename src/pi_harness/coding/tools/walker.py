@@ -21,10 +21,12 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from pi_harness.coding.tools.search_types import ALWAYS_EXCLUDED_DIRS
+
+if TYPE_CHECKING:
+    import pathspec  # imported where a spec is built: it is slow to import
 
 _CUSTOM, _DOT_IGNORE, _GIT = ".rgignore", ".ignore", ".gitignore"
 _KINDS = (_CUSTOM, _DOT_IGNORE, _GIT)
@@ -49,6 +51,8 @@ def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
             lines = handle.read().splitlines()
     except OSError:
         return None
+    import pathspec
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
 
@@ -179,7 +183,12 @@ class GlobOverrides:
             self.has_whitelist = self.has_whitelist or not negated
             # Inverted on purpose: a gitignore "match" here means "excluded by the overrides".
             lines += [body if negated else f"!{body}" for body in expand_braces(body)]
-        self._spec = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+        if lines:
+            import pathspec
+
+            self._spec: pathspec.GitIgnoreSpec | None = pathspec.GitIgnoreSpec.from_lines(lines)
+        else:
+            self._spec = None
 
     def decide(self, relative: str, is_dir: bool) -> bool | None:
         """``True`` include, ``False`` exclude, ``None`` leave it to the ignore files."""

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pi_harness.extensions_builtin.local_models.config import LocalServer
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 MAX_METADATA_MODELS = 32  # per-model metadata requests (Ollama) stop here
+NOT_REACHABLE = "not reachable (connection refused or no such host)"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 # Chat templates of local servers know only the classic roles and take ``max_tokens``.
@@ -59,6 +61,8 @@ async def discover(servers: list[LocalServer], *, timeout_s: float, offline: boo
     async def one(server: LocalServer) -> DiscoveryResult:
         if offline and not is_loopback(server.host):
             return DiscoveryResult(server, skipped="offline (PI_OFFLINE) and not on this machine")
+        if is_loopback(server.host) and await _refused(server):
+            return DiscoveryResult(server, error=NOT_REACHABLE)
         try:
             return await asyncio.wait_for(_probe(server, timeout_s), timeout_s + 0.5)
         except TimeoutError:
@@ -67,6 +71,22 @@ async def discover(servers: list[LocalServer], *, timeout_s: float, offline: boo
             return DiscoveryResult(server, error=_describe(exc))
 
     return list(await asyncio.gather(*(one(server) for server in servers)))
+
+
+async def _refused(server: LocalServer) -> bool:
+    """A plain TCP connect first: on this machine a port nobody listens on refuses at once, and
+    most default ports are unused, so the HTTP client (and its TLS setup) is only built for a
+    server that is actually there."""
+    parts = urlsplit(server.base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host.strip("[]"), port), 0.5)
+    except TimeoutError:
+        return False  # something is there but slow: the real probe reports it
+    except OSError:
+        return True
+    writer.close()
+    return False
 
 
 async def _probe(server: LocalServer, timeout_s: float) -> DiscoveryResult:
@@ -199,7 +219,7 @@ def _describe(exc: BaseException) -> str:
     import httpx2
 
     if isinstance(exc, httpx2.ConnectError):
-        return "not reachable (connection refused or no such host)"
+        return NOT_REACHABLE
     if isinstance(exc, httpx2.HTTPStatusError):
         return f"HTTP {exc.response.status_code} from /models"
     if isinstance(exc, httpx2.TimeoutException):
