@@ -67,7 +67,10 @@ def test_sigkill_mid_append_keeps_every_acknowledged_entry(tmp_path: Path, fsync
     assert process.stdout is not None
     acknowledged = [process.stdout.readline().strip() for _ in range(60)]
     process.send_signal(signal.SIGKILL)
-    rest, _ = process.communicate(timeout=30)
+    # Read the rest through the same text wrapper: lines it already buffered must not be lost
+    # (``communicate(timeout=...)`` would read the raw pipe and skip them).
+    rest = process.stdout.read()
+    process.wait(timeout=30)
     acknowledged += [line for line in rest.split("\n") if line]
     assert process.returncode == -signal.SIGKILL
 

@@ -337,8 +337,10 @@ class FakeLLMServer:
                 writer.transport.abort()
                 return False
             writer.write(b"0\r\n\r\n")
-            await writer.drain()
+            # Counted before the drain: the client may read the terminator (and a test may look at
+            # the counter) before this coroutine runs again.
             self.completed_streams += 1
+            await writer.drain()
             return True
         except ConnectionError:
             self.cancelled_streams += 1
