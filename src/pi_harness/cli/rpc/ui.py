@@ -14,11 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.coding.extensions.ui import HeadlessUI
 
 _NO_ANSWER = object()
 
 
-class RpcExtensionUI:
+class RpcExtensionUI(HeadlessUI):
+    """Dialogs and notices over the protocol; what RPC cannot show falls back to ``HeadlessUI``."""
+
     def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -148,26 +151,5 @@ class RpcExtensionUI:
     def paste_to_editor(self, text: str) -> None:
         self.set_editor_text(text)
 
-    def get_editor_text(self) -> str:
-        return ""
-
-    def set_working_message(self, text: str | None = None) -> None:
-        return None
-
-    async def custom(self, factory: Any, **options: Any) -> Any:
-        return None
-
-    def get_tools_expanded(self) -> bool:
-        return False
-
-    def set_tools_expanded(self, expanded: bool) -> None:
-        return None
-
     def set_theme(self, theme: Any) -> dict[str, Any]:
         return {"success": False, "error": "Theme switching not supported in RPC mode"}
-
-    def get_all_themes(self) -> list[Any]:
-        return []
-
-    def get_theme(self) -> None:
-        return None
