@@ -11,7 +11,7 @@ from pi_harness.coding.tools.operations import FindOperations, LocalFindOperatio
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd, to_posix
 from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
 
 DEFAULT_FIND_LIMIT = 1000
 # What a custom glob implementation should skip (the local one honours .gitignore instead).
@@ -72,19 +72,11 @@ def create_find_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
         if not found:
             return text_result("No files found matching pattern")
         paths = [_relative(path, search_path) for path in found[:limit]]
-        truncation = truncate_head("\n".join(paths), max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
-        output = truncation["content"]
-        notices: list[str] = []
-        details: dict[str, Any] = {}
+        listing = ListingNotices("\n".join(paths))
         if len(paths) >= limit:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+            notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+            listing.add(notice, "resultLimitReached", limit)
+        return text_result(listing.text(), listing.details or None)
 
     return AgentTool(
         name="find",

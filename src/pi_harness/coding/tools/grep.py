@@ -19,9 +19,7 @@ from pi_harness.coding.tools.search_types import GrepQuery
 from pi_harness.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
-    UNLIMITED_LINES,
-    format_size,
-    truncate_head,
+    ListingNotices,
     truncate_line,
 )
 
@@ -125,22 +123,15 @@ def create_grep_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
                     out.append(f"{hit.rel_path}:{number}: {text}")
                 else:
                     out.append(f"{hit.rel_path}-{number}- {text}")
-        truncation = truncate_head("\n".join(out), max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
-        output = truncation["content"]
-        notices: list[str] = []
-        details: dict[str, Any] = {}
+        listing = ListingNotices("\n".join(out))
         if result.limit_reached:
-            notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["matchLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
+            notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+            listing.add(notice, "matchLimitReached", limit)
+        listing.add_truncation()
         if lines_truncated:
-            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-            details["linesTruncated"] = True
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+            notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+            listing.add(notice, "linesTruncated", True)
+        return text_result(listing.text(), listing.details or None)
 
     return AgentTool(
         name="grep",

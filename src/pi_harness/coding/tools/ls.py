@@ -11,7 +11,7 @@ from pi_harness.coding.tools.operations import LocalLsOperations, LsOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
 
 DEFAULT_LS_LIMIT = 500
 
@@ -72,19 +72,10 @@ def create_ls_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
             entries.append(f"{name}/" if is_directory else name)
         if not entries:
             return text_result("(empty directory)")
-        truncation = truncate_head("\n".join(entries), max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
-        output = truncation["content"]
-        notices: list[str] = []
-        details: dict[str, Any] = {}
+        listing = ListingNotices("\n".join(entries))
         if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+            listing.add(f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit)
+        return text_result(listing.text(), listing.details or None)
 
     return AgentTool(
         name="ls",

@@ -8,7 +8,7 @@ stored in ``details.truncation`` with Pi's camelCase keys.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -155,3 +155,29 @@ def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str
     if len(line) <= max_chars:
         return line, False
     return line[:max_chars] + "... [truncated]", True
+
+
+class ListingNotices:
+    """The bracketed notices after a listing (``[100 matches limit reached. ...]``) and the
+    matching ``details`` keys, shared by grep, find and ls."""
+
+    def __init__(self, text: str) -> None:
+        self.truncation = truncate_head(text, max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
+        self._pending_truncation = self.truncation["truncated"]
+        self.notices: list[str] = []
+        self.details: dict[str, Any] = {}
+
+    def add(self, notice: str, key: str, value: Any) -> None:
+        self.notices.append(notice)
+        self.details[key] = value
+
+    def add_truncation(self) -> None:
+        """The byte-limit notice, placed where the caller wants it in the order."""
+        if self._pending_truncation:
+            self.add(f"{format_size(DEFAULT_MAX_BYTES)} limit reached", "truncation", self.truncation)
+            self._pending_truncation = False
+
+    def text(self) -> str:
+        self.add_truncation()
+        output = self.truncation["content"]
+        return f"{output}\n\n[{'. '.join(self.notices)}]" if self.notices else output
