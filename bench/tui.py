@@ -11,6 +11,10 @@
    the live area limited to the screen height, as the interactive screen does: time per update
    and in total, for mixed markdown (headings, paragraphs, lists, code blocks) and for one long
    code block (the worst case for highlighting).
+3. ``pi`` itself (``run_interactive``) against the fake LLM server in a temporary agent dir:
+   startup until the first frame, ``--keys`` keystrokes in the full interactive mode (editor,
+   suggestions, footer, key table), and an answer of ``--lines`` lines streamed by the server in
+   ``--lines``/2 deltas, from Enter until the run settled and everything was printed.
 
 Figures only; nothing is asserted. Target: under 16 ms per key.
 """
@@ -20,8 +24,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
+import os
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.data_structures import Size
@@ -171,6 +179,80 @@ def streaming(label: str, answer: str, width: int, rows: int) -> None:
     print(f"  rendering the whole answer at once (cold cache): {(time.perf_counter() - begin) * 1000:.0f} ms")
 
 
+def _fake_provider(agent: Path, base_url: str) -> None:
+    model = {"id": "fake-model", "contextWindow": 200_000, "maxTokens": 8192,
+             "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}  # fmt: skip
+    provider = {"baseUrl": base_url, "api": "openai-completions", "apiKey": "bench", "models": [model]}
+    (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
+    (agent / "settings.json").write_text(json.dumps({"defaultProvider": "fake", "defaultModel": "fake-model"}))
+
+
+async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None:
+    from pi_harness.cli import bootstrap, initial_input
+    from pi_harness.cli.args import parse_args
+    from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
+    from pi_harness.tui.app import run_interactive
+    from pi_harness.tui.interactive.mode import InteractiveMode
+    from pi_harness.tui.interactive.shell import Terminal
+
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
+        root = Path(tmp)
+        agent, project = root / "agent", root / "project"
+        agent.mkdir()
+        project.mkdir()
+        os.environ.update(HOME=str(root), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
+        os.chdir(project)
+        _fake_provider(agent, server.base_url("openai-completions"))
+        answer = long_answer(lines)
+        server.push(ScriptedResponse(steps=[TextStep(answer, chunks=max(1, lines // 2))]))
+        with create_pipe_input() as pipe:
+            output = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=width), term="xterm-256color")
+            modes: list[InteractiveMode] = []
+            begin = time.perf_counter()
+            task = asyncio.create_task(
+                run_interactive(parse_args([]), bootstrap=bootstrap, initial_input=initial_input,
+                                terminal=Terminal(pipe, output), observer=modes.append)
+            )  # fmt: skip
+            while not (modes and modes[0].shell.running):
+                await asyncio.sleep(0.001)
+            print(f"pi interactive: startup until the first frame {(time.perf_counter() - begin) * 1000:.0f} ms")
+            mode = modes[0]
+            rendered = asyncio.Event()
+            frames = [0]
+
+            def after_render(_app: Any) -> None:
+                frames[0] += 1
+                rendered.set()
+
+            mode.shell.view.app.after_render += after_render
+            await asyncio.sleep(0.2)
+            latencies: list[float] = []
+            text = "Please refactor the parser module and keep the public API stable. " * 10
+            for index in range(keys):
+                rendered.clear()
+                start = time.perf_counter()
+                pipe.send_text(text[index % len(text)])
+                await asyncio.wait_for(rendered.wait(), timeout=5)
+                latencies.append(time.perf_counter() - start)
+            print(summary("  keystroke to redrawn screen (full interactive mode)", latencies))
+            mode.shell.editor.clear()
+            frames[0] = 0
+            start = time.perf_counter()
+            pipe.send_text("go\r")
+            deadline = start + 120
+            while not server.completed_streams or mode.busy or mode.shell.transcript.has_live:
+                if time.perf_counter() > deadline:
+                    raise RuntimeError("the streamed answer did not finish within two minutes")
+                await asyncio.sleep(0.001)
+            elapsed = time.perf_counter() - start
+            printed = len(mode.shell.view.printed)
+            print(f"  streamed a {lines}-line answer in {max(1, lines // 2)} deltas from the server: "
+                  f"{elapsed:.2f} s until settled and printed, {frames[0]} frames drawn, {printed} lines in the "
+                  "scrollback")  # fmt: skip
+            await mode.quit(0)
+            await task
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=2000)
@@ -183,6 +265,7 @@ def main() -> None:
     asyncio.run(keystrokes(context, args.messages, args.keys, args.width, args.rows))
     streaming("mixed markdown", long_answer(args.lines), args.width, args.rows)
     streaming("a single code block", one_code_block(args.lines), args.width, args.rows)
+    asyncio.run(interactive_mode(args.keys, min(args.lines, 2000), args.width, args.rows))
 
 
 if __name__ == "__main__":

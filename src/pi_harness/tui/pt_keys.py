@@ -4,6 +4,7 @@
 Several actions may share a key (``ctrl+d`` deletes forward *and* quits on an empty editor;
 ``up`` moves the cursor *and* the selection): their handlers run in the order of ``handlers``
 until one returns something other than ``False``, so a handler declines by returning ``False``.
+When every handler declines a printable key (``shift+l`` outside the tree selector), it is typed.
 
 prompt_toolkit has no key for a modified Enter or for ``ctrl+shift+<letter>``; terminals that
 can tell them apart send CSI-u (``ESC [ 13 ; 2 u``) or xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``)
@@ -132,7 +133,7 @@ def build_key_bindings(
             chains.setdefault(keys, []).append(handler)
     bindings = KeyBindings()
     for keys, chain in chains.items():
-        bindings.add(*keys)(_chained(chain))
+        bindings.add(*keys)(_chained(chain, on_text))
     if on_text is not None:
         text_handler = on_text
 
@@ -152,10 +153,15 @@ def build_key_bindings(
     return bindings
 
 
-def _chained(chain: list[ActionHandler]) -> Callable[[KeyPressEvent], Any]:
+def _chained(chain: list[ActionHandler], fallback: TextHandler | None) -> Callable[[KeyPressEvent], Any]:
+    """Run the handlers until one accepts; a printable key nobody wanted is typed text (``L`` outside /tree)."""
+
     def run(event: KeyPressEvent) -> None:
         for handler in chain:
             if handler() is not False:
                 return
+        data = event.data
+        if fallback is not None and data and data.isprintable():
+            fallback(data)
 
     return run

@@ -20,7 +20,7 @@ from prompt_toolkit.application import Application, get_app_or_none, run_in_term
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindingsBase
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIControl
 from prompt_toolkit.output import Output
@@ -176,7 +176,7 @@ class TerminalView:
     def __init__(
         self,
         pane: BottomPane,
-        key_bindings: KeyBindings,
+        key_bindings: KeyBindingsBase,
         *,
         input: Input | None = None,
         output: Output | None = None,
@@ -188,7 +188,15 @@ class TerminalView:
         self._refresh_pending = False
         self.control = LinesControl(self._render, show_cursor=show_hardware_cursor)
         self.app: Application[Any] = Application(
-            layout=Layout(Window(self.control, wrap_lines=False, always_hide_cursor=not show_hardware_cursor)),
+            # dont_extend_height: draw only the pane, never pad it to the rows left below the cursor.
+            layout=Layout(
+                Window(
+                    self.control,
+                    wrap_lines=False,
+                    always_hide_cursor=not show_hardware_cursor,
+                    dont_extend_height=True,
+                )
+            ),
             key_bindings=key_bindings,
             full_screen=False,
             input=input,
@@ -239,6 +247,12 @@ class TerminalView:
             return
         if self._printer is None or self._printer.done():
             self._printer = asyncio.get_running_loop().create_task(self._drain())
+
+    async def flush(self) -> None:
+        """Print what the transcript finished and wait until everything queued is written."""
+        self._refresh_now()
+        while self._printer is not None and not self._printer.done():
+            await self._printer
 
     def _take_pending(self) -> list[str]:
         lines, self._pending = self._pending, []

@@ -70,6 +70,11 @@ class ThemeRegistry:
     def names(self) -> list[str]:
         return list(self._themes)
 
+    def path_of(self, name: str) -> str | None:
+        """The file a custom theme came from (``None`` for built-ins and unknown names)."""
+        loaded = self._themes.get(name)
+        return str(loaded.path) if loaded is not None and loaded.path is not None else None
+
     def get(self, name: str) -> ThemeSpec | None:
         loaded = self._themes.get(name)
         return loaded.spec if loaded else None

@@ -1,12 +1,23 @@
-"""A user prompt: markdown on the ``userMessageBg`` block."""
+"""A user prompt: markdown on the ``userMessageBg`` block.
+
+Files attached with ``@path`` arrive as ``<file name="…">…</file>`` blocks, which markdown would
+drop as HTML; they are shown as one ``[file: path]`` line each instead of their whole content.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from pi_harness.tui.components.base import CachedRender, RenderContext, box
 from pi_harness.tui.components.content import content_text
+
+_FILE_BLOCK_RE = re.compile(r'<file name="([^"\n]*)">.*?</file>\n?', re.DOTALL)
+
+
+def collapse_file_blocks(text: str) -> str:
+    return _FILE_BLOCK_RE.sub(lambda match: f"`[file: {match.group(1)}]`\n\n", text)
 
 
 class UserMessageView(CachedRender):
@@ -21,7 +32,7 @@ class UserMessageView(CachedRender):
         theme = self.context.theme
         inner = max(1, width - 2)
         content = self.message.get("content")
-        text = content_text(content, images=False)
+        text = collapse_file_blocks(content_text(content, images=False))
         lines = self.context.markdown.render(text, inner, style="user") if text.strip() else []
         if isinstance(content, list):
             for block in content:

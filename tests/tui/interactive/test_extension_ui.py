@@ -1,0 +1,180 @@
+"""Extension dialogs (``ctx.ui``) as overlays over the editor, answered with the keyboard."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
+
+from .harness import run_pi
+
+EXTENSION = """
+from pathlib import Path
+
+
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        ctx.ui.set_status("asker", "asker ready")
+
+    @pi.command("ask", description="Ask before acting")
+    async def ask(args, ctx):
+        name, _, timeout = args.partition(" ")
+        answer = await ctx.ui.confirm("Proceed?", "The extension wants to know.",
+                                      timeout=float(timeout) if timeout else None)
+        Path(name).write_text(str(answer))
+        ctx.ui.notify(f"answered {answer}")
+
+    @pi.command("pick", description="Choose a colour")
+    async def pick(args, ctx):
+        colour = await ctx.ui.select("Colour?", ["red", "green", "blue"])
+        name = await ctx.ui.input("Your name?", "type it")
+        Path(args).write_text(f"{colour} {name}")
+"""
+
+
+def _install(agent_dir: Path) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "asker.py").write_text(EXTENSION)
+
+
+async def test_confirm_is_answered_through_the_overlay(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+    _install(agent_dir)
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.wait_for(lambda: "asker ready" in pi.screen(), "the status set in session_start")
+        await pi.submit("/ask yes.txt")
+        await pi.wait_for(lambda: "Proceed?" in pi.screen(), "the confirm dialog")
+        assert "The extension wants to know." in pi.screen()
+        await pi.press("enter")  # Yes
+        await pi.wait_for((project / "yes.txt").exists, "the answer")
+        assert (project / "yes.txt").read_text() == "True"
+        await pi.wait_for(lambda: "answered True" in pi.screen(), "the notification")
+
+        await pi.submit("/ask no.txt")
+        await pi.wait_for(lambda: "Proceed?" in pi.screen(), "the confirm dialog again")
+        await pi.press("down", "enter")  # No
+        await pi.wait_for((project / "no.txt").exists, "the second answer")
+        assert (project / "no.txt").read_text() == "False"
+        assert pi.mode.shell.editor.is_empty and not pi.mode.shell.overlays
+
+
+async def test_a_timed_confirm_counts_down_and_defaults_to_no(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    _install(agent_dir)
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("/ask late.txt 0.4")
+        await pi.wait_for(lambda: "Proceed? (1s)" in pi.screen(), "the countdown in the title")
+        await pi.wait_for((project / "late.txt").exists, "the dialog timing out")
+        assert (project / "late.txt").read_text() == "False"
+        await pi.wait_for(lambda: "Proceed?" not in pi.screen(), "the dialog closed")
+
+
+async def test_select_and_input_dialogs(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+    _install(agent_dir)
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("/pick choice.txt")
+        await pi.wait_for(lambda: "Colour?" in pi.screen(), "the select dialog")
+        await pi.press("down", "enter")
+        await pi.wait_for(lambda: "Your name?" in pi.screen(), "the input dialog")
+        pi.type("Ada")
+        await pi.wait_for(lambda: "Ada" in pi.screen(), "the typed name")
+        await pi.press("enter")
+        await pi.wait_for((project / "choice.txt").exists, "the answers")
+    assert (project / "choice.txt").read_text() == "green Ada"
+
+
+GATE = """
+from pathlib import Path
+
+
+class Picker:
+    def __init__(self, done):
+        self.done = done
+
+    def render(self, width):
+        return ["custom picker: press enter"]
+
+    def handle_action(self, action):
+        if action == "tui.select.confirm":
+            self.done("picked")
+            return True
+        return False
+
+
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        ctx.ui.set_widget("gate", ["gate widget line"])
+
+    @pi.on("tool_call")
+    async def gate(event, ctx):
+        if event.tool_name == "bash" and not await ctx.ui.confirm("Allow bash?", event.input["command"]):
+            return {"block": True, "reason": "Blocked by the user"}
+        return None
+
+    @pi.command("custom")
+    async def custom(args, ctx):
+        Path(args).write_text(str(await ctx.ui.custom(lambda context, done: Picker(done))))
+
+    @pi.shortcut("f5")
+    async def shortcut(ctx):
+        Path("shortcut.txt").write_text("pressed")
+
+    @pi.shortcut("ctrl+c")
+    async def stolen(ctx):
+        Path("stolen.txt").write_text("must not happen")
+"""
+
+
+async def test_a_tool_call_gate_asks_during_the_run(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "gate.py").write_text(GATE)
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("bash", {"command": "echo should-not-run > ran.txt"})]),
+        ScriptedResponse(steps=[TextStep("Understood, not running it.")]),
+    )
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.wait_for(lambda: "gate widget line" in pi.screen(), "the widget above the editor")
+        assert "built-in shortcut. Skipping." in pi.scrollback()
+        await pi.submit("Run the command")
+        await pi.wait_for(lambda: "Allow bash?" in pi.screen(), "the gate's question during the run")
+        await pi.press("down", "enter")  # No
+        await pi.wait_for(lambda: "Understood, not running it." in pi.scrollback(), "the answer after the block")
+        assert not (project / "ran.txt").exists()
+        assert "Blocked by the user" in json.dumps(server.requests[1].json)
+
+        await pi.submit("/custom custom.txt")
+        await pi.wait_for(lambda: "custom picker: press enter" in pi.screen(), "the extension's component")
+        await pi.press("enter")
+        await pi.wait_for((project / "custom.txt").exists, "the component's result")
+        assert (project / "custom.txt").read_text() == "picked"
+
+        pi.type("\x1b[15~")  # F5
+        await pi.wait_for((project / "shortcut.txt").exists, "the extension shortcut")
+        await pi.press("ctrl+c")
+        assert not (project / "stolen.txt").exists()
+
+
+async def test_quitting_with_a_dialog_open_answers_it_and_stops_the_run(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "gate.py").write_text(GATE)
+    server.push(ScriptedResponse(steps=[ToolCallStep("bash", {"command": "echo ran > ran.txt"})]))
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("Run the command")
+        await pi.wait_for(lambda: "Allow bash?" in pi.screen(), "the gate's question")
+        await asyncio.wait_for(pi.mode.quit(143), 10)  # what SIGTERM does
+        assert await pi.exit_code() == 143
+    assert not (project / "ran.txt").exists()
