@@ -163,7 +163,7 @@ class KeyActions:
     def suspend(self) -> bool:
         try:
             self.shell.view.app.suspend_to_background()
-        except (AttributeError, NotImplementedError, OSError):
+        except (AttributeError, RuntimeError, OSError):  # includes "not implemented" on some platforms
             return False
         return True
 

@@ -185,7 +185,7 @@ class InteractiveMode:
             try:
                 loop.add_signal_handler(signum, self._on_signal, code)
                 installed.append(signum)
-            except (RuntimeError, ValueError, NotImplementedError):
+            except (RuntimeError, ValueError):  # RuntimeError covers "not implemented" platforms
                 pass
         return installed
 
