@@ -105,7 +105,9 @@ def test_a_tool_using_run(pi_env: PiEnv) -> None:
     first_update = kinds.index("tool_execution_update")
     assert kinds.index("tool_execution_start") < first_update < kinds.index("tool_execution_end")
     partials = [r["partialResult"]["content"][0]["text"] for r in records if r["type"] == "tool_execution_update"]
-    assert partials[-1] == "one\ntwo\n"
+    # Updates are accumulated snapshots; how many arrive before the tool returns depends on timing.
+    assert partials[0].startswith("one\n")
+    assert all("one\ntwo\n".startswith(p) for p in partials)
     end = next(r for r in records if r["type"] == "tool_execution_end")
     assert end["toolCallId"] == "call_1" and end["isError"] is False
     assert end["result"]["content"][0]["text"] == "one\ntwo\n"
