@@ -142,6 +142,11 @@ class ModelRuntime:
         return self._needs_no_key(provider)
 
     def _needs_no_key(self, provider: str) -> bool:
+        """In-process providers: faux models, and extension providers that stream themselves
+        (``streamSimple``) without declaring a key."""
+        ext = self._extension_providers.get(provider)
+        if ext is not None and ext.stream_simple is not None and not ext.api_key and ext.oauth is None:
+            return True
         models = self._models.get(provider, [])
         return bool(models) and all(m["api"] == "faux" for m in models)
 

@@ -190,3 +190,15 @@ def test_prepare_ignores_hook_made_file_lists(tmp_path: Path) -> None:
     append_all(manager, [user(t), assistant(t), user(t), assistant(t)])
     plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=150))
     assert plan is not None and plan.file_ops.file_lists() == ([], [])
+
+
+def test_system_messages_are_never_summarised() -> None:
+    manager = SessionManager.in_memory("/p")
+    manager.append_message({"role": "system", "content": "prompt", "sections": {"preamble": "prompt"}, "timestamp": 0})  # type: ignore[arg-type,typeddict-item]
+    append_all(manager, [user(words(50, "a")), assistant(words(50, "b"))])
+    plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=10_000))
+    assert plan is None  # everything is kept; the system message alone is not worth a summary
+    append_all(manager, [user(words(300, "c")), assistant(words(300, "d"))])
+    plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=200))
+    assert plan is not None
+    assert [m["role"] for m in plan.messages_to_summarize] == ["user", "assistant"]

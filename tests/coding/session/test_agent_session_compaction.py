@@ -143,7 +143,9 @@ async def test_mid_run_compaction_before_the_next_turn(server: FakeLLMServer, pr
         ],
         summary=ScriptedResponse(steps=[TextStep("## Goal\nmid-run summary")]),
     )
-    result = await make_session(server, project, model=server.model("openai-completions", **SMALL), settings=SETTINGS)
+    # Keep only the running turn's tail: the cut lands on the tool-calling assistant message.
+    settings = {"compaction": {"reserveTokens": 500, "keepRecentTokens": 5}}
+    result = await make_session(server, project, model=server.model("openai-completions", **SMALL), settings=settings)
     session = result.session
     recorder = Recorder(session)
     await session.prompt("one")

@@ -36,10 +36,17 @@ class CompactionPreparation:
 
 
 def summarizable_message(entry: SessionEntry) -> AgentMessage | None:
-    """Section 4.4: messages, custom messages, branch summaries and compaction summaries."""
+    """Section 4.4: messages, custom messages, branch summaries and compaction summaries.
+
+    1.4.0 ``system`` messages are prompt state, not conversation: the projection replays them
+    from the whole path, so they are never summarised (and alone never justify a compaction).
+    """
     if entry["type"] == "compaction":
         return compaction_summary_message(entry)
-    return entry_to_message(entry)
+    message = entry_to_message(entry)
+    if message is not None and message.get("role") == "system":
+        return None
+    return message
 
 
 def _messages(entries: Sequence[SessionEntry], skip: SessionEntry | None) -> list[AgentMessage]:
