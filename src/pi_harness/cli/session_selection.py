@@ -125,17 +125,12 @@ def resolve_session_dir(
 
     ``setting`` is expected already resolved against its settings file
     (``SettingsManager.resolve_path_setting("sessionDir")``); the flag and the variable resolve
-    against ``cwd``; ``~`` is expanded. ``None`` means the default location.
+    against ``cwd`` (default: the working directory); ``~`` is expanded. ``None`` means the
+    default location. (The session store's resolver, imported on use.)
     """
-    env = os.environ if environ is None else environ
-    base = Path(cwd) if cwd is not None else Path.cwd()
-    for value in (cli_value, env.get(SESSION_DIR_ENV)):
-        if value:
-            path = Path(os.path.expanduser(value))
-            return path if path.is_absolute() else base / path
-    if setting:
-        return Path(os.path.expanduser(os.fspath(setting)))
-    return None
+    from pi_harness.coding.sessions.paths import resolve_session_dir as resolve
+
+    return resolve(cli_value, setting, cwd=cwd if cwd is not None else Path.cwd(), environ=environ)
 
 
 def confirms(answer: str) -> bool:

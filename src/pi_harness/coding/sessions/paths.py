@@ -8,6 +8,7 @@ setting) holds the files directly, without a per-project subfolder.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from pi_harness.coding.config.paths import AGENT_DIR_ENV, SESSION_DIR_ENV, agent_dir, expand_home
@@ -38,6 +39,7 @@ def resolve_session_dir(
     setting: str | os.PathLike[str] | None = None,
     *,
     cwd: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Path | None:
     """The explicit session dir: ``--session-dir`` > ``$PI_CODING_AGENT_SESSION_DIR`` > ``sessionDir``.
 
@@ -46,7 +48,8 @@ def resolve_session_dir(
     per-project directory".
     """
     base = Path(cwd) if cwd is not None else None
-    for candidate, relative_to_cwd in ((flag, True), (os.environ.get(SESSION_DIR_ENV), True), (setting, False)):
+    env = os.environ if environ is None else environ
+    for candidate, relative_to_cwd in ((flag, True), (env.get(SESSION_DIR_ENV), True), (setting, False)):
         if candidate:
             path = Path(expand_home(os.fspath(candidate)))
             if relative_to_cwd and base is not None and not path.is_absolute():
