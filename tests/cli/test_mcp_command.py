@@ -42,3 +42,27 @@ def test_mcp_usage_errors(tmp_path: Path) -> None:
     assert run_pi("mcp", cwd=tmp_path).returncode == 1
     assert run_pi("mcp", "frobnicate", cwd=tmp_path).returncode == 1
     assert run_pi("mcp", "--help", cwd=tmp_path).returncode == 0
+
+
+def test_mcp_list_says_why_an_untrusted_project_config_is_not_used(tmp_path: Path, agent_dir: Path) -> None:
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": {"local": {"command": "true"}}}))
+    result = run_pi("mcp", "list", "--no-approve", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "No MCP servers configured." in result.stdout
+    assert "mcp.json was not loaded: the project is not trusted" in result.stdout
+
+
+def test_a_missing_mcp_package_is_one_line_naming_the_install(tmp_path: Path, agent_dir: Path) -> None:
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "true"}}}))
+    # ``None`` in sys.modules makes every ``import mcp`` fail as if the package were not installed.
+    code = "import sys; sys.modules['mcp'] = None; from pi_harness.cli.main import main; sys.exit(main(['mcp', 'list']))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "Error: MCP support needs the Python package 'mcp', which is not installed (pip install 'pi-harness[mcp]')"
+    ]
+    assert not (agent_dir / "crashes.json").exists()  # not recorded as a crash

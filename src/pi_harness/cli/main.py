@@ -138,6 +138,13 @@ def _run_session(parsed: ParsedArgs) -> int:
 def _crash(error: BaseException) -> int:
     import traceback
 
+    from pi_harness.optional_deps import MissingDependencyError
+
+    if isinstance(error, MissingDependencyError):
+        # Not a crash: an optional package is missing, and the message says which one to install.
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+
     from pi_harness.cli.crash_log import record_crash
 
     path = record_crash(error)

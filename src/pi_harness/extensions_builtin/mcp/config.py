@@ -75,6 +75,9 @@ class McpConfig:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    # A project mcp.json that exists but was not read because the project is not trusted: listed
+    # so "no servers" can say why instead of looking like an empty configuration.
+    untrusted_files: list[Path] = field(default_factory=list)
 
     @property
     def enabled(self) -> list[McpServerConfig]:
@@ -106,6 +109,8 @@ def load_mcp_config(
         for server in _load_file(path, config, env):
             config.servers.pop(server.name, None)  # a project entry also takes the later position
             config.servers[server.name] = server
+    if not project_trusted and (project_dir(cwd) / MCP_FILE).is_file():
+        config.untrusted_files.append(project_dir(cwd) / MCP_FILE)
     return config
 
 

@@ -21,11 +21,17 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 import httpx2
-from mcp import types as mcp_types
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
+
+from pi_harness.optional_deps import missing_dependency
+
+try:
+    from mcp import types as mcp_types
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+except ModuleNotFoundError as error:  # a base dependency, but installs can be partial
+    raise missing_dependency(error, "mcp", "MCP support", extra="mcp") from None
 
 from pi_harness.__about__ import __version__
 from pi_harness.ai.abort import AbortError, AbortSignal

@@ -125,8 +125,12 @@ async def _wait_settled(connections: list[ServerConnection], timeout: float | No
 def format_statuses(config: McpConfig, statuses: list[ServerStatus]) -> str:
     """The server table shared by ``pi mcp list`` and the ``/mcp`` command."""
     lines: list[str] = []
+    skipped = [
+        f"{path} was not loaded: the project is not trusted (trust it when pi asks, or use --approve)"
+        for path in config.untrusted_files
+    ]
     if not config.servers and not config.errors:
-        return "No MCP servers configured."
+        return "\n".join(["No MCP servers configured.", *skipped])
     if statuses:
         width = max(len(s.name) for s in statuses)
         for s in statuses:
@@ -139,4 +143,5 @@ def format_statuses(config: McpConfig, statuses: list[ServerStatus]) -> str:
         lines.append(f"error: {error}")
     for warning in config.warnings:
         lines.append(f"warning: {warning}")
+    lines.extend(skipped)
     return "\n".join(lines)
