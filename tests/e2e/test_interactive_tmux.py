@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -61,13 +62,17 @@ class Tmux:
 def tmux(pi_env: PiEnv, tmp_path: Path) -> Iterator[Tmux]:
     env = dict(pi_env.env)
     env.setdefault("TERM", "xterm-256color")
-    session = Tmux(tmp_path / "tmux.sock", env)
+    # A socket path must fit in sun_path (108 bytes), which a long temp dir need not: make the
+    # socket in a short private directory of its own.
+    socket_dir = Path(tempfile.mkdtemp(prefix="pi-tmux-", dir="/tmp"))
+    session = Tmux(socket_dir / "s", env)
     command = f"{shlex.quote(pi_executable())}; echo '{EXIT_MARKER}' $?; sleep 600"
     session.run("new-session", "-d", "-s", "pi", "-x", "120", "-y", "40", "-c", str(pi_env.cwd), command)
     try:
         yield session
     finally:
         subprocess.run(["tmux", "-S", str(session.socket), "kill-server"], capture_output=True, env=env, check=False)
+        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def test_a_prompt_in_a_real_terminal_stays_in_the_scrollback_after_quitting(pi_env: PiEnv, tmux: Tmux) -> None:

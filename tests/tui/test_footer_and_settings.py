@@ -2,7 +2,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_harness.tui.components.footer import context_tokens, format_tokens, git_branch, usage_totals
+from pi_harness.tui.ansi import strip_ansi, visible_width
+from pi_harness.tui.components.footer import (
+    Footer,
+    FooterData,
+    context_tokens,
+    format_tokens,
+    git_branch,
+    usage_totals,
+)
+from pi_harness.tui.theme import Theme
 from pi_harness.tui.ui_settings import UiSettings
 
 from .scenario import USAGE, assistant, user
@@ -56,3 +65,13 @@ def test_ui_settings_defaults_and_clamping() -> None:
     assert (
         UiSettings.from_settings({"doubleEscapeAction": "explode", "treeFilterMode": 3}).double_escape_action == "tree"
     )
+
+
+def test_a_long_directory_gives_way_to_the_branch_and_session_name(theme: Theme) -> None:
+    cwd = "/srv/" + "/".join(f"level{n:02d}" for n in range(40)) + "/project"
+    data = FooterData(cwd=cwd, git_branch="main", session_name="Release prep", model="m", provider="p")
+    first = strip_ansi(Footer(data, theme).render(80)[0])
+    assert visible_width(first) <= 80
+    assert first.startswith("…") and first.endswith("/project (main) • Release prep")
+    short = strip_ansi(Footer(FooterData(cwd="/srv/app", git_branch="main"), theme).render(80)[0])
+    assert short == "/srv/app (main)"

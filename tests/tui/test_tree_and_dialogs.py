@@ -122,6 +122,13 @@ def test_trust_prompt(context: RenderContext) -> None:
     assert answers == ["once"] and prompt.done
 
 
+def test_trust_prompt_lists_resources_relative_to_a_deep_project(context: RenderContext) -> None:
+    project = "/srv/" + "/".join(["deep"] * 30) + "/project"
+    prompt = TrustPrompt(project, [f"{project}/.pi/skills", f"{project}/AGENTS.md", "/elsewhere/x"], context)
+    lines = plain(prompt.render(60)).split("\n")
+    assert "  .pi/skills" in lines and "  AGENTS.md" in lines and "  /elsewhere/x" in lines
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 100.0

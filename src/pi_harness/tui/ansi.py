@@ -260,6 +260,24 @@ def truncate(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(out)
 
 
+def truncate_start(text: str, width: int, ellipsis: str = "…") -> str:
+    """Cut plain ``text`` (no escapes) to at most ``width`` cells by dropping its *start*, so the
+    end survives: the last directories of a long path say more than its first ones."""
+    if visible_width(text) <= width:
+        return text
+    budget = width - visible_width(ellipsis)
+    if budget <= 0:
+        return truncate(text, width, ellipsis)
+    kept: list[str] = []
+    used = 0
+    for grapheme, cells in reversed(_graphemes(text)):
+        if used + cells > budget:
+            break
+        kept.append(grapheme)
+        used += cells
+    return ellipsis + "".join(reversed(kept))
+
+
 def pad(text: str, width: int) -> str:
     """``text`` followed by spaces up to ``width`` cells (unchanged when already that wide)."""
     missing = width - visible_width(text)

@@ -60,6 +60,11 @@ def write_fake_provider(agent_dir: Path, server: FakeLLMServer, *, models: Seque
     (agent_dir / "settings.json").write_text(json.dumps(settings))
 
 
+def unwrapped(text: str) -> str:
+    """``text`` without any whitespace: the same for every terminal width and wrap position."""
+    return "".join(text.split())
+
+
 class Pi:
     """One interactive ``pi`` run."""
 
@@ -117,6 +122,15 @@ class Pi:
 
     # --- what the user sees ------------------------------------------------------------------
 
+    def scrollback_has(self, text: str) -> bool:
+        """Whether ``text`` was printed, wherever the terminal wrapped it (a long temp path can push
+        a notice across a line break at any column, so whitespace and line breaks are ignored)."""
+        return unwrapped(text) in unwrapped(self.scrollback())
+
+    def screen_has(self, text: str) -> bool:
+        """Like :meth:`scrollback_has`, for what is drawn at the bottom of the screen now."""
+        return unwrapped(text) in unwrapped(self.screen())
+
     def scrollback(self) -> str:
         """What was printed into the terminal's scrollback, without styles."""
         if not self._modes:
@@ -143,8 +157,8 @@ class Pi:
         return await asyncio.wait_for(self.task, 15)
 
     async def quit(self) -> int:
-        if not self.task.done():
-            await self.wait_for(lambda: True, "nothing")
+        """Quit with Ctrl+D unless pi already ended by itself (then its exit code, whenever it ended)."""
+        if not self.task.done() and self._modes:
             self.mode.shell.editor.clear()
             await self.press("ctrl+d")
         return await asyncio.wait_for(self.task, 15)

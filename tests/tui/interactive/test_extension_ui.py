@@ -144,7 +144,7 @@ async def test_a_tool_call_gate_asks_during_the_run(server: FakeLLMServer, proje
     async with run_pi() as pi:
         await pi.started()
         await pi.wait_for(lambda: "gate widget line" in pi.screen(), "the widget above the editor")
-        assert "built-in shortcut. Skipping." in pi.scrollback()
+        assert pi.scrollback_has("built-in shortcut. Skipping.")
         await pi.submit("Run the command")
         await pi.wait_for(lambda: "Allow bash?" in pi.screen(), "the gate's question during the run")
         await pi.press("down", "enter")  # No

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_harness.tui.ansi import align_right, truncate, visible_width
+from pi_harness.tui.ansi import align_right, truncate, truncate_start, visible_width
 from pi_harness.tui.components.base import shorten_path
 from pi_harness.tui.theme import Theme
 
@@ -127,12 +127,15 @@ class Footer:
 
     def render(self, width: int) -> list[str]:
         theme, data = self.theme, self.data
-        location = shorten_path(data.cwd, data.home)
-        if data.git_branch:
-            location += f" ({data.git_branch})"
+        path = shorten_path(data.cwd, data.home)
+        suffix = f" ({data.git_branch})" if data.git_branch else ""
         if data.session_name:
-            location += f" • {data.session_name}"
-        first = theme.fg("dim", truncate(location, width))
+            suffix += f" • {data.session_name}"
+        # A long path gives way from its start, so the branch and the session name stay in view.
+        room = width - visible_width(suffix)
+        if visible_width(path + suffix) > width and room >= 8:
+            path = truncate_start(path, room)
+        first = theme.fg("dim", truncate(path + suffix, width))
         return [first, self._second_row(width)]
 
     def _second_row(self, width: int) -> str:

@@ -6,6 +6,7 @@ loads them for this run only. Escape means "don't trust" for this run without sa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -60,13 +61,20 @@ class TrustPrompt:
     def handle_action(self, action: str) -> bool:
         return self.selector.handle_action(action)
 
+    def _display(self, resource: str) -> str:
+        """A resource inside the project relative to it (``.pi/skills``): the intro already names
+        the project, and a deep checkout would otherwise push the part that matters off the row."""
+        root = self.project.rstrip(os.sep) + os.sep
+        return resource[len(root) :] if resource.startswith(root) else self.context.short_path(resource)
+
     def render(self, width: int) -> list[str]:
         theme = self.context.theme
         rule = theme.fg("borderAccent", "─" * width)
         lines = [rule, truncate(theme.style(TRUST_TITLE, "accent", bold=True), width)]
         intro = f"{self.context.short_path(self.project)} has project resources that change how the agent behaves:"
         lines.extend(wrap(intro, width))
-        lines.extend(truncate(theme.fg("warning", f"  {resource}"), width) for resource in self.resources)
+        for resource in self.resources:
+            lines.append(truncate(theme.fg("warning", f"  {self._display(resource)}"), width))
         lines.append("")
         note = "Only trust projects you know. Tools work the same either way; this only decides what is loaded."
         lines.extend(theme.fg("muted", row) for row in wrap(note, width))
