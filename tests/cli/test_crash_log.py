@@ -42,7 +42,9 @@ def test_announced_once_on_the_next_start(agent_dir: Path) -> None:
     notice = announce_previous_crash(now=NOW)
     assert notice is not None
     assert notice.startswith("pi-harness crashed on 2026-05-10")
-    assert notice.endswith(": ValueError: kaput. Run /bug to report it.")
+    assert ": ValueError: kaput. " in notice
+    assert notice.endswith(f"The crash record is in {agent_dir / 'crashes.json'}; "
+                           "run /bug in the interactive mode to write a bug report.")  # fmt: skip
     assert announce_previous_crash(now=NOW) is None
     assert all(r["announced"] for r in read_crash_records(agent_dir / "crashes.json"))
 

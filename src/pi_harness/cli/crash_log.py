@@ -17,6 +17,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypedDict
 
+# Reading lives below the UI so that ``/bug`` can share it (the terminal UI may not import the CLI).
+from pi_harness.coding.crash_records import read_crash_records
+
 PRODUCT_NAME = "pi-harness"
 MAX_CRASH_RECORDS = 5
 ANNOUNCE_WITHIN = timedelta(days=7)
@@ -33,9 +36,10 @@ class CrashRecord(TypedDict):
 
 
 def _crash_file(agent_directory: Path | None) -> Path:
-    from pi_harness.coding.config.paths import CRASHES_FILE, agent_dir
+    from pi_harness.coding.config.paths import agent_dir
+    from pi_harness.coding.crash_records import crash_file
 
-    return agent_dir(agent_directory) / CRASHES_FILE
+    return crash_file(agent_dir(agent_directory))
 
 
 def _iso(moment: datetime) -> str:
@@ -50,17 +54,6 @@ def _parse_iso(value: object) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-def read_crash_records(path: Path) -> list[dict[str, Any]]:
-    """The records in the file; a missing or damaged file counts as empty."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if isinstance(data, dict):  # tolerate a {"crashes": [...]} wrapper
-        data = data.get("crashes")
-    return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:
@@ -115,8 +108,9 @@ def _local_date(moment: datetime) -> str:
 def announce_previous_crash(*, agent_directory: Path | None = None, now: datetime | None = None) -> str | None:
     """The notice for unannounced crashes of the last seven days, or ``None``.
 
-    ``pi-harness crashed on <date>: <error>. Run /bug to report it.`` names the newest crash (with
-    a count when there were several). Every record is marked announced, so it shows once.
+    It names the newest crash (with a count when there were several), where the records are, and
+    ``/bug``. Every mode shows it, but only the interactive mode has slash commands, so the notice
+    says so. Every record is marked announced, so it shows once.
     """
     try:
         path = _crash_file(agent_directory)
@@ -142,4 +136,7 @@ def announce_previous_crash(*, agent_directory: Path | None = None, now: datetim
     moment, newest = max(fresh, key=lambda item: item[0])
     error = str(newest.get("error") or "unknown error").splitlines()[0]
     more = f" ({len(fresh)} crashes in the last 7 days)" if len(fresh) > 1 else ""
-    return f"{PRODUCT_NAME} crashed on {_local_date(moment)}{more}: {error}. Run /bug to report it."
+    return (
+        f"{PRODUCT_NAME} crashed on {_local_date(moment)}{more}: {error}. The crash record is in {path}; "
+        "run /bug in the interactive mode to write a bug report."
+    )

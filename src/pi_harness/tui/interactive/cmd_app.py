@@ -1,5 +1,5 @@
 """Slash commands about the session as a whole and the application: ``/session``, ``/compact``,
-``/export``, ``/copy``, ``/settings``, ``/reload``, ``/hotkeys``, ``/debug``, ``/quit``."""
+``/export``, ``/copy``, ``/settings``, ``/reload``, ``/hotkeys``, ``/debug``, ``/bug``, ``/quit``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pi_harness.tui.export_html import default_export_name, export_html
 from pi_harness.tui.interactive.blocks import TextBlock
 from pi_harness.tui.interactive.builtin import Builtin
 from pi_harness.tui.interactive.clipboard import copy_text
+from pi_harness.tui.interactive.cmd_bug import report_bug
 from pi_harness.tui.interactive.debug import write_debug_log
 from pi_harness.tui.interactive.settings_apply import apply_setting
 from pi_harness.tui.interactive.shell import Overlay
@@ -148,6 +149,7 @@ COMMANDS = [
     Builtin("reload", "Read settings, key bindings, resources and extensions again", reload, idle_only=True),
     Builtin("hotkeys", "Show the keyboard shortcuts", hotkeys),
     Builtin("debug", "Write pi-debug.log (screen and messages) for a bug report", debug),
+    Builtin("bug", "Write a bug report file, secrets redacted (optional description)", report_bug),
     Builtin("quit", "Quit", quit_app),
     Builtin("exit", "Quit", quit_app),
 ]
