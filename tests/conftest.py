@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-_SCRUBBED_PREFIXES = ("PI_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_OPENAI_", "AWS_")
+_SCRUBBED_PREFIXES = ("PI_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_OPENAI_", "AWS_", "LLAMA_")
 _SCRUBBED = {
     "GROQ_API_KEY",
     "CEREBRAS_API_KEY",

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from _cli_helpers import RunPi
 
+from pi_harness.cli.bootstrap import describe_no_model
 from pi_harness.cli.list_models import format_token_count, fuzzy_filter, fuzzy_matches
 
 MODELS = {
@@ -21,6 +22,14 @@ MODELS = {
         }
     }
 }
+
+
+@pytest.fixture(autouse=True)
+def no_local_servers(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing probes local model servers: keep the ports of this machine out of the tables."""
+    (agent_dir / "settings.json").write_text(json.dumps({"localModels": {"autodiscover": False}}))
+    for name in ("LLAMA_BASE_URL", "LLAMA_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
@@ -52,8 +61,13 @@ def test_fuzzy_search(run_pi: RunPi, custom_models: Path) -> None:
 
 def test_no_models_without_credentials(run_pi: RunPi) -> None:
     result = run_pi("--list-models")
-    assert result.returncode == 0
-    assert result.stdout == "No models available. Set API keys in environment variables.\n"
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == describe_no_model() + "\n"
+    # word for word what a prompt says without a model, with the same exit code
+    prompt = run_pi("-p", "hi", env={"PI_OFFLINE": "1"})
+    assert (prompt.returncode, prompt.stderr) == (result.returncode, result.stderr)
+    # a search does not change that: there is nothing to search
+    assert run_pi("--list-models", "gpt").returncode == 1
 
 
 def test_environment_keys_make_catalogue_models_available(run_pi: RunPi) -> None:
@@ -67,7 +81,7 @@ def test_environment_keys_make_catalogue_models_available(run_pi: RunPi) -> None
 
 def test_broken_models_json_is_a_warning(run_pi: RunPi, agent_dir: Path) -> None:
     (agent_dir / "models.json").write_text("{nope")
-    result = run_pi("--list-models")
+    result = run_pi("--list-models", env={"OPENAI_API_KEY": "k"})  # the built-in models remain
     assert result.returncode == 0
     assert result.stderr.startswith("Warning: Failed to parse models.json:")
 

@@ -10,7 +10,8 @@ from pi_harness.cli import timing
 
 
 def test_phase_timings_on_stderr(run_pi: RunPi) -> None:
-    result = run_pi("--list-models", env={"PI_TIMING": "1"})
+    # A key makes models available, so the listing succeeds (without one it is an error, like ``pi -p``).
+    result = run_pi("--list-models", env={"PI_TIMING": "1", "OPENAI_API_KEY": "test-key"})
     assert result.returncode == 0
     assert "--- Startup Timings ---" in result.stderr
     labels = re.findall(r"^  (\w+): \d+ms$", result.stderr, flags=re.MULTILINE)

@@ -14,11 +14,14 @@ from pi_harness.ai import SimpleStreamOptions, stream_simple
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.extensions_builtin.local_models import (
     BUS_CHANNEL,
+    DiscoveryCache,
     LocalModelsOptions,
     LocalServer,
     create_local_models_extension,
     discover,
     load_local_models_config,
+    register_discovered,
+    run_discovery,
 )
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
@@ -207,3 +210,97 @@ async def test_slow_metadata_keeps_the_models_with_defaults(metadata_server: Any
         [result] = await discover([LocalServer("slow", f"{server.url}/v1", "llama.cpp")], timeout_s=0.2, offline=False)
     assert result.reachable
     assert [(m["id"], m["contextWindow"]) for m in result.models] == [("m", 128_000)]
+
+
+def test_llama_base_url_is_the_llama_cpp_server() -> None:
+    environ = {"LLAMA_BASE_URL": "http://127.0.0.1:9090/", "LLAMA_API_KEY": "secret"}
+    settings = {"servers": [{"name": "llama.cpp", "baseUrl": "http://127.0.0.1:7070"}]}
+    config = load_local_models_config(settings, environ)
+    names = {s.name: s for s in config.servers}
+    # the environment replaces both the default :8080 server and a settings entry of that name
+    assert [s.name for s in config.servers] == ["llama.cpp", "ollama", "lmstudio", "vllm"]
+    assert (names["llama.cpp"].base_url, names["llama.cpp"].api_key) == ("http://127.0.0.1:9090/v1", "secret")
+    assert names["llama.cpp"].kind == "llama.cpp" and config.errors == []
+    # a server root and its /v1 form mean the same; autodiscovery off still honours it
+    only = load_local_models_config({"autodiscover": False}, {"LLAMA_BASE_URL": "http://box:8080/v1"})
+    assert [(s.name, s.base_url, s.api_key) for s in only.servers] == [("llama.cpp", "http://box:8080/v1", "local")]
+    # without LLAMA_BASE_URL the key belongs to the default llama.cpp server only
+    keyed = {s.name: s.api_key for s in load_local_models_config(None, {"LLAMA_API_KEY": "k"}).servers}
+    assert keyed == {"llama.cpp": "k", "ollama": "local", "lmstudio": "local", "vllm": "local"}
+    bad = load_local_models_config({"autodiscover": False}, {"LLAMA_BASE_URL": "ftp://x"})
+    assert bad.servers == [] and bad.errors == ["LLAMA_BASE_URL: not an http(s) URL: 'ftp://x'"]
+
+
+async def test_a_llama_cpp_router_offers_only_models_that_answer(metadata_server: Any) -> None:
+    listing = {
+        "data": [
+            {"id": "loaded", "status": {"value": "loaded"}},
+            {"id": "asleep", "status": {"value": "sleeping"}},
+            {"id": "on-disk", "status": {"value": "unloaded"}},
+            {"id": "broken", "status": {"value": "unloaded", "failed": True}},
+            {"id": "busy", "status": {"value": "loading"}},
+        ]
+    }
+    routes: dict[tuple[str, str], Any] = {("GET", "/v1/models"): listing, ("GET", "/props"): {"role": "router"}}
+    autoload_routes = {**routes, ("GET", "/props"): {"models_autoload": True}}
+    idle_routes = {("GET", "/v1/models"): {"data": [{"id": "on-disk", "status": {"value": "unloaded"}}]}}
+    with (
+        metadata_server([], routes) as manual,
+        metadata_server([], autoload_routes) as autoload,
+        metadata_server([], idle_routes) as idle,
+    ):
+        results = await discover(
+            [
+                LocalServer("manual", f"{manual.url}/v1", "llama.cpp"),
+                LocalServer("autoload", f"{autoload.url}/v1", "llama.cpp"),
+                LocalServer("idle", f"{idle.url}/v1", "llama.cpp"),
+            ],
+            timeout_s=2,
+            offline=False,
+        )
+    by_name = {r.server.name: r for r in results}
+    assert [m["id"] for m in by_name["manual"].models] == ["loaded", "asleep"]
+    # a router that loads on demand also offers what is on disk, unless loading it failed
+    assert [m["id"] for m in by_name["autoload"].models] == ["loaded", "asleep", "on-disk"]
+    assert by_name["idle"].error == "the server has no model loaded" and not by_name["idle"].reachable
+
+
+async def test_session_start_reuses_the_hosts_discovery_and_reload_probes_again(tmp_path: Path, harness: Any) -> None:
+    with FakeLLMServer(models=["m"]) as server, FakeLLMServer(models=["n"]) as other:
+        settings = {"autodiscover": False, "servers": [{"name": "box", "baseUrl": server.url}]}
+        config = load_local_models_config(settings, {})
+        startup = await run_discovery(config)
+        assert server.probes == ["GET /v1/models", "GET /props"]
+        runtime = ModelRuntime()
+        assert register_discovered(runtime, startup) == []
+        assert runtime.find("box", "m") is not None  # known before any session exists
+
+        cache = DiscoveryCache(startup)
+        live = {"servers": [{"name": "other", "baseUrl": other.url}], "autodiscover": False}
+        extension = create_local_models_extension(LocalModelsOptions(settings=live, cache=cache))
+        for _session in range(2):  # /new, /resume: a new runner, the same cache
+            h = await harness(extension, tmp_path, apply_provider=runtime_applier(runtime))
+            seen: list[Any] = []
+            h.runner.bus.on(BUS_CHANNEL, seen.append)
+            await h.start()
+            assert [entry["name"] for entry in seen[0]] == ["box"]
+        assert server.probes == ["GET /v1/models", "GET /props"] and other.probes == []
+
+        h = await harness(extension, tmp_path, apply_provider=runtime_applier(runtime))
+        await h.runner.emit("session_start", {"reason": "reload"})
+        assert other.probes == ["GET /v1/models", "GET /props"]
+        assert cache.latest is not None and [r.server.name for r in cache.latest.reachable] == ["other"]
+        # the server that is no longer configured loses its provider
+        assert runtime.find("other", "n") is not None and "box" not in runtime.get_providers()
+
+
+async def test_without_a_host_discovery_the_first_session_probes_for_all(tmp_path: Path, harness: Any) -> None:
+    with FakeLLMServer(models=["m"]) as server:
+        settings = {"autodiscover": False, "servers": [{"name": "box", "baseUrl": server.url}]}
+        extension = create_local_models_extension(LocalModelsOptions(settings=settings))
+        for _session in range(3):
+            runtime = ModelRuntime()
+            h = await harness(extension, tmp_path, apply_provider=runtime_applier(runtime))
+            await h.start()
+            assert runtime.find("box", "m") is not None
+        assert server.probes.count("GET /v1/models") == 1

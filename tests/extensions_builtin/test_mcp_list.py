@@ -46,6 +46,9 @@ async def test_no_configuration(tmp_path: Path, agent_dir: Path) -> None:
 
 async def test_project_servers_listed_only_when_trusted(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
     write_config(tmp_path / ".pi" / "mcp.json", {"proj": stdio_entry()})
-    assert (await mcp_list_async(tmp_path))[0] == "No MCP servers configured."
+    untrusted = (await mcp_list_async(tmp_path))[0].splitlines()
+    assert untrusted[0] == "No MCP servers configured."
+    assert untrusted[1:] == [f"{tmp_path / '.pi' / 'mcp.json'} was not loaded: the project is not trusted "
+                             "(trust it when pi asks, or use --approve)"]  # fmt: skip
     text, code = await mcp_list_async(tmp_path, McpOptions(project_trusted=True))
     assert code == 0 and "✓ proj" in text

@@ -5,6 +5,10 @@ Fail fast: argument errors, extension load failures (with the ``pi -ne`` hint), 
 ``--session``, a bad ``--model`` and "no usable model" outside interactive mode stop with exit 1
 (``StartupError``). Fail soft: a broken settings file, models.json or optional resource becomes a
 printed diagnostic.
+
+Local model servers (``builtin:llama.cpp``) are probed in ``start_runtime`` before ``--model`` is
+resolved and the default model is picked, in every mode, so a local model can be named on the
+command line or be the default; the extension reuses that discovery at ``session_start``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
     from pi_harness.coding.model_runtime import ModelRuntime
     from pi_harness.coding.session.runtime import AgentSessionRuntime
     from pi_harness.coding.sessions import SessionManager
+    from pi_harness.extensions_builtin.local_models import DiscoveryCache
 
 EXTENSION_HINT = 'Start without extensions using "pi -ne".'
 
@@ -75,14 +80,14 @@ def _ask_yes_no(question: str) -> bool:
 
 
 def enabled_builtins(parsed: ParsedArgs, settings: SettingsManager) -> list[str]:
-    """Built-in extension names to load: the defaults, minus ``--no-mcp`` and ``!builtin:x``
-    settings entries, plus ``+builtin:x`` entries."""
+    """Built-in extension names to load: the defaults, minus ``--no-mcp`` and ``!builtin:x`` or
+    ``-builtin:x`` settings entries (Pi documents the ``-`` form), plus ``+builtin:x`` entries."""
     from pi_harness.extensions_builtin import BUILTIN_EXTENSIONS, DEFAULT_ENABLED
 
     entries = [v for v, _base, _scope in settings.path_entries("extensions")]
     names = [name for name in BUILTIN_EXTENSIONS if name in DEFAULT_ENABLED]
     for entry in entries:
-        if entry.startswith("!builtin:") and entry[1:] in names:
+        if entry.startswith(("!builtin:", "-builtin:")) and entry[1:] in names:
             names.remove(entry[1:])
         elif entry.startswith(("+builtin:", "builtin:")):
             name = entry.lstrip("+")
@@ -204,6 +209,61 @@ def _fork(source: Path, boot: Boot, session_id: str | None, fsync: bool, lock: b
     )
 
 
+async def register_local_models(
+    parsed: ParsedArgs,
+    settings: SettingsManager,
+    agent_directory: Path,
+    runtime: ModelRuntime,
+    *,
+    on_warning: Callable[[str], None],
+) -> DiscoveryCache | None:
+    """Probe the local model servers and register those that answer in ``runtime``.
+
+    ``None`` when ``builtin:llama.cpp`` is disabled: then nothing is probed at all. The probes run
+    concurrently and are capped (``localModels.timeoutMs``); a refused port costs nothing, and
+    only servers on this machine are asked unless configured otherwise (``PI_OFFLINE``: always).
+    """
+    from pi_harness.extensions_builtin import LOCAL_MODELS
+
+    if LOCAL_MODELS not in enabled_builtins(parsed, settings):
+        return None
+    from pi_harness.extensions_builtin.local_models import (
+        DiscoveryCache,
+        LocalModelsOptions,
+        register_discovered,
+        run_discovery,
+    )
+
+    options = LocalModelsOptions(settings=settings.get("localModels"), agent_dir=agent_directory)
+    discovery = await run_discovery(options.load())
+    discovery.reported = True  # the host shows the configuration problems, not each session
+    for problem in [*discovery.config.errors, *register_discovered(runtime, discovery)]:
+        on_warning(f"Warning: Local models: {problem}")
+    return DiscoveryCache(discovery)
+
+
+def _local_models_extension(
+    settings: SettingsManager, agent_directory: Path, cache: DiscoveryCache
+) -> Callable[[Any], None]:
+    """``builtin:llama.cpp`` fed with the startup discovery, so its ``session_start`` reuses it."""
+    from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
+
+    return create_local_models_extension(
+        LocalModelsOptions(settings=settings.get("localModels"), agent_dir=agent_directory, cache=cache)
+    )
+
+
+def _with_local_hint(error: StartupError, parsed: ParsedArgs, cache: DiscoveryCache | None) -> StartupError:
+    """A ``--model llama.cpp/x`` that is not found says why when its local server did not answer."""
+    from pi_harness.extensions_builtin.local_models import unreachable_hint
+
+    if cache is None or cache.latest is None:
+        return error
+    wanted = parsed.provider or (parsed.model or "").partition("/")[0]
+    hint = unreachable_hint(cache.latest, wanted) if wanted else None
+    return StartupError(f"{error}\n{hint}", error.code) if hint else error
+
+
 def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model | None, str | None]:
     """``--model``/``--provider`` (``:level`` suffix allowed); available models are preferred."""
     from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
@@ -252,7 +312,14 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     manager = open_session_manager(boot, settings)
     timing.mark("session manager")
     model_runtime = ModelRuntime.create(boot.agent_dir)
-    model, suffix_level = resolve_cli_model(parsed, model_runtime)
+    # Before the model is resolved: ``--model llama.cpp/<id>`` and the default-model choice (which
+    # takes a local model when it is the only usable one) must see the local servers.
+    local = await register_local_models(parsed, settings, boot.agent_dir, model_runtime, on_warning=on_warning)
+    timing.mark("local models")
+    try:
+        model, suffix_level = resolve_cli_model(parsed, model_runtime)
+    except StartupError as exc:
+        raise _with_local_hint(exc, parsed, local) from None
     if parsed.api_key:
         problem = api_key_error(parsed)
         if problem is not None or model is None:
@@ -286,6 +353,10 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     builtins = builtin_extensions(
         project_trusted=trusted, local_models_settings=settings.get("localModels"), agent_dir=boot.agent_dir
     )
+    if local is not None:
+        from pi_harness.extensions_builtin import LOCAL_MODELS
+
+        builtins[LOCAL_MODELS] = _local_models_extension(settings, boot.agent_dir, local)
     extension_paths = [str((boot.cwd / p).resolve()) for p in parsed.extensions]
     extension_paths += [name for name in enabled_builtins(parsed, settings) if name in builtins]
     result = await create_agent_session(
@@ -348,7 +419,8 @@ def describe_no_model() -> str:
     return (
         "No models available.\n"
         "Set an API key in the environment (for example ANTHROPIC_API_KEY or OPENAI_API_KEY), store one in "
-        "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json."
+        "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json.\n"
+        "For a local model, start a llama.cpp server on 127.0.0.1:8080 or point LLAMA_BASE_URL at one."
     )
 
 

@@ -4,6 +4,10 @@ Columns ``provider  model  context  max-out  thinking  images``, two spaces apar
 provider then id. The optional search is fuzzy over ``"<provider> <id>"``: every space-separated
 token must match as an in-order subsequence (case-insensitive); ``gpt4`` also matches ``4gpt``-style
 swaps of a letters/digits token.
+
+The models are those ``pi -p`` could use: the catalogue, ``models.json`` and the local model
+servers that answer now (``load_listing_runtime``). Without any, the same guidance as ``pi -p``
+goes to stderr and the exit code is 1; a search without matches is not an error.
 """
 
 from __future__ import annotations
@@ -11,15 +15,16 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
+    from pi_harness.cli.args import ParsedArgs
     from pi_harness.coding.model_runtime import ModelRuntime
 
 T = TypeVar("T")
 
-NO_MODELS = "No models available. Set API keys in environment variables."
 NO_MATCH = 'No models matching "{search}"'
 _HEADERS = ("provider", "model", "context", "max-out", "thinking", "images")
 _LETTERS_DIGITS = re.compile(r"^([a-z]+)([0-9]+)$")
@@ -78,13 +83,47 @@ def format_models_table(models: Sequence[Model]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in [_HEADERS, *rows]]
 
 
-def list_models(runtime: ModelRuntime, search: str | None = None, out: TextIO | None = None) -> int:
-    """Print the table (or the "no models" line) and return exit code 0."""
+async def load_listing_runtime(parsed: ParsedArgs, *, on_warning: Callable[[str], None]) -> ModelRuntime:
+    """The model runtime of a print-mode startup, local model servers included.
+
+    Settings are read as ``pi -p`` would read them here: the project's only when it is trusted
+    without asking (saved decision, ``--approve``, ``defaultProjectTrust``), since a listing never
+    prompts.
+    """
+    from pi_harness.cli.bootstrap import register_local_models
+    from pi_harness.coding.config.paths import agent_dir
+    from pi_harness.coding.config.settings import SettingsManager
+    from pi_harness.coding.config.trust import TrustStore, decide_project_trust
+    from pi_harness.coding.model_runtime import ModelRuntime
+
+    directory = agent_dir()
+    runtime = ModelRuntime.create(directory)
+    for error in runtime.errors:
+        on_warning(f"Warning: {error}")
+    cwd = Path.cwd().resolve()
+    settings = SettingsManager.create(cwd, directory, project_trusted=False)
+    trust = await decide_project_trust(
+        cwd,
+        store=TrustStore(directory),
+        cli_approve=parsed.approve,
+        default=str(settings.get("defaultProjectTrust") or "ask"),
+    )
+    settings.set_project_trusted(trust.effective(interactive=False))
+    await register_local_models(parsed, settings, directory, runtime, on_warning=on_warning)
+    return runtime
+
+
+def list_models(
+    runtime: ModelRuntime, search: str | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Print the table and return 0; with no usable model print what ``pi -p`` says and return 1."""
+    from pi_harness.cli.bootstrap import describe_no_model
+
     stream = out if out is not None else sys.stdout
     models = runtime.get_available()
     if not models:
-        print(NO_MODELS, file=stream)
-        return 0
+        print(describe_no_model(), file=err if err is not None else sys.stderr)
+        return 1
     if search:
         models = fuzzy_filter(models, search, lambda m: f"{m['provider']} {m['id']}")
         if not models:

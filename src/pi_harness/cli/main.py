@@ -7,7 +7,8 @@ Startup order (modes-and-cli.md section 4), the part that needs no agent session
 3. Parse; error diagnostics exit 1, warnings are printed. ``--version`` and ``--help`` print and
    exit 0.
 4. Argument combinations: ``--fork``/``--session-id`` conflicts, RPC with ``@file`` (exit 1).
-5. ``--list-models [search]`` prints the table and exits 0.
+5. ``--list-models [search]`` prints the table (exit 0), or what ``pi -p`` says when no model is
+   usable (exit 1).
 6. Everything else: ``pi_harness.cli.run.run_session(parsed)`` (mode selection, stdout takeover,
    services, session, dispatch).
 
@@ -102,13 +103,12 @@ def _version() -> str:
 
 
 def _list_models(parsed: ParsedArgs) -> int:
-    from pi_harness.cli.list_models import list_models
-    from pi_harness.coding.config.paths import agent_dir
-    from pi_harness.coding.model_runtime import ModelRuntime
+    import asyncio
 
-    runtime = ModelRuntime.create(agent_dir())
-    for error in runtime.errors:
-        print(f"Warning: {error}", file=sys.stderr)
+    from pi_harness.cli.list_models import list_models, load_listing_runtime
+
+    # The same models as a session would have, so local model servers are probed first.
+    runtime = asyncio.run(load_listing_runtime(parsed, on_warning=lambda line: print(line, file=sys.stderr)))
     return list_models(runtime, parsed.list_models_search)
 
 

@@ -17,12 +17,18 @@ and ``vllm``. ``PI_LOCAL_MODEL_URLS`` adds servers: a comma list of base URLs, e
 ``name=url``; unnamed ones are called ``local-<port>``. A base URL without a path gets ``/v1``.
 ``kind`` (``llama.cpp``, ``ollama``, ``lmstudio``, ``vllm``, ``generic``) selects where the
 context window is read; it is guessed from the name or the port when omitted.
+
+``LLAMA_BASE_URL`` (a llama.cpp server root, with or without ``/v1``) is the ``llama.cpp``
+server, replacing the default ``:8080`` and a settings entry of that name, even when
+``autodiscover`` is off; ``LLAMA_API_KEY`` is the key for that server (default or
+``LLAMA_BASE_URL``). Servers named in settings or the environment may be on other hosts; the
+defaults are all on this machine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -30,6 +36,10 @@ ServerKind = Literal["llama.cpp", "ollama", "lmstudio", "vllm", "generic"]
 KINDS: tuple[ServerKind, ...] = ("llama.cpp", "ollama", "lmstudio", "vllm", "generic")
 
 ENV_URLS = "PI_LOCAL_MODEL_URLS"
+ENV_LLAMA_BASE_URL = "LLAMA_BASE_URL"
+ENV_LLAMA_API_KEY = "LLAMA_API_KEY"
+LLAMA_CPP = "llama.cpp"  # the provider name of the llama.cpp server, as in Pi
+EXTENSION_NAME = "builtin:llama.cpp"
 DEFAULT_TIMEOUT_MS = 1500
 DEFAULT_API_KEY = "local"
 DEFAULT_PORTS: dict[int, ServerKind] = {8080: "llama.cpp", 11434: "ollama", 1234: "lmstudio", 8000: "vllm"}
@@ -65,7 +75,7 @@ class LocalModelsConfig:
 
 
 DEFAULT_SERVERS = (
-    LocalServer("llama.cpp", "http://127.0.0.1:8080/v1", "llama.cpp", autodiscovered=True),
+    LocalServer(LLAMA_CPP, "http://127.0.0.1:8080/v1", "llama.cpp", autodiscovered=True),
     LocalServer("ollama", "http://127.0.0.1:11434/v1", "ollama", autodiscovered=True),
     LocalServer("lmstudio", "http://127.0.0.1:1234/v1", "lmstudio", autodiscovered=True),
     LocalServer("vllm", "http://127.0.0.1:8000/v1", "vllm", autodiscovered=True),
@@ -78,6 +88,15 @@ def normalize_base_url(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"not an http(s) URL: {url!r}")
     return url if parts.path not in ("", "/") else f"{url}/v1"
+
+
+def llama_base_url(url: str) -> str:
+    """``LLAMA_BASE_URL`` names the server root (``http://host:8080``); the OpenAI-compatible API
+    is under ``/v1``. A value that already ends in ``/v1`` is accepted as well."""
+    root = url.strip().rstrip("/")
+    root = root[: -len("/v1")] if root.endswith("/v1") else root
+    base = normalize_base_url(root)
+    return base if base.endswith("/v1") else f"{base}/v1"
 
 
 def guess_kind(name: str, base_url: str) -> ServerKind:
@@ -126,6 +145,15 @@ def load_local_models_config(settings: Mapping[str, Any] | None, environ: Mappin
             continue
         name = name.strip() or f"local-{urlsplit(base).port or 80}"
         explicit.append(LocalServer(name, base, guess_kind(name, base)))
+    llama_key = environ.get(ENV_LLAMA_API_KEY, "").strip() or DEFAULT_API_KEY
+    llama_url = environ.get(ENV_LLAMA_BASE_URL, "").strip()
+    if llama_url:
+        try:
+            # Last, so it replaces a configured server of the same name: the environment of this
+            # run beats the settings file, as API keys from the environment beat models.json.
+            explicit.append(LocalServer(LLAMA_CPP, llama_base_url(llama_url), "llama.cpp", api_key=llama_key))
+        except ValueError as exc:
+            config.errors.append(f"{ENV_LLAMA_BASE_URL}: {exc}")
     autodiscover = raw.get("autodiscover", True)
     if not isinstance(autodiscover, bool):
         config.errors.append('"localModels.autodiscover" must be a boolean')
@@ -133,7 +161,9 @@ def load_local_models_config(settings: Mapping[str, Any] | None, environ: Mappin
     servers: dict[str, LocalServer] = {}
     if autodiscover:
         taken_urls = {s.base_url for s in explicit}
-        servers.update({s.name: s for s in DEFAULT_SERVERS if s.base_url not in taken_urls})
+        for default in DEFAULT_SERVERS:
+            if default.base_url not in taken_urls:
+                servers[default.name] = replace(default, api_key=llama_key) if default.name == LLAMA_CPP else default
     for server in explicit:
         servers[server.name] = server  # a configured server replaces a default of the same name
     config.servers = list(servers.values())

@@ -6,6 +6,11 @@ comes from the server when it says: vLLM's ``max_model_len`` in the model list, 
 ``/props`` (``n_ctx``), Ollama's ``/api/show`` (``num_ctx`` parameter, else the model's
 ``context_length``), LM Studio's ``/api/v0/models``; otherwise 128000. With ``PI_OFFLINE`` set,
 servers that are not on this machine are skipped without a request.
+
+A llama.cpp router lists every model it knows with a ``status``; only those that answer a
+request are offered: loaded and sleeping ones, and unloaded ones when the router loads models on
+demand (``/props`` says ``models_autoload``). Otherwise the model picked by default could be one
+the router refuses.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pi_harness.extensions_builtin.local_models.config import LocalServer
+from pi_harness.extensions_builtin.local_models.config import DEFAULT_API_KEY, LocalServer
 
 if TYPE_CHECKING:
     import httpx2
@@ -32,11 +37,30 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 LOCAL_COMPAT: dict[str, Any] = {"supportsStore": False, "supportsDeveloperRole": False, "maxTokensField": "max_tokens"}
 
 
+# llama.cpp router states of a model that serve requests without loading it first
+READY_STATES = frozenset({"loaded", "sleeping"})
+NOTHING_LOADED = "the server has no model loaded"
+
+
 @dataclass
 class ModelInfo:
     id: str
     context_window: int | None = None
     vision: bool = False
+    status: str | None = None  # a llama.cpp router's ``status.value``; None for plain servers
+    failed: bool = False  # the router's last attempt to load it failed
+
+    def offered(self, autoload: bool) -> bool:
+        if self.status is None or self.status in READY_STATES:
+            return True
+        return autoload and self.status == "unloaded" and not self.failed
+
+
+@dataclass
+class RouterState:
+    """What a llama.cpp router's ``/props`` says about the whole server."""
+
+    autoload: bool = False  # ``models_autoload``: an unloaded model is loaded by its first request
 
 
 @dataclass
@@ -103,12 +127,17 @@ async def _probe(server: LocalServer, timeout_s: float) -> DiscoveryResult:
         infos = _parse_model_list(response.json())
         if not infos:
             return DiscoveryResult(server, error="the server lists no models")
+        router = RouterState()
         try:
-            # Metadata is a bonus: when it is slow or missing, the models keep their defaults.
-            await asyncio.wait_for(_add_metadata(client, server, infos), max(deadline - loop.time(), 0.05))
+            # Metadata is a bonus: when it is slow or missing, the models keep their defaults
+            # (and a router is taken not to load models on demand).
+            await asyncio.wait_for(_add_metadata(client, server, infos, router), max(deadline - loop.time(), 0.05))
         except Exception:
             pass
-    return DiscoveryResult(server, models=[_model_entry(server, info) for info in infos])
+    offered = [info for info in infos if info.offered(router.autoload)]
+    if not offered:
+        return DiscoveryResult(server, error=NOTHING_LOADED)
+    return DiscoveryResult(server, models=[_model_entry(server, info) for info in offered])
 
 
 def _parse_model_list(payload: Any) -> list[ModelInfo]:
@@ -123,14 +152,20 @@ def _parse_model_list(payload: Any) -> list[ModelInfo]:
         meta = entry.get("meta")
         if window is None and isinstance(meta, Mapping):
             window = _first_int(meta, "n_ctx", "n_ctx_train")
-        infos.append(ModelInfo(entry["id"], window))
+        status = entry.get("status")
+        state = status.get("value") if isinstance(status, Mapping) else None
+        failed = isinstance(status, Mapping) and bool(status.get("failed"))
+        infos.append(ModelInfo(entry["id"], window, status=state if isinstance(state, str) else None, failed=failed))
     return infos
 
 
-async def _add_metadata(client: httpx2.AsyncClient, server: LocalServer, infos: list[ModelInfo]) -> None:
+async def _add_metadata(
+    client: httpx2.AsyncClient, server: LocalServer, infos: list[ModelInfo], router: RouterState
+) -> None:
     if server.kind in ("llama.cpp", "generic"):
         props = await _get_json(client, f"{server.root_url}/props")
         if isinstance(props, Mapping):
+            router.autoload = props.get("models_autoload") is True
             settings = props.get("default_generation_settings")
             n_ctx = _first_int(settings, "n_ctx") if isinstance(settings, Mapping) else None
             n_ctx = n_ctx or _first_int(props, "n_ctx")
@@ -212,7 +247,9 @@ def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, Any]:
 def provider_config(result: DiscoveryResult) -> dict[str, Any]:
     """The ``register_provider`` config of a reachable server (extensions.md section 6)."""
     server = result.server
-    return {"baseUrl": server.base_url, "apiKey": server.api_key, "api": server.api, "models": result.models}
+    # A provider needs a key to count as usable; a server without one ignores the placeholder.
+    api_key = server.api_key or DEFAULT_API_KEY
+    return {"baseUrl": server.base_url, "apiKey": api_key, "api": server.api, "models": result.models}
 
 
 def _describe(exc: BaseException) -> str:

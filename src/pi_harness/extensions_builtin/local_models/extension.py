@@ -1,11 +1,12 @@
 """``builtin:llama.cpp``: local model servers as providers (extensions.md section 9, Proposal).
 
-At ``session_start`` the configured servers (see ``config.py``) are probed concurrently and every
-server that answers ``GET /v1/models`` is registered with ``pi.register_provider`` as an
-``openai-completions`` provider (API key ``local`` unless configured). Discovery is awaited so the
-models exist before the first prompt, and it is capped (1.5 s by default) so a missing server
-never holds startup up. The results are also emitted on the event bus channel
-``local-models:discovered`` (a list of ``{name, baseUrl, models, error, skipped}``).
+At ``session_start`` every server that answered ``GET /v1/models`` (see ``config.py`` for which
+are asked) is registered with ``pi.register_provider`` as an ``openai-completions`` provider (API
+key ``local`` unless configured). The ``pi`` command has probed the servers already, before it
+chose the model, and passes that result in ``LocalModelsOptions.cache``; only without one (an SDK
+host) or on ``/reload`` does the extension probe itself, concurrently and capped (1.5 s by
+default) so a missing server never holds startup up. The results are also emitted on the event
+bus channel ``local-models:discovered`` (a list of ``{name, baseUrl, models, error, skipped}``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir, is_truthy_env
+from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
 from pi_harness.extensions_builtin.local_models.config import LocalModelsConfig, load_local_models_config
-from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, discover, provider_config
+from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, provider_config
+from pi_harness.extensions_builtin.local_models.startup import DiscoveryCache, LocalDiscovery, run_discovery
 
 if TYPE_CHECKING:
     from pi_harness.coding.extensions.api import ExtensionAPI
 
-EXTENSION_NAME = "builtin:llama.cpp"
 SETTINGS_KEY = "localModels"
 BUS_CHANNEL = "local-models:discovered"
 
@@ -34,11 +35,13 @@ SettingsSource = Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | No
 @dataclass(frozen=True)
 class LocalModelsOptions:
     """``settings`` is the ``localModels`` object (or a callable returning it); by default it is
-    read from the global ``<agentDir>/settings.json``. ``environ`` defaults to ``os.environ``."""
+    read from the global ``<agentDir>/settings.json``. ``environ`` defaults to ``os.environ``.
+    ``cache`` carries a discovery the host ran already (and is shared by all sessions)."""
 
     settings: SettingsSource = None
     agent_dir: Path | None = None
     environ: Mapping[str, str] | None = None
+    cache: DiscoveryCache | None = None
 
     def load(self) -> LocalModelsConfig:
         source = self.settings
@@ -59,33 +62,48 @@ def _global_settings(directory: Path) -> Mapping[str, Any] | None:
 
 async def discover_local_models(options: LocalModelsOptions | None = None) -> list[DiscoveryResult]:
     """Discovery without a session (for the CLI or ``pi --list-models``)."""
-    config = (options or LocalModelsOptions()).load()
-    return await discover(config.servers, timeout_s=config.timeout_s, offline=is_truthy_env("PI_OFFLINE"))
+    return (await run_discovery((options or LocalModelsOptions()).load())).results
 
 
 def create_local_models_extension(options: LocalModelsOptions | None = None) -> Callable[[ExtensionAPI], None]:
     opts = options or LocalModelsOptions()
+    # One cache per factory: the factory runs again for every session of the host.
+    cache = opts.cache if opts.cache is not None else DiscoveryCache()
 
     def extension(pi: ExtensionAPI) -> None:
         done = False
 
-        async def register_servers(_event: Any, ctx: Any) -> None:
+        async def register_servers(event: Any, ctx: Any) -> None:
             nonlocal done
             if done:
                 return
             done = True
-            config = opts.load()
-            for problem in config.errors:
-                ctx.ui.notify(f"Local models: {problem}", "warning")
-            results = await discover(config.servers, timeout_s=config.timeout_s, offline=is_truthy_env("PI_OFFLINE"))
-            for result in results:
-                if result.reachable:
-                    pi.register_provider(result.server.name, provider_config(result))
-            pi.events.emit(BUS_CHANNEL, [_summary(r) for r in results])
+            previous = current = cache.latest
+            # ``/reload`` is how a user makes a server started later known; other new sessions
+            # (``/new``, ``/resume``, ``/fork``) reuse what the process found.
+            if current is None or getattr(event, "reason", None) == "reload":
+                current = cache.latest = await run_discovery(opts.load())
+            if not current.reported:
+                current.reported = True
+                for problem in current.config.errors:
+                    ctx.ui.notify(f"Local models: {problem}", "warning")
+            for result in current.reachable:
+                pi.register_provider(result.server.name, provider_config(result))
+            if previous is not None and previous is not current:
+                _drop_vanished(pi, previous, current)
+            pi.events.emit(BUS_CHANNEL, [_summary(r) for r in current.results])
 
         pi.on("session_start", register_servers)
 
     return extension
+
+
+def _drop_vanished(pi: ExtensionAPI, previous: LocalDiscovery, current: LocalDiscovery) -> None:
+    """After a new probe, servers that stopped answering lose their providers."""
+    still_there = {result.server.name for result in current.reachable}
+    for result in previous.reachable:
+        if result.server.name not in still_there:
+            pi.unregister_provider(result.server.name)
 
 
 def _summary(result: DiscoveryResult) -> dict[str, Any]:

@@ -84,6 +84,10 @@ class FakeLLMServer:
     ``base_url(api)`` gives the ``baseUrl`` a model of that API should use. Responses are taken
     from the queue in order (``push``); ``default`` answers when the queue is empty, otherwise the
     server replies with an HTTP 500 in the protocol's error format.
+
+    Like llama-server it lists ``models`` at ``GET .../models`` and, when ``props`` is given,
+    answers ``GET /props`` with it (404 otherwise). Those requests are recorded in ``probes``
+    (``"GET /v1/models"``), apart from the LLM calls in ``requests``.
     """
 
     def __init__(
@@ -94,12 +98,15 @@ class FakeLLMServer:
         port: int = 0,
         default: ResponseSource | None = None,
         models: list[str] | None = None,
+        props: dict[str, Any] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.default = default
         self.models = models or ["fake-model"]
+        self.props = props
         self.requests: list[RecordedRequest] = []
+        self.probes: list[str] = []
         self.cancelled_streams = 0  # streams whose client went away before the end
         self.completed_streams = 0
         self._queue: deque[ResponseSource] = deque(responses)
@@ -121,6 +128,7 @@ class FakeLLMServer:
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self.probes.clear()
 
     @property
     def pending(self) -> int:
@@ -267,12 +275,17 @@ class FakeLLMServer:
     ) -> bool:
         parts = urlsplit(target)
         path = parts.path
+        if method == "GET":
+            self.probes.append(f"GET {path}")
         if method == "GET" and path.rstrip("/").endswith("/models"):
             payload = {
                 "object": "list",
                 "data": [{"id": m, "object": "model", "owned_by": "fake"} for m in self.models],
             }
             await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(payload))
+            return True
+        if method == "GET" and path == "/props" and self.props is not None:
+            await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(self.props))
             return True
         api = api_for_path(method, path)
         protocol = protocol_for(api) if api is not None else None
