@@ -161,7 +161,7 @@ def generate(path: Path, message_entries: int, seed: int = 7) -> int:
 
 def measure(path: Path) -> dict[str, float]:
     """Runs inside the child process: import, open, build context."""
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
@@ -182,7 +182,7 @@ def measure(path: Path) -> dict[str, float]:
 
 
 def append_throughput(directory: Path, count: int, fsync: bool) -> float:
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
 
     manager = SessionManager.create(str(directory), directory / ("fsync" if fsync else "plain"), fsync=fsync)
     message = {

@@ -190,10 +190,10 @@ def _fake_provider(agent: Path, base_url: str) -> None:
 async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None:
     from pi_harness.cli import bootstrap, initial_input
     from pi_harness.cli.args import parse_args
+    from pi_harness.cli.modes.interactive.app import run_interactive
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.shell import Terminal
     from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
-    from pi_harness.tui.app import run_interactive
-    from pi_harness.tui.interactive.mode import InteractiveMode
-    from pi_harness.tui.interactive.shell import Terminal
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
         root = Path(tmp)

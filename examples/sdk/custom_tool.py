@@ -16,7 +16,7 @@ from typing import Any
 from pi_harness import create_agent_session
 from pi_harness.agent import AgentTool, AgentToolResult
 from pi_harness.coding.extensions.types import ToolDefinition, ToolResult
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 async def count_words(tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any) -> AgentToolResult:

@@ -25,7 +25,7 @@ from pi_harness.coding.resources.context_files import ContextFile
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.skills import Skill
 from pi_harness.coding.resources.templates import PromptTemplate
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 class FixedResources:

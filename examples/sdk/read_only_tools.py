@@ -12,7 +12,7 @@ import asyncio
 import sys
 
 from pi_harness import create_agent_session
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 async def main(model: str | None = None) -> tuple[list[str], str | None]:

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from pi_harness import create_agent_session
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 def show(event: dict[str, Any]) -> None:

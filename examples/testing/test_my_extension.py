@@ -21,7 +21,7 @@ import pytest
 
 from pi_harness import create_agent_session
 from pi_harness.coding.config.settings import SettingsManager
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
 EXTENSION = Path(__file__).with_name("my_extension.py")

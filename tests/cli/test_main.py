@@ -17,7 +17,7 @@ from pi_harness.cli.main import setup_process
 FORBIDDEN_PREFIXES = (
     "pi_harness.ai.providers",
     "pi_harness.tui",
-    "pi_harness.coding.sessions",
+    "pi_harness.coding.session_store",
     "prompt_toolkit",
     "rich",
     "httpx2",

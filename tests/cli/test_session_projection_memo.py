@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_harness.coding.sessions import SessionManager
-from pi_harness.coding.sessions.context import SessionProjection, build_session_projection
+from pi_harness.coding.session_store import SessionManager
+from pi_harness.coding.session_store.context import SessionProjection, build_session_projection
 
 
 def fresh(manager: SessionManager) -> SessionProjection:

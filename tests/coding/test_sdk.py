@@ -16,7 +16,7 @@ from pi_harness.agent import AgentTool, AgentToolResult
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.types import ToolDefinition
 from pi_harness.coding.sdk import CreateAgentSessionResult, create_agent_session
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sdk"

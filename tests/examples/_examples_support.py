@@ -21,12 +21,12 @@ from types import ModuleType
 from typing import Any
 
 from pi_harness.cli.rpc.ui import RpcExtensionUI
+from pi_harness.coding.agent_session import AgentSession
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
 from pi_harness.coding.sdk import CreateAgentSessionResult, create_agent_session
-from pi_harness.coding.session import AgentSession
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 from pi_harness.testing.fake_llm import FakeLLMServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "extensions"

@@ -8,7 +8,7 @@ import sys
 CHECK = """
 import sys
 import pi_harness.ai, pi_harness.agent, pi_harness.coding
-import pi_harness.coding.sessions, pi_harness.coding.config, pi_harness.coding.resources
+import pi_harness.coding.session_store, pi_harness.coding.config, pi_harness.coding.resources
 loaded = sorted(name for name in sys.modules if name.split(".")[0] in ("prompt_toolkit", "rich", "pygments")
                 or name.startswith("pi_harness.tui"))
 print(",".join(loaded))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_harness.coding.sessions.tree import build_tree, resolve_labels
+from pi_harness.coding.session_store.tree import build_tree, resolve_labels
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.dialogs import ConfirmDialog, StatusBar

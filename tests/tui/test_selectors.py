@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pi_harness.coding.sessions.listing import SessionInfo
+from pi_harness.coding.session_store.listing import SessionInfo
 from pi_harness.tui.ansi import strip_ansi
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.model_selector import ModelSelector

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_harness.coding.sessions.tree import build_tree, resolve_labels
+from pi_harness.coding.session_store.tree import build_tree, resolve_labels
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog, StatusBar, Toasts, Widgets
 from pi_harness.tui.components.tree_selector import TreeSelector

@@ -34,12 +34,12 @@ from pi_harness.cli.session_selection import (
 
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
+    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
     from pi_harness.coding.extensions.runner import ExtensionRunner
     from pi_harness.coding.model_runtime import ModelRuntime
-    from pi_harness.coding.session.runtime import AgentSessionRuntime
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
     from pi_harness.extensions_builtin.local_models import DiscoveryCache
 
 EXTENSION_HINT = 'Start without extensions using "pi -ne".'
@@ -100,11 +100,11 @@ def enabled_builtins(parsed: ParsedArgs, settings: SettingsManager) -> list[str]
 
 async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     """Global settings, user/CLI extensions for ``session_directory``/``project_trust``, trust."""
+    from pi_harness.coding.agent_session.trust import user_extension_paths
     from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustStore, decide_project_trust
     from pi_harness.coding.extensions.runner import ExtensionRunner
-    from pi_harness.coding.session.trust import user_extension_paths
 
     cwd = Path(os.getcwd()).resolve()
     directory = agent_dir()
@@ -149,7 +149,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
 
 def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
     """Section 5: which session file to use."""
-    from pi_harness.coding.sessions import InvalidSessionFileError, SessionLockedError
+    from pi_harness.coding.session_store import InvalidSessionFileError, SessionLockedError
 
     try:
         return _open_session_manager(boot, settings)
@@ -158,7 +158,7 @@ def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManage
 
 
 def _open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
 
     parsed = boot.parsed
     action = select_session_action(parsed)
@@ -200,7 +200,7 @@ def _open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManag
 
 
 def _fork(source: Path, boot: Boot, session_id: str | None, fsync: bool, lock: bool) -> SessionManager:
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
 
     if session_id is not None and SessionManager.find_by_id(session_id, str(boot.cwd), boot.session_dir):
         raise StartupError(SESSION_ID_EXISTS.format(id=session_id))

@@ -53,7 +53,7 @@ def export_file_html(session_file: str | os.PathLike[str], output: str | os.Path
 
     A missing file is an error here (opening one would start a new, empty session instead).
     """
-    from pi_harness.coding.sessions import SessionManager
+    from pi_harness.coding.session_store import SessionManager
 
     if not Path(session_file).is_file():
         raise FileNotFoundError(f"File not found: {Path(session_file).absolute()}")

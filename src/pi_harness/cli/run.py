@@ -73,7 +73,7 @@ async def run_session(parsed: ParsedArgs) -> int:
     mode = detect_app_mode(parsed)
     if mode == "interactive":
         from pi_harness.cli import bootstrap, crash_log, initial_input
-        from pi_harness.tui.app import run_interactive
+        from pi_harness.cli.modes.interactive.app import run_interactive
 
         return await run_interactive(parsed, bootstrap=bootstrap, initial_input=initial_input, crash_log=crash_log)
 

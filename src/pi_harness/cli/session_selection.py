@@ -88,7 +88,7 @@ def session_id_error(parsed: ParsedArgs) -> Diagnostic | None:
     """A ``--session-id`` the session store would refuse (checked with the store's own rule)."""
     if parsed.session_id is None:
         return None
-    from pi_harness.coding.sessions.ids import validate_session_id
+    from pi_harness.coding.session_store.ids import validate_session_id
 
     try:
         validate_session_id(parsed.session_id)
@@ -128,7 +128,7 @@ def resolve_session_dir(
     against ``cwd`` (default: the working directory); ``~`` is expanded. ``None`` means the
     default location. (The session store's resolver, imported on use.)
     """
-    from pi_harness.coding.sessions.paths import resolve_session_dir as resolve
+    from pi_harness.coding.session_store.paths import resolve_session_dir as resolve
 
     return resolve(cli_value, setting, cwd=cwd if cwd is not None else Path.cwd(), environ=environ)
 

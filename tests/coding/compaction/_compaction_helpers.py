@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 _clock = itertools.count(1_700_000_000_000, 1000)
 

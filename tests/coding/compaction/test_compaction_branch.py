@@ -18,7 +18,7 @@ from pi_harness.coding.compaction import (
     prepare_branch_entries,
     prompts,
 )
-from pi_harness.coding.sessions import EntryNotFoundError, SessionManager
+from pi_harness.coding.session_store import EntryNotFoundError, SessionManager
 
 
 @pytest.fixture

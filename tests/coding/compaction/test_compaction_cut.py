@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_harness.coding.compaction import CompactionSettings, find_cut_point, prepare_compaction
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 def _entries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

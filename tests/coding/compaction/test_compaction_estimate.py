@@ -18,7 +18,7 @@ from pi_harness.coding.compaction import (
     session_context_usage,
     should_compact,
 )
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 
 def test_estimate_tokens_per_role() -> None:

@@ -20,7 +20,7 @@ from pi_harness.coding.compaction import (
     CompactionSettings,
 )
 from pi_harness.coding.messages import convert_to_llm
-from pi_harness.coding.sessions import SessionManager
+from pi_harness.coding.session_store import SessionManager
 
 KEEP = CompactionSettings(keep_recent_tokens=205)  # the cut lands on "Now run the suite"
 

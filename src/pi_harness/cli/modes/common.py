@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from pi_harness.ai.types import ImageContent
 
 if TYPE_CHECKING:
-    from pi_harness.coding.session.agent_session import AgentSession
-    from pi_harness.coding.session.runtime import AgentSessionRuntime
+    from pi_harness.coding.agent_session.agent_session import AgentSession
+    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 

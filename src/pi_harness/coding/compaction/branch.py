@@ -24,8 +24,8 @@ from pi_harness.coding.compaction.serialize import serialize_conversation
 from pi_harness.coding.compaction.settings import BranchSummarySettings
 from pi_harness.coding.compaction.summarize import SummarizationAborted, SummarizationError, request_summary
 from pi_harness.coding.compaction.types import CompleteFn
-from pi_harness.coding.sessions.entries import SessionEntry
-from pi_harness.coding.sessions.tree import branch_path, common_ancestor
+from pi_harness.coding.session_store.entries import SessionEntry
+from pi_harness.coding.session_store.tree import branch_path, common_ancestor
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 _SUMMARY_ENTRY_TYPES = ("compaction", "branch_summary")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_harness.coding.compaction.estimate import estimate_tokens
-from pi_harness.coding.sessions.entries import SessionEntry
+from pi_harness.coding.session_store.entries import SessionEntry
 
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
 _TURN_START_ROLES = frozenset({"user", "bashExecution"})

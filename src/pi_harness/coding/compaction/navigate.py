@@ -19,9 +19,9 @@ from pi_harness.coding.compaction.branch import collect_entries_for_branch_summa
 from pi_harness.coding.compaction.keys import resolve_api_key
 from pi_harness.coding.compaction.settings import BranchSummarySettings
 from pi_harness.coding.compaction.types import CompleteFn
-from pi_harness.coding.sessions.entries import BranchSummaryEntry, SessionEntry
-from pi_harness.coding.sessions.errors import EntryNotFoundError
-from pi_harness.coding.sessions.store import SessionManager
+from pi_harness.coding.session_store.entries import BranchSummaryEntry, SessionEntry
+from pi_harness.coding.session_store.errors import EntryNotFoundError
+from pi_harness.coding.session_store.store import SessionManager
 
 NO_MODEL_FOR_SUMMARY = "No model available for summarization"
 

@@ -17,8 +17,12 @@ from pi_harness.coding.compaction.cut import find_cut_point
 from pi_harness.coding.compaction.estimate import estimate_context_tokens
 from pi_harness.coding.compaction.file_ops import FileOperations
 from pi_harness.coding.compaction.settings import CompactionSettings
-from pi_harness.coding.sessions.context import build_session_projection, compaction_summary_message, entry_to_message
-from pi_harness.coding.sessions.entries import CompactionEntry, SessionEntry
+from pi_harness.coding.session_store.context import (
+    build_session_projection,
+    compaction_summary_message,
+    entry_to_message,
+)
+from pi_harness.coding.session_store.entries import CompactionEntry, SessionEntry
 
 MISSING_ID_ERROR = "First kept entry has no UUID - session may need migration"
 

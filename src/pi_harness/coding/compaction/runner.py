@@ -34,8 +34,8 @@ from pi_harness.coding.compaction.types import (
     CompactionResult,
     CompleteFn,
 )
-from pi_harness.coding.sessions.entries import CompactionEntry, SessionEntry
-from pi_harness.coding.sessions.store import SessionManager
+from pi_harness.coding.session_store.entries import CompactionEntry, SessionEntry
+from pi_harness.coding.session_store.store import SessionManager
 
 OVERFLOW_RETRY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "

@@ -14,8 +14,8 @@ from pi_harness.ai.overflow import is_context_overflow
 from pi_harness.ai.types import AssistantMessage, Model
 from pi_harness.coding.compaction.estimate import calculate_context_tokens, estimate_context_tokens
 from pi_harness.coding.compaction.settings import CompactionSettings
-from pi_harness.coding.sessions.entries import CompactionEntry
-from pi_harness.coding.sessions.ids import iso_to_ms
+from pi_harness.coding.session_store.entries import CompactionEntry
+from pi_harness.coding.session_store.ids import iso_to_ms
 
 AutoCompactionReason = Literal["threshold", "overflow"]
 

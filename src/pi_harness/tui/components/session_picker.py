@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
 
-from pi_harness.coding.sessions.listing import SessionInfo
+from pi_harness.coding.session_store.listing import SessionInfo
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.selector import SelectItem, Selector
 

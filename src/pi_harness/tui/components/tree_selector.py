@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_harness.coding.sessions.tree import SessionTreeNode
+from pi_harness.coding.session_store.tree import SessionTreeNode
 from pi_harness.tui.ansi import truncate, with_background
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.content import content_text, first_line

@@ -1,0 +1,34 @@
+"""A built-in slash command: its name, what it does, how it runs and what its argument may be."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pi_harness.tui.components.autocomplete import CompletionItem
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+CommandHandler = Callable[["InteractiveMode", str], Awaitable[None]]
+ArgumentSource = Callable[["InteractiveMode", str], list[CompletionItem]]
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    description: str
+    handler: CommandHandler
+    idle_only: bool = False  # refused while the agent works (it replaces or rewinds the conversation)
+    arguments: ArgumentSource | None = None
+
+
+def complete_from(values: list[str], prefix: str, descriptions: dict[str, str] | None = None) -> list[CompletionItem]:
+    """Values starting with ``prefix`` (case-insensitive) as completion items."""
+    lowered = prefix.lower()
+    return [
+        CompletionItem(value, value, (descriptions or {}).get(value, ""))
+        for value in values
+        if value.lower().startswith(lowered)
+    ]

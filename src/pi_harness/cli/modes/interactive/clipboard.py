@@ -1,0 +1,79 @@
+"""The system clipboard: ``/copy`` writes text, ``app.clipboard.pasteImage`` (Ctrl+V) reads an image.
+
+Copying uses the terminal's OSC 52 sequence (works over SSH and in tmux with ``set-clipboard``)
+and, when one is installed, a clipboard program (``pbcopy``, ``wl-copy``, ``xclip``, ``xsel``).
+Pasting an image asks ``wl-paste``, ``xclip`` or ``pngpaste`` for PNG data, saves it to a
+temporary file and pastes that path, which the editor turns into an image attachment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import subprocess
+import tempfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+_COPY_PROGRAMS = (("pbcopy",), ("wl-copy",), ("xclip", "-selection", "clipboard"), ("xsel", "--clipboard", "--input"))
+_PASTE_PROGRAMS = (
+    ("wl-paste", "--no-newline", "--type", "image/png"),
+    ("xclip", "-selection", "clipboard", "-t", "image/png", "-o"),
+    ("pngpaste", "-"),
+)
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+TIMEOUT_SECONDS = 5
+
+
+def osc52(text: str) -> str:
+    return "\x1b]52;c;" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "\x07"
+
+
+def copy_with_program(text: str) -> str | None:
+    """Copy with the first clipboard program found; its name, or None."""
+    for program in _COPY_PROGRAMS:
+        if shutil.which(program[0]) is None:
+            continue
+        try:
+            result = subprocess.run(program, input=text.encode("utf-8"), timeout=TIMEOUT_SECONDS, check=False,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if result.returncode == 0:
+            return program[0]
+    return None
+
+
+async def copy_text(mode: InteractiveMode, text: str) -> None:
+    output = mode.shell.view.app.output
+    output.write_raw(osc52(text))
+    output.flush()
+    await asyncio.to_thread(copy_with_program, text)
+
+
+def read_clipboard_png() -> bytes | None:
+    for program in _PASTE_PROGRAMS:
+        if shutil.which(program[0]) is None:
+            continue
+        try:
+            result = subprocess.run(program, capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if result.returncode == 0 and result.stdout.startswith(PNG_MAGIC):
+            return result.stdout
+    return None
+
+
+async def paste_clipboard_image(mode: InteractiveMode) -> None:
+    shell = mode.shell
+    data = await asyncio.to_thread(read_clipboard_png)
+    if data is None:
+        shell.toast("No image in the clipboard", "warning")
+        return
+    with tempfile.NamedTemporaryFile(prefix="pi-clipboard-", suffix=".png", delete=False) as handle:
+        handle.write(data)
+    shell.editor.paste(handle.name)
+    shell.refresh()

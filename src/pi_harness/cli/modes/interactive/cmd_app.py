@@ -1,0 +1,155 @@
+"""Slash commands about the session as a whole and the application: ``/session``, ``/compact``,
+``/export``, ``/copy``, ``/settings``, ``/reload``, ``/hotkeys``, ``/debug``, ``/bug``, ``/quit``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_harness.cli.modes.interactive.blocks import TextBlock
+from pi_harness.cli.modes.interactive.builtin import Builtin
+from pi_harness.cli.modes.interactive.clipboard import copy_text
+from pi_harness.cli.modes.interactive.cmd_bug import report_bug
+from pi_harness.cli.modes.interactive.debug import write_debug_log
+from pi_harness.cli.modes.interactive.settings_apply import apply_setting
+from pi_harness.cli.modes.interactive.shell import Overlay
+from pi_harness.cli.modes.interactive.startup import custom_unsupported
+from pi_harness.tui.components.footer import format_tokens
+from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
+from pi_harness.tui.export_html import default_export_name, export_html
+from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
+from pi_harness.tui.theme_registry import ThemeRegistry
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+
+async def session_info(mode: InteractiveMode, args: str) -> None:
+    session = mode.session
+    manager = session.session_manager
+    stats = session.get_session_stats()
+    tokens = stats.get("tokens") or {}
+    file = stats.get("sessionFile") or ("(not written yet)" if manager.is_persisted() else "(in memory)")
+    rows = [("File", str(file)), ("ID", str(stats.get("sessionId")))]
+    if manager.get_session_name():
+        rows.append(("Name", str(manager.get_session_name())))
+    rows.append(("Messages", f"{stats['userMessages']} user, {stats['assistantMessages']} assistant, "
+                             f"{stats['toolCalls']} tool calls, {stats['toolResults']} tool results"))  # fmt: skip
+    rows.append(("Tokens", f"{tokens.get('input', 0):,} in, {tokens.get('output', 0):,} out, "
+                           f"{tokens.get('cacheRead', 0):,} cache read, {tokens.get('cacheWrite', 0):,} cache write "
+                           f"({tokens.get('total', 0):,} total)"))  # fmt: skip
+    rows.append(("Cost", f"${float(stats.get('cost') or 0.0):.4f}"))
+    usage = stats.get("contextUsage")
+    if isinstance(usage, dict):
+        used, window = usage.get("tokens"), usage.get("contextWindow")
+        shown = "?" if used is None else format_tokens(int(used))
+        percent = f" ({usage['percent']:.1f}%)" if isinstance(usage.get("percent"), int | float) else ""
+        rows.append(("Context", f"{shown}/{format_tokens(int(window or 0))}{percent}"))
+    mode.shell.transcript.add_component(TextBlock("Session", rows, mode.shell.context))
+    mode.shell.refresh()
+
+
+async def compact(mode: InteractiveMode, args: str) -> None:
+    try:
+        await mode.session.compact(args.strip() or None)
+    except Exception as error:
+        message = str(error) or type(error).__name__
+        shown = mode.controller.last_compaction_error or ""
+        if message not in shown:  # compaction_end already showed it (with a prefix)
+            mode.shell.notice("error", message)
+
+
+def _branch_messages(mode: InteractiveMode) -> list[Any]:
+    entries: list[Any] = mode.session.session_manager.get_branch()
+    return [entry["message"] for entry in entries if entry.get("type") == "message"]
+
+
+async def export(mode: InteractiveMode, args: str) -> None:
+    session = mode.session
+    manager = session.session_manager
+    session_id = manager.get_session_id()
+    target = Path(args.strip()).expanduser() if args.strip() else Path(default_export_name(session_id))
+    if not target.is_absolute():
+        target = Path(session.cwd) / target
+    page = export_html(
+        _branch_messages(mode),
+        mode.shell.theme.spec,
+        title=manager.get_session_name() or "Session",
+        session_id=session_id,
+        cwd=manager.get_cwd(),
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    mode.shell.notice("success", f"Exported to: {target}")
+
+
+async def copy(mode: InteractiveMode, args: str) -> None:
+    text = mode.session.get_last_assistant_text()
+    if not text:
+        mode.shell.notice("warning", "There is no response to copy yet")
+        return
+    await copy_text(mode, text)
+    mode.shell.toast("Copied the last response to the clipboard")
+
+
+async def settings(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    items = default_setting_items(mode.session.settings.effective(), mode.themes.names())
+    context = shell.context
+
+    def build(done: Callable[[None], None]) -> Overlay:
+        return SettingsView(
+            items, context, on_change=lambda key, value: apply_setting(mode, key, value), on_close=lambda: done(None)
+        )
+
+    await shell.ask(build)
+
+
+async def reload(mode: InteractiveMode, args: str) -> None:
+    """Settings, key bindings, resources, themes and extensions read again; same session file."""
+    shell = mode.shell
+    shell.set_keymap(KeyMap.load(mode.agent_dir))
+    await mode.runtime.reload()
+    mode.themes = ThemeRegistry(mode.session.resource_loader.get_theme_paths())
+    if mode.apply_theme(shell.theme.name) is not None:
+        shell.notice("warning", f'Theme "{shell.theme.name}" is no longer available')
+    for problem in [*shell.keymap.diagnostics, *custom_unsupported(shell), *mode.themes.diagnostics]:
+        shell.notice("warning", problem)
+
+
+async def hotkeys(mode: InteractiveMode, args: str) -> None:
+    keymap = mode.shell.keymap
+    rows = []
+    for action, description in DESCRIPTIONS.items():
+        keys = keymap.keys(action)
+        if keys:
+            rows.append((", ".join(keys), description))
+    rows += [("/", "Commands"), ("!  /  !!", "Run a shell command (!! keeps it out of the context)"),
+             ("@", "Reference a file")]  # fmt: skip
+    mode.shell.transcript.add_component(TextBlock("Keyboard shortcuts", rows, mode.shell.context))
+    mode.shell.refresh()
+
+
+async def debug(mode: InteractiveMode, args: str) -> None:
+    path = write_debug_log(mode)
+    mode.shell.notice("success", f"Debug log written to {path}")
+
+
+async def quit_app(mode: InteractiveMode, args: str) -> None:
+    await mode.quit(0)
+
+
+COMMANDS = [
+    Builtin("session", "Show the session file, tokens and cost", session_info),
+    Builtin("compact", "Summarize the conversation to free context (optional instructions)", compact),
+    Builtin("export", "Save the session as an HTML page (optional file name)", export),
+    Builtin("copy", "Copy the last response to the clipboard", copy),
+    Builtin("settings", "Change settings", settings),
+    Builtin("reload", "Read settings, key bindings, resources and extensions again", reload, idle_only=True),
+    Builtin("hotkeys", "Show the keyboard shortcuts", hotkeys),
+    Builtin("debug", "Write pi-debug.log (screen and messages) for a bug report", debug),
+    Builtin("bug", "Write a bug report file, secrets redacted (optional description)", report_bug),
+    Builtin("quit", "Quit", quit_app),
+    Builtin("exit", "Quit", quit_app),
+]

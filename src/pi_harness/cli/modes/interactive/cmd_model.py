@@ -1,0 +1,174 @@
+"""Slash commands about models and credentials: ``/model``, ``/scoped-models``, ``/thinking``,
+``/login`` and ``/logout``.
+
+``/login <provider>`` stores an API key in ``auth.json`` (there is no OAuth flow here);
+``/logout <provider>`` removes what is stored for the provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from pi_harness.ai.types import Model
+from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
+from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
+from pi_harness.cli.modes.interactive.shell import Overlay
+from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
+from pi_harness.tui.components.autocomplete import CompletionItem
+from pi_harness.tui.components.model_selector import ModelSelector, model_key
+from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.settings_view import THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+
+def _describe(model: Mapping[str, Any]) -> str:
+    return f"{model.get('provider')}/{model.get('id')}"
+
+
+async def _choose(mode: InteractiveMode, title: str, values: list[str], current: str | None = None) -> str | None:
+    context = mode.shell.context
+
+    def build(done: Callable[[str | None], None]) -> Overlay:
+        items = [SelectItem(value, value) for value in values]
+        return Selector(items, context, title=title, on_select=done, on_cancel=lambda: done(None), initial=current)
+
+    return await mode.shell.ask(build)
+
+
+async def model(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    session = mode.session
+    available = session.model_runtime.get_available()
+    if args.strip():
+        try:
+            match = resolve_model_pattern(available, args.strip())
+        except ModelResolutionError as error:
+            shell.notice("error", str(error))
+            return
+        await session.set_model(match.model)
+        if match.thinking_level is not None:
+            session.set_thinking_level(match.thinking_level)
+        shell.notice("success", f"Model: {_describe(match.model)}")
+        return
+    if not available:
+        shell.notice("warning", "No model has credentials. Store an API key with /login <provider>.")
+        return
+    current = session.model
+    saved: list[Mapping[str, Any]] = []
+    context = shell.context
+
+    def build(done: Callable[[Mapping[str, Any] | None], None]) -> Overlay:
+        return ModelSelector(
+            available, context, current=model_key(current) if current is not None else None,
+            on_select=done, on_save_default=saved.append, on_cancel=lambda: done(None),
+        )  # fmt: skip
+
+    chosen = await shell.ask(build)
+    if chosen is None:
+        return
+    await session.set_model(cast(Model, dict(chosen)))
+    text = f"Model: {_describe(chosen)}"
+    if saved:
+        session.settings.set("defaultProvider", chosen.get("provider"))
+        session.settings.set("defaultModel", chosen.get("id"))
+        text += " (saved as the default for new sessions)"
+    shell.notice("success", text)
+
+
+async def scoped_models(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    session = mode.session
+    available = session.model_runtime.get_available()
+    if not available:
+        shell.notice("warning", "No model has credentials. Store an API key with /login <provider>.")
+        return
+    enabled = [model_key(model) for model, _level in session.models.scoped]
+    context = shell.context
+    result: ScopeResult = await shell.ask(lambda done: ScopedModelsView(available, enabled, context, on_done=done))
+    keys, save = result
+    by_key = {model_key(model): model for model in available}
+    session.set_scoped_models([(by_key[key], None) for key in keys if key in by_key])
+    if save:
+        session.settings.set("enabledModels", keys or None)
+    scope = f"{len(keys)} model{'s' if len(keys) != 1 else ''}" if keys else "every available model"
+    shell.notice("success", f"Cycling through {scope}" + (" (saved)" if save else ""))
+
+
+async def thinking(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    session = mode.session
+    levels = session.get_available_thinking_levels()
+    level = args.strip() or await _choose(mode, "Thinking level", levels, session.thinking_level)
+    if level is None:
+        return
+    if level not in THINKING_LEVELS:
+        shell.notice("error", f"Unknown thinking level {level!r}; use one of {', '.join(levels)}")
+        return
+    session.set_thinking_level(level)
+    shell.notice("success", f"Thinking level: {session.thinking_level}")
+
+
+async def login(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    session = mode.session
+    runtime = session.model_runtime
+    provider = args.strip() or await _choose(mode, "Store an API key for", sorted(runtime.get_providers()))
+    if not provider:
+        return
+    key = await shell.ask_input(f"API key for {provider}", placeholder="stored in auth.json")
+    if key is None or not key.strip():
+        return
+    runtime.auth.set_api_key(provider, key.strip())
+    shell.notice("success", f"Stored an API key for {provider} in auth.json")
+    if session.model is None:
+        models = [m for m in runtime.get_available() if m["provider"] == provider]
+        if models:
+            await session.set_model(models[0])
+    mode.controller.update_footer()
+
+
+async def logout(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    auth = mode.session.model_runtime.auth
+    stored = sorted(auth.read_all())
+    if not stored:
+        shell.notice("info", "No credentials are stored in auth.json")
+        return
+    provider = args.strip() or await _choose(mode, "Remove the stored credentials of", stored)
+    if not provider:
+        return
+    if provider not in stored:
+        shell.notice("error", f"No stored credentials for {provider}")
+        return
+    auth.remove(provider)
+    shell.notice("success", f"Removed the stored credentials of {provider}")
+
+
+def _model_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+    keys = [_describe(m) for m in mode.session.model_runtime.get_available()]
+    lowered = prefix.lower()
+    return [CompletionItem(key, key) for key in keys if lowered in key.lower()][:50]
+
+
+def _level_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+    return complete_from(mode.session.get_available_thinking_levels(), prefix)
+
+
+def _provider_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+    return complete_from(sorted(mode.session.model_runtime.get_providers()), prefix)
+
+
+def _stored_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+    return complete_from(sorted(mode.session.model_runtime.auth.read_all()), prefix)
+
+
+COMMANDS = [
+    Builtin("model", "Choose the model", model, arguments=_model_arguments),
+    Builtin("scoped-models", "Choose the models Ctrl+P cycles through", scoped_models),
+    Builtin("thinking", "Set the thinking level", thinking, arguments=_level_arguments),
+    Builtin("login", "Store an API key for a provider", login, arguments=_provider_arguments),
+    Builtin("logout", "Remove a provider's stored credentials", logout, arguments=_stored_arguments),
+]

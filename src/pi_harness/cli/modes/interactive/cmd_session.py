@@ -1,0 +1,225 @@
+"""Slash commands that move through or replace the conversation (sessions.md section 11).
+
+``/tree`` moves the leaf inside the session file, optionally summarising the branch left
+behind (compaction.md section 9.4: no summary, summary, summary with extra focus); ``/fork``
+starts a new session before an earlier user message; ``/clone`` copies the active branch;
+``/resume`` and ``/new`` switch sessions. The screen follows through the controller's
+``session_replaced``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pi_harness.cli.modes.interactive.builtin import Builtin
+from pi_harness.cli.modes.interactive.session_browser import SessionBrowser
+from pi_harness.cli.modes.interactive.shell import Overlay
+from pi_harness.coding.session_store.tree import SessionTreeNode
+from pi_harness.tui.components.content import first_line
+from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.tree_selector import TreeSelector
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+NO_SUMMARY = "No summary"
+SUMMARIZE = "Summarize the branch"
+SUMMARIZE_WITH = "Summarize with custom instructions"
+SUMMARY_QUESTION = "Summarize the branch you are leaving?"
+
+
+async def new_session(mode: InteractiveMode, args: str) -> None:
+    result = await mode.runtime.new_session()
+    if result.get("cancelled"):
+        mode.shell.notice("warning", "An extension cancelled the new session")
+        return
+    mode.shell.notice("success", "Started a new session")
+
+
+async def resume(mode: InteractiveMode, args: str) -> None:
+    session = mode.session
+    manager = session.session_manager
+    current = manager.get_session_file()
+    browser = SessionBrowser(
+        mode.shell,
+        cwd=session.cwd,
+        session_dir=manager.get_session_dir() or None,
+        current_path=str(current) if current is not None else None,
+        rename_current=mode.session.set_session_name,
+    )
+    info = await browser.choose()
+    if info is None:
+        return
+    if current is not None and str(info.path) == str(current):
+        mode.shell.toast("This session is already open")
+        return
+    result = await mode.runtime.switch_session(str(info.path))
+    if result.get("cancelled"):
+        mode.shell.notice("warning", "An extension cancelled switching sessions")
+        return
+    mode.shell.notice("success", f"Resumed {info.name or info.id}")
+
+
+async def fork(mode: InteractiveMode, args: str) -> None:
+    candidates = mode.session.get_fork_messages()
+    shell = mode.shell
+    if not candidates:
+        shell.notice("warning", "There is no user message to fork from")
+        return
+    items = [SelectItem(item["entryId"], first_line(item["text"])) for item in reversed(candidates)]
+    context = shell.context
+    keys = context.key
+
+    def build(done: Callable[[str | None], None]) -> Overlay:
+        return Selector(
+            items, context, title="Fork from a message (a new session starts before it)",
+            hint=f"{keys('tui.select.confirm')} fork · {keys('tui.select.cancel')} cancel",
+            on_select=done, on_cancel=lambda: done(None), empty_text="No matching messages",
+        )  # fmt: skip
+
+    entry_id = await shell.ask(build)
+    if entry_id is None:
+        return
+    result = await mode.runtime.fork(entry_id)
+    if result.get("cancelled"):
+        shell.notice("warning", "An extension cancelled the fork")
+        return
+    shell.editor.set_text(str(result.get("text") or ""))
+    shell.notice("success", "Forked into a new session; the message is back in the editor")
+
+
+async def clone(mode: InteractiveMode, args: str) -> None:
+    result = await mode.runtime.clone()
+    if result.get("cancelled"):
+        mode.shell.notice("warning", "An extension cancelled the clone")
+        return
+    mode.shell.notice("success", "Cloned the conversation into a new session")
+
+
+async def name(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    if not args.strip():
+        current = mode.session.session_manager.get_session_name()
+        shell.notice("info", f"Session name: {current}" if current else "Usage: /name <name>")
+        return
+    mode.session.set_session_name(args.strip())
+    shell.notice("success", f"Session named {args.strip()}")
+
+
+# --- /tree ---------------------------------------------------------------------------------------
+
+
+def _find(roots: list[SessionTreeNode], entry_id: str) -> SessionTreeNode | None:
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.entry["id"] == entry_id:
+            return node
+        stack.extend(node.children)
+    return None
+
+
+async def _edit_label(mode: InteractiveMode, selector: TreeSelector, entry_id: str) -> None:
+    shell = mode.shell
+    node = _find(selector.roots, entry_id)
+    label = await shell.ask_input("Label (empty to remove)", prefill=node.label if node else None)
+    if label is None:
+        return
+    session = mode.session
+    session.record_entry(session.session_manager.append_label(entry_id, label.strip() or None))
+    if node is not None:
+        node.label = label.strip() or None
+        node.label_timestamp = None
+    selector.set_filter(selector.filter_mode)  # redraw the rows with the new label
+
+
+def _spawn_label_edit(mode: InteractiveMode, selector: TreeSelector, entry_id: str) -> None:
+    mode.spawn(_edit_label(mode, selector, entry_id))
+
+
+def _leaves_something_behind(mode: InteractiveMode, target_id: str) -> bool:
+    manager = mode.session.session_manager
+    leaf = manager.get_leaf_id()
+    return leaf is not None and leaf not in {entry["id"] for entry in manager.get_branch(target_id)}
+
+
+async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | None:
+    """(summarize, instructions), or None when the user backed out."""
+    shell = mode.shell
+    choice = await shell.ask_select(SUMMARY_QUESTION, [NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH])
+    if choice is None:
+        return None
+    if choice != SUMMARIZE_WITH:
+        return choice == SUMMARIZE, None
+    focus = await shell.ask_input("What should the summary focus on?", multiline=True)
+    return (True, focus.strip() or None) if focus is not None else None
+
+
+async def tree(mode: InteractiveMode, args: str) -> None:
+    shell = mode.shell
+    manager = mode.session.session_manager
+    roots = manager.get_tree()
+    if not roots:
+        shell.notice("info", "The conversation is empty")
+        return
+    context = shell.context
+    holder: list[TreeSelector] = []
+
+    def build(done: Callable[[str | None], None]) -> Overlay:
+        selector = TreeSelector(
+            roots, context, leaf_id=manager.get_leaf_id(), filter_mode=mode.tree_filter_mode,
+            on_select=done, on_cancel=lambda: done(None),
+            on_edit_label=lambda entry_id: _spawn_label_edit(mode, holder[0], entry_id),
+        )  # fmt: skip
+        holder.append(selector)
+        return selector
+
+    target = await shell.ask(build)
+    if target is None:
+        return
+    if target == manager.get_leaf_id():
+        shell.toast("Already at this point of the conversation")
+        return
+    summarize, instructions = False, None
+    skip_prompt = mode.session.settings.get("branchSummary.skipPrompt") is True
+    if not skip_prompt and _leaves_something_behind(mode, target):
+        answer = await _summary_choice(mode)
+        if answer is None:
+            return
+        summarize, instructions = answer
+    await navigate(mode, target, summarize=summarize, instructions=instructions)
+
+
+async def navigate(mode: InteractiveMode, target: str, *, summarize: bool, instructions: str | None) -> None:
+    shell = mode.shell
+    session = mode.session
+    if summarize:
+        mode.navigating = True
+        shell.working.message = "Summarizing the branch…"
+        shell.pane.show_working = True
+        shell.refresh()
+    try:
+        result = await session.navigate_tree(target, summarize=summarize, custom_instructions=instructions)
+    finally:
+        mode.navigating = False
+        shell.working.message = None
+        shell.pane.show_working = False
+    if result.get("cancelled"):
+        shell.notice("warning", "Navigation cancelled")
+        return
+    mode.controller.show_conversation(session)
+    editor_text = result.get("editorText")
+    if isinstance(editor_text, str):
+        shell.editor.set_text(editor_text)
+    shell.refresh()
+
+
+COMMANDS = [
+    Builtin("tree", "Go to another point of the conversation", tree, idle_only=True),
+    Builtin("fork", "Start a new session from an earlier message", fork, idle_only=True),
+    Builtin("clone", "Copy the conversation into a new session", clone, idle_only=True),
+    Builtin("resume", "Open another session", resume, idle_only=True),
+    Builtin("new", "Start a new session", new_session, idle_only=True),
+    Builtin("name", "Name this session", name),
+]

@@ -1,0 +1,226 @@
+"""Session events → the screen: transcript, queue, working indicator and footer.
+
+``attach(session)`` subscribes to a session (again after every replacement), routes extension
+errors and ``ctx.shutdown()`` to the UI, installs the extensions' message and tool renderers and
+keyboard shortcuts, and fills the footer. ``session_replaced`` follows ``/new``, ``/resume``,
+``/fork`` … (also when an extension command replaced the session): the conversation on screen is
+replaced by the new session's, except after ``/reload`` (same session).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.tui.components.base import ToolRenderer
+from pi_harness.tui.components.content import content_text
+from pi_harness.tui.components.footer import UsageTotals, git_branch
+from pi_harness.tui.keybindings import normalize_key
+from pi_harness.tui.pt_keys import to_pt_keys
+from pi_harness.tui.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+
+# Built-in actions an extension shortcut may not take over (extensions.md section 6).
+RESERVED_ACTIONS = frozenset({
+    "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
+    "app.model.cycleBackward", "app.model.select", "app.tools.expand", "app.thinking.toggle", "app.editor.external",
+    "app.message.followUp", "tui.input.submit", "tui.select.confirm", "tui.select.cancel", "tui.input.copy",
+    "tui.editor.deleteToLineEnd",
+})  # fmt: skip
+_FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_end", "model_changed",
+                            "thinking_level_changed", "session_info_changed"})  # fmt: skip
+
+
+class SessionController:
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        self._detach: list[Callable[[], None]] = []
+        self._session_id: str | None = None
+        self.last_compaction_error: str | None = None  # so /compact does not repeat it
+
+    # --- attaching -------------------------------------------------------------------------------
+
+    def attach(self, session: AgentSession) -> None:
+        for undo in self._detach:
+            undo()
+        self._detach = [
+            session.subscribe(self.handle),
+            session.extensions.on_error(self._extension_error),
+            session.on_shutdown_request(self._shutdown_requested),
+        ]
+        self._session_id = session.session_manager.get_session_id()
+        self._install_renderers(session)
+        self._install_shortcuts(session)
+        shell = self.mode.shell
+        shell.queue.set(session.get_steering_messages(), session.get_follow_up_messages())
+        shell.files.refresh()
+        self.update_footer()
+
+    async def session_replaced(self, session: AgentSession) -> None:
+        reloaded = session.session_manager.get_session_id() == self._session_id  # /reload keeps the session
+        self.attach(session)
+        shell = self.mode.shell
+        if reloaded:
+            shell.notice("success", "Reloaded settings, resources and extensions")
+        else:
+            self.show_conversation(session)
+        runtime = self.mode.runtime
+        for problem in runtime.diagnostics:
+            shell.notice("warning", problem)
+        if runtime.model_fallback_message:
+            shell.notice("warning", runtime.model_fallback_message)
+
+    def show_conversation(self, session: AgentSession) -> None:
+        """Replace what is on screen by ``session``'s conversation (header first)."""
+        shell = self.mode.shell
+        transcript = Transcript(shell.context)
+        if self.mode.header is not None:
+            transcript.add_component(self.mode.header)
+        transcript.load_messages(session.get_messages())
+        shell.pane.transcript = transcript
+        shell.pane.show_working = False
+        self.seed_history(session)
+        shell.redraw_all()
+
+    def seed_history(self, session: AgentSession) -> None:
+        """The editor's history starts with the user messages of the conversation."""
+        editor = self.mode.shell.editor
+        editor.history.clear()
+        for message in session.get_messages():
+            if message.get("role") == "user":
+                content: Any = message.get("content")
+                editor.add_to_history(content_text(content, images=False))
+
+    def _install_renderers(self, session: AgentSession) -> None:
+        context = self.mode.shell.context
+        context.custom_renderers.clear()
+        context.tool_renderers.clear()
+        for extension in session.extensions.extensions:
+            for custom_type, renderer in extension.message_renderers.items():
+                context.custom_renderers.setdefault(custom_type, renderer)
+        for definition, _path in session.extensions.tool_definitions():
+            if definition.render_call is not None or definition.render_result is not None:
+                context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
+        context.changed()
+
+    def _install_shortcuts(self, session: AgentSession) -> None:
+        """Extension shortcuts (extensions.md section 6), active while no overlay is open."""
+        shell = self.mode.shell
+        bindings = KeyBindings()
+        owners: dict[str, str] = {}
+        idle_screen = Condition(lambda: not shell.overlays)
+        for shortcut, path in session.extensions.shortcuts():
+            spec = normalize_key(shortcut.key)
+            keys = to_pt_keys(spec) if spec is not None else None
+            if spec is None or keys is None:
+                shell.notice("warning", f"Extension shortcut '{shortcut.key}' from {path} cannot be used. Skipping.")
+                continue
+            actions = shell.keymap.actions_for(spec)
+            if any(action in RESERVED_ACTIONS for action in actions):
+                shell.notice(
+                    "warning",
+                    f"Extension shortcut '{shortcut.key}' from {path} conflicts with built-in shortcut. Skipping.",
+                )
+                continue
+            if spec in owners:
+                shell.notice("warning", f"Extension shortcut conflict: '{shortcut.key}' registered by both "
+                                        f"{owners[spec]} and {path}. Using {path}.")  # fmt: skip
+            elif actions:
+                shell.notice("warning", f"Extension shortcut conflict: '{shortcut.key}' is built-in shortcut for "
+                                        f"{actions[0]} and {path}. Using {path}.")  # fmt: skip
+            owners[spec] = path
+            bindings.add(*keys, filter=idle_screen)(self._shortcut_handler(session, shortcut.handler))
+        shell.extra_bindings = bindings
+
+    def _shortcut_handler(self, session: AgentSession, handler: Callable[..., Any]) -> Callable[[KeyPressEvent], None]:
+        def run(_event: KeyPressEvent) -> None:
+            try:
+                result = handler(session.extensions.create_context())
+            except Exception as error:
+                session.extensions.report("shortcut", "shortcut", error)
+                return
+            if inspect.isawaitable(result):
+
+                async def wait() -> None:
+                    try:
+                        await result
+                    except Exception as error:
+                        session.extensions.report("shortcut", "shortcut", error)
+
+                self.mode.spawn(wait())
+
+        return run
+
+    def _shutdown_requested(self) -> None:
+        self.mode.spawn(self.mode.quit_when_idle())
+
+    def _extension_error(self, record: ExtensionErrorRecord) -> None:
+        self.mode.shell.notice("error", f"Extension error in {record.event} ({record.extension_path}): {record.error}")
+
+    # --- events ----------------------------------------------------------------------------------
+
+    def handle(self, event: dict[str, Any]) -> None:
+        """One session event; a failure becomes a notice (the session would print it over the screen)."""
+        try:
+            self._handle(event)
+        except Exception as error:
+            self.mode.shell.notice("error", f"Could not show {event.get('type')}: {error}")
+
+    def _handle(self, event: dict[str, Any]) -> None:
+        shell = self.mode.shell
+        kind = event.get("type")
+        shell.transcript.handle(event)
+        if kind == "queue_update":
+            shell.queue.update_from_event(event)
+        elif kind in ("agent_start", "compaction_start", "auto_compaction_start"):
+            shell.pane.show_working = True
+        elif kind == "message_end":
+            message = event.get("message")
+            if isinstance(message, Mapping) and message.get("role") == "assistant":
+                self.update_footer()
+        if kind in ("compaction_end", "auto_compaction_end") and event.get("errorMessage"):
+            self.last_compaction_error = str(event["errorMessage"])
+        if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
+            session = self.mode.session
+            shell.pane.show_working = session.is_streaming or session.is_compacting
+            if kind == "agent_settled":
+                shell.files.refresh()  # the agent may have created or removed files
+                shell.footer.data.git_branch = git_branch(shell.cwd)
+        if kind in _FOOTER_EVENTS:
+            self.update_footer()
+        shell.refresh()
+
+    # --- the footer -----------------------------------------------------------------------------
+
+    def update_footer(self) -> None:
+        shell = self.mode.shell
+        session = self.mode.session
+        data = shell.footer.data
+        model = session.model
+        data.cwd = session.cwd
+        data.model = model["id"] if model is not None else None
+        data.provider = model["provider"] if model is not None else None
+        data.thinking_level = session.thinking_level if model is not None and model.get("reasoning") else None
+        data.context_window = int(model.get("contextWindow") or 0) or None if model is not None else None
+        data.session_name = session.session_manager.get_session_name()
+        data.auto_compact = session.auto_compaction_enabled
+        stats = session.get_session_stats()
+        tokens = stats.get("tokens") or {}
+        data.totals = UsageTotals(
+            input=int(tokens.get("input") or 0),
+            output=int(tokens.get("output") or 0),
+            cache_read=int(tokens.get("cacheRead") or 0),
+            cache_write=int(tokens.get("cacheWrite") or 0),
+            cost=float(stats.get("cost") or 0.0),
+        )
+        usage = stats.get("contextUsage")
+        data.context_tokens = usage.get("tokens") if isinstance(usage, Mapping) else None
+        shell.editor_view.thinking_level = data.thinking_level

@@ -1,0 +1,122 @@
+"""The session picker of ``--resume`` and ``/resume``, with renaming and deleting.
+
+Sessions of the current project are listed with those of every other project (newest first;
+``app.session.togglePath`` shows where each lives). Rename asks for a name and appends a
+``session_info`` entry; delete asks for confirmation, refuses the open session, and uses the
+``trash`` command when it is installed (sessions.md section 2.4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+from pi_harness.cli.modes.interactive.shell import Overlay, Shell
+from pi_harness.coding.session_store import SessionManager
+from pi_harness.coding.session_store.listing import SessionInfo
+from pi_harness.tui.components.session_picker import SessionPicker
+
+
+def list_sessions(cwd: str, session_dir: str | None) -> list[SessionInfo]:
+    own = SessionManager.list(cwd, session_dir)
+    seen = {str(info.path) for info in own}
+    others = [info for info in SessionManager.list_all() if str(info.path) not in seen]
+    return [*own, *others]
+
+
+def delete_session_file(path: str) -> None:
+    trash = shutil.which("trash")
+    if trash is not None and subprocess.run([trash, path], check=False, capture_output=True).returncode == 0:
+        return
+    os.unlink(path)
+
+
+class SessionBrowser:
+    def __init__(
+        self,
+        shell: Shell,
+        *,
+        cwd: str,
+        session_dir: str | None,
+        current_path: str | None = None,
+        rename_current: Callable[[str], None] | None = None,
+    ) -> None:
+        self.shell = shell
+        self.cwd = cwd
+        self.session_dir = session_dir
+        self.current_path = current_path
+        self.rename_current = rename_current
+        self.picker: SessionPicker | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def _load(self) -> list[SessionInfo]:
+        return await asyncio.to_thread(list_sessions, self.cwd, self.session_dir)
+
+    async def choose(self) -> SessionInfo | None:
+        """Show the picker; the chosen session, or None when cancelled."""
+        sessions = await self._load()
+
+        def build(done: Callable[[SessionInfo | None], None]) -> Overlay:
+            self.picker = SessionPicker(
+                sessions,
+                self.shell.context,
+                on_select=done,
+                on_cancel=lambda: done(None),
+                on_rename=lambda info: self._spawn(self._rename(info)),
+                on_delete=lambda info: self._spawn(self._delete(info)),
+                current_path=self.current_path,
+            )
+            return self.picker
+
+        try:
+            return await self.shell.ask(build)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _reload(self) -> None:
+        if self.picker is not None:
+            self.picker.set_sessions(await self._load())
+            self.shell.refresh()
+
+    async def _rename(self, info: SessionInfo) -> None:
+        name = await self.shell.ask_input("Rename session", prefill=info.name or "")
+        if name is None or not name.strip():
+            return
+        try:
+            if str(info.path) == self.current_path and self.rename_current is not None:
+                self.rename_current(name.strip())
+            else:
+                manager = SessionManager.open(info.path)
+                try:
+                    manager.append_session_info(name.strip())
+                finally:
+                    manager.close()
+        except Exception as error:
+            self.shell.toast(f"Could not rename the session: {error}", "error")
+            return
+        await self._reload()
+
+    async def _delete(self, info: SessionInfo) -> None:
+        if str(info.path) == self.current_path:
+            self.shell.toast("The open session cannot be deleted", "warning")
+            return
+        title = " ".join((info.name or info.first_message or "(no messages)").split())
+        confirmed = await self.shell.ask_confirm("Delete this session?", title)
+        if not confirmed:
+            return
+        try:
+            delete_session_file(str(info.path))
+        except OSError as error:
+            self.shell.toast(f"Could not delete the session: {error.strerror or error}", "error")
+            return
+        await self._reload()

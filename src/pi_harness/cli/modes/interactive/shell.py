@@ -1,0 +1,415 @@
+"""The screen of interactive mode: every component, the prompt_toolkit view and the overlay stack.
+
+The shell exists before the session does (the trust prompt and the ``--resume`` picker run in
+it), so it knows nothing about sessions: keys go to ``dispatch(action)``, typed text to
+``type_text`` and pasted text to ``paste_text``, which the interactive mode replaces once the
+session runs. Overlays (selectors, dialogs, extension components) stack; the newest is drawn
+instead of the editor and receives the keys. ``ask`` shows one and waits for its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyBindingsBase, merge_key_bindings
+from prompt_toolkit.output import Output
+
+from pi_harness.cli.modes.interactive.key_order import ACTION_ORDER
+from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
+from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog, StatusBar, Toasts, Widgets
+from pi_harness.tui.components.editor import Editor
+from pi_harness.tui.components.editor_view import EditorView
+from pi_harness.tui.components.footer import Footer, FooterData, git_branch
+from pi_harness.tui.components.notices import Notice, NoticeKind, WorkingIndicator
+from pi_harness.tui.components.queue import QueueView
+from pi_harness.tui.file_index import FileIndex
+from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.pt_keys import build_key_bindings
+from pi_harness.tui.pt_view import TerminalView
+from pi_harness.tui.screen import BottomPane
+from pi_harness.tui.theme import Theme
+from pi_harness.tui.transcript import Transcript
+from pi_harness.tui.ui_settings import UiSettings
+
+T = TypeVar("T")
+CLEAR_SCREEN_AND_SCROLLBACK = "\x1b[H\x1b[2J\x1b[3J"
+PRINTED_LINES_KEPT = 50_000
+TICK_SECONDS = 0.1
+
+
+class Overlay(Protocol):
+    """A selector, dialog or extension component shown instead of the editor."""
+
+    def render(self, width: int) -> list[str]: ...
+    def handle_action(self, action: str) -> bool: ...
+    def handle_text(self, text: str) -> bool: ...
+
+
+@dataclass
+class Terminal:
+    """Where the screen reads keys and writes output (the process's terminal when ``None``)."""
+
+    input: Input | None = None
+    output: Output | None = None
+
+
+class RecordingView(TerminalView):
+    """A ``TerminalView`` that remembers what it printed into the scrollback (for ``/debug`` and tests)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.printed: deque[str] = deque(maxlen=PRINTED_LINES_KEPT)
+
+    def print_above(self, lines: list[str]) -> None:
+        self.printed.extend(lines)
+        super().print_above(lines)
+
+
+class LocationFooter(Footer):
+    """Only where we are: the footer before a session exists (nothing to count yet)."""
+
+    def render(self, width: int) -> list[str]:
+        return super().render(width)[:1]
+
+
+class Shell:
+    def __init__(
+        self,
+        *,
+        theme: Theme,
+        keymap: KeyMap,
+        ui: UiSettings,
+        cwd: str,
+        terminal: Terminal | None = None,
+    ) -> None:
+        self.ui = ui
+        self.cwd = cwd
+        self.context = RenderContext(
+            theme,
+            keymap=keymap,
+            hide_thinking=ui.hide_thinking_block,
+            code_block_indent=ui.code_block_indent,
+            show_images=ui.show_images,
+            cwd=cwd,
+        )
+        self.editor = Editor(cwd=cwd)
+        self.editor_view = EditorView(self.editor, theme, padding_x=ui.editor_padding_x)
+        self.footer = Footer(FooterData(cwd=cwd, git_branch=git_branch(cwd)), theme)
+        self.queue = QueueView(self.context)
+        self.files = FileIndex(cwd)
+        # The commands offered after "/" change with the session; the interactive mode sets the source.
+        self.command_source: Callable[[], Sequence[CommandInfo]] = tuple
+        self.autocomplete = Autocomplete(
+            theme, commands=self._commands, files=self.files, max_visible=ui.autocomplete_max_visible
+        )
+        self.working = WorkingIndicator(self.context)
+        self.toasts = Toasts(self.context)
+        self.status = StatusBar(self.context)
+        self.widgets = Widgets()
+        self.pane = BottomPane(
+            Transcript(self.context),
+            self.editor_view,
+            self.footer,
+            queue=self.queue,
+            autocomplete=self.autocomplete,
+            working=self.working,
+            toasts=self.toasts,
+            status=self.status,
+            widgets=self.widgets,
+        )
+        self.overlays: list[Overlay] = []
+        self._waiting: dict[int, tuple[Overlay, asyncio.Future[Any]]] = {}  # overlays shown by ``ask``
+        # Replaced by the interactive mode; before it runs only overlays take input.
+        self.dispatch: Callable[[str], bool] = self.overlay_action
+        self.type_text: Callable[[str], None] = self._type_into_overlay
+        self.paste_text: Callable[[str], None] = self._type_into_overlay
+        self.unsupported_keys: list[str] = []
+        self.base_bindings = self._build_bindings(keymap)
+        self.extra_bindings: KeyBindingsBase = KeyBindings()  # extension shortcuts (they win over the table)
+        bindings = merge_key_bindings(
+            [DynamicKeyBindings(lambda: self.base_bindings), DynamicKeyBindings(lambda: self.extra_bindings)]
+        )
+        terminal = terminal or Terminal()
+        self.view = RecordingView(
+            self.pane,
+            bindings,
+            input=terminal.input,
+            output=terminal.output,
+            show_hardware_cursor=ui.show_hardware_cursor,
+        )
+        self._ticker: asyncio.Task[None] | None = None
+        self._exit_requested = False  # exit() before the application ran (a signal during startup)
+        self.on_tick: list[Callable[[], bool]] = []
+
+    # --- state -------------------------------------------------------------------------------
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.pane.transcript
+
+    @property
+    def keymap(self) -> KeyMap:
+        return self.context.keymap
+
+    @property
+    def theme(self) -> Theme:
+        return self.context.theme
+
+    @property
+    def top_overlay(self) -> Overlay | None:
+        return self.overlays[-1] if self.overlays else None
+
+    @property
+    def running(self) -> bool:
+        return self.view.app.is_running
+
+    def refresh(self) -> None:
+        self.view.refresh()
+
+    def _commands(self) -> Sequence[CommandInfo]:
+        return self.command_source()
+
+    # --- keys --------------------------------------------------------------------------------
+
+    def _build_bindings(self, keymap: KeyMap) -> KeyBindings:
+        self.unsupported_keys.clear()
+        handlers = {action: functools.partial(self._on_action, action) for action in ACTION_ORDER}
+        return build_key_bindings(
+            keymap, handlers, on_text=self._on_text, on_paste=self._on_paste, unsupported=self.unsupported_keys
+        )
+
+    def set_keymap(self, keymap: KeyMap) -> None:
+        """Use another key table (``/reload`` after keybindings.json changed)."""
+        self.context.keymap = keymap
+        self.base_bindings = self._build_bindings(keymap)
+        self.context.changed()
+        self.refresh()
+
+    def _on_action(self, action: str) -> bool:
+        try:
+            return self.dispatch(action)
+        except Exception as error:  # a failing action must not take the screen down
+            self.notice("error", f"Error: {error}")
+            return True
+
+    def overlay_action(self, action: str) -> bool:
+        """Give the key to the top overlay; False when there is none or it declined."""
+        overlay = self.top_overlay
+        if overlay is None:
+            return False
+        handled = overlay.handle_action(action)
+        if handled:
+            self.refresh()
+        return handled
+
+    def _on_text(self, text: str) -> None:
+        try:
+            self.type_text(text)
+        except Exception as error:
+            self.notice("error", f"Error: {error}")
+        self.refresh()
+
+    def _on_paste(self, text: str) -> None:
+        try:
+            self.paste_text(text)
+        except Exception as error:
+            self.notice("error", f"Error: {error}")
+        self.refresh()
+
+    def _type_into_overlay(self, text: str) -> None:
+        overlay = self.top_overlay
+        if overlay is not None:
+            paste = getattr(overlay, "handle_paste", None)
+            if len(text) > 1 and callable(paste):
+                paste(text)
+            else:
+                overlay.handle_text(text)
+
+    # --- overlays ------------------------------------------------------------------------------
+
+    def push_overlay(self, overlay: Overlay) -> None:
+        self.overlays.append(overlay)
+        self.pane.overlay = overlay
+        self.refresh()
+
+    def remove_overlay(self, overlay: Overlay) -> None:
+        if overlay in self.overlays:
+            self.overlays.remove(overlay)
+        self.pane.overlay = self.top_overlay
+        self.refresh()
+
+    async def ask(self, build: Callable[[Callable[[T], None]], Overlay]) -> T:
+        """Show the overlay ``build(done)`` until it calls ``done(value)``; returns the value."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+        def done(value: T) -> None:
+            if not future.done():
+                future.set_result(value)
+
+        overlay = build(done)
+        self._waiting[id(overlay)] = (overlay, future)
+        self.push_overlay(overlay)
+        try:
+            return await future
+        finally:
+            self._waiting.pop(id(overlay), None)
+            self.remove_overlay(overlay)
+
+    def close_overlays(self) -> None:
+        """Answer every open overlay with its default (quitting must not wait for an unanswered dialog)."""
+        for overlay, future in list(self._waiting.values()):
+            dismiss = getattr(overlay, "dismiss", None)
+            if callable(dismiss):
+                dismiss()  # dialogs resolve to False / None themselves
+            if not future.done():
+                future.set_result(None)
+
+    async def ask_input(
+        self, title: str, *, placeholder: str | None = None, prefill: str | None = None, multiline: bool = False
+    ) -> str | None:
+        """A text field; the text, or None when cancelled."""
+        context = self.context
+
+        def build(done: Callable[[str | None], None]) -> Overlay:
+            return InputDialog(
+                title, context, placeholder=placeholder, prefill=prefill, multiline=multiline, on_result=done
+            )
+
+        return await self.ask(build)
+
+    async def ask_confirm(self, title: str, message: str = "") -> bool:
+        context = self.context
+
+        def build(done: Callable[[bool], None]) -> Overlay:
+            return ConfirmDialog(title, message, context, on_result=done)
+
+        return await self.ask(build)
+
+    async def ask_select(self, title: str, options: Sequence[str]) -> str | None:
+        context = self.context
+
+        def build(done: Callable[[str | None], None]) -> Overlay:
+            return SelectDialog(title, list(options), context, on_result=done)
+
+        return await self.ask(build)
+
+    # --- output ------------------------------------------------------------------------------
+
+    def notice(self, kind: NoticeKind, text: str) -> None:
+        """A line (wrapped) in the transcript: errors, confirmations, command output."""
+        self.transcript.add_notice(Notice(kind, text, self.context))
+        self.refresh()
+
+    def toast(self, message: str, kind: str = "info") -> None:
+        """A short-lived message above the editor."""
+        self.toasts.notify(message, kind)
+        self.refresh()
+
+    def print_lines(self, lines: list[str]) -> None:
+        self.view.print_above(lines)
+
+    def redraw_all(self) -> None:
+        """Clear the screen and scrollback and print the whole transcript again at the current width.
+
+        Needed when something changes how printed blocks look (tools expanded, thinking shown,
+        theme) or when the conversation itself was replaced (``/tree``, ``/new``, ``/resume``).
+        """
+        width, _rows = self.view.size()
+        lines = self.transcript.render_history(width)
+        self.view.printed.clear()
+        first = CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else "")
+        self.view.print_above([first, *lines[1:]])
+        self.refresh()
+
+    def set_theme(self, theme: Theme, *, redraw: bool = True) -> None:
+        self.context.set_theme(theme)
+        self.editor_view.theme = theme
+        self.footer.theme = theme
+        self.autocomplete.theme = theme
+        if redraw:
+            self.redraw_all()
+
+    def apply_ui(self, ui: UiSettings) -> None:
+        """Settings that became known later (the project's, once it is trusted)."""
+        self.ui = ui
+        context = self.context
+        context.code_block_indent = ui.code_block_indent
+        context.show_images = ui.show_images
+        context.set_hide_thinking(ui.hide_thinking_block)
+        context.set_theme(context.theme)  # drops the markdown renderer built with the old indent
+        self.editor_view.padding_x = max(0, min(3, ui.editor_padding_x))
+        self.autocomplete.max_visible = ui.autocomplete_max_visible
+
+    def set_title(self, title: str) -> None:
+        self.view.app.output.set_title(title)
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def _tick(self) -> None:
+        """Spinner frames, dialog countdowns and toast expiry, a few times a second."""
+        while True:
+            await asyncio.sleep(TICK_SECONDS)
+            if self._exit_requested and self.running:
+                self.view.exit()
+                return
+            changed = False
+            if self.pane.show_working:
+                self.working.tick()
+                changed = True
+            for overlay in list(self.overlays):  # timed dialogs count down even when covered
+                tick = getattr(overlay, "tick", None)
+                if callable(tick) and tick():
+                    changed = True
+            if self.toasts.prune():
+                changed = True
+            for callback in list(self.on_tick):
+                changed = callback() or changed
+            if changed:
+                self.refresh()
+
+    async def run(self) -> Any:
+        """Run the screen until ``exit``; the ticker runs alongside."""
+        self._ticker = asyncio.ensure_future(self._tick())
+        try:
+            return await self.view.run()
+        finally:
+            self._exit_requested = False
+            self._ticker.cancel()
+            self._ticker = None
+
+    async def run_until(self, work: Awaitable[T]) -> T:
+        """Show the screen while ``work`` runs (the trust question, the ``--resume`` picker), then stop it."""
+        # Start below the top-left corner: tmux copies a screen erased from there into its history.
+        self.print_lines([""])
+        self.pane.footer = LocationFooter(self.footer.data, self.theme)
+        job = asyncio.ensure_future(work)
+        await asyncio.sleep(0)  # let it put up its overlay, so the first frame already shows it
+        screen = asyncio.ensure_future(self.run())
+        try:
+            await asyncio.wait({screen, job}, return_when=asyncio.FIRST_COMPLETED)
+            if not job.done():  # the screen stopped first (it failed, or the input closed)
+                job.cancel()
+                screen.result()
+                raise RuntimeError("the terminal closed before startup finished")
+            return job.result()
+        finally:
+            while not self.running and not screen.done():
+                await asyncio.sleep(0.01)
+            self.exit(erase=True)
+            await asyncio.wait({screen})
+            self.pane.footer = self.footer
+
+    def exit(self, *, erase: bool = True) -> None:
+        """Stop the screen; ``erase`` removes the bottom pane so the shell prompt follows the transcript."""
+        self.view.app.erase_when_done = erase
+        if self.running:
+            self.view.exit()
+        else:
+            self._exit_requested = True

@@ -1,0 +1,122 @@
+"""Before the conversation: the screen, the theme, the trust question, the ``--resume`` picker, the header.
+
+The screen is built from the global settings (project settings load only once the project is
+trusted), with ``<agentDir>/themes`` and ``--theme`` files; once the session runs, the theme is
+chosen again among every theme the resource loader found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pi_harness.__about__ import __version__
+from pi_harness.cli.modes.interactive.hooks import BootLike, InteractiveArgs
+from pi_harness.cli.modes.interactive.session_browser import SessionBrowser
+from pi_harness.cli.modes.interactive.shell import Shell, Terminal
+from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.config.settings import Scope, SettingsManager
+from pi_harness.coding.config.trust import TrustStore
+from pi_harness.tui.components.header import Diagnostic, Header, HeaderData
+from pi_harness.tui.components.trust_prompt import TrustChoice, TrustPrompt
+from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.theme import BUILTIN_THEMES
+from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme
+from pi_harness.tui.ui_settings import UiSettings
+
+UNTRUSTED_NOTICE = "Project resources were not loaded: this project is not trusted"
+
+
+def theme_name(parsed: InteractiveArgs, settings: SettingsManager) -> str:
+    """``--use-theme``, else the ``theme`` a settings file names, else one matching the terminal."""
+    if parsed.use_theme:
+        return parsed.use_theme
+    scopes: tuple[Scope, ...] = ("project", "global")
+    for scope in scopes:
+        value = settings.scope_value(scope, "theme")
+        if isinstance(value, str) and value:
+            return value
+    return detect_default_theme()
+
+
+def create_shell(boot: BootLike, parsed: InteractiveArgs, terminal: Terminal | None) -> tuple[Shell, ThemeRegistry]:
+    settings = boot.global_settings
+    paths: list[str] = []
+    if (boot.agent_dir / "themes").is_dir():
+        paths.append(str(boot.agent_dir / "themes"))
+    paths += [str((boot.cwd / path).resolve()) for path in parsed.themes]
+    registry = ThemeRegistry(paths)
+    theme = registry.create(theme_name(parsed, settings))
+    shell = Shell(
+        theme=theme,
+        keymap=KeyMap.load(boot.agent_dir),
+        ui=UiSettings.from_settings(settings.effective()),
+        cwd=str(boot.cwd),
+        terminal=terminal,
+    )
+    return shell, registry
+
+
+def adopt_session_look(shell: Shell, parsed: InteractiveArgs, session: AgentSession) -> ThemeRegistry:
+    """Settings and themes as the running session sees them (trusted project files included)."""
+    shell.apply_ui(UiSettings.from_settings(session.settings.effective()))
+    registry = ThemeRegistry(session.resource_loader.get_theme_paths())
+    theme = registry.create(theme_name(parsed, session.settings), shell.theme.mode)
+    shell.set_theme(theme, redraw=False)
+    return registry
+
+
+async def ask_trust(shell: Shell, boot: BootLike) -> bool:
+    """The trust question; ``Trust`` and ``Don't trust`` are saved, ``Trust once`` is not."""
+    context = shell.context
+    resources = list(boot.trust.resources)
+    choice: TrustChoice = await shell.ask(lambda done: TrustPrompt(str(boot.cwd), resources, context, on_result=done))
+    if choice in ("trust", "deny"):
+        TrustStore(boot.agent_dir).save(boot.cwd, choice == "trust")
+    return choice in ("trust", "once")
+
+
+async def pick_session_to_resume(shell: Shell, boot: BootLike) -> str | None:
+    browser = SessionBrowser(shell, cwd=str(boot.cwd), session_dir=boot.session_dir)
+    info = await browser.choose()
+    return str(info.path) if info is not None else None
+
+
+def classify(message: str) -> Diagnostic:
+    lowered = message.lower()
+    if lowered.startswith("error") or "failed" in lowered or "invalid" in lowered:
+        return Diagnostic("error", message)
+    return Diagnostic("warning", message)
+
+
+def custom_unsupported(shell: Shell) -> list[str]:
+    """Keys this terminal cannot deliver, among those the user chose (the defaults are known)."""
+    defaults = KeyMap()
+    keymap = shell.keymap
+    return [
+        text for text in shell.unsupported_keys
+        if keymap.keys(text.partition(":")[0]) != defaults.keys(text.partition(":")[0])
+    ]  # fmt: skip
+
+
+def build_header(
+    shell: Shell, session: AgentSession, registry: ThemeRegistry, notes: Sequence[str], *, trusted: bool
+) -> Header:
+    """The startup header: keys, then what was loaded, then anything that went wrong."""
+    loader = session.resource_loader
+    diagnostics = [classify(note) for note in notes]
+    diagnostics += [Diagnostic("warning", text) for text in (*shell.keymap.diagnostics, *custom_unsupported(shell))]
+    diagnostics += [Diagnostic("warning", text) for text in registry.diagnostics]
+    if not trusted:
+        diagnostics.append(Diagnostic("info", UNTRUSTED_NOTICE))
+    data = HeaderData(
+        app_name="pi",
+        version=__version__,
+        context_files=[file.path for file in loader.get_agents_files()],
+        skills=[skill.name for skill in loader.get_skills()],
+        prompts=[f"/{prompt.name}" for prompt in loader.get_prompts()],
+        extensions=[extension.path for extension in session.extensions.extensions],
+        themes=[name for name in registry.names() if name not in BUILTIN_THEMES],
+        diagnostics=diagnostics,
+        quiet=shell.ui.quiet_startup,
+    )
+    return Header(data, shell.context)

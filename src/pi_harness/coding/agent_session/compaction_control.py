@@ -1,0 +1,196 @@
+"""Compaction for a session: the check points, overflow recovery and ``/compact`` (compaction.md).
+
+The orchestration itself (events, exact failure texts, the compaction entry) is
+``CompactionRunner``'s; this module decides when to call it and connects it to the session:
+
+1. before a prompt is sent, on the previous response (aborted ones included);
+2. inside a run, before every turn after the first (threshold only);
+3. after a low-level run ends: overflow (compact, then retry once), recoverable length stop, or
+   threshold;
+4. manual ``compact()``, which aborts the current operation first.
+
+Settings come from ``compaction.*``, overridden per model by
+``modelSettings["<provider>/<id>"].compaction``. Extensions see ``session_before_compact`` (may
+cancel or supply the summary), ``session_compact`` and ``session_compact_failed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from pi_harness.agent.types import AgentMessage
+from pi_harness.ai.thinking import default_max_tokens
+from pi_harness.ai.types import AssistantMessage, Model
+from pi_harness.coding.compaction import (
+    BeforeCompactEvent,
+    BeforeCompactResult,
+    CheckOutcome,
+    CompactionFailure,
+    CompactionResult,
+    CompactionRunner,
+    CompactionSettings,
+    compaction_reason,
+)
+from pi_harness.coding.session_store.entries import CompactionEntry
+
+if TYPE_CHECKING:
+    from pi_harness.coding.agent_session.agent_session import AgentSession
+
+
+def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return cast(AssistantMessage, message)
+    return None
+
+
+class CompactionControl:
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+        self.runner = CompactionRunner(
+            session.session_manager,
+            settings=self.settings_for(session.model),
+            emit=lambda event: session.listeners.emit(dict(event)),
+            before_compact=self._before_compact,
+            on_compacted=self._on_compacted,
+            on_failed=self._on_failed,
+            complete_fn=session.complete,
+        )
+
+    # -- settings and state ----------------------------------------------------------------------
+
+    def settings_for(self, model: Model | None) -> CompactionSettings:
+        from pi_harness.coding.agent_session.model_control import model_settings
+
+        settings = self._session.settings
+        data = dict(settings.get("compaction") or {})
+        override = model_settings(settings, model).get("compaction")
+        if isinstance(override, dict):
+            data.update(override)
+        return CompactionSettings.from_dict(data)
+
+    @property
+    def is_compacting(self) -> bool:
+        return self.runner.is_compacting
+
+    @property
+    def auto_enabled(self) -> bool:
+        return self._session.settings.get("compaction.enabled") is not False
+
+    def set_auto(self, enabled: bool) -> None:
+        self._session.settings.set("compaction.enabled", bool(enabled))
+
+    def abort(self) -> None:
+        self.runner.abort()
+
+    def _prepare(self) -> tuple[Model | None, str | None]:
+        model = self._session.model
+        self.runner.settings = self.settings_for(model)
+        key = self._session.model_runtime.get_api_key(model["provider"]) if model is not None else None
+        return model, key
+
+    # -- check points ----------------------------------------------------------------------------
+
+    async def before_prompt(self) -> None:
+        """Check point 1: the previous response, aborted ones included; never retries."""
+        if not self.auto_enabled:
+            return
+        projection = self._session.session_manager.build_session_projection()
+        assistant = last_assistant(projection.messages)
+        if assistant is None:
+            return
+        model, key = self._prepare()
+        reason = compaction_reason(
+            assistant,
+            settings=self.runner.settings,
+            model=model,
+            latest_compaction=projection.compaction,
+            messages=projection.messages,
+            before_prompt=True,
+        )
+        if reason is not None:
+            await self.runner.run_auto(reason, model, key)
+
+    async def mid_run(self, messages: Sequence[AgentMessage]) -> None:
+        """Check point 2: inside a run, before the next request (threshold only)."""
+        if not self.auto_enabled:
+            return
+        assistant = last_assistant(messages)
+        if assistant is None or assistant.get("stopReason") in ("error", "aborted", "length"):
+            return
+        projection = self._session.session_manager.build_session_projection()
+        model, key = self._prepare()
+        reason = compaction_reason(
+            assistant,
+            settings=self.runner.settings,
+            model=model,
+            latest_compaction=projection.compaction,
+            messages=projection.messages,
+        )
+        if reason == "threshold":
+            await self.runner.run_auto("threshold", model, key)
+
+    async def after_run(self, assistant: AssistantMessage) -> CheckOutcome:
+        """Check point 3: overflow (compact and retry once), length truncation or threshold."""
+        model, key = self._prepare()
+        if not self.auto_enabled:
+            return CheckOutcome("none")
+        projection = self._session.session_manager.build_session_projection()
+        requested = self._session.requested_max_tokens(model) if model is not None else None
+        return await self.runner.check(
+            assistant, model, key, messages=projection.messages, requested_max_tokens=requested
+        )
+
+    def reset_overflow_recovery(self) -> None:
+        self.runner.reset_overflow_recovery()
+
+    # -- manual ----------------------------------------------------------------------------------
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
+        """``/compact``: raises ``CompactionError`` with the user-facing reason."""
+        model, key = self._prepare()
+        return await self.runner.compact(model, key, custom_instructions)
+
+    # -- runner hooks ----------------------------------------------------------------------------
+
+    async def _before_compact(self, event: BeforeCompactEvent) -> BeforeCompactResult | None:
+        extensions = self._session.extensions
+        if not extensions.has_handlers("session_before_compact"):
+            return None
+        payload: dict[str, Any] = {
+            "preparation": event.preparation,
+            "branchEntries": event.branch_entries,
+            "signal": event.signal,
+            "reason": event.reason,
+            "willRetry": event.will_retry,
+        }
+        if event.custom_instructions is not None:
+            payload["customInstructions"] = event.custom_instructions
+        result = await extensions.emit_session_before("session_before_compact", payload)
+        return cast(BeforeCompactResult | None, result)
+
+    async def _on_compacted(self, entry: CompactionEntry, from_extension: bool) -> None:
+        session = self._session
+        session.sync_agent_messages()
+        await session.record_entry_async(entry["id"])
+        await session.extensions.emit("session_compact", {"compactionEntry": entry, "fromExtension": from_extension})
+
+    async def _on_failed(self, failure: CompactionFailure) -> None:
+        payload: dict[str, Any] = {
+            "reason": failure.reason,
+            "aborted": failure.aborted,
+            "willRetry": failure.will_retry,
+            "fromExtension": failure.from_extension,
+        }
+        if failure.error_message is not None:
+            payload["errorMessage"] = failure.error_message
+        await self._session.extensions.emit("session_compact_failed", payload)
+
+
+def requested_max_tokens(model: Model, configured: int | None) -> int:
+    """The output limit a request asks for (the stream options', else the provider default)."""
+    return configured if configured else default_max_tokens(model)
+
+
+__all__ = ["CompactionControl", "last_assistant", "requested_max_tokens"]

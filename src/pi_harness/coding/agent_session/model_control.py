@@ -1,0 +1,147 @@
+"""Model and thinking-level control of a session.
+
+Changing the model writes a ``model_change`` entry, tells extensions (``model_select``) and
+subscribers (``model_changed``), and re-clamps the thinking level. Thinking levels are clamped to
+what the model supports (``off`` for models without reasoning); a change writes a
+``thinking_level_change`` entry and emits ``thinking_level_changed``. Cycling goes through the
+scoped models (``--models``/``enabledModels``) when there are any, else through every model
+with credentials.
+
+Initial thinking level (sessions.md 10.3): explicit > the session's record > the model's
+``modelSettings["<provider>/<id>"].thinkingLevel`` > ``defaultThinkingLevel`` (``medium``),
+clamped to the model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from pi_harness.ai.thinking import DEFAULT_THINKING_LEVEL, clamp_thinking_level, is_thinking_level, supported_levels
+from pi_harness.ai.types import Model, ThinkingLevel
+from pi_harness.coding.config.settings import SettingsManager
+
+if TYPE_CHECKING:
+    from pi_harness.coding.agent_session.agent_session import AgentSession
+
+ModelSource = Literal["set", "cycle", "restore"]
+
+
+def model_key(model: Model) -> str:
+    return f"{model['provider']}/{model['id']}"
+
+
+def model_settings(settings: SettingsManager, model: Model | None) -> dict[str, Any]:
+    """``modelSettings["<provider>/<id>"]`` (``{}`` when absent)."""
+    if model is None:
+        return {}
+    per_model = settings.get("modelSettings") or {}
+    entry = per_model.get(model_key(model)) if isinstance(per_model, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def clamp(model: Model | None, level: str) -> ThinkingLevel:
+    wanted = cast(ThinkingLevel, level if is_thinking_level(level) else DEFAULT_THINKING_LEVEL)
+    return clamp_thinking_level(model, wanted) if model is not None else wanted
+
+
+def resolve_thinking_level(
+    model: Model | None,
+    settings: SettingsManager,
+    *,
+    explicit: str | None = None,
+    recorded: str | None = None,
+) -> ThinkingLevel:
+    for candidate in (explicit, recorded, model_settings(settings, model).get("thinkingLevel")):
+        if is_thinking_level(candidate):
+            return clamp(model, cast(str, candidate))
+    default = settings.get("defaultThinkingLevel")
+    return clamp(model, default if is_thinking_level(default) else DEFAULT_THINKING_LEVEL)
+
+
+def _same(a: Model | None, b: Model | None) -> bool:
+    return a is not None and b is not None and a["provider"] == b["provider"] and a["id"] == b["id"]
+
+
+class ModelControl:
+    def __init__(self, session: AgentSession, scoped: list[tuple[Model, str | None]] | None = None) -> None:
+        self._session = session
+        self.scoped: list[tuple[Model, str | None]] = list(scoped or [])
+
+    @property
+    def model(self) -> Model | None:
+        return self._session.agent.state.model
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        return self._session.agent.state.thinking_level
+
+    # -- models --------------------------------------------------------------------------------
+
+    def check_credentials(self, model: Model) -> None:
+        if not self._session.model_runtime.has_credentials(model["provider"]):
+            raise ValueError(f"No API key found for {model['provider']}.")
+
+    async def set_model(self, model: Model, source: ModelSource = "set") -> None:
+        """Switch models (raises ``ValueError`` when the provider has no credentials)."""
+        self.check_credentials(model)
+        session = self._session
+        previous = self.model
+        session.agent.set_model(model)
+        if not _same(previous, model):
+            session.record_entry(session.session_manager.append_model_change(model["provider"], model["id"]))
+        preferred = model_settings(session.settings, model).get("thinkingLevel")
+        self.set_thinking_level(cast(str, preferred) if is_thinking_level(preferred) else self.thinking_level)
+        await session.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
+        await session.listeners.emit(
+            {"type": "model_changed", "model": model, "previousModel": previous, "source": source}
+        )
+
+    def candidates(self) -> tuple[list[tuple[Model, str | None]], bool]:
+        if self.scoped:
+            return list(self.scoped), True
+        return [(m, None) for m in self._session.model_runtime.get_available()], False
+
+    async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> dict[str, Any] | None:
+        """The next model: ``{model, thinkingLevel, isScoped}``, or ``None`` with one model or less."""
+        models, scoped = self.candidates()
+        if len(models) <= 1:
+            return None
+        current = self.model
+        index = next((i for i, (m, _lvl) in enumerate(models) if _same(m, current)), -1)
+        step = 1 if direction == "forward" else -1
+        target, level = models[(index + step) % len(models)] if index >= 0 else models[0]
+        await self.set_model(target, "cycle")
+        if level is not None:
+            self.set_thinking_level(level)
+        return {"model": self.model, "thinkingLevel": self.thinking_level, "isScoped": scoped}
+
+    # -- thinking levels ---------------------------------------------------------------------------
+
+    def available_thinking_levels(self) -> list[str]:
+        model = self.model
+        return list(supported_levels(model)) if model is not None else ["off"]
+
+    def set_thinking_level(self, level: str) -> None:
+        """Clamp to the model and record the change (no entry when nothing changed)."""
+        if not is_thinking_level(level):
+            raise ValueError(f"Invalid thinking level: {level}")
+        session = self._session
+        clamped = clamp(self.model, level)
+        if clamped == self.thinking_level:
+            return
+        session.agent.set_thinking_level(clamped)
+        session.record_entry(session.session_manager.append_thinking_level_change(clamped))
+        session.listeners.emit_soon({"type": "thinking_level_changed", "level": clamped})
+
+    def cycle_thinking_level(self) -> str | None:
+        """The next supported level (wrapping), or ``None`` for a model without reasoning."""
+        levels = self.available_thinking_levels()
+        if self.model is None or len(levels) <= 1:
+            return None
+        current = self.thinking_level
+        index = levels.index(current) if current in levels else -1
+        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.thinking_level
+
+
+__all__ = ["ModelControl", "clamp", "model_key", "model_settings", "resolve_thinking_level"]

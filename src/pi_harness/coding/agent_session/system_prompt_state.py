@@ -1,0 +1,153 @@
+"""The session's system prompt: sections, extension changes, and their record in the transcript.
+
+The prompt is built from named sections (resources.md section 6): the loaded resources, the
+active tools, plus what ``before_agent_start`` handlers did on the latest prompt (extension
+sections, changed built-in sections, extra guideline bullets). A handler that returns a whole
+``systemPrompt`` replaces the prompt for that run only.
+
+The transcript records it (sessions.md section 6.4): the first request of a session persists the
+full section map and tool set as a ``system`` message; later runs and turns persist only patches.
+Requests are projected from the transcript, so the prompt a request carries is the one recorded
+on the active branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pi_harness.agent.types import AgentTool, SystemMessage
+from pi_harness.ai.types import Tool
+from pi_harness.coding.resources.loader import ResourceLoader
+from pi_harness.coding.resources.system_files import text_or_file
+from pi_harness.coding.session_store.system_messages import SystemState, system_message_patch
+from pi_harness.coding.system_prompt import (
+    SECTION_ORDER,
+    SystemPromptInputs,
+    build_system_prompt_sections,
+    render_system_prompt,
+)
+
+
+class SystemPromptState:
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        loader: ResourceLoader,
+        tools: Callable[[], Sequence[AgentTool]],
+        system_prompt: str | None = None,
+        append_system_prompt: Sequence[str] = (),
+    ) -> None:
+        self.cwd = cwd
+        self.loader = loader
+        self._tools = tools
+        self._custom = text_or_file(system_prompt, cwd) if system_prompt is not None else None
+        self._append = [t for t in (text_or_file(v, cwd) for v in append_system_prompt) if t]
+        # What the latest ``before_agent_start`` handlers made of the prompt.
+        self.extension_sections: dict[str, str] = {}
+        self.section_overrides: dict[str, str | None] = {}
+        self.guidelines: list[str] = []
+        # A whole prompt returned by ``before_agent_start``: this run only.
+        self.run_override: str | None = None
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _inputs(self, guidelines: Sequence[str], extension_sections: dict[str, str]) -> SystemPromptInputs:
+        loader = self.loader
+        return SystemPromptInputs(
+            cwd=self.cwd,
+            tools=list(self._tools()),
+            custom_prompt=self._custom if self._custom is not None else loader.get_system_prompt(),
+            append=self._append or loader.get_append_system_prompt(),
+            context_files=loader.get_agents_files(),
+            skills=loader.get_skills(),
+            extra_guidelines=list(guidelines),
+            extension_sections=extension_sections,
+        )
+
+    def base_sections(self) -> dict[str, str]:
+        """The sections from resources and active tools only (what handlers start from)."""
+        return build_system_prompt_sections(self._inputs((), {}))
+
+    def sections(self) -> dict[str, str]:
+        """The current section map, extension changes included."""
+        sections = build_system_prompt_sections(self._inputs(self.guidelines, self.extension_sections))
+        for name, text in self.section_overrides.items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+        return sections
+
+    def render(self) -> str:
+        return render_system_prompt(self.sections())
+
+    def effective_prompt(self) -> str:
+        """``getSystemPrompt``: this run's replacement if any, else the current sections."""
+        return self.run_override if self.run_override is not None else self.render()
+
+    def declared_tools(self) -> list[Tool]:
+        return [tool.to_tool() for tool in self._tools()]
+
+    # -- the transcript --------------------------------------------------------------------------
+
+    def patch(self, previous: SystemState) -> SystemMessage | None:
+        """The system message that brings the transcript's record up to date (``None``: no change)."""
+        sections = self.sections()
+        content = render_system_prompt(sections) if not previous.declared else ""
+        return system_message_patch(previous, sections, self.declared_tools(), content=content)
+
+    def request_prompt(self, recorded: SystemState) -> str:
+        """The prompt of a request: this run's replacement, else the one recorded on the branch."""
+        if self.run_override is not None:
+            return self.run_override
+        if recorded.declared:
+            return render_system_prompt(dict(recorded.ordered_sections()))
+        return self.render()
+
+    # -- before_agent_start ----------------------------------------------------------------------
+
+    def before_agent_start_payload(self, prompt: str, images: Any, active_tools: list[str]) -> dict[str, Any]:
+        """The mutable event payload: handlers may edit ``sections``, ``tools`` and ``guidelines``."""
+        base = self.base_sections()
+        payload: dict[str, Any] = {
+            "prompt": prompt,
+            "systemPrompt": render_system_prompt(base),
+            "sections": dict(base),
+            "tools": list(active_tools),
+            "guidelines": [],
+        }
+        if images:
+            payload["images"] = images
+        return payload
+
+    def apply_before_agent_start(self, payload: dict[str, Any], system_prompt: str | None) -> None:
+        """Keep what the handlers did to the sections and guidelines; ``system_prompt`` is this run's."""
+        base = self.base_sections()
+        edited = payload.get("sections")
+        extension: dict[str, str] = {}
+        overrides: dict[str, str | None] = {}
+        if isinstance(edited, dict):
+            for name, text in edited.items():
+                if not isinstance(name, str) or not isinstance(text, str):
+                    continue
+                if name in SECTION_ORDER:
+                    if base.get(name) != text:
+                        overrides[name] = text
+                else:
+                    extension[name] = text
+            for name in base:
+                if name not in edited:
+                    overrides[name] = None
+        guidelines = payload.get("guidelines")
+        self.extension_sections = extension
+        self.section_overrides = overrides
+        self.guidelines = [g for g in guidelines if isinstance(g, str)] if isinstance(guidelines, list) else []
+        self.run_override = system_prompt
+
+    def reset_run(self) -> None:
+        self.run_override = None
+
+
+__all__ = ["SystemPromptState"]

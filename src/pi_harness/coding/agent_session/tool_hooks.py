@@ -1,0 +1,249 @@
+"""The session's tool hooks (agent-loop.md 6.3) and nested tool calls (tools.md 2.4).
+
+* ``before_tool_call`` emits the extension event ``tool_call {toolName, toolCallId, input}``;
+  the first ``{block: true}`` blocks the call and a raising handler blocks it too (the loop turns
+  the exception into the error result: fail closed).
+* ``after_tool_call`` emits ``tool_result`` and applies the handlers' patch (``content``,
+  ``details``, ``isError``, and ``structuredContent`` so redaction covers it too).
+* ``execute_nested`` runs another tool for ``ctx.execute_tool`` through the same validation and
+  hooks. Its events carry ``parentToolCallId``; it is not written to the transcript. The caller's
+  result gets a bounded record in ``details.nestedCalls``: arguments over 8 KiB and results over
+  32 KiB are left out (``omitted``), at most 256 records are kept (then
+  ``nestedCallsTruncated: true``), and nesting deeper than 8 levels fails.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, cast
+
+from pi_harness.agent.tool_execution import ToolEnvironment, execute_tool_call
+from pi_harness.agent.types import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    AgentContext,
+    AgentEvent,
+    AgentMessage,
+    AgentToolResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+)
+from pi_harness.ai.abort import AbortController, AbortSignal
+from pi_harness.ai.jsonutil import dumps_str
+from pi_harness.ai.types import AssistantMessage, ToolCall, empty_usage
+from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
+from pi_harness.coding.extensions.runner import ExtensionRunner
+
+MAX_RECORDED_ARGS_BYTES = 8 * 1024
+MAX_RECORDED_RESULT_BYTES = 32 * 1024
+MAX_NESTED_RECORDS = 256
+MAX_NESTING_DEPTH = 8
+DEPTH_EXCEEDED = "Maximum nested tool call depth exceeded"
+
+_DEPTH: ContextVar[int] = ContextVar("pi_nested_tool_depth", default=0)
+
+Emit = Callable[[AgentEvent], Awaitable[None]]
+
+
+def _size(value: Any) -> int:
+    try:
+        return len(dumps_str(value).encode("utf-8"))
+    except (TypeError, ValueError):
+        return MAX_RECORDED_RESULT_BYTES + 1
+
+
+class NestedRecords:
+    """Records of nested calls per caller tool call, attached to the caller's result when it ends."""
+
+    __slots__ = ("_records", "_truncated")
+
+    def __init__(self) -> None:
+        self._records: dict[str, list[dict[str, Any]]] = {}
+        self._truncated: set[str] = set()
+
+    def add(self, parent: str, tool_call: ToolCall, result: AgentToolResult, is_error: bool) -> None:
+        records = self._records.setdefault(parent, [])
+        if len(records) >= MAX_NESTED_RECORDS:
+            self._truncated.add(parent)
+            return
+        record: dict[str, Any] = {"toolName": tool_call["name"], "toolCallId": tool_call["id"]}
+        omitted: list[str] = []
+        if _size(tool_call["arguments"]) <= MAX_RECORDED_ARGS_BYTES:
+            record["args"] = tool_call["arguments"]
+        else:
+            omitted.append("args")
+        recorded = {k: v for k, v in result.items() if k in ("content", "details", "structuredContent")}
+        if _size(recorded) <= MAX_RECORDED_RESULT_BYTES:
+            record["result"] = recorded
+        else:
+            omitted.append("result")
+        record["isError"] = is_error
+        if omitted:
+            record["omitted"] = omitted
+        records.append(record)
+
+    def attach(self, tool_call_id: str, result: AgentToolResult) -> None:
+        """Move the records of ``tool_call_id`` into ``result['details']`` (in place)."""
+        records = self._records.pop(tool_call_id, None)
+        truncated = tool_call_id in self._truncated
+        self._truncated.discard(tool_call_id)
+        if not records:
+            return
+        details = result.get("details")
+        target: dict[str, Any]
+        if details is None:
+            target = {}
+            result["details"] = target
+        elif isinstance(details, dict):
+            target = details
+        else:
+            target = cast(dict[str, Any], result)  # details of another shape: keep the record beside it
+        target["nestedCalls"] = records
+        if truncated:
+            target["nestedCallsTruncated"] = True
+
+
+def _placeholder_assistant(model: dict[str, Any] | None) -> AssistantMessage:
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": str((model or {}).get("api", "")),
+        "provider": str((model or {}).get("provider", "")),
+        "model": str((model or {}).get("id", "")),
+        "usage": empty_usage(),
+        "stopReason": "toolUse",
+        "timestamp": int(time.time() * 1000),
+    }
+
+
+class ToolHooks:
+    def __init__(
+        self,
+        *,
+        runner: ExtensionRunner,
+        registry: ToolRegistry,
+        emit: Emit,
+        run_id: Callable[[], str | None],
+        model: Callable[[], Any],
+        messages: Callable[[], list[AgentMessage]],
+    ) -> None:
+        self._runner = runner
+        self._registry = registry
+        self._emit = emit
+        self._run_id = run_id
+        self._model = model
+        self._messages = messages
+        self.nested = NestedRecords()
+
+    async def before_tool_call(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
+        if not self._runner.has_handlers("tool_call"):
+            return None
+        payload: dict[str, Any] = {
+            "toolName": ctx.tool_call["name"],
+            "toolCallId": ctx.tool_call["id"],
+            "input": ctx.args,
+        }
+        parent = CURRENT_TOOL_CALL.get()
+        if parent is not None:
+            payload["parentToolCallId"] = parent
+        verdict = await self._runner.emit_tool_call(payload)
+        if not verdict or not verdict.get("block"):
+            return None
+        blocked: BeforeToolCallResult = {"block": True}
+        reason = verdict.get("reason")
+        if isinstance(reason, str) and reason:
+            blocked["reason"] = reason
+        return blocked
+
+    async def after_tool_call(
+        self, ctx: AfterToolCallContext, signal: AbortSignal | None
+    ) -> AfterToolCallResult | None:
+        self.nested.attach(ctx.tool_call["id"], ctx.result)
+        if not self._runner.has_handlers("tool_result"):
+            return None
+        payload: dict[str, Any] = {
+            "toolName": ctx.tool_call["name"],
+            "toolCallId": ctx.tool_call["id"],
+            "input": ctx.args,
+            "content": list(ctx.result.get("content") or []),
+            "details": ctx.result.get("details"),
+            "isError": ctx.is_error,
+        }
+        if "structuredContent" in ctx.result:
+            payload["structuredContent"] = ctx.result["structuredContent"]
+        patch = await self._runner.emit_tool_result(payload)
+        out: AfterToolCallResult = {}
+        if "structuredContent" in patch:
+            out["structuredContent"] = patch["structuredContent"]
+        if "content" in patch:
+            out["content"] = patch["content"]
+        if "details" in patch:
+            out["details"] = patch["details"]
+        if "isError" in patch:
+            out["isError"] = bool(patch["isError"])
+        return out or None
+
+    async def execute_nested(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_update: Callable[[Any], None] | None = None,
+        parent_tool_call_id: str | None = None,
+    ) -> dict[str, Any]:
+        depth = _DEPTH.get()
+        if depth >= MAX_NESTING_DEPTH:
+            raise RuntimeError(DEPTH_EXCEEDED)
+        parent = parent_tool_call_id or CURRENT_TOOL_CALL.get()
+        call_id = f"nested_{uuid.uuid4().hex[:16]}"
+        tool_call: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": dict(args)}
+
+        async def emit(event: AgentEvent) -> None:
+            if on_update is not None and event["type"] == "tool_execution_update" and event["toolCallId"] == call_id:
+                on_update(event["partialResult"])
+            await self._emit(event)
+
+        last = next((m for m in reversed(self._messages()) if m["role"] == "assistant"), None)
+        assistant = cast(AssistantMessage, last) if last is not None else _placeholder_assistant(self._model())
+        env = ToolEnvironment(
+            context=AgentContext("", [], self._registry.active_tools()),
+            assistant_message=assistant,
+            signal=signal if signal is not None else AbortController().signal,
+            run_id=self._run_id() or "",
+            emit=emit,
+            deliver=_never_delivered,
+            before_tool_call=self.before_tool_call,
+            after_tool_call=self.after_tool_call,
+            parent_tool_call_id=parent,
+        )
+        token = _DEPTH.set(depth + 1)
+        try:
+            result, is_error = await execute_tool_call(env, tool_call)
+        finally:
+            _DEPTH.reset(token)
+        if parent is not None:
+            self.nested.add(parent, tool_call, result, is_error)
+        out: dict[str, Any] = dict(result)
+        out["isError"] = is_error
+        return out
+
+
+async def _never_delivered(message: AgentMessage) -> None:
+    """Nested calls produce no transcript message."""
+
+
+__all__ = [
+    "DEPTH_EXCEEDED",
+    "MAX_NESTED_RECORDS",
+    "MAX_NESTING_DEPTH",
+    "MAX_RECORDED_ARGS_BYTES",
+    "MAX_RECORDED_RESULT_BYTES",
+    "NestedRecords",
+    "ToolHooks",
+]

@@ -1,0 +1,306 @@
+"""Rebuilding the model context from the active path (sessions.md section 7).
+
+The projection keeps, in order: the summary of the latest compaction on the path (if any), the
+entries the compaction kept (from ``firstKeptEntryId``), every entry after it, converted to
+agent messages; then the path's ``context_edit`` entries omit or rewrite their targets. It also
+reports the thinking level, the model in force at the leaf and the replayed system state.
+
+Stored message dicts are returned as they are (not copied); only edited or normalised messages
+are new dicts, so callers must not mutate the messages they get.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, cast
+
+from pi_harness.agent.types import AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage
+from pi_harness.coding.session_store.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEditReplacement,
+    CustomMessageEntry,
+    SessionEntry,
+)
+from pi_harness.coding.session_store.ids import iso_to_ms
+from pi_harness.coding.session_store.system_messages import SystemState, replay_system_messages
+
+DEFAULT_THINKING_LEVEL = "off"
+_STRING_CONTENT_ROLES = frozenset({"user", "custom", "system"})
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+class ModelRef(TypedDict):
+    provider: str
+    modelId: str
+
+
+@dataclass
+class SessionContext:
+    """``buildSessionContext()``: what the agent needs to continue the session."""
+
+    messages: list[AgentMessage] = field(default_factory=list)
+    thinking_level: str = DEFAULT_THINKING_LEVEL
+    model: ModelRef | None = None
+
+
+@dataclass
+class SessionProjection(SessionContext):
+    """(1.4.0) ``buildSessionProjection()``: the context plus where each message came from.
+
+    ``entries[i]`` is the entry that produced ``messages[i]`` (the compaction entry for the
+    summary message). ``path`` is the whole active path, ``compaction`` the latest compaction on
+    it, and ``system`` the prompt sections and tools replayed from its system messages.
+    """
+
+    entries: list[SessionEntry] = field(default_factory=list)
+    path: list[SessionEntry] = field(default_factory=list)
+    compaction: CompactionEntry | None = None
+    system: SystemState = field(default_factory=SystemState)
+
+    def context(self) -> SessionContext:
+        return SessionContext(self.messages, self.thinking_level, self.model)
+
+
+def _normalised(message: Any) -> AgentMessage:
+    if message.get("content") is None and message.get("role") in (*_STRING_CONTENT_ROLES, "assistant", "toolResult"):
+        empty: str | list[Any] = "" if message.get("role") in _STRING_CONTENT_ROLES else []
+        return cast(AgentMessage, {**message, "content": empty})
+    return cast(AgentMessage, message)
+
+
+def custom_message_from_entry(entry: CustomMessageEntry) -> CustomMessage:
+    message: CustomMessage = {
+        "role": "custom",
+        "customType": entry["customType"],
+        "content": entry.get("content") or "",
+        "display": bool(entry.get("display", True)),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+    if "details" in entry:
+        message["details"] = entry["details"]
+    return message
+
+
+def branch_summary_message(entry: BranchSummaryEntry) -> BranchSummaryMessage:
+    return {
+        "role": "branchSummary",
+        "summary": entry["summary"],
+        "fromId": entry.get("fromId", ""),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def compaction_summary_message(entry: CompactionEntry) -> CompactionSummaryMessage:
+    return {
+        "role": "compactionSummary",
+        "summary": entry.get("summary", ""),
+        "tokensBefore": entry.get("tokensBefore", 0),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
+    """Section 7.2: the message an entry contributes to the context, if any."""
+    kind = entry["type"]
+    if kind == "message":
+        message = entry.get("message")
+        return _normalised(message) if isinstance(message, dict) else None
+    if kind == "custom_message":
+        return custom_message_from_entry(entry)  # type: ignore[arg-type]
+    if kind == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry)  # type: ignore[arg-type]
+    return None
+
+
+def model_of(entry: SessionEntry) -> ModelRef | None:
+    """The model an entry sets: a ``model_change`` or the model that wrote an assistant message."""
+    if entry["type"] == "model_change":
+        change = cast(dict[str, Any], entry)
+        return {"provider": str(change.get("provider", "")), "modelId": str(change.get("modelId", ""))}
+    if entry["type"] == "message":
+        message = cast(dict[str, Any], entry).get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            return {"provider": str(message.get("provider", "")), "modelId": str(message.get("model", ""))}
+    return None
+
+
+def _edit_content(message: AgentMessage, replacement: ContextEditReplacement) -> AgentMessage:
+    content = replacement.get("content")
+    if isinstance(content, str) and message.get("role") in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]
+    return cast(AgentMessage, {**message, "content": content})
+
+
+def _is_editable(entry: SessionEntry) -> bool:
+    if entry["type"] == "custom_message":
+        return True
+    if entry["type"] == "message":
+        message = entry.get("message")
+        return isinstance(message, dict) and message.get("role") in _EDITABLE_ROLES
+    return False
+
+
+def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
+    """Project the active ``path`` (root → leaf) into the model context."""
+    projection = SessionProjection(path=list(path))
+    compaction_index = -1
+    model_entry: SessionEntry | None = None
+    edits: dict[str, ContextEditReplacement | None] = {}
+    system_messages: list[AgentMessage] = []
+    for index, entry in enumerate(path):
+        kind = entry["type"]
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict):
+                role = message.get("role")
+                if role == "assistant":
+                    model_entry = entry
+                elif role == "system":
+                    system_messages.append(cast(AgentMessage, message))
+        elif kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                projection.thinking_level = level
+        elif kind == "model_change":
+            model_entry = entry
+        elif kind == "compaction":
+            compaction_index = index
+        elif kind == "context_edit":
+            target = entry.get("targetId")
+            if isinstance(target, str):
+                edits[target] = entry.get("replacement")  # type: ignore[assignment]
+    projection.model = model_of(model_entry) if model_entry is not None else None
+    projection.system = replay_system_messages(system_messages)
+
+    messages = projection.messages
+    sources = projection.entries
+
+    def keep(entries: Sequence[SessionEntry]) -> None:
+        for entry in entries:
+            if entry["type"] == "message" and not edits:
+                # Fast path for the common case: a stored message used as it is.
+                stored: Any = entry.get("message")
+                if isinstance(stored, dict) and stored.get("content") is not None:
+                    messages.append(stored)  # type: ignore[arg-type]
+                    sources.append(entry)
+                    continue
+            message = entry_to_message(entry)
+            if message is None:
+                continue
+            if edits and entry["id"] in edits and _is_editable(entry):
+                replacement = edits[entry["id"]]
+                if replacement is None:
+                    continue
+                message = _edit_content(message, replacement)
+            messages.append(message)
+            sources.append(entry)
+
+    if compaction_index < 0:
+        keep(path)
+        return projection
+    compaction = cast(CompactionEntry, path[compaction_index])
+    projection.compaction = compaction
+    messages.append(compaction_summary_message(compaction))
+    sources.append(compaction)
+    first_kept = compaction.get("firstKeptEntryId")
+    start = compaction_index
+    for index in range(compaction_index):
+        if path[index]["id"] == first_kept:
+            start = index
+            break
+    keep(path[start:compaction_index])
+    keep(path[compaction_index + 1 :])
+    return projection
+
+
+def extend_session_projection(projection: SessionProjection, appended: Sequence[SessionEntry]) -> bool:
+    """Bring ``projection`` up to date, in place, with entries appended after its leaf (each the
+    child of the one before). Returns False, leaving it untouched, when one of them rewrites
+    earlier context (a compaction or a context edit): then only a full rebuild is right.
+
+    New entries cannot be the target of an earlier context edit, so they are kept as they are,
+    exactly as ``build_session_projection`` would keep them.
+    """
+    if any(entry["type"] in ("compaction", "context_edit") for entry in appended):
+        return False
+    for entry in appended:
+        projection.path.append(entry)
+        kind = entry["type"]
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                projection.thinking_level = level
+        elif kind == "model_change":
+            projection.model = model_of(entry)
+        elif kind == "message":
+            stored = entry.get("message")
+            role = stored.get("role") if isinstance(stored, dict) else None
+            if role == "assistant":
+                projection.model = model_of(entry)
+            elif role == "system":
+                projection.system.apply(stored)  # type: ignore[arg-type]
+        message = entry_to_message(entry)
+        if message is not None:
+            projection.messages.append(message)
+            projection.entries.append(entry)
+    return True
+
+
+class ProjectionMemo:
+    """The projection of a store's active path, computed once per state of the tree.
+
+    The path only changes when entries are appended, the leaf moves or the entries are replaced
+    (a new ``generation``), so (generation, entry count, leaf) identifies it: a long session is
+    not walked again by every caller during one prompt, and entries appended at the leaf since
+    the last call are added incrementally. Every caller gets its own lists and system state (the
+    stored messages themselves are shared, as always).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, str | None] | None = None
+        self._projection: SessionProjection | None = None
+
+    def get(
+        self,
+        generation: int,
+        entries: Sequence[SessionEntry],
+        leaf_id: str | None,
+        branch: Callable[[], list[SessionEntry]],
+    ) -> SessionProjection:
+        key = (generation, len(entries), leaf_id)
+        if self._projection is None or self._key != key:
+            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
+            self._key = key
+        cached = self._projection
+        return dataclasses.replace(
+            cached,
+            messages=list(cached.messages),
+            entries=list(cached.entries),
+            path=list(cached.path),
+            system=SystemState(dict(cached.system.sections), dict(cached.system.tools)),
+        )
+
+    def _extended(
+        self, generation: int, entries: Sequence[SessionEntry], leaf_id: str | None
+    ) -> SessionProjection | None:
+        """The memoised projection carried forward over entries appended at its leaf since."""
+        if self._projection is None or self._key is None:
+            return None
+        cached_generation, count, parent = self._key
+        if cached_generation != generation or count >= len(entries):
+            return None
+        appended = entries[count:]
+        for entry in appended:
+            if entry.get("parentId") != parent:
+                return None
+            parent = entry["id"]
+        if parent != leaf_id or not extend_session_projection(self._projection, appended):
+            return None
+        return self._projection
+
+
+def build_session_context(path: Sequence[SessionEntry]) -> SessionContext:
+    return build_session_projection(path).context()

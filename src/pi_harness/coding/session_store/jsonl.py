@@ -1,0 +1,163 @@
+"""Reading and writing session JSONL (sessions.md sections 3, 8 and 9.1).
+
+Records are compact JSON (``orjson``: no spaces, non-ASCII kept) framed by a single ``\\n``.
+Reading is tolerant: blank and unparsable lines are skipped, and a file whose first parsed record
+is not a session header counts as invalid. Files are read line by line in binary mode, which
+splits on ``\\n`` only (never ``str.splitlines()``, which would also split on U+2028 and friends)
+and keeps just one raw line in memory at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import orjson
+
+from pi_harness.ai.jsonutil import dumps
+from pi_harness.coding.session_store.entries import SessionHeader
+
+_BOM = b"\xef\xbb\xbf"
+_HEADER_PROBE_BYTES = 512
+_HEADER_PROBE_LIMIT = 64 * 1024
+
+
+def encode_record(record: Any) -> bytes:
+    """One JSONL line: compact UTF-8 JSON plus ``\\n``."""
+    return dumps(record) + b"\n"
+
+
+def is_header(record: Any) -> bool:
+    return isinstance(record, dict) and record.get("type") == "session" and isinstance(record.get("id"), str)
+
+
+@dataclass
+class SessionFileContents:
+    """What a tolerant read of one session file found."""
+
+    exists: bool
+    header: SessionHeader | None = None
+    # Every parsed object after the header, in file order (not yet migrated).
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    # True when the file holds no parsable record and nothing but whitespace.
+    blank: bool = True
+    ends_with_newline: bool = True
+    size: int = 0
+
+    @property
+    def valid(self) -> bool:
+        return self.header is not None
+
+
+def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
+    """Parse a session file tolerantly. A missing file gives ``exists=False`` and no entries."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below; iteration needs the handle
+    except FileNotFoundError:
+        return SessionFileContents(exists=False)
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    header: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] = []
+    saw_record = False
+    blank = True
+    last = b""
+    with handle:
+        for raw in handle:
+            last = raw
+            line = raw[len(_BOM) :] if not saw_record and raw.startswith(_BOM) else raw
+            try:
+                record = loads(line)
+            except decode_error:
+                if blank and line.strip():
+                    blank = False
+                continue
+            blank = False
+            if not isinstance(record, dict):
+                continue
+            if not saw_record:
+                saw_record = True
+                if not is_header(record):
+                    # First parsed object is not a header: the file is invalid; stop reading.
+                    return SessionFileContents(exists=True, blank=False, size=handle.seek(0, os.SEEK_END))
+                header = record
+                continue
+            entries.append(record)
+        size = handle.tell()
+    return SessionFileContents(
+        exists=True,
+        header=cast(SessionHeader | None, header),
+        entries=entries,
+        blank=blank,
+        ends_with_newline=not last or last.endswith(b"\n"),
+        size=size,
+    )
+
+
+def read_header(path: str | os.PathLike[str]) -> SessionHeader | None:
+    """Cheap validity check for listings: parse only the first line."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_HEADER_PROBE_BYTES)
+            while b"\n" not in data and len(data) < _HEADER_PROBE_LIMIT:
+                more = handle.read(_HEADER_PROBE_BYTES * 8)
+                if not more:
+                    break
+                data += more
+    except OSError:
+        return None
+    first = data.split(b"\n", 1)[0]
+    if first.startswith(_BOM):
+        first = first[len(_BOM) :]
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    return cast(SessionHeader, record) if is_header(record) else None
+
+
+def fsync_directory(directory: str | os.PathLike[str]) -> None:
+    """Make a create/rename in ``directory`` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str | os.PathLike[str], records: Iterable[Any], *, sync_directory: bool = False) -> None:
+    """Replace ``path`` with ``records`` (one JSONL line each) via a temp file and a rename.
+
+    Readers see either the old or the new file, never a half-written one. The file's mode is kept.
+    """
+    target = Path(path)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for record in records:
+                out.write(encode_record(record))
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.chmod(temp_name, stat.S_IMODE(os.stat(target).st_mode))
+        except FileNotFoundError:
+            os.chmod(temp_name, 0o644)
+        os.replace(temp_name, target)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    if sync_directory:
+        fsync_directory(target.parent)

@@ -1,0 +1,60 @@
+"""Upgrading old session files to the current format (sessions.md section 9.2).
+
+* v1 → v2: entries get ids and a linear ``parentId`` chain; a compaction's numeric
+  ``firstKeptEntryIndex`` (an index into the file's records, header included) becomes
+  ``firstKeptEntryId``.
+* v2 → v3: messages with the legacy role ``hookMessage`` become ``custom``.
+
+Records are changed in place; the caller rewrites the file when anything changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION
+from pi_harness.coding.session_store.ids import new_entry_id
+
+
+def header_version(header: dict[str, Any]) -> int:
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def _v1_to_v2(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    taken: set[str] = set()
+    previous: str | None = None
+    for entry in entries:
+        entry_id = new_entry_id(taken)
+        taken.add(entry_id)
+        entry["id"] = entry_id
+        entry["parentId"] = previous
+        previous = entry_id
+    # ``firstKeptEntryIndex`` counted the header as record 0.
+    for entry in entries:
+        if entry.get("type") != "compaction" or "firstKeptEntryIndex" not in entry:
+            continue
+        index = entry.pop("firstKeptEntryIndex")
+        if isinstance(index, int) and not isinstance(index, bool) and 1 <= index <= len(entries):
+            entry["firstKeptEntryId"] = entries[index - 1]["id"]
+    header["version"] = 2
+
+
+def _v2_to_v3(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    for entry in entries:
+        message = entry.get("message")
+        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+            message["role"] = "custom"
+    header["version"] = 3
+
+
+def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+    """Bring ``header`` and ``entries`` to the current version in place; True if anything changed."""
+    version = header_version(header)
+    if version >= CURRENT_SESSION_VERSION:
+        return False
+    if version < 2:
+        _v1_to_v2(header, entries)
+    if version < 3:
+        _v2_to_v3(header, entries)
+    return True

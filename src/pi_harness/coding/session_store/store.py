@@ -1,0 +1,600 @@
+"""``SessionManager``: one session's entry tree, its leaf pointer and its JSONL file (sessions.md 10).
+
+Entries are kept as the parsed dicts (no per-entry objects) in file order plus an ``id → entry``
+index. Every append creates a child of the leaf and moves the leaf to it; nothing is ever
+modified in place. A persistent session reaches disk on its first user or assistant message and
+is appended to line by line afterwards; an in-memory session never touches disk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, cast
+
+from pi_harness.agent.types import AgentMessage
+from pi_harness.ai.types import ImageContent, TextContent, Usage
+from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
+from pi_harness.coding.session_store.context import (
+    ProjectionMemo,
+    SessionContext,
+    SessionProjection,
+)
+from pi_harness.coding.session_store.entries import (
+    CURRENT_SESSION_VERSION,
+    ContextEditReplacement,
+    SessionEntry,
+    SessionHeader,
+)
+from pi_harness.coding.session_store.errors import EntryNotFoundError, InvalidSessionFileError, SessionReadOnlyError
+from pi_harness.coding.session_store.ids import iso_now, new_entry_id, new_session_id, validate_session_id
+from pi_harness.coding.session_store.jsonl import read_header, read_session_file
+from pi_harness.coding.session_store.listing import SessionFinders, normalize_session_name, session_file_names
+from pi_harness.coding.session_store.migrate import migrate
+from pi_harness.coding.session_store.paths import default_session_dir, session_file_name
+from pi_harness.coding.session_store.system_messages import SystemState
+from pi_harness.coding.session_store.tree import (
+    LabelInfo,
+    SessionTreeNode,
+    branch_path,
+    build_tree,
+    children_of,
+    resolve_labels,
+)
+from pi_harness.coding.session_store.writer import SessionWriter
+
+PathLike = str | os.PathLike[str]
+_SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+def _qualifies_for_disk(entry: dict[str, Any]) -> bool:
+    """1.4.0: a session file is created at its first user or assistant message."""
+    if entry.get("type") != "message":
+        return False
+    message = entry.get("message")
+    return isinstance(message, dict) and message.get("role") in ("user", "assistant")
+
+
+class SessionManager(SessionFinders):
+    """Create sessions with the factories (``create``, ``open``, ``continue_recent``, ``in_memory``,
+    ``fork_from``), not with the constructor.
+
+    ``fsync`` and ``lock`` (beyond Pi, default off) make every append durable and hold a
+    cross-process lock on the file while this manager writes it; ``read_only`` opens a file for
+    inspection only (no lock, no migration rewrite, appends raise).
+    """
+
+    def __init__(
+        self,
+        cwd: str,
+        session_dir: PathLike | None,
+        *,
+        fsync: bool = False,
+        lock: bool = False,
+        read_only: bool = False,
+    ) -> None:
+        self._cwd = os.path.abspath(cwd)
+        self._session_dir = Path(session_dir) if session_dir is not None else None
+        self._fsync = fsync
+        self._lock = lock
+        self._read_only = read_only
+        self._header: SessionHeader = self._new_header(None, None)
+        self._entries: list[SessionEntry] = []
+        self._by_id: dict[str, SessionEntry] = {}
+        self._labels: dict[str, LabelInfo] = {}
+        self._name: str | None = None
+        self._leaf_id: str | None = None
+        self._session_file: Path | None = None
+        self._writer: SessionWriter | None = None
+        self._on_disk = False
+        self._generation = 0  # bumped whenever the entries are replaced (not appended to)
+        self._projections = ProjectionMemo()
+
+    # --- factories ----------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        cwd: str,
+        session_dir: PathLike | None = None,
+        *,
+        session_id: str | None = None,
+        agent_dir: PathLike | None = None,
+        fsync: bool = False,
+        lock: bool = False,
+    ) -> SessionManager:
+        """A new persistent session (nothing is written until the first user/assistant message)."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd, agent_dir)
+        manager = cls(cwd, directory, fsync=fsync, lock=lock)
+        manager.new_session(session_id=session_id)
+        return manager
+
+    @classmethod
+    def open(
+        cls,
+        path: PathLike,
+        session_dir: PathLike | None = None,
+        *,
+        fsync: bool = False,
+        lock: bool = False,
+        read_only: bool = False,
+    ) -> SessionManager:
+        """Open (and migrate) a session file; a missing or blank file becomes a new session there.
+
+        Raises ``InvalidSessionFileError`` for a file with content but no header (left untouched)
+        and ``SessionLockedError`` when locking is on and another process writes the file.
+        """
+        file = Path(path).absolute()
+        directory = Path(session_dir) if session_dir else file.parent
+        manager = cls(os.getcwd(), directory, fsync=fsync, lock=lock, read_only=read_only)
+        manager.set_session_file(file)
+        return manager
+
+    @classmethod
+    def continue_recent(
+        cls,
+        cwd: str,
+        session_dir: PathLike | None = None,
+        *,
+        agent_dir: PathLike | None = None,
+        fsync: bool = False,
+        lock: bool = False,
+    ) -> SessionManager:
+        """Open the valid session file with the newest mtime in the directory, else create one."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd, agent_dir)
+        newest: tuple[float, Path] | None = None
+        for file in session_file_names(directory):
+            if read_header(file) is None:
+                continue
+            try:
+                mtime = file.stat().st_mtime
+            except OSError:
+                continue
+            if newest is None or mtime > newest[0]:
+                newest = (mtime, file)
+        if newest is None:
+            return cls.create(cwd, directory, fsync=fsync, lock=lock)
+        return cls.open(newest[1], directory, fsync=fsync, lock=lock)
+
+    @classmethod
+    def in_memory(cls, cwd: str | None = None) -> SessionManager:
+        """A session that never touches disk (``--no-session``)."""
+        manager = cls(cwd or os.getcwd(), None)
+        manager.new_session()
+        return manager
+
+    @classmethod
+    def fork_from(
+        cls,
+        source_path: PathLike,
+        target_cwd: str,
+        session_dir: PathLike | None = None,
+        *,
+        session_id: str | None = None,
+        agent_dir: PathLike | None = None,
+        fsync: bool = False,
+        lock: bool = False,
+    ) -> SessionManager:
+        """Copy another (typically other-project) session into ``target_cwd``; written at once.
+
+        The copy gets a new header (``parentSession`` = the source) and every source entry with
+        its id unchanged. The source file is not modified (old formats are migrated in memory).
+        """
+        source = Path(source_path).absolute()
+        contents = read_session_file(source)
+        if not contents.exists or contents.blank:
+            raise ValueError(f"Cannot fork: source session file is empty or invalid: {source}")
+        if contents.header is None:
+            raise ValueError(f"Cannot fork: source session has no header: {source}")
+        migrate(cast(dict[str, Any], contents.header), contents.entries)
+        directory = Path(session_dir) if session_dir else default_session_dir(target_cwd, agent_dir)
+        manager = cls(target_cwd, directory, fsync=fsync, lock=lock)
+        manager.new_session(session_id=session_id, parent_session=str(source))
+        manager._load_entries(cast(list[SessionEntry], contents.entries))
+        manager._flush()
+        return manager
+
+    # --- session switching --------------------------------------------------------------------
+
+    def _new_header(self, session_id: str | None, parent_session: str | None) -> SessionHeader:
+        header: SessionHeader = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": validate_session_id(session_id) if session_id is not None else new_session_id(),
+            "timestamp": iso_now(),
+            "cwd": self._cwd,
+        }
+        if parent_session is not None:
+            header["parentSession"] = parent_session
+        return header
+
+    def _release_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _load_entries(self, entries: list[SessionEntry]) -> None:
+        kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+        self._generation += 1
+        self._entries = kept
+        self._by_id = {e["id"]: e for e in kept}
+        self._labels = resolve_labels(kept)
+        self._name = None
+        for entry in kept:
+            self._note_name(entry)
+        self._leaf_id = kept[-1]["id"] if kept else None
+
+    def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
+        """Start a fresh, empty session (new file path when persistent, nothing written yet)."""
+        self._release_writer()
+        self._header = self._new_header(session_id, parent_session)
+        self._load_entries([])
+        self._on_disk = False
+        if self._session_dir is None:
+            self._session_file = None
+            return
+        self._session_file = self._session_dir / session_file_name(self._header["timestamp"], self._header["id"])
+        self._writer = SessionWriter(self._session_file, fsync=self._fsync, lock=self._lock)
+
+    def set_session_file(self, path: PathLike) -> None:
+        """Switch to the session stored at ``path`` (see ``open``)."""
+        file = Path(path).absolute()
+        contents = read_session_file(file)
+        if contents.exists and not contents.blank and contents.header is None:
+            raise InvalidSessionFileError(file)
+        writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
+        if contents.header is None:
+            # Missing or blank: a new session whose file will be this path.
+            self.new_session()
+            self._release_writer()
+            self._session_file = file
+            self._writer = writer
+            return
+        if not self._read_only:
+            writer.claim()  # before any rewrite, so a second writer is refused untouched
+        header = contents.header
+        if migrate(cast(dict[str, Any], header), contents.entries):
+            if not self._read_only:
+                writer.rewrite([header, *contents.entries])
+        else:
+            writer.note_torn_tail(contents.ends_with_newline)
+        self._release_writer()
+        self._header = header
+        self._cwd = header.get("cwd") or os.getcwd()
+        self._load_entries(cast(list[SessionEntry], contents.entries))
+        self._session_file = file
+        self._writer = writer
+        self._on_disk = True
+
+    def close(self) -> None:
+        """Release the cross-process lock (if held). The manager stays readable."""
+        self._release_writer()
+
+    def __enter__(self) -> SessionManager:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        """Create the file with the header and every entry so far."""
+        if self._writer is None:
+            return
+        self._writer.create([self._header, *self._entries])
+        self._on_disk = True
+
+    def _persist(self, entry: SessionEntry) -> None:
+        writer = self._writer
+        if writer is None:
+            return
+        if self._on_disk:
+            try:
+                writer.append(entry)
+            except FileNotFoundError:
+                # The file was deleted under us: write it again in full rather than a headless file.
+                writer.create([self._header, *self._entries, entry])
+        elif _qualifies_for_disk(cast(dict[str, Any], entry)):
+            writer.create([self._header, *self._entries, entry])
+            self._on_disk = True
+
+    def _note_name(self, entry: SessionEntry) -> None:
+        if entry["type"] == "session_info":
+            name = entry.get("name")
+            if isinstance(name, str):
+                self._name = normalize_session_name(name) or None
+
+    def _append(self, kind: str, fields: dict[str, Any]) -> str:
+        if self._read_only:
+            raise SessionReadOnlyError(self._session_file)
+        entry_id = new_entry_id(self._by_id)
+        entry = cast(
+            SessionEntry,
+            {"type": kind, "id": entry_id, "parentId": self._leaf_id, "timestamp": iso_now(), **fields},
+        )
+        # Disk first: if the write fails the in-memory session is unchanged.
+        self._persist(entry)
+        self._entries.append(entry)
+        self._by_id[entry_id] = entry
+        self._leaf_id = entry_id
+        if kind == "label":
+            self._note_label(entry)
+        self._note_name(entry)
+        return entry_id
+
+    def _note_label(self, entry: SessionEntry) -> None:
+        target = entry.get("targetId")
+        text = entry.get("label")
+        if isinstance(target, str):
+            if isinstance(text, str) and text:
+                self._labels[target] = LabelInfo(text, entry["timestamp"])
+            else:
+                self._labels.pop(target, None)
+
+    def append_message(self, message: AgentMessage) -> str:
+        """Store a user/assistant/toolResult/bashExecution/custom/system message."""
+        role = message.get("role")
+        if role in _SUMMARY_ROLES:
+            raise ValueError(f"{role} messages are not stored as message entries; use their own entry types")
+        return self._append("message", {"message": message})
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append("thinking_level_change", {"thinkingLevel": thinking_level})
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append("model_change", {"provider": provider, "modelId": model_id})
+
+    def append_usage(self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None) -> str:
+        """(1.4.0) Billing that is not a message, e.g. ``kind="cache_warm"``; never in the context."""
+        fields: dict[str, Any] = {"kind": kind, "provider": provider, "model": model, "usage": usage}
+        if note is not None:
+            fields["note"] = note
+        return self._append("usage", fields)
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> str:
+        fields: dict[str, Any] = {
+            "summary": summary,
+            "firstKeptEntryId": first_kept_entry_id,
+            "tokensBefore": tokens_before,
+        }
+        _add_optional(fields, details=details, fromHook=from_hook, usage=usage)
+        return self._append("compaction", fields)
+
+    def append_branch_summary(
+        self,
+        from_id: str,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> str:
+        """A ``branch_summary`` at the current leaf (see ``branch_with_summary`` for navigation)."""
+        fields: dict[str, Any] = {"fromId": from_id, "summary": summary}
+        _add_optional(fields, details=details, fromHook=from_hook, usage=usage)
+        return self._append("branch_summary", fields)
+
+    def append_custom(self, custom_type: str, data: Any = None) -> str:
+        """Extension state (``appendCustomEntry``); never part of the model context."""
+        fields: dict[str, Any] = {"customType": custom_type}
+        _add_optional(fields, data=data)
+        return self._append("custom", fields)
+
+    def append_custom_message(
+        self,
+        custom_type: str,
+        content: str | list[TextContent | ImageContent],
+        display: bool,
+        details: Any = None,
+    ) -> str:
+        """An extension message that enters the context as a user message."""
+        fields: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}
+        _add_optional(fields, details=details)
+        return self._append("custom_message", fields)
+
+    def append_context_edit(self, target_id: str, replacement: ContextEditReplacement | None) -> str:
+        """(1.4.0) Omit (``None``) or replace the content of a message on the active branch."""
+        target = self._by_id.get(target_id)
+        if target is None:
+            raise EntryNotFoundError(target_id)
+        if target_id not in {e["id"] for e in self.get_branch()}:
+            raise ValueError(f"Entry {target_id} is not on the active branch")
+        role: Any = None
+        if target["type"] == "message":
+            role = cast(dict[str, Any], target.get("message") or {}).get("role")
+            if role not in _EDITABLE_ROLES:
+                raise ValueError(f"Entry {target_id} cannot be edited: its message role is {role}")
+        elif target["type"] != "custom_message":
+            raise ValueError(f"Entry {target_id} cannot be edited: it is a {target['type']} entry")
+        stored: ContextEditReplacement | None = None
+        if replacement is not None:
+            content = replacement.get("content")
+            if isinstance(content, str) and role in ("assistant", "toolResult"):
+                content = [{"type": "text", "text": content}]
+            stored = {"content": content}
+        return self._append("context_edit", {"targetId": target_id, "replacement": stored})
+
+    def append_label(self, target_id: str, label: str | None = None) -> str:
+        """Set (or with an empty label, clear) the bookmark of an entry."""
+        if target_id not in self._by_id:
+            raise EntryNotFoundError(target_id)
+        fields: dict[str, Any] = {"targetId": target_id}
+        if label:
+            fields["label"] = label
+        return self._append("label", fields)
+
+    def append_session_info(self, name: str) -> str:
+        """Set the display name (trimmed, one line); a blank name clears it."""
+        return self._append("session_info", {"name": normalize_session_name(name)})
+
+    def omit_failed_attempt(self, assistant_entry_id: str | None = None) -> list[str]:
+        """Hide a failed assistant response and its tool results from all future contexts.
+
+        Used by auto-retry and overflow recovery (1.4.0): writes ``context_edit`` entries with
+        ``replacement: null`` for the assistant message (default: the latest on the active
+        branch) and every tool result answering its calls; the originals stay in the file.
+        Returns the ids of the new edit entries.
+        """
+        targets = failed_attempt_targets(self.get_branch(), assistant_entry_id)
+        return [self.append_context_edit(target, None) for target in targets]
+
+    # --- tree ---------------------------------------------------------------------------------
+
+    def get_leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    def get_leaf_entry(self) -> SessionEntry | None:
+        return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
+
+    def get_entry(self, entry_id: str) -> SessionEntry | None:
+        return self._by_id.get(entry_id)
+
+    def entries_by_id(self) -> Mapping[str, SessionEntry]:
+        """A read-only live view of the ``id → entry`` index."""
+        return MappingProxyType(self._by_id)
+
+    def get_children(self, parent_id: str | None) -> list[SessionEntry]:
+        return children_of(self._entries, parent_id)
+
+    def get_label(self, entry_id: str) -> str | None:
+        info = self._labels.get(entry_id)
+        return info.label if info else None
+
+    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
+        """Root → ``from_id`` (default: the leaf), every entry type."""
+        return branch_path(self._by_id, from_id if from_id is not None else self._leaf_id)
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        return build_tree(self._entries, self._by_id, self._labels)
+
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf (not persisted); the next append starts a new branch there."""
+        if entry_id not in self._by_id:
+            raise EntryNotFoundError(entry_id)
+        self._leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """Leaf = none: the next append becomes a new root."""
+        self._leaf_id = None
+
+    def branch_with_summary(
+        self,
+        entry_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> str:
+        """Move the leaf to ``entry_id`` (``None``: before the first entry) and append a summary there."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise EntryNotFoundError(entry_id)
+        self._leaf_id = entry_id
+        return self.append_branch_summary(entry_id or "root", summary, details, from_hook, usage)
+
+    # --- context ------------------------------------------------------------------------------
+
+    def build_session_projection(self) -> SessionProjection:
+        return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
+
+    def build_session_context(self) -> SessionContext:
+        """Messages, thinking level and model of the active branch (sessions.md section 7)."""
+        return self.build_session_projection().context()
+
+    def get_system_state(self) -> SystemState:
+        """(1.4.0) Prompt sections and tools replayed from the active branch's system messages."""
+        return self.build_session_projection().system
+
+    # --- branching into new files ---------------------------------------------------------------
+
+    def create_branched_session(self, leaf_id: str | None) -> Path | None:
+        """Make the path root → ``leaf_id`` a session of its own (sessions.md 11.3).
+
+        Label entries are dropped from the copy and the labels still in force on the path are
+        re-added as fresh entries after it; entries keep their ids (an entry that followed a
+        dropped label is re-parented to its nearest kept ancestor). The manager then points at
+        the new session; its file is written at once if it already holds a user or assistant
+        message. Returns the new path (``None`` for an in-memory session).
+        """
+        path = self.get_branch(leaf_id) if leaf_id is not None else []
+        if not path:
+            raise EntryNotFoundError(leaf_id)
+        kept = branched_entries(path, self._labels, iso_now())
+        previous_file = str(self._session_file) if self._session_file is not None else None
+        self.new_session(parent_session=previous_file)
+        self._load_entries(kept)
+        if self._writer is None:
+            return None
+        if any(_qualifies_for_disk(cast(dict[str, Any], e)) for e in kept):
+            self._flush()
+        return self._session_file
+
+    def fork(self, entry_id: str) -> str:
+        """``/fork``: a new session holding the active path up to (excluding) a user message.
+
+        Returns that message's text for the editor. Raises ``Invalid entry ID for forking`` unless
+        ``entry_id`` is a user message on the active branch. Forking at the first message gives an
+        empty session whose ``parentSession`` is the current file.
+        """
+        entry = self._by_id.get(entry_id)
+        text = fork_text(entry, {e["id"] for e in self.get_branch()})
+        assert entry is not None
+        parent = entry.get("parentId")
+        if parent is None or parent not in self._by_id:
+            previous_file = str(self._session_file) if self._session_file is not None else None
+            self.new_session(parent_session=previous_file)
+        else:
+            self.create_branched_session(parent)
+        return text
+
+    def clone(self) -> Path | None:
+        """(1.4.0 ``/clone``) A new session duplicating the whole active branch."""
+        return self.create_branched_session(self._leaf_id)
+
+    # --- info ---------------------------------------------------------------------------------
+
+    def get_entries(self) -> list[SessionEntry]:
+        """Every entry (not the header) in file order."""
+        return list(self._entries)
+
+    def get_header(self) -> SessionHeader:
+        return cast(SessionHeader, dict(self._header))
+
+    def get_session_name(self) -> str | None:
+        return self._name
+
+    def get_cwd(self) -> str:
+        return self._cwd
+
+    def get_session_dir(self) -> str:
+        return str(self._session_dir) if self._session_dir is not None else ""
+
+    def get_session_id(self) -> str:
+        return self._header["id"]
+
+    def get_session_file(self) -> Path | None:
+        """Where the session is (or will be) stored; the file may not exist yet."""
+        return self._session_file
+
+    def is_persisted(self) -> bool:
+        return self._session_dir is not None
+
+    def is_read_only(self) -> bool:
+        return self._read_only
+
+
+def _add_optional(fields: dict[str, Any], **values: Any) -> None:
+    """Optional fields are omitted when unset (TypeScript ``undefined``), never written as null."""
+    for key, value in values.items():
+        if value is not None:
+            fields[key] = value

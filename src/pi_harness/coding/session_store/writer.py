@@ -1,0 +1,97 @@
+"""Putting one session's records on disk (sessions.md section 8).
+
+* The file is created with an exclusive create (``O_EXCL``, Node's ``"wx"``) holding the header
+  and every buffered entry, the first time the session qualifies (first user or assistant
+  message), so a session that never gets a real message leaves no file behind.
+* Every later entry is one append of one line (``O_APPEND``, a single ``write``).
+* A file that did not end with ``\\n`` (a torn last line) gets one before the next record.
+* Whole-file rewrites (migration) go through a temp file and a rename.
+
+Beyond Pi, both off by default: ``fsync`` makes every append durable before it is acknowledged
+(and the directory after the file was created); ``lock`` holds a cross-process lock while this
+process writes the file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pi_harness.coding.session_store.jsonl import atomic_write, encode_record, fsync_directory
+from pi_harness.coding.session_store.lock import SessionFileLock
+
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class SessionWriter:
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, lock: bool = False) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        self._lock = SessionFileLock(self.path) if lock else None
+        self._needs_newline = False
+
+    def claim(self) -> None:
+        """Take the cross-process lock (when enabled) before touching an existing file."""
+        if self._lock is not None:
+            self._lock.acquire()
+
+    def note_torn_tail(self, ends_with_newline: bool) -> None:
+        self._needs_newline = not ends_with_newline
+
+    def create(self, records: Iterable[Any]) -> None:
+        """Write a new file holding ``records``; fails if the path already holds data."""
+        self.claim()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = b"".join(encode_record(r) for r in records)
+        try:
+            fd = os.open(self.path, _CREATE_FLAGS, 0o644)
+        except FileExistsError:
+            # An existing but blank file (e.g. opened explicitly while empty) may be reused.
+            if self.path.is_file() and not self.path.read_bytes().strip():
+                fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0))
+            else:
+                raise FileExistsError(errno.EEXIST, "Session file already exists", str(self.path)) from None
+        try:
+            _write_all(fd, data)
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if self.fsync:
+            fsync_directory(self.path.parent)
+        self._needs_newline = False
+
+    def append(self, record: Any) -> None:
+        """Append one record; raises ``FileNotFoundError`` if the file vanished."""
+        data = encode_record(record)
+        if self._needs_newline:
+            data = b"\n" + data
+        fd = os.open(self.path, _APPEND_FLAGS)
+        try:
+            _write_all(fd, data)
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._needs_newline = False
+
+    def rewrite(self, records: Iterable[Any]) -> None:
+        """Atomically replace the file's whole content."""
+        self.claim()
+        atomic_write(self.path, records, sync_directory=self.fsync)
+        self._needs_newline = False
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
