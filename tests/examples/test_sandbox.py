@@ -82,6 +82,20 @@ async def filtered_proxy() -> AsyncIterator[Any]:
     await proxy.stop()
 
 
+async def test_the_proxy_socket_fits_under_a_long_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long_tmp = tmp_path / ("t" * 150)
+    long_tmp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(long_tmp))
+    proxy = proxy_module.DomainFilterProxy(["127.0.0.1"], [])
+    await proxy.start()
+    path = proxy.socket_path
+    try:
+        assert len(os.fsencode(path)) <= 100 and os.path.exists(path)
+    finally:
+        await proxy.stop()
+    assert not os.path.exists(path)
+
+
 def fetch_script(url: str) -> str:
     """A Python one-liner printing the HTTP status of ``url`` (errors included)."""
     code = (

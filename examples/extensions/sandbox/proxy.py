@@ -21,6 +21,7 @@ import tempfile
 from urllib.parse import urlsplit
 
 MAX_HEAD_BYTES = 64 * 1024
+_MAX_SOCKET_PATH = 100  # below the 108 bytes of sun_path, with room for the terminating NUL
 CONNECT_TIMEOUT_SECONDS = 15.0
 HOP_BY_HOP = {"connection", "proxy-connection", "keep-alive", "proxy-authorization"}
 
@@ -94,6 +95,10 @@ class DomainFilterProxy:
         if self._server is not None:
             return
         self.directory = tempfile.mkdtemp(prefix="pi-sandbox-")
+        if len(os.fsencode(self.socket_path)) > _MAX_SOCKET_PATH:
+            # A long $TMPDIR would not fit a Unix socket address (sun_path is 108 bytes): use /tmp.
+            os.rmdir(self.directory)
+            self.directory = tempfile.mkdtemp(prefix="pi-sandbox-", dir="/tmp")
         self._server = await asyncio.start_unix_server(self._handle, self.socket_path, limit=MAX_HEAD_BYTES)
 
     async def stop(self) -> None:

@@ -65,3 +65,15 @@ def test_explicit_session_dir_holds_files_directly(tmp_path: Path) -> None:
     manager.append_message(user("hi"))  # type: ignore[arg-type]
     path = manager.get_session_file()
     assert path is not None and path.parent == tmp_path / "flat"
+
+
+def test_a_deeply_nested_project_still_saves_its_sessions(agent_dir: Path, tmp_path: Path) -> None:
+    project = tmp_path.joinpath(*(["nested-directory-level"] * 14), "project")
+    project.mkdir(parents=True)
+    name = encode_cwd(str(project))
+    assert len(name.encode()) <= 255 and name.startswith("--") and name.endswith("--")
+    assert encode_cwd(str(project.with_name("other"))) != name  # the hash keeps long paths apart
+    manager = SessionManager.create(str(project))
+    manager.append_message(user("hi"))  # type: ignore[arg-type]
+    path = manager.get_session_file()
+    assert path is not None and path.exists() and path.parent.name == name

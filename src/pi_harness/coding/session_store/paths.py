@@ -7,6 +7,7 @@ setting) holds the files directly, without a per-project subfolder.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,11 +23,25 @@ def sessions_root(agent_directory: str | os.PathLike[str] | None = None) -> Path
     return agent_dir(agent_directory) / "sessions"
 
 
+# The longest file name most file systems take (bytes, NAME_MAX).
+MAX_NAME_BYTES = 255
+
+
 def encode_cwd(cwd: str) -> str:
-    """``/home/ann/proj`` → ``--home-ann-proj--``; ``C:\\Users\\ann`` → ``--C--Users-ann--``."""
+    """``/home/ann/proj`` → ``--home-ann-proj--``; ``C:\\Users\\ann`` → ``--C--Users-ann--``.
+
+    Beyond Pi: a name longer than a file name may be (a deeply nested checkout) keeps as much of
+    its start as fits and ends with a hash of the whole path, so the sessions of such a directory
+    can still be saved (Pi cannot create the directory at all) and two long paths never share one.
+    """
     if cwd.startswith(("/", "\\")):
         cwd = cwd[1:]
-    return "--" + cwd.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+    name = "--" + cwd.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+    if len(os.fsencode(name)) <= MAX_NAME_BYTES:
+        return name
+    digest = "-" + hashlib.sha256(os.fsencode(cwd)).hexdigest()[:16] + "--"
+    head = os.fsencode(name)[: MAX_NAME_BYTES - len(digest)]
+    return head.decode("utf-8", "ignore") + digest
 
 
 def default_session_dir(cwd: str, agent_directory: str | os.PathLike[str] | None = None) -> Path:
