@@ -40,6 +40,19 @@ class InitialInput:
     # messages to send after the first prompt, in order
     messages: list[str]
 
+    def prompts(self) -> list[PromptInput]:
+        """The prompts to send, in order: the combined first one (with the images), then each message."""
+        first = [PromptInput(self.message, list(self.images))] if self.message else []
+        return [*first, *(PromptInput(text) for text in self.messages)]
+
+
+@dataclass
+class PromptInput:
+    """One prompt a mode sends on its own at the start (``pi "do x" "then y"``)."""
+
+    text: str
+    images: list[ImageContent] = field(default_factory=list)
+
 
 def _file_reference(path: str, body: str) -> str:
     return f'<file name="{path}">{body}</file>\n'

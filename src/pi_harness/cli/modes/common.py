@@ -6,22 +6,15 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pi_harness.ai.types import ImageContent
+from pi_harness.cli.initial_input import PromptInput
 
 if TYPE_CHECKING:
     from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
-
-
-@dataclass
-class PromptInput:
-    text: str
-    images: list[ImageContent] = field(default_factory=list)
 
 
 def kill_child_processes() -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
     SIGNAL_EXIT_CODES,
-    PromptInput,
     report_extension_errors_to_stderr,
     run_prompts,
     run_with_signal_shutdown,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
-    PromptInput,
     last_assistant,
     report_extension_errors_to_stderr,
     run_prompts,

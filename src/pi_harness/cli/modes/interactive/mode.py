@@ -15,12 +15,13 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.interactive.commands import SlashCommands
 from pi_harness.cli.modes.interactive.controller import SessionController
 from pi_harness.cli.modes.interactive.extension_ui import InteractiveExtensionUI
 from pi_harness.cli.modes.interactive.keys import KeyActions
 from pi_harness.cli.modes.interactive.shell import Shell
-from pi_harness.cli.modes.interactive.submit import PromptInput, Submitter
+from pi_harness.cli.modes.interactive.submit import Submitter
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 from pi_harness.coding.tools import kill_all_tracked_processes

@@ -16,24 +16,16 @@ import asyncio
 import base64
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_harness.ai.types import ImageContent
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.mode import InteractiveMode
 
 BASH_BUSY = "A shell command is already running"
-
-
-@dataclass
-class PromptInput:
-    """One of the prompts given on the command line (``pi "do x" "then y"``)."""
-
-    text: str
-    images: list[ImageContent] = field(default_factory=list)
 
 
 def load_image(path: str, *, auto_resize: bool = True) -> ImageContent | None:
