@@ -22,10 +22,10 @@ from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
 from pi_harness.tui.theme_registry import ThemeRegistry
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 
-async def session_info(mode: InteractiveMode, args: str) -> None:
+async def session_info(mode: ModeContext, args: str) -> None:
     session = mode.session
     manager = session.session_manager
     stats = session.get_session_stats()
@@ -50,7 +50,7 @@ async def session_info(mode: InteractiveMode, args: str) -> None:
     mode.shell.refresh()
 
 
-async def compact(mode: InteractiveMode, args: str) -> None:
+async def compact(mode: ModeContext, args: str) -> None:
     try:
         await mode.session.compact(args.strip() or None)
     except Exception as error:
@@ -60,12 +60,12 @@ async def compact(mode: InteractiveMode, args: str) -> None:
             mode.shell.notice("error", message)
 
 
-def _branch_messages(mode: InteractiveMode) -> list[Any]:
+def _branch_messages(mode: ModeContext) -> list[Any]:
     entries: list[Any] = mode.session.session_manager.get_branch()
     return [entry["message"] for entry in entries if entry.get("type") == "message"]
 
 
-async def export(mode: InteractiveMode, args: str) -> None:
+async def export(mode: ModeContext, args: str) -> None:
     session = mode.session
     manager = session.session_manager
     session_id = manager.get_session_id()
@@ -84,7 +84,7 @@ async def export(mode: InteractiveMode, args: str) -> None:
     mode.shell.notice("success", f"Exported to: {target}")
 
 
-async def copy(mode: InteractiveMode, args: str) -> None:
+async def copy(mode: ModeContext, args: str) -> None:
     text = mode.session.get_last_assistant_text()
     if not text:
         mode.shell.notice("warning", "There is no response to copy yet")
@@ -93,7 +93,7 @@ async def copy(mode: InteractiveMode, args: str) -> None:
     mode.shell.toast("Copied the last response to the clipboard")
 
 
-async def settings(mode: InteractiveMode, args: str) -> None:
+async def settings(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     items = default_setting_items(mode.session.settings.effective(), mode.themes.names())
     context = shell.context
@@ -106,7 +106,7 @@ async def settings(mode: InteractiveMode, args: str) -> None:
     await shell.ask(build)
 
 
-async def reload(mode: InteractiveMode, args: str) -> None:
+async def reload(mode: ModeContext, args: str) -> None:
     """Settings, key bindings, resources, themes and extensions read again; same session file."""
     shell = mode.shell
     shell.set_keymap(KeyMap.load(mode.agent_dir))
@@ -118,7 +118,7 @@ async def reload(mode: InteractiveMode, args: str) -> None:
         shell.notice("warning", problem)
 
 
-async def hotkeys(mode: InteractiveMode, args: str) -> None:
+async def hotkeys(mode: ModeContext, args: str) -> None:
     keymap = mode.shell.keymap
     rows = []
     for action, description in DESCRIPTIONS.items():
@@ -131,12 +131,12 @@ async def hotkeys(mode: InteractiveMode, args: str) -> None:
     mode.shell.refresh()
 
 
-async def debug(mode: InteractiveMode, args: str) -> None:
+async def debug(mode: ModeContext, args: str) -> None:
     path = write_debug_log(mode)
     mode.shell.notice("success", f"Debug log written to {path}")
 
 
-async def quit_app(mode: InteractiveMode, args: str) -> None:
+async def quit_app(mode: ModeContext, args: str) -> None:
     await mode.quit(0)
 
 

@@ -26,7 +26,7 @@ from pi_harness.tui.pt_keys import to_pt_keys
 from pi_harness.tui.transcript import Transcript
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 # Built-in actions an extension shortcut may not take over (extensions.md section 6).
 RESERVED_ACTIONS = frozenset({
@@ -40,7 +40,7 @@ _FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_
 
 
 class SessionController:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self._detach: list[Callable[[], None]] = []
         self._session_id: str | None = None

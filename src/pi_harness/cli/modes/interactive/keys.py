@@ -18,7 +18,7 @@ from pi_harness.cli.modes.interactive.key_order import SELECTOR_ACTIONS
 from pi_harness.tui.keybindings import RepeatDetector
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
     from pi_harness.cli.modes.interactive.shell import Shell
 
 Handler = Callable[[], bool | None]
@@ -27,7 +27,7 @@ _SUGGESTION_ACTIONS = frozenset({"tui.editor.cursorUp", "tui.editor.cursorDown",
 
 
 class KeyActions:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self.repeat = RepeatDetector()
         self._jump: bool | None = None  # waiting for the character of jumpForward (True) / jumpBackward (False)

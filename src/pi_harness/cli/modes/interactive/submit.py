@@ -23,7 +23,7 @@ from pi_harness.cli.initial_input import PromptInput
 from pi_harness.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 BASH_BUSY = "A shell command is already running"
 
@@ -46,7 +46,7 @@ def load_image(path: str, *, auto_resize: bool = True) -> ImageContent | None:
 
 
 class Submitter:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self._lock = asyncio.Lock()
 
