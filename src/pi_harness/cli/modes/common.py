@@ -6,13 +6,14 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_harness.cli.initial_input import PromptInput
 
 if TYPE_CHECKING:
     from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.extensions.types import ExtensionErrorRecord
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
@@ -25,7 +26,7 @@ def kill_child_processes() -> None:
 
 
 def report_extension_errors_to_stderr(session: AgentSession) -> None:
-    def report(record: Any) -> None:
+    def report(record: ExtensionErrorRecord) -> None:
         print(f"Extension error ({record.extension_path}): {record.error}", file=sys.stderr, flush=True)
 
     session.extensions.on_error(report)
@@ -40,7 +41,7 @@ async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) 
         await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
 
 
-def last_assistant(session: AgentSession) -> dict[str, Any] | None:
+def last_assistant(session: AgentSession) -> dict[str, object] | None:
     for message in reversed(session.get_messages()):
         if message.get("role") == "assistant":
             return dict(message)

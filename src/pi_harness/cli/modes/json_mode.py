@@ -6,7 +6,8 @@ Failures of the assistant are only visible in the stream (exit 0); a prompt that
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
@@ -31,7 +32,7 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
         writer.write(dict(header))
     report_extension_errors_to_stderr(session)
 
-    def on_event(event: dict[str, Any]) -> None:
+    def on_event(event: Mapping[str, object]) -> None:
         writer.write(event_record(event))
 
     session.subscribe(on_event)

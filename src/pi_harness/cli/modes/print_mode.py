@@ -8,7 +8,8 @@ raised (no credentials, streaming conflict...).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
@@ -23,8 +24,11 @@ if TYPE_CHECKING:
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 
-def assistant_text(message: dict[str, Any]) -> str:
-    return "".join(block.get("text", "") + "\n" for block in message.get("content", []) if block.get("type") == "text")
+def assistant_text(message: Mapping[str, object]) -> str:
+    """The text blocks of an assistant message, each followed by a newline."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return "".join(str(block.get("text", "")) + "\n" for block in blocks if block.get("type") == "text")
 
 
 async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput], out: ByteSink) -> int:

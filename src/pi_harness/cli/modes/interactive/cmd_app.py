@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pi_harness.cli.export import export_session_html
 from pi_harness.cli.modes.interactive.blocks import TextBlock
 from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.cli.modes.interactive.clipboard import copy_text
@@ -17,7 +18,6 @@ from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.cli.modes.interactive.startup import custom_unsupported
 from pi_harness.tui.components.footer import format_tokens
 from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
-from pi_harness.tui.export_html import default_export_name, export_html
 from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
 from pi_harness.tui.theme_registry import ThemeRegistry
 
@@ -60,27 +60,9 @@ async def compact(mode: ModeContext, args: str) -> None:
             mode.shell.notice("error", message)
 
 
-def _branch_messages(mode: ModeContext) -> list[Any]:
-    entries: list[Any] = mode.session.session_manager.get_branch()
-    return [entry["message"] for entry in entries if entry.get("type") == "message"]
-
-
 async def export(mode: ModeContext, args: str) -> None:
-    session = mode.session
-    manager = session.session_manager
-    session_id = manager.get_session_id()
-    target = Path(args.strip()).expanduser() if args.strip() else Path(default_export_name(session_id))
-    if not target.is_absolute():
-        target = Path(session.cwd) / target
-    page = export_html(
-        _branch_messages(mode),
-        mode.shell.theme.spec,
-        title=manager.get_session_name() or "Session",
-        session_id=session_id,
-        cwd=manager.get_cwd(),
-    )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
+    output = os.path.expanduser(args.strip()) or None
+    target = export_session_html(mode.session, output, theme=mode.shell.theme.spec)
     mode.shell.notice("success", f"Exported to: {target}")
 
 

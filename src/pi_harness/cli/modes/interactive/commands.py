@@ -17,6 +17,7 @@ from pi_harness.tui.components.autocomplete import CommandInfo, CompletionItem
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
+
 def _completion(item: Any) -> CompletionItem | None:
     """An extension's argument completion: a string, a ``{value, label?, description?}`` dict or object."""
     if isinstance(item, str):
