@@ -13,9 +13,9 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 # Reading lives below the UI so that ``/bug`` can share it (the terminal UI may not import the CLI).

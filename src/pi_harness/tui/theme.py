@@ -51,7 +51,7 @@ class ThemeSpec:
     source_path: str | None = None
 
 
-def _resolve_color(value: Any, variables: Mapping[str, Any], where: str, errors: list[str]) -> Color | None:
+def _resolve_color(value: Any, variables: Mapping[str, object], where: str, errors: list[str]) -> Color | None:
     seen: set[str] = set()
     while isinstance(value, str) and value and not value.startswith("#"):
         if value in seen or value not in variables:

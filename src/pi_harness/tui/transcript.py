@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.tui.components.assistant_message import AssistantMessageView
 from pi_harness.tui.components.base import Component, RenderContext
+from pi_harness.tui.components.content import blocks, mapping
 from pi_harness.tui.components.notices import (
     Notice,
     compaction_finished,
@@ -66,14 +66,14 @@ class Transcript:
     def add_notice(self, notice: Notice) -> None:
         self._append(notice, final=True)
 
-    def handle(self, event: Mapping[str, Any]) -> None:
+    def handle(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
         if kind == "message_start":
-            self._message_start(event.get("message") or {})
+            self._message_start(mapping(event.get("message")))
         elif kind == "message_update":
-            self._message_update(event.get("message") or {})
+            self._message_update(mapping(event.get("message")))
         elif kind == "message_end":
-            self._message_end(event.get("message") or {})
+            self._message_end(mapping(event.get("message")))
         elif kind in ("tool_execution_start", "tool_execution_update", "tool_execution_end"):
             if not event.get("parentToolCallId"):  # nested calls are not part of the transcript
                 self._tool_event(kind, event)
@@ -98,7 +98,7 @@ class Transcript:
         elif kind == "agent_settled" or (kind == "agent_end" and not event.get("willRetry")):
             self.settle()
 
-    def add_message(self, message: Mapping[str, Any]) -> None:
+    def add_message(self, message: Mapping[str, object]) -> None:
         """A complete message (no streaming), e.g. from a resumed session."""
         role = message.get("role")
         if role == "assistant":
@@ -109,7 +109,7 @@ class Transcript:
         else:
             self._message_start(message)
 
-    def load_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+    def load_messages(self, messages: Iterable[Mapping[str, object]]) -> None:
         for message in messages:
             self.add_message(message)
         self.settle()
@@ -138,7 +138,7 @@ class Transcript:
 
     # --- events ------------------------------------------------------------------------------
 
-    def _message_start(self, message: Mapping[str, Any]) -> None:
+    def _message_start(self, message: Mapping[str, object]) -> None:
         role = message.get("role")
         if role == "user":
             self._append(UserMessageView(message, self.context), final=True)
@@ -160,7 +160,7 @@ class Transcript:
         elif role in ("compactionSummary", "branchSummary"):
             self._append(SummaryView(message, self.context), final=True)
 
-    def _message_update(self, message: Mapping[str, Any]) -> None:
+    def _message_update(self, message: Mapping[str, object]) -> None:
         if message.get("role") != "assistant" or self._assistant is None:
             return
         component = self._assistant.component
@@ -168,7 +168,7 @@ class Transcript:
             component.update(message)
         self._sync_tool_calls(message)
 
-    def _message_end(self, message: Mapping[str, Any]) -> None:
+    def _message_end(self, message: Mapping[str, object]) -> None:
         role = message.get("role")
         if role == "assistant":
             if self._assistant is None:
@@ -197,8 +197,8 @@ class Transcript:
                 component.finish(message, bool(message.get("isError")))
             block.final = True
 
-    def _sync_tool_calls(self, message: Mapping[str, Any]) -> None:
-        for index, content in enumerate(message.get("content") or []):
+    def _sync_tool_calls(self, message: Mapping[str, object]) -> None:
+        for index, content in enumerate(blocks(message.get("content"))):
             if content.get("type") != "toolCall":
                 continue
             view = self._stream_tools.get(index)
@@ -219,7 +219,7 @@ class Transcript:
                 if content.get("name") and not view.name:
                     view.name = str(content["name"])
 
-    def _tool_event(self, kind: str, event: Mapping[str, Any]) -> None:
+    def _tool_event(self, kind: str, event: Mapping[str, object]) -> None:
         call_id = str(event.get("toolCallId"))
         block = self._tools.get(call_id)
         if block is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pi_harness.tui.ansi import truncate, with_background, wrap
 from pi_harness.tui.keybindings import KeyMap
@@ -22,7 +22,7 @@ class Component(Protocol):
 
 
 # (message, width, context) -> lines; registered by extensions per custom message type.
-CustomMessageRenderer = Callable[[Mapping[str, Any], int, "RenderContext"], list[str]]
+CustomMessageRenderer = Callable[[Mapping[str, object], int, "RenderContext"], list[str]]
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class ToolRenderer:
     the body lines of a finished call (``result`` has ``content`` and ``details``).
     """
 
-    render_call: Callable[[Mapping[str, Any], RenderContext], list[str]] | None = None
-    render_result: Callable[[Mapping[str, Any], bool, RenderContext], list[str]] | None = None
+    render_call: Callable[[Mapping[str, object], RenderContext], list[str]] | None = None
+    render_result: Callable[[Mapping[str, object], bool, RenderContext], list[str]] | None = None
 
 
 @dataclass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pi_harness.tui.ansi import sanitize, wrap
 from pi_harness.tui.components.base import CachedRender, RenderContext, box, guarded, wrap_all
@@ -18,7 +17,7 @@ class BashExecutionView(CachedRender):
     While it runs, ``append_output`` adds streamed output; ``finish`` takes the final message.
     """
 
-    def __init__(self, message: Mapping[str, Any], context: RenderContext, *, running: bool = False) -> None:
+    def __init__(self, message: Mapping[str, object], context: RenderContext, *, running: bool = False) -> None:
         self.message = message
         self.context = context
         self.running = running
@@ -28,7 +27,7 @@ class BashExecutionView(CachedRender):
         self._output += delta
         self.touch()
 
-    def finish(self, message: Mapping[str, Any]) -> None:
+    def finish(self, message: Mapping[str, object]) -> None:
         self.message = message
         self._output = str(message.get("output") or "")
         self.running = False
@@ -68,7 +67,7 @@ class BashExecutionView(CachedRender):
 class CustomMessageView(CachedRender):
     """An extension message with ``display: true``; a registered renderer wins over the default look."""
 
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+    def __init__(self, message: Mapping[str, object], context: RenderContext) -> None:
         self.message = message
         self.context = context
 
@@ -94,7 +93,7 @@ class CustomMessageView(CachedRender):
 class SummaryView(CachedRender):
     """A compaction or branch summary: a one-line header, the summary itself when tools are expanded."""
 
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+    def __init__(self, message: Mapping[str, object], context: RenderContext) -> None:
         self.message = message
         self.context = context
 

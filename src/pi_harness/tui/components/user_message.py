@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from pi_harness.tui.components.base import CachedRender, RenderContext, box
 from pi_harness.tui.components.content import content_text
@@ -21,7 +20,7 @@ def collapse_file_blocks(text: str) -> str:
 
 
 class UserMessageView(CachedRender):
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
+    def __init__(self, message: Mapping[str, object], context: RenderContext) -> None:
         self.message = message
         self.context = context
 

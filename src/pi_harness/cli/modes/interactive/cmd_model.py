@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from pi_harness.ai.types import Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
 
-def _describe(model: Mapping[str, Any]) -> str:
+def _describe(model: Mapping[str, object]) -> str:
     return f"{model.get('provider')}/{model.get('id')}"
 
 
@@ -57,10 +57,10 @@ async def model(mode: ModeContext, args: str) -> None:
         shell.notice("warning", "No model has credentials. Store an API key with /login <provider>.")
         return
     current = session.model
-    saved: list[Mapping[str, Any]] = []
+    saved: list[Mapping[str, object]] = []
     context = shell.context
 
-    def build(done: Callable[[Mapping[str, Any] | None], None]) -> Overlay:
+    def build(done: Callable[[Mapping[str, object] | None], None]) -> Overlay:
         return ModelSelector(
             available, context, current=model_key(current) if current is not None else None,
             on_select=done, on_save_default=saved.append, on_cancel=lambda: done(None),
