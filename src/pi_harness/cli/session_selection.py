@@ -53,32 +53,22 @@ def is_session_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
+def _given(flags: dict[str, bool]) -> list[str]:
+    """The flags of ``flags`` that the command line gave, in order."""
+    return [flag for flag, present in flags.items() if present]
+
+
 def session_flag_conflicts(parsed: ParsedArgs) -> list[Diagnostic]:
     """The 1.4.0 combination errors (pure: no lookups)."""
     problems: list[Diagnostic] = []
+    opened = {"--session": parsed.session is not None, "--continue": parsed.continue_session,
+              "--resume": parsed.resume}  # fmt: skip
     if parsed.fork is not None:
-        clashing = [
-            flag
-            for flag, present in (
-                ("--session", parsed.session is not None),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-                ("--no-session", parsed.no_session),
-            )
-            if present
-        ]
+        clashing = _given({**opened, "--no-session": parsed.no_session})
         if clashing:
             problems.append(Diagnostic.error(f"--fork cannot be combined with {', '.join(clashing)}"))
     if parsed.session_id is not None:
-        clashing = [
-            flag
-            for flag, present in (
-                ("--session", parsed.session is not None),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-            )
-            if present
-        ]
+        clashing = _given(opened)
         if clashing:
             problems.append(Diagnostic.error(f"--session-id cannot be combined with {', '.join(clashing)}"))
     return problems

@@ -66,6 +66,11 @@ class Transcript:
     def add_notice(self, notice: Notice) -> None:
         self._append(notice, final=True)
 
+    def _notice_if_any(self, notice: Notice | None) -> None:
+        """The end of a compaction or retry says something only when it did not simply succeed."""
+        if notice is not None:
+            self.add_notice(notice)
+
     def handle(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
         if kind == "message_start":
@@ -82,15 +87,11 @@ class Transcript:
             self._append(compaction_started(event, self.context), final=False, tag="compaction")
         elif kind in ("compaction_end", "auto_compaction_end"):
             self._drop_tag("compaction")
-            notice = compaction_finished(event, self.context)
-            if notice is not None:
-                self.add_notice(notice)
+            self._notice_if_any(compaction_finished(event, self.context))
         elif kind == "auto_retry_start":
             self.add_notice(retry_started(event, self.context))
         elif kind == "auto_retry_end":
-            notice = retry_finished(event, self.context)
-            if notice is not None:
-                self.add_notice(notice)
+            self._notice_if_any(retry_finished(event, self.context))
         elif kind == "summarization_retry_scheduled":
             self.add_notice(summarization_retry(event, self.context))
         elif kind == "bash_execution_update":

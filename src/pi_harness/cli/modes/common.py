@@ -32,13 +32,19 @@ def report_extension_errors_to_stderr(session: AgentSession) -> None:
     session.extensions.on_error(report)
 
 
-async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) -> None:
-    """Send each prompt after the previous run settled; a raised error stops the sequence.
+async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) -> bool:
+    """Send each prompt after the previous run settled; ``False`` when one raised (the error,
+    printed on stderr, stops the sequence).
 
     Each prompt goes to the runtime's current session: an extension command may have replaced it.
     """
-    for item in prompts:
-        await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
+    try:
+        for item in prompts:
+            await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
+    except Exception as exc:
+        print(str(exc), file=sys.stderr, flush=True)
+        return False
+    return True
 
 
 def last_assistant(session: AgentSession) -> dict[str, object] | None:

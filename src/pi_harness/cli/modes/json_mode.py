@@ -5,7 +5,6 @@ Failures of the assistant are only visible in the stream (exit 0); a prompt that
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -41,12 +40,7 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
     await session.bind_extensions(ui=None, has_ui=False, mode="json")
 
     async def work() -> int:
-        try:
-            await run_prompts(runtime, prompts)
-        except Exception as exc:
-            print(str(exc), file=sys.stderr, flush=True)
-            return 1
-        return 0
+        return 0 if await run_prompts(runtime, prompts) else 1
 
     code = 1
     try:

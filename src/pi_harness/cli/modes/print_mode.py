@@ -37,10 +37,7 @@ async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput
     await session.bind_extensions(ui=None, has_ui=False, mode="print")
 
     async def work() -> int:
-        try:
-            await run_prompts(runtime, prompts)
-        except Exception as exc:
-            print(str(exc), file=sys.stderr, flush=True)
+        if not await run_prompts(runtime, prompts):
             return 1
         message = last_assistant(runtime.session)
         if message is None:

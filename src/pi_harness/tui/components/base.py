@@ -148,3 +148,18 @@ class CachedRender:
             self._cache_lines = produce(width)
             self._cache_key = key
         return self._cache_lines
+
+
+class MessageView(CachedRender):
+    """A message of the conversation as a block: drawn by ``_render``, again only when the width,
+    the context (theme, expanded tools …) or the message itself (``touch``) changed."""
+
+    def __init__(self, message: Mapping[str, object], context: RenderContext) -> None:
+        self.message = message
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        raise NotImplementedError

@@ -9,7 +9,7 @@ starts a new session before an earlier user message; ``/clone`` copies the activ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.builtin import Builtin
@@ -29,12 +29,17 @@ SUMMARIZE_WITH = "Summarize with custom instructions"
 SUMMARY_QUESTION = "Summarize the branch you are leaving?"
 
 
-async def new_session(mode: ModeContext, args: str) -> None:
-    result = await mode.runtime.new_session()
+def _cancelled(mode: ModeContext, result: Mapping[str, object], what: str) -> bool:
+    """Whether an extension's ``session_before_*`` handler cancelled the replacement (it says so)."""
     if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled the new session")
-        return
-    mode.shell.notice("success", "Started a new session")
+        mode.shell.notice("warning", f"An extension cancelled {what}")
+        return True
+    return False
+
+
+async def new_session(mode: ModeContext, args: str) -> None:
+    if not _cancelled(mode, await mode.runtime.new_session(), "the new session"):
+        mode.shell.notice("success", "Started a new session")
 
 
 async def resume(mode: ModeContext, args: str) -> None:
@@ -54,11 +59,8 @@ async def resume(mode: ModeContext, args: str) -> None:
     if current is not None and str(info.path) == str(current):
         mode.shell.toast("This session is already open")
         return
-    result = await mode.runtime.switch_session(str(info.path))
-    if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled switching sessions")
-        return
-    mode.shell.notice("success", f"Resumed {info.name or info.id}")
+    if not _cancelled(mode, await mode.runtime.switch_session(str(info.path)), "switching sessions"):
+        mode.shell.notice("success", f"Resumed {info.name or info.id}")
 
 
 async def fork(mode: ModeContext, args: str) -> None:
@@ -82,19 +84,15 @@ async def fork(mode: ModeContext, args: str) -> None:
     if entry_id is None:
         return
     result = await mode.runtime.fork(entry_id)
-    if result.get("cancelled"):
-        shell.notice("warning", "An extension cancelled the fork")
+    if _cancelled(mode, result, "the fork"):
         return
     shell.editor.set_text(str(result.get("text") or ""))
     shell.notice("success", "Forked into a new session; the message is back in the editor")
 
 
 async def clone(mode: ModeContext, args: str) -> None:
-    result = await mode.runtime.clone()
-    if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled the clone")
-        return
-    mode.shell.notice("success", "Cloned the conversation into a new session")
+    if not _cancelled(mode, await mode.runtime.clone(), "the clone"):
+        mode.shell.notice("success", "Cloned the conversation into a new session")
 
 
 async def name(mode: ModeContext, args: str) -> None:

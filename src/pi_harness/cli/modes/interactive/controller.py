@@ -96,8 +96,7 @@ class SessionController:
         editor.history.clear()
         for message in session.get_messages():
             if message.get("role") == "user":
-                content: Any = message.get("content")
-                editor.add_to_history(content_text(content, images=False))
+                editor.add_to_history(content_text(message.get("content"), images=False))
 
     def _install_renderers(self, session: AgentSession) -> None:
         context = self.mode.shell.context
@@ -167,14 +166,14 @@ class SessionController:
 
     # --- events ----------------------------------------------------------------------------------
 
-    def handle(self, event: dict[str, Any]) -> None:
+    def handle(self, event: Mapping[str, object]) -> None:
         """One session event; a failure becomes a notice (the session would print it over the screen)."""
         try:
             self._handle(event)
         except Exception as error:
             self.mode.shell.notice("error", f"Could not show {event.get('type')}: {error}")
 
-    def _handle(self, event: dict[str, Any]) -> None:
+    def _handle(self, event: Mapping[str, object]) -> None:
         shell = self.mode.shell
         kind = event.get("type")
         shell.transcript.handle(event)
