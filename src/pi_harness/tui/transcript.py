@@ -41,6 +41,13 @@ class _Block:
     committed: int = 0  # leading lines already printed into the scrollback
     tag: str | None = None
 
+    def uncommitted_lines(self, width: int) -> list[str]:
+        """The lines not printed yet; a block that starts here is separated by a blank line."""
+        lines = self.component.render(width)
+        if self.committed:
+            return lines[self.committed :]
+        return ["", *lines] if lines else []
+
 
 class Transcript:
     def __init__(self, context: RenderContext) -> None:
@@ -267,12 +274,7 @@ class Transcript:
         out: list[str] = []
         while self._blocks and self._blocks[0].final:
             block = self._blocks.pop(0)
-            lines = block.component.render(width)
-            if block.committed:
-                out.extend(lines[block.committed :])
-            elif lines:
-                out.append("")
-                out.extend(lines)
+            out.extend(block.uncommitted_lines(width))
             self.history.append(block.component)
         if live_limit is not None and self._blocks:
             block = self._blocks[0]
@@ -291,12 +293,7 @@ class Transcript:
         """The blocks still at the bottom of the screen."""
         out: list[str] = []
         for block in self._blocks:
-            lines = block.component.render(width)
-            if block.committed:
-                out.extend(lines[block.committed :])
-            elif lines:
-                out.append("")
-                out.extend(lines)
+            out.extend(block.uncommitted_lines(width))
         return out
 
     def render_history(self, width: int) -> list[str]:
