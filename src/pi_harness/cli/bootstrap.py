@@ -1,5 +1,5 @@
-"""Startup steps 5-11 of ``main()`` (modes-and-cli.md section 4): from parsed arguments to a
-running ``AgentSessionRuntime``.
+"""The steps of startup that build the session (``cli/startup.py`` runs them in order): from
+parsed arguments to a running ``AgentSessionRuntime``.
 
 Fail fast: argument errors, extension load failures (with the ``pi -ne`` hint), an unknown
 ``--session``, a bad ``--model`` and "no usable model" outside interactive mode stop with exit 1

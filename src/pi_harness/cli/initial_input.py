@@ -1,4 +1,4 @@
-"""The first prompt of a run: piped stdin, ``@file`` arguments and messages (modes-and-cli.md 1.3).
+"""The first prompt of a run: piped stdin, ``@file`` arguments and messages.
 
 * A text file becomes ``<file name="<abs path>">\\n<content>\\n</file>\\n``.
 * An image (JPEG, PNG, GIF, WebP, recognised by content) is attached as base64 image content and

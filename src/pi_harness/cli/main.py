@@ -1,6 +1,6 @@
 """The ``pi`` command: process setup, subcommands, argument checks, then the session run.
 
-Startup order (modes-and-cli.md section 4), the part that needs no agent session:
+Startup order, the part that needs no agent session:
 
 1. ``setup_process``: process markers, quiet warnings, offline environment.
 2. Subcommands (``auth``, ``config``; package commands are not supported yet) - nothing else runs.

@@ -1,4 +1,4 @@
-"""Session events as JSON records (modes-and-cli.md section 7).
+"""Session events as JSON records, for JSON and RPC mode (``docs/json-mode.md``).
 
 ``message_update`` records are delta-only: the cumulative ``message`` and the
 ``assistantMessageEvent.partial`` snapshot are dropped, ``usage`` carries the latest cumulative

@@ -1,4 +1,4 @@
-"""Which session a run opens, decided from the flags alone (modes-and-cli.md section 5).
+"""Which session a run opens, decided from the flags alone (``--session``, ``--continue``, ``--fork`` …).
 
 ``select_session_action`` returns the first applicable row of the table; the caller performs it
 with the SessionManager (lookups, the cross-project question, the picker). The 1.4.0 conflicts
@@ -19,7 +19,7 @@ from pi_harness.cli.diagnostics import Diagnostic
 
 SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 
-# Texts the caller prints (exact strings of the spec).
+# Texts the caller prints, word for word as Pi prints them.
 NO_SESSION_FOUND = "No session found matching '{arg}'"  # exit 1
 FORK_QUESTION = "Fork this session into current directory?"  # shown with " [y/N] "
 ABORTED = "Aborted."  # exit 0

@@ -1,4 +1,4 @@
-"""Themes (resources.md section 12): JSON files of named colour tokens, validated and resolved.
+"""Themes (``docs/themes.md``): JSON files of named colour tokens, validated and resolved.
 
 A theme file has a unique ``name``, optional ``vars`` (name → colour), ``colors`` (every required
 token) and optional ``export`` colours for the HTML export. A colour is ``"#rrggbb"``, an xterm

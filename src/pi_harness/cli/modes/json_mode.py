@@ -1,4 +1,4 @@
-"""JSON mode (modes-and-cli.md section 7): the session header, then every event as a JSON line.
+"""JSON mode (``docs/json-mode.md``): the session header, then every event as a JSON line.
 
 Failures of the assistant are only visible in the stream (exit 0); a prompt that raises exits 1.
 """

@@ -1,4 +1,4 @@
-"""Print mode (modes-and-cli.md section 6): run the prompts, print the final answer's text.
+"""Print mode (``pi -p``): run the prompts, print the final answer's text.
 
 Exit codes: 0 on success; 1 when the last assistant message stopped with ``error``, ``aborted``
 or ``length`` (its error text, or ``Request <stopReason>``, goes to stderr), or when a prompt

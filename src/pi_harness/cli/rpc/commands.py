@@ -1,4 +1,4 @@
-"""The RPC commands (modes-and-cli.md section 8.4): each maps a request to the session's API.
+"""The RPC commands (listed in ``docs/rpc.md``): each maps a request to the session's API.
 
 A handler returns the response ``data`` (``NO_DATA`` when the command returns nothing) or raises;
 the exception text becomes ``{"success": false, "error": ...}``.

@@ -1,4 +1,4 @@
-"""The RPC loop (modes-and-cli.md section 8).
+"""The RPC loop (the protocol is described in ``docs/rpc.md``).
 
 stdin is read by a thread (works for pipes, files and terminals alike) and split into records
 on LF only. Every command runs in its own task, so several can be in flight and responses are

@@ -1,4 +1,4 @@
-"""``ctx.ui`` over RPC (modes-and-cli.md section 8.7).
+"""``ctx.ui`` over RPC (the ``extension_ui_request`` records of ``docs/rpc.md``).
 
 Dialogs become ``extension_ui_request`` records answered by the client with
 ``extension_ui_response``; timeouts and abort signals are resolved on our side, so a client that

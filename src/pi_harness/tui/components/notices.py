@@ -1,6 +1,6 @@
 """One-line (wrapped) notices in the transcript: errors, compaction, automatic retries, aborts.
 
-The builders turn AgentSession events (agent-loop.md section 9.2, compaction.md section 11)
+The builders turn AgentSession events (retries, compaction and its failures)
 into notices; ``None`` means the event needs no notice.
 """
 

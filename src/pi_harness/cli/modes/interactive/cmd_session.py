@@ -1,7 +1,7 @@
-"""Slash commands that move through or replace the conversation (sessions.md section 11).
+"""Slash commands that move through or replace the conversation (``docs/sessions.md``).
 
 ``/tree`` moves the leaf inside the session file, optionally summarising the branch left
-behind (compaction.md section 9.4: no summary, summary, summary with extra focus); ``/fork``
+behind (no summary, a summary, or a summary with extra focus); ``/fork``
 starts a new session before an earlier user message; ``/clone`` copies the active branch;
 ``/resume`` and ``/new`` switch sessions. The screen follows through the controller's
 ``session_replaced``.

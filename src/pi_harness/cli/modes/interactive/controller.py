@@ -28,7 +28,7 @@ from pi_harness.tui.transcript import Transcript
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
-# Built-in actions an extension shortcut may not take over (extensions.md section 6).
+# Built-in actions an extension shortcut may not take over (``docs/extensions.md``, shortcuts).
 RESERVED_ACTIONS = frozenset({
     "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
     "app.model.cycleBackward", "app.model.select", "app.tools.expand", "app.thinking.toggle", "app.editor.external",
@@ -111,7 +111,7 @@ class SessionController:
         context.changed()
 
     def _install_shortcuts(self, session: AgentSession) -> None:
-        """Extension shortcuts (extensions.md section 6), active while no overlay is open."""
+        """Extension shortcuts (``pi.shortcut``), active while no overlay is open."""
         shell = self.mode.shell
         bindings = KeyBindings()
         owners: dict[str, str] = {}

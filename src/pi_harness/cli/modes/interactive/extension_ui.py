@@ -1,4 +1,4 @@
-"""``ctx.ui`` in interactive mode (extensions.md section 7.3): dialogs as overlays over the editor.
+"""``ctx.ui`` in interactive mode (``docs/extensions.md``): dialogs as overlays over the editor.
 
 Dialogs stack (an extension may ask while a selector is open) and resolve to their documented
 defaults on cancel, timeout (seconds; the title counts down) or when the caller's signal fires

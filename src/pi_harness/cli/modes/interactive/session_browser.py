@@ -3,7 +3,7 @@
 Sessions of the current project are listed with those of every other project (newest first;
 ``app.session.togglePath`` shows where each lives). Rename asks for a name and appends a
 ``session_info`` entry; delete asks for confirmation, refuses the open session, and uses the
-``trash`` command when it is installed (sessions.md section 2.4).
+``trash`` command when it is installed, so a deleted session can be restored.
 """
 
 from __future__ import annotations
