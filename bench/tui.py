@@ -188,7 +188,6 @@ def _fake_provider(agent: Path, base_url: str) -> None:
 
 
 async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None:
-    from pi_harness.cli import bootstrap, initial_input
     from pi_harness.cli.args import parse_args
     from pi_harness.cli.modes.interactive.app import run_interactive
     from pi_harness.cli.modes.interactive.mode import InteractiveMode
@@ -210,9 +209,8 @@ async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None
             modes: list[InteractiveMode] = []
             begin = time.perf_counter()
             task = asyncio.create_task(
-                run_interactive(parse_args([]), bootstrap=bootstrap, initial_input=initial_input,
-                                terminal=Terminal(pipe, output), observer=modes.append)
-            )  # fmt: skip
+                run_interactive(parse_args([]), terminal=Terminal(pipe, output), observer=modes.append)
+            )
             while not (modes and modes[0].shell.running):
                 await asyncio.sleep(0.001)
             print(f"pi interactive: startup until the first frame {(time.perf_counter() - begin) * 1000:.0f} ms")

@@ -1,4 +1,4 @@
-"""A realistic AgentSession event sequence (agent-loop.md section 10) for transcript tests.
+"""A realistic AgentSession event sequence, in the order the agent emits it, for transcript tests.
 
 A prompt, a streamed answer with thinking, two parallel tool calls (``read`` and ``bash``, the
 second failing), a final answer, then a second prompt whose response fails with an error.

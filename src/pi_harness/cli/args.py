@@ -1,4 +1,4 @@
-"""Parsing ``pi [options] [--] [@files...] [messages...]`` (modes-and-cli.md section 3).
+"""Parsing ``pi [options] [--] [@files...] [messages...]``.
 
 Pi's rules, which matter more than any parser library's conventions:
 

@@ -1,5 +1,5 @@
-"""Startup steps 5-11 of ``main()`` (modes-and-cli.md section 4): from parsed arguments to a
-running ``AgentSessionRuntime``.
+"""The steps of startup that build the session (``cli/startup.py`` runs them in order): from
+parsed arguments to a running ``AgentSessionRuntime``.
 
 Fail fast: argument errors, extension load failures (with the ``pi -ne`` hint), an unknown
 ``--session``, a bad ``--model`` and "no usable model" outside interactive mode stop with exit 1
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_harness.cli import timing
 from pi_harness.cli.args import ParsedArgs, api_key_error, apply_extension_flags
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
+    from pi_harness.coding.extensions.api import ExtensionAPI
     from pi_harness.coding.extensions.runner import ExtensionRunner
     from pi_harness.coding.model_runtime import ModelRuntime
     from pi_harness.coding.session_store import SessionManager
@@ -244,7 +245,7 @@ async def register_local_models(
 
 def _local_models_extension(
     settings: SettingsManager, agent_directory: Path, cache: DiscoveryCache
-) -> Callable[[Any], None]:
+) -> Callable[[ExtensionAPI], None]:
     """``builtin:llama.cpp`` fed with the startup discovery, so its ``session_start`` reuses it."""
     from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 
@@ -422,8 +423,3 @@ def describe_no_model() -> str:
         "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json.\n"
         "For a local model, start a llama.cpp server on 127.0.0.1:8080 or point LLAMA_BASE_URL at one."
     )
-
-
-def load_session_header(runtime: Any) -> dict[str, Any] | None:
-    header = runtime.session.session_manager.get_header()
-    return dict(header) if header else None

@@ -13,9 +13,10 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 # Reading lives below the UI so that ``/bug`` can share it (the terminal UI may not import the CLI).
 from pi_harness.coding.crash_records import read_crash_records
@@ -56,7 +57,7 @@ def _parse_iso(value: object) -> datetime | None:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-def _write_records(path: Path, records: list[dict[str, Any]]) -> None:
+def _write_records(path: Path, records: Sequence[Mapping[str, object]]) -> None:
     import tempfile  # only when a crash is recorded: it pulls in shutil, bz2 and lzma
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +121,7 @@ def announce_previous_crash(*, agent_directory: Path | None = None, now: datetim
     if not records:
         return None
     current = now or datetime.now(UTC)
-    fresh: list[tuple[datetime, dict[str, Any]]] = []
+    fresh: list[tuple[datetime, Mapping[str, object]]] = []
     for record in records:
         moment = _parse_iso(record.get("timestamp"))
         if record.get("announced") or moment is None or current - moment > ANNOUNCE_WITHIN:

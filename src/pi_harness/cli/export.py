@@ -4,22 +4,39 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.agent.types import AgentMessage
+    from pi_harness.coding.agent_session.agent_session import AgentSession
+    from pi_harness.coding.session_store.readonly import ReadonlySessionManager
+    from pi_harness.tui.theme import ThemeSpec
+
+
+def branch_messages(manager: ReadonlySessionManager) -> list[AgentMessage]:
+    """Every message on the active branch (history before compactions included)."""
+    return [entry["message"] for entry in manager.get_branch() if entry["type"] == "message"]
 
 
 def _write(
-    messages: list[Any],
+    manager: ReadonlySessionManager,
     *,
-    session_id: str | None,
-    cwd: str | None,
     output: str | os.PathLike[str] | None,
     base_dir: str,
-    title: str,
+    theme: ThemeSpec | None,
 ) -> Path:
+    """The page of ``manager``'s branch at ``output`` (relative to ``base_dir``; a default name there)."""
     from pi_harness.tui.export_html import default_export_name, export_html
     from pi_harness.tui.theme import builtin_theme
 
-    page = export_html(messages, builtin_theme("dark"), title=title, session_id=session_id, cwd=cwd)
+    session_id = manager.get_session_id()
+    page = export_html(
+        branch_messages(manager),
+        theme if theme is not None else builtin_theme("dark"),
+        title=manager.get_session_name() or "Session",
+        session_id=session_id,
+        cwd=manager.get_cwd(),
+    )
     target = Path(output) if output else Path(base_dir) / default_export_name(session_id)
     if not target.is_absolute():
         target = Path(base_dir) / target
@@ -28,24 +45,12 @@ def _write(
     return target
 
 
-def _branch_messages(manager: Any) -> list[Any]:
-    """Every message on the active branch (history before compactions included)."""
-    return [entry["message"] for entry in manager.get_branch() if entry.get("type") == "message"]
-
-
-def export_session_html(session: Any, output: str | os.PathLike[str] | None = None) -> Path:
-    """Export the session's current branch (all of its messages, summaries included)."""
-    manager = session.session_manager
-    messages = _branch_messages(manager)
-    name = manager.get_session_name()
-    return _write(
-        messages,
-        session_id=manager.get_session_id(),
-        cwd=manager.get_cwd(),
-        output=output,
-        base_dir=session.cwd,
-        title=name or "Session",
-    )
+def export_session_html(
+    session: AgentSession, output: str | os.PathLike[str] | None = None, *, theme: ThemeSpec | None = None
+) -> Path:
+    """Export the session's current branch (all of its messages, summaries included); the dark
+    theme unless ``theme`` is given (``/export`` uses the screen's)."""
+    return _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme)
 
 
 def export_file_html(session_file: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
@@ -59,14 +64,6 @@ def export_file_html(session_file: str | os.PathLike[str], output: str | os.Path
         raise FileNotFoundError(f"File not found: {Path(session_file).absolute()}")
     manager = SessionManager.open(session_file, read_only=True)
     try:
-        messages = _branch_messages(manager)
-        return _write(
-            messages,
-            session_id=manager.get_session_id(),
-            cwd=manager.get_cwd(),
-            output=output,
-            base_dir=os.getcwd(),
-            title=manager.get_session_name() or "Session",
-        )
+        return _write(manager, output=output, base_dir=os.getcwd(), theme=None)
     finally:
         manager.close()

@@ -1,4 +1,4 @@
-"""The table of built-in command-line flags (modes-and-cli.md sections 3.1 and 3.2).
+"""The table of built-in command-line flags and what each one sets.
 
 One row per flag drives both the parser (``args.py``) and the option list of ``pi --help``
 (``help.py``), so the two cannot drift apart. Importing this module costs nothing: ``pi --help``

@@ -1,4 +1,4 @@
-"""The first prompt of a run: piped stdin, ``@file`` arguments and messages (modes-and-cli.md 1.3).
+"""The first prompt of a run: piped stdin, ``@file`` arguments and messages.
 
 * A text file becomes ``<file name="<abs path>">\\n<content>\\n</file>\\n``.
 * An image (JPEG, PNG, GIF, WebP, recognised by content) is attached as base64 image content and
@@ -39,6 +39,19 @@ class InitialInput:
     images: list[ImageContent]
     # messages to send after the first prompt, in order
     messages: list[str]
+
+    def prompts(self) -> list[PromptInput]:
+        """The prompts to send, in order: the combined first one (with the images), then each message."""
+        first = [PromptInput(self.message, list(self.images))] if self.message else []
+        return [*first, *(PromptInput(text) for text in self.messages)]
+
+
+@dataclass
+class PromptInput:
+    """One prompt a mode sends on its own at the start (``pi "do x" "then y"``)."""
+
+    text: str
+    images: list[ImageContent] = field(default_factory=list)
 
 
 def _file_reference(path: str, body: str) -> str:

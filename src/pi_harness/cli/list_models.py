@@ -56,7 +56,7 @@ def fuzzy_matches(query: str, text: str) -> bool:
     if _subsequence(query, text):
         return True
     swapped = _LETTERS_DIGITS.match(query) or _DIGITS_LETTERS.match(query)
-    return bool(swapped) and _subsequence(swapped.group(2) + swapped.group(1), text)  # type: ignore[union-attr]
+    return swapped is not None and _subsequence(swapped.group(2) + swapped.group(1), text)
 
 
 def fuzzy_filter(items: Sequence[T], query: str, key: Callable[[T], str]) -> list[T]:

@@ -1,6 +1,6 @@
 """The ``pi`` command: process setup, subcommands, argument checks, then the session run.
 
-Startup order (modes-and-cli.md section 4), the part that needs no agent session:
+Startup order, the part that needs no agent session:
 
 1. ``setup_process``: process markers, quiet warnings, offline environment.
 2. Subcommands (``auth``, ``config``; package commands are not supported yet) - nothing else runs.
@@ -22,11 +22,14 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_harness.cli import timing
 from pi_harness.cli.args import ParsedArgs, parse_args, rpc_file_args_error
 from pi_harness.cli.diagnostics import Diagnostic, report_diagnostics
+
+if TYPE_CHECKING:
+    from pi_harness.coding.extensions.types import FlagDefinition
 
 OFFLINE_ENV = "PI_OFFLINE"
 SKIP_VERSION_CHECK_ENV = "PI_SKIP_VERSION_CHECK"
@@ -125,14 +128,15 @@ def _run_session(parsed: ParsedArgs) -> int:
             raise
         print("Error: running a session is not available in this build of pi-harness", file=sys.stderr)
         return 1
-    result: Any = run_session(parsed)
+    result: object = run_session(parsed)
     if inspect.isawaitable(result):
+        pending = result
 
-        async def wait() -> Any:
-            return await result
+        async def wait() -> object:
+            return await pending
 
         result = asyncio.run(wait())
-    return int(result or 0)
+    return int(result) if isinstance(result, int) else 0
 
 
 def _crash(error: BaseException) -> int:
@@ -154,7 +158,7 @@ def _crash(error: BaseException) -> int:
     return 1
 
 
-def _extension_help_flags(parsed: ParsedArgs) -> list[Any]:
+def _extension_help_flags(parsed: ParsedArgs) -> list[FlagDefinition]:
     """Flags of the ``-e`` extensions, so ``pi -e x.py --help`` lists them (others stay unloaded)."""
     if not parsed.extensions:
         return []
@@ -162,7 +166,7 @@ def _extension_help_flags(parsed: ParsedArgs) -> list[Any]:
 
     from pi_harness.coding.extensions.runner import ExtensionRunner
 
-    async def collect() -> list[Any]:
+    async def collect() -> list[FlagDefinition]:
         runner = ExtensionRunner()
         await runner.load_paths([os.path.abspath(path) for path in parsed.extensions])
         return [flag for flag, _path in runner.flags()[0]]

@@ -1,4 +1,4 @@
-"""Which of the four modes a run uses (modes-and-cli.md section 1.1).
+"""Which of the four modes a run uses (the order Pi uses).
 
 First match wins: ``--mode rpc``, ``--mode json``, then print when ``--print`` is given or either
 stdin or stdout is not a terminal, otherwise interactive. ``--mode text`` only selects text output;

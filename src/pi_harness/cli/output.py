@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from pi_harness.ai.jsonutil import dumps
 
@@ -19,13 +20,15 @@ class ByteSink(Protocol):
     def write(self, data: bytes | str) -> None: ...
 
 
+# One record: a JSON object, serialised at once and never changed here.
+Record = Mapping[str, object]
 _STOP = object()
 
 
 class RecordWriter:
     def __init__(self, sink: ByteSink) -> None:
         self._sink = sink
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[bytes | object] = queue.SimpleQueue()
         self._pending = 0
         self._lock = threading.Lock()
         self._drained = threading.Event()
@@ -33,7 +36,7 @@ class RecordWriter:
         self._thread = threading.Thread(target=self._run, name="pi-record-writer", daemon=True)
         self._thread.start()
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Record) -> None:
         data = dumps(record) + b"\n"
         with self._lock:
             self._pending += 1
@@ -43,10 +46,10 @@ class RecordWriter:
     def _run(self) -> None:
         while True:
             item = self._queue.get()
-            if item is _STOP:
+            if not isinstance(item, bytes):  # the stop marker
                 return
             try:
-                self._sink.write(item)  # type: ignore[arg-type]
+                self._sink.write(item)
             finally:
                 with self._lock:
                     self._pending -= 1

@@ -1,4 +1,4 @@
-"""Session events as JSON records (modes-and-cli.md section 7).
+"""Session events as JSON records, for JSON and RPC mode (``docs/json-mode.md``).
 
 ``message_update`` records are delta-only: the cumulative ``message`` and the
 ``assistantMessageEvent.partial`` snapshot are dropped, ``usage`` carries the latest cumulative
@@ -7,13 +7,14 @@ provider usage, and a ``toolcall_start`` additionally names the call (``id``, ``
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 
-def event_record(event: dict[str, Any]) -> dict[str, Any]:
+def event_record(event: Mapping[str, object]) -> Mapping[str, object]:
     if event.get("type") != "message_update":
         return event
-    inner = dict(event.get("assistantMessageEvent") or {})
+    assistant_event = event.get("assistantMessageEvent")
+    inner = dict(assistant_event) if isinstance(assistant_event, Mapping) else {}
     partial = inner.pop("partial", None) or event.get("message") or {}
     if inner.get("type") == "toolcall_start":
         index = inner.get("contentIndex")
@@ -22,7 +23,7 @@ def event_record(event: dict[str, Any]) -> dict[str, Any]:
             block = content[index]
             inner["id"] = block.get("id")
             inner["toolName"] = block.get("name")
-    record: dict[str, Any] = {"type": "message_update"}
+    record: dict[str, object] = {"type": "message_update"}
     usage = partial.get("usage") if isinstance(partial, dict) else None
     if usage is not None:
         record["usage"] = usage

@@ -1,4 +1,4 @@
-"""Which session a run opens, decided from the flags alone (modes-and-cli.md section 5).
+"""Which session a run opens, decided from the flags alone (``--session``, ``--continue``, ``--fork`` …).
 
 ``select_session_action`` returns the first applicable row of the table; the caller performs it
 with the SessionManager (lookups, the cross-project question, the picker). The 1.4.0 conflicts
@@ -19,7 +19,7 @@ from pi_harness.cli.diagnostics import Diagnostic
 
 SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 
-# Texts the caller prints (exact strings of the spec).
+# Texts the caller prints, word for word as Pi prints them.
 NO_SESSION_FOUND = "No session found matching '{arg}'"  # exit 1
 FORK_QUESTION = "Fork this session into current directory?"  # shown with " [y/N] "
 ABORTED = "Aborted."  # exit 0
@@ -53,32 +53,22 @@ def is_session_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
+def _given(flags: dict[str, bool]) -> list[str]:
+    """The flags of ``flags`` that the command line gave, in order."""
+    return [flag for flag, present in flags.items() if present]
+
+
 def session_flag_conflicts(parsed: ParsedArgs) -> list[Diagnostic]:
     """The 1.4.0 combination errors (pure: no lookups)."""
     problems: list[Diagnostic] = []
+    opened = {"--session": parsed.session is not None, "--continue": parsed.continue_session,
+              "--resume": parsed.resume}  # fmt: skip
     if parsed.fork is not None:
-        clashing = [
-            flag
-            for flag, present in (
-                ("--session", parsed.session is not None),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-                ("--no-session", parsed.no_session),
-            )
-            if present
-        ]
+        clashing = _given({**opened, "--no-session": parsed.no_session})
         if clashing:
             problems.append(Diagnostic.error(f"--fork cannot be combined with {', '.join(clashing)}"))
     if parsed.session_id is not None:
-        clashing = [
-            flag
-            for flag, present in (
-                ("--session", parsed.session is not None),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-            )
-            if present
-        ]
+        clashing = _given(opened)
         if clashing:
             problems.append(Diagnostic.error(f"--session-id cannot be combined with {', '.join(clashing)}"))
     return problems

@@ -1,4 +1,4 @@
-"""Non-interactive modes own stdout (modes-and-cli.md section 1.2).
+"""Non-interactive modes own stdout: only their records or answer reach it.
 
 ``take_over_stdout()`` keeps a private duplicate of file descriptor 1 for the protocol output and
 points descriptor 1 and ``sys.stdout`` at stderr. Stray output - ``print()`` in a library or an

@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 
 from pi_harness.tui.ansi import sanitize
 from pi_harness.tui.colors import hex_to_rgb, to_hex
-from pi_harness.tui.components.content import content_text
+from pi_harness.tui.components.content import blocks, content_text
 from pi_harness.tui.theme import ThemeSpec
 
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -93,7 +93,7 @@ def _css(spec: ThemeSpec) -> str:
     )
 
 
-def _image(block: Mapping[str, Any]) -> str:
+def _image(block: Mapping[str, object]) -> str:
     mime = str(block.get("mimeType", ""))
     data = str(block.get("data", ""))
     if mime not in _IMAGE_TYPES or not _BASE64_RE.match(data):
@@ -113,7 +113,7 @@ def _content(content: Any) -> str:
     return "".join(parts)
 
 
-def _tool_summary(name: str, args: Mapping[str, Any]) -> str:
+def _tool_summary(name: str, args: Mapping[str, object]) -> str:
     if name == "bash" and isinstance(args.get("command"), str):
         return f"$ {args['command']}"
     if name in ("read", "write", "edit", "ls") and isinstance(args.get("path"), str):
@@ -131,10 +131,10 @@ def _diff(diff: str) -> str:
     return "<pre>" + "\n".join(rows) + "</pre>"
 
 
-def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
+def _tool_call(call: Mapping[str, object], result: Mapping[str, object] | None) -> str:
     name = str(call.get("name", ""))
     raw_args = call.get("arguments")
-    args: Mapping[str, Any] = raw_args if isinstance(raw_args, Mapping) else {}
+    args: Mapping[str, object] = raw_args if isinstance(raw_args, Mapping) else {}
     state = "pending" if result is None else "error" if result.get("isError") else "ok"
     body: list[str] = []
     if name not in ("bash", "read", "ls", "grep", "find", "edit"):  # their summary or diff says it all
@@ -148,14 +148,14 @@ def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str
         if output:
             css = ' class="error-text"' if result.get("isError") else ""
             body.append(f"<pre{css}>{_esc(output)}</pre>")
-        body.extend(_image(b) for b in result.get("content") or [] if b.get("type") == "image")
+        body.extend(_image(b) for b in blocks(result.get("content")) if b.get("type") == "image")
     summary = f"<code>{_esc(_tool_summary(name, args))}</code>"
     return f'<details class="tool {state}"><summary>{summary}</summary>{"".join(body)}</details>'
 
 
-def _assistant(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]) -> str:
+def _assistant(message: Mapping[str, object], results: Mapping[str, Mapping[str, object]]) -> str:
     parts = [f'<div class="role">Assistant <span class="model">{_esc(message.get("model", ""))}</span></div>']
-    for block in message.get("content") or []:
+    for block in blocks(message.get("content")):
         kind = block.get("type")
         if kind == "text" and str(block.get("text", "")).strip():
             parts.append(f'<div class="md">{_md(str(block["text"]))}</div>')
@@ -171,7 +171,7 @@ def _assistant(message: Mapping[str, Any], results: Mapping[str, Mapping[str, An
     return f'<section class="msg assistant">{"".join(parts)}</section>'
 
 
-def _message(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]) -> str:
+def _message(message: Mapping[str, object], results: Mapping[str, Mapping[str, object]]) -> str:
     role = message.get("role")
     if role == "user":
         return f'<section class="msg user"><div class="role">User</div>{_content(message.get("content"))}</section>'
@@ -194,7 +194,7 @@ def _message(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]
 
 
 def export_html(
-    messages: Iterable[Mapping[str, Any]],
+    messages: Iterable[Mapping[str, object]],
     theme: ThemeSpec,
     *,
     title: str = "Session",

@@ -1,4 +1,4 @@
-"""Themes (resources.md section 12): JSON files of named colour tokens, validated and resolved.
+"""Themes (``docs/themes.md``): JSON files of named colour tokens, validated and resolved.
 
 A theme file has a unique ``name``, optional ``vars`` (name → colour), ``colors`` (every required
 token) and optional ``export`` colours for the HTML export. A colour is ``"#rrggbb"``, an xterm
@@ -51,7 +51,7 @@ class ThemeSpec:
     source_path: str | None = None
 
 
-def _resolve_color(value: Any, variables: Mapping[str, Any], where: str, errors: list[str]) -> Color | None:
+def _resolve_color(value: Any, variables: Mapping[str, object], where: str, errors: list[str]) -> Color | None:
     seen: set[str] = set()
     while isinstance(value, str) and value and not value.startswith("#"):
         if value in seen or value not in variables:

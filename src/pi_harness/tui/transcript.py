@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.tui.components.assistant_message import AssistantMessageView
 from pi_harness.tui.components.base import Component, RenderContext
+from pi_harness.tui.components.content import blocks, mapping
 from pi_harness.tui.components.notices import (
     Notice,
     compaction_finished,
@@ -40,6 +40,13 @@ class _Block:
     final: bool = False
     committed: int = 0  # leading lines already printed into the scrollback
     tag: str | None = None
+
+    def uncommitted_lines(self, width: int) -> list[str]:
+        """The lines not printed yet; a block that starts here is separated by a blank line."""
+        lines = self.component.render(width)
+        if self.committed:
+            return lines[self.committed :]
+        return ["", *lines] if lines else []
 
 
 class Transcript:
@@ -66,14 +73,19 @@ class Transcript:
     def add_notice(self, notice: Notice) -> None:
         self._append(notice, final=True)
 
-    def handle(self, event: Mapping[str, Any]) -> None:
+    def _notice_if_any(self, notice: Notice | None) -> None:
+        """The end of a compaction or retry says something only when it did not simply succeed."""
+        if notice is not None:
+            self.add_notice(notice)
+
+    def handle(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
         if kind == "message_start":
-            self._message_start(event.get("message") or {})
+            self._message_start(mapping(event.get("message")))
         elif kind == "message_update":
-            self._message_update(event.get("message") or {})
+            self._message_update(mapping(event.get("message")))
         elif kind == "message_end":
-            self._message_end(event.get("message") or {})
+            self._message_end(mapping(event.get("message")))
         elif kind in ("tool_execution_start", "tool_execution_update", "tool_execution_end"):
             if not event.get("parentToolCallId"):  # nested calls are not part of the transcript
                 self._tool_event(kind, event)
@@ -82,15 +94,11 @@ class Transcript:
             self._append(compaction_started(event, self.context), final=False, tag="compaction")
         elif kind in ("compaction_end", "auto_compaction_end"):
             self._drop_tag("compaction")
-            notice = compaction_finished(event, self.context)
-            if notice is not None:
-                self.add_notice(notice)
+            self._notice_if_any(compaction_finished(event, self.context))
         elif kind == "auto_retry_start":
             self.add_notice(retry_started(event, self.context))
         elif kind == "auto_retry_end":
-            notice = retry_finished(event, self.context)
-            if notice is not None:
-                self.add_notice(notice)
+            self._notice_if_any(retry_finished(event, self.context))
         elif kind == "summarization_retry_scheduled":
             self.add_notice(summarization_retry(event, self.context))
         elif kind == "bash_execution_update":
@@ -98,7 +106,7 @@ class Transcript:
         elif kind == "agent_settled" or (kind == "agent_end" and not event.get("willRetry")):
             self.settle()
 
-    def add_message(self, message: Mapping[str, Any]) -> None:
+    def add_message(self, message: Mapping[str, object]) -> None:
         """A complete message (no streaming), e.g. from a resumed session."""
         role = message.get("role")
         if role == "assistant":
@@ -109,7 +117,7 @@ class Transcript:
         else:
             self._message_start(message)
 
-    def load_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+    def load_messages(self, messages: Iterable[Mapping[str, object]]) -> None:
         for message in messages:
             self.add_message(message)
         self.settle()
@@ -138,7 +146,7 @@ class Transcript:
 
     # --- events ------------------------------------------------------------------------------
 
-    def _message_start(self, message: Mapping[str, Any]) -> None:
+    def _message_start(self, message: Mapping[str, object]) -> None:
         role = message.get("role")
         if role == "user":
             self._append(UserMessageView(message, self.context), final=True)
@@ -160,7 +168,7 @@ class Transcript:
         elif role in ("compactionSummary", "branchSummary"):
             self._append(SummaryView(message, self.context), final=True)
 
-    def _message_update(self, message: Mapping[str, Any]) -> None:
+    def _message_update(self, message: Mapping[str, object]) -> None:
         if message.get("role") != "assistant" or self._assistant is None:
             return
         component = self._assistant.component
@@ -168,7 +176,7 @@ class Transcript:
             component.update(message)
         self._sync_tool_calls(message)
 
-    def _message_end(self, message: Mapping[str, Any]) -> None:
+    def _message_end(self, message: Mapping[str, object]) -> None:
         role = message.get("role")
         if role == "assistant":
             if self._assistant is None:
@@ -197,8 +205,8 @@ class Transcript:
                 component.finish(message, bool(message.get("isError")))
             block.final = True
 
-    def _sync_tool_calls(self, message: Mapping[str, Any]) -> None:
-        for index, content in enumerate(message.get("content") or []):
+    def _sync_tool_calls(self, message: Mapping[str, object]) -> None:
+        for index, content in enumerate(blocks(message.get("content"))):
             if content.get("type") != "toolCall":
                 continue
             view = self._stream_tools.get(index)
@@ -219,7 +227,7 @@ class Transcript:
                 if content.get("name") and not view.name:
                     view.name = str(content["name"])
 
-    def _tool_event(self, kind: str, event: Mapping[str, Any]) -> None:
+    def _tool_event(self, kind: str, event: Mapping[str, object]) -> None:
         call_id = str(event.get("toolCallId"))
         block = self._tools.get(call_id)
         if block is None:
@@ -266,12 +274,7 @@ class Transcript:
         out: list[str] = []
         while self._blocks and self._blocks[0].final:
             block = self._blocks.pop(0)
-            lines = block.component.render(width)
-            if block.committed:
-                out.extend(lines[block.committed :])
-            elif lines:
-                out.append("")
-                out.extend(lines)
+            out.extend(block.uncommitted_lines(width))
             self.history.append(block.component)
         if live_limit is not None and self._blocks:
             block = self._blocks[0]
@@ -290,12 +293,7 @@ class Transcript:
         """The blocks still at the bottom of the screen."""
         out: list[str] = []
         for block in self._blocks:
-            lines = block.component.render(width)
-            if block.committed:
-                out.extend(lines[block.committed :])
-            elif lines:
-                out.append("")
-                out.extend(lines)
+            out.extend(block.uncommitted_lines(width))
         return out
 
     def render_history(self, width: int) -> list[str]:

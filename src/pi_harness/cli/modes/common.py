@@ -6,22 +6,16 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pi_harness.ai.types import ImageContent
+from pi_harness.cli.initial_input import PromptInput
 
 if TYPE_CHECKING:
     from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.extensions.types import ExtensionErrorRecord
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
-
-
-@dataclass
-class PromptInput:
-    text: str
-    images: list[ImageContent] = field(default_factory=list)
 
 
 def kill_child_processes() -> None:
@@ -32,22 +26,28 @@ def kill_child_processes() -> None:
 
 
 def report_extension_errors_to_stderr(session: AgentSession) -> None:
-    def report(record: Any) -> None:
+    def report(record: ExtensionErrorRecord) -> None:
         print(f"Extension error ({record.extension_path}): {record.error}", file=sys.stderr, flush=True)
 
     session.extensions.on_error(report)
 
 
-async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) -> None:
-    """Send each prompt after the previous run settled; a raised error stops the sequence.
+async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) -> bool:
+    """Send each prompt after the previous run settled; ``False`` when one raised (the error,
+    printed on stderr, stops the sequence).
 
     Each prompt goes to the runtime's current session: an extension command may have replaced it.
     """
-    for item in prompts:
-        await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
+    try:
+        for item in prompts:
+            await runtime.session.prompt(item.text, images=item.images or None, source="interactive")
+    except Exception as exc:
+        print(str(exc), file=sys.stderr, flush=True)
+        return False
+    return True
 
 
-def last_assistant(session: AgentSession) -> dict[str, Any] | None:
+def last_assistant(session: AgentSession) -> dict[str, object] | None:
     for message in reversed(session.get_messages()):
         if message.get("role") == "assistant":
             return dict(message)

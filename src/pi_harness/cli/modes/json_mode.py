@@ -1,16 +1,16 @@
-"""JSON mode (modes-and-cli.md section 7): the session header, then every event as a JSON line.
+"""JSON mode (``docs/json-mode.md``): the session header, then every event as a JSON line.
 
 Failures of the assistant are only visible in the stream (exit 0); a prompt that raises exits 1.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
     SIGNAL_EXIT_CODES,
-    PromptInput,
     report_extension_errors_to_stderr,
     run_prompts,
     run_with_signal_shutdown,
@@ -31,7 +31,7 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
         writer.write(dict(header))
     report_extension_errors_to_stderr(session)
 
-    def on_event(event: dict[str, Any]) -> None:
+    def on_event(event: Mapping[str, object]) -> None:
         writer.write(event_record(event))
 
     session.subscribe(on_event)
@@ -40,12 +40,7 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
     await session.bind_extensions(ui=None, has_ui=False, mode="json")
 
     async def work() -> int:
-        try:
-            await run_prompts(runtime, prompts)
-        except Exception as exc:
-            print(str(exc), file=sys.stderr, flush=True)
-            return 1
-        return 0
+        return 0 if await run_prompts(runtime, prompts) else 1
 
     code = 1
     try:

@@ -1,4 +1,4 @@
-"""Print mode (modes-and-cli.md section 6): run the prompts, print the final answer's text.
+"""Print mode (``pi -p``): run the prompts, print the final answer's text.
 
 Exit codes: 0 on success; 1 when the last assistant message stopped with ``error``, ``aborted``
 or ``length`` (its error text, or ``Request <stopReason>``, goes to stderr), or when a prompt
@@ -8,10 +8,11 @@ raised (no credentials, streaming conflict...).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
-    PromptInput,
     last_assistant,
     report_extension_errors_to_stderr,
     run_prompts,
@@ -23,8 +24,11 @@ if TYPE_CHECKING:
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 
-def assistant_text(message: dict[str, Any]) -> str:
-    return "".join(block.get("text", "") + "\n" for block in message.get("content", []) if block.get("type") == "text")
+def assistant_text(message: Mapping[str, object]) -> str:
+    """The text blocks of an assistant message, each followed by a newline."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return "".join(str(block.get("text", "")) + "\n" for block in blocks if block.get("type") == "text")
 
 
 async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput], out: ByteSink) -> int:
@@ -33,10 +37,7 @@ async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput
     await session.bind_extensions(ui=None, has_ui=False, mode="print")
 
     async def work() -> int:
-        try:
-            await run_prompts(runtime, prompts)
-        except Exception as exc:
-            print(str(exc), file=sys.stderr, flush=True)
+        if not await run_prompts(runtime, prompts):
             return 1
         message = last_assistant(runtime.session)
         if message is None:

@@ -1,1 +1,1 @@
-"""RPC mode: JSONL commands on stdin, responses and events on stdout (modes-and-cli.md section 8)."""
+"""RPC mode: JSONL commands on stdin, responses and events on stdout (``docs/rpc.md``)."""

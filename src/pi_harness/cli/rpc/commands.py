@@ -1,4 +1,4 @@
-"""The RPC commands (modes-and-cli.md section 8.4): each maps a request to the session's API.
+"""The RPC commands (listed in ``docs/rpc.md``): each maps a request to the session's API.
 
 A handler returns the response ``data`` (``NO_DATA`` when the command returns nothing) or raises;
 the exception text becomes ``{"success": false, "error": ...}``.
@@ -6,15 +6,21 @@ the exception text becomes ``{"success": false, "error": ...}``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pi_harness.agent.options import QueueMode
+    from pi_harness.ai.types import ImageContent
+    from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 NO_DATA = object()
 
-Handler = Callable[["CommandContext", dict[str, Any]], Awaitable[Any]]
+# A request as read from stdin: JSON, only read here.
+Request = Mapping[str, object]
+# A handler's response ``data`` is serialised as it is, never looked into.
+Handler = Callable[["CommandContext", Request], Awaitable[object]]
 
 
 class CommandError(Exception):
@@ -27,18 +33,25 @@ class CommandContext:
         self.request_id = request_id
 
     @property
-    def session(self) -> Any:
+    def session(self) -> AgentSession:
         return self.runtime.session
 
 
-def _text(command: dict[str, Any], key: str = "message") -> str:
+def _text(command: Request, key: str = "message") -> str:
     value = command.get(key)
     if not isinstance(value, str):
         raise CommandError(f'"{key}" must be a string')
     return value
 
 
-def _images(command: dict[str, Any]) -> list[dict[str, Any]] | None:
+def _optional_text(command: Request, key: str) -> str | None:
+    value = command.get(key)
+    if value is not None and not isinstance(value, str):
+        raise CommandError(f'"{key}" must be a string')
+    return value
+
+
+def _images(command: Request) -> list[ImageContent] | None:
     images = command.get("images")
     if images is None:
         return None
@@ -47,7 +60,7 @@ def _images(command: dict[str, Any]) -> list[dict[str, Any]] | None:
     return images
 
 
-async def prompt(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def prompt(ctx: CommandContext, command: Request) -> object:
     behaviour = command.get("streamingBehavior")
     if behaviour not in (None, "steer", "followUp"):
         raise CommandError('"streamingBehavior" must be "steer" or "followUp"')
@@ -57,38 +70,38 @@ async def prompt(ctx: CommandContext, command: dict[str, Any]) -> Any:
     return {"disposition": disposition}
 
 
-async def steer(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def steer(ctx: CommandContext, command: Request) -> object:
     await ctx.session.steer(_text(command), _images(command), source="rpc")
     return NO_DATA
 
 
-async def follow_up(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def follow_up(ctx: CommandContext, command: Request) -> object:
     await ctx.session.follow_up(_text(command), _images(command), source="rpc")
     return NO_DATA
 
 
-async def abort(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def abort(ctx: CommandContext, command: Request) -> object:
     await ctx.session.abort()
     return NO_DATA
 
 
-async def clear_queue(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def clear_queue(ctx: CommandContext, command: Request) -> object:
     return ctx.session.clear_queue()
 
 
-async def new_session(ctx: CommandContext, command: dict[str, Any]) -> Any:
-    return await ctx.runtime.new_session(command.get("parentSession"))
+async def new_session(ctx: CommandContext, command: Request) -> object:
+    return await ctx.runtime.new_session(_optional_text(command, "parentSession"))
 
 
-async def get_state(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_state(ctx: CommandContext, command: Request) -> object:
     return ctx.session.get_state()
 
 
-async def get_messages(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_messages(ctx: CommandContext, command: Request) -> object:
     return {"messages": ctx.session.get_messages()}
 
 
-async def set_model(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_model(ctx: CommandContext, command: Request) -> object:
     provider, model_id = command.get("provider"), command.get("modelId")
     model = next(
         (m for m in ctx.session.model_runtime.get_available() if m["provider"] == provider and m["id"] == model_id),
@@ -100,72 +113,74 @@ async def set_model(ctx: CommandContext, command: dict[str, Any]) -> Any:
     return ctx.session.model
 
 
-async def cycle_model(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def cycle_model(ctx: CommandContext, command: Request) -> object:
     return await ctx.session.cycle_model()
 
 
-async def get_available_models(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_available_models(ctx: CommandContext, command: Request) -> object:
     return {"models": ctx.session.model_runtime.get_available()}
 
 
-async def set_thinking_level(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_thinking_level(ctx: CommandContext, command: Request) -> object:
     ctx.session.set_thinking_level(_text(command, "level"))
     return NO_DATA
 
 
-async def cycle_thinking_level(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def cycle_thinking_level(ctx: CommandContext, command: Request) -> object:
     level = ctx.session.cycle_thinking_level()
     return None if level is None else {"level": level}
 
 
-async def get_available_thinking_levels(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_available_thinking_levels(ctx: CommandContext, command: Request) -> object:
     return {"levels": ctx.session.get_available_thinking_levels()}
 
 
-def _mode(command: dict[str, Any]) -> str:
+def _mode(command: Request) -> QueueMode:
     mode = command.get("mode")
-    if mode not in ("all", "one-at-a-time"):
-        raise CommandError('"mode" must be "all" or "one-at-a-time"')
-    return str(mode)
+    if mode == "all":
+        return "all"
+    if mode == "one-at-a-time":
+        return "one-at-a-time"
+    raise CommandError('"mode" must be "all" or "one-at-a-time"')
 
 
-async def set_steering_mode(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_steering_mode(ctx: CommandContext, command: Request) -> object:
     ctx.session.set_steering_mode(_mode(command))
     return NO_DATA
 
 
-async def set_follow_up_mode(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_follow_up_mode(ctx: CommandContext, command: Request) -> object:
     ctx.session.set_follow_up_mode(_mode(command))
     return NO_DATA
 
 
-async def compact(ctx: CommandContext, command: dict[str, Any]) -> Any:
-    return await ctx.session.compact(command.get("customInstructions"))
+async def compact(ctx: CommandContext, command: Request) -> object:
+    return await ctx.session.compact(_optional_text(command, "customInstructions"))
 
 
-def _flag(command: dict[str, Any], key: str = "enabled") -> bool:
+def _flag(command: Request, key: str = "enabled") -> bool:
     value = command.get(key)
     if not isinstance(value, bool):
         raise CommandError(f'"{key}" must be a boolean')
     return value
 
 
-async def set_auto_compaction(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_auto_compaction(ctx: CommandContext, command: Request) -> object:
     ctx.session.set_auto_compaction(_flag(command))
     return NO_DATA
 
 
-async def set_auto_retry(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_auto_retry(ctx: CommandContext, command: Request) -> object:
     ctx.session.set_auto_retry(_flag(command))
     return NO_DATA
 
 
-async def abort_retry(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def abort_retry(ctx: CommandContext, command: Request) -> object:
     ctx.session.abort_retry()
     return NO_DATA
 
 
-async def bash(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def bash(ctx: CommandContext, command: Request) -> object:
     return await ctx.session.run_bash(
         _text(command, "command"),
         exclude_from_context=bool(command.get("excludeFromContext", False)),
@@ -173,51 +188,51 @@ async def bash(ctx: CommandContext, command: dict[str, Any]) -> Any:
     )
 
 
-async def abort_bash(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def abort_bash(ctx: CommandContext, command: Request) -> object:
     ctx.session.abort_bash()
     return NO_DATA
 
 
-async def get_session_stats(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_session_stats(ctx: CommandContext, command: Request) -> object:
     return ctx.session.get_session_stats()
 
 
-async def export_html(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def export_html(ctx: CommandContext, command: Request) -> object:
     from pi_harness.cli.export import export_session_html
 
-    path = export_session_html(ctx.session, command.get("outputPath"))
+    path = export_session_html(ctx.session, _optional_text(command, "outputPath"))
     return {"path": str(path)}
 
 
-async def switch_session(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def switch_session(ctx: CommandContext, command: Request) -> object:
     return await ctx.runtime.switch_session(_text(command, "sessionPath"))
 
 
-async def fork(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def fork(ctx: CommandContext, command: Request) -> object:
     return await ctx.runtime.fork(_text(command, "entryId"))
 
 
-async def clone(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def clone(ctx: CommandContext, command: Request) -> object:
     return await ctx.runtime.clone()
 
 
-async def get_fork_messages(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_fork_messages(ctx: CommandContext, command: Request) -> object:
     return {"messages": ctx.session.get_fork_messages()}
 
 
-async def get_entries(ctx: CommandContext, command: dict[str, Any]) -> Any:
-    return ctx.session.get_entries(command.get("since"))
+async def get_entries(ctx: CommandContext, command: Request) -> object:
+    return ctx.session.get_entries(_optional_text(command, "since"))
 
 
-async def get_tree(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_tree(ctx: CommandContext, command: Request) -> object:
     return {"tree": ctx.session.get_tree(), "leafId": ctx.session.session_manager.get_leaf_id()}
 
 
-async def get_last_assistant_text(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_last_assistant_text(ctx: CommandContext, command: Request) -> object:
     return {"text": ctx.session.get_last_assistant_text()}
 
 
-async def set_session_name(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def set_session_name(ctx: CommandContext, command: Request) -> object:
     name = command.get("name")
     if not isinstance(name, str) or not name.strip():
         raise CommandError("Session name cannot be empty")
@@ -225,7 +240,7 @@ async def set_session_name(ctx: CommandContext, command: dict[str, Any]) -> Any:
     return NO_DATA
 
 
-async def get_commands(ctx: CommandContext, command: dict[str, Any]) -> Any:
+async def get_commands(ctx: CommandContext, command: Request) -> object:
     return {"commands": ctx.session.get_commands()}
 
 

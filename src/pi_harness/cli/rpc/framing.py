@@ -1,4 +1,4 @@
-"""Strict LF framing of the RPC input (modes-and-cli.md section 8.1).
+"""Strict LF framing of the RPC input (``docs/rpc.md``).
 
 Records are split on ``\\n`` only (one trailing ``\\r`` stripped), never on U+2028/U+2029 which
 are legal inside JSON strings; bytes are decoded as UTF-8 only once a whole line is there, so a

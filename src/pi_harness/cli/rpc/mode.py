@@ -1,4 +1,4 @@
-"""The RPC loop (modes-and-cli.md section 8).
+"""The RPC loop (the protocol is described in ``docs/rpc.md``).
 
 stdin is read by a thread (works for pipes, files and terminals alike) and split into records
 on LF only. Every command runs in its own task, so several can be in flight and responses are
@@ -15,8 +15,8 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -27,7 +27,7 @@ from pi_harness.cli.rpc.framing import LineSplitter
 from pi_harness.cli.rpc.ui import RpcExtensionUI
 
 if TYPE_CHECKING:
-    from pi_harness.cli.output import RecordWriter
+    from pi_harness.cli.output import Record, RecordWriter
     from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 
 
@@ -61,17 +61,18 @@ class RpcServer:
         self.ui = RpcExtensionUI(writer.write)
         self._order_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._unsubscribe: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._shutdown_requested = False
         self._exit = asyncio.Event()
 
     # -- output --------------------------------------------------------------------------------
 
-    def send(self, record: dict[str, Any]) -> None:
+    def send(self, record: Record) -> None:
         self.writer.write(record)
 
-    def respond(self, command: str, request_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> None:
-        record: dict[str, Any] = {}
+    def respond(self, command: str, request_id: object, *, data: object = NO_DATA, error: str | None = None) -> None:
+        """The ``response`` record; ``request_id`` is echoed as the client sent it."""
+        record: dict[str, object] = {}
         if request_id is not None:
             record["id"] = request_id
         record.update({"type": "response", "command": command, "success": error is None})
@@ -120,7 +121,7 @@ class RpcServer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run_command(self, kind: str, record: dict[str, Any]) -> None:
+    async def _run_command(self, kind: str, record: Mapping[str, object]) -> None:
         request_id = record.get("id")
         handler = COMMANDS[kind]
         context = CommandContext(self.runtime, request_id if isinstance(request_id, str) else None)

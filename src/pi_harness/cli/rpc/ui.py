@@ -1,4 +1,4 @@
-"""``ctx.ui`` over RPC (modes-and-cli.md section 8.7).
+"""``ctx.ui`` over RPC (the ``extension_ui_request`` records of ``docs/rpc.md``).
 
 Dialogs become ``extension_ui_request`` records answered by the client with
 ``extension_ui_response``; timeouts and abort signals are resolved on our side, so a client that
@@ -10,24 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.coding.extensions.ui import HeadlessUI
 
-_NO_ANSWER = object()
+# The client's ``extension_ui_response`` record, or none (cancelled, timed out, aborted, closed).
+Answer = Mapping[str, object] | None
 
 
 class RpcExtensionUI(HeadlessUI):
     """Dialogs and notices over the protocol; what RPC cannot show falls back to ``HeadlessUI``."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, send: Callable[[Mapping[str, object]], None]) -> None:
         self._send = send
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[str, asyncio.Future[Mapping[str, object]]] = {}
         self._closed = False
 
-    def handle_response(self, record: dict[str, Any]) -> None:
+    def handle_response(self, record: Mapping[str, object]) -> None:
         """An ``extension_ui_response`` from the client; unknown ids are ignored."""
         future = self._pending.pop(str(record.get("id")), None)
         if future is not None and not future.done():
@@ -42,17 +42,19 @@ class RpcExtensionUI(HeadlessUI):
                 future.set_result({"cancelled": True})
         self._pending.clear()
 
-    async def _ask(self, method: str, fields: dict[str, Any], signal: AbortSignal | None, timeout: float | None) -> Any:
+    async def _ask(
+        self, method: str, fields: Mapping[str, object], signal: AbortSignal | None, timeout: float | None
+    ) -> Answer:
         if self._closed or (signal is not None and signal.aborted):
-            return _NO_ANSWER
+            return None
         request_id = str(uuid.uuid4())
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Mapping[str, object]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        record = {"type": "extension_ui_request", "id": request_id, "method": method, **fields}
+        record: dict[str, object] = {"type": "extension_ui_request", "id": request_id, "method": method, **fields}
         if timeout is not None:
             record["timeout"] = int(timeout * 1000)  # the protocol speaks milliseconds
         self._send(record)
-        waiters: set[asyncio.Future[Any]] = {future}
+        waiters: set[asyncio.Future[Mapping[str, object]] | asyncio.Future[None]] = {future}
         abort_waiter: asyncio.Future[None] | None = None
         if signal is not None:
             abort_waiter = asyncio.ensure_future(signal.wait())
@@ -65,23 +67,26 @@ class RpcExtensionUI(HeadlessUI):
             self._pending.pop(request_id, None)
         if future in done:
             answer = future.result()
-            if answer.get("cancelled"):
-                return _NO_ANSWER
-            return answer
-        return _NO_ANSWER
+            return None if answer.get("cancelled") else answer
+        return None
+
+    async def _ask_text(self, method: str, fields: Mapping[str, object], signal: AbortSignal | None = None,
+                        timeout: float | None = None) -> str | None:  # fmt: skip
+        """A dialog whose answer is the client's ``value`` string."""
+        answer = await self._ask(method, fields, signal, timeout)
+        value = None if answer is None else answer.get("value")
+        return value if isinstance(value, str) else None
 
     async def select(
         self, title: str, options: list[str], *, signal: AbortSignal | None = None, timeout: float | None = None
     ) -> str | None:
-        answer = await self._ask("select", {"title": title, "options": list(options)}, signal, timeout)
-        value = None if answer is _NO_ANSWER else answer.get("value")
-        return value if isinstance(value, str) else None
+        return await self._ask_text("select", {"title": title, "options": list(options)}, signal, timeout)
 
     async def confirm(
         self, title: str, message: str = "", *, signal: AbortSignal | None = None, timeout: float | None = None
     ) -> bool:
         answer = await self._ask("confirm", {"title": title, "message": message}, signal, timeout)
-        return answer is not _NO_ANSWER and answer.get("confirmed") is True
+        return answer is not None and answer.get("confirmed") is True
 
     async def input(
         self,
@@ -91,20 +96,16 @@ class RpcExtensionUI(HeadlessUI):
         signal: AbortSignal | None = None,
         timeout: float | None = None,
     ) -> str | None:
-        fields: dict[str, Any] = {"title": title}
+        fields: dict[str, object] = {"title": title}
         if placeholder is not None:
             fields["placeholder"] = placeholder
-        answer = await self._ask("input", fields, signal, timeout)
-        value = None if answer is _NO_ANSWER else answer.get("value")
-        return value if isinstance(value, str) else None
+        return await self._ask_text("input", fields, signal, timeout)
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        fields: dict[str, Any] = {"title": title}
+        fields: dict[str, object] = {"title": title}
         if prefill is not None:
             fields["prefill"] = prefill
-        answer = await self._ask("editor", fields, None, None)
-        value = None if answer is _NO_ANSWER else answer.get("value")
-        return value if isinstance(value, str) else None
+        return await self._ask_text("editor", fields)
 
     def notify(self, message: str, type: str = "info") -> None:
         self._send(
@@ -118,7 +119,7 @@ class RpcExtensionUI(HeadlessUI):
         )
 
     def set_status(self, key: str, text: str | None) -> None:
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "type": "extension_ui_request",
             "id": str(uuid.uuid4()),
             "method": "setStatus",
@@ -128,8 +129,8 @@ class RpcExtensionUI(HeadlessUI):
             record["statusText"] = text
         self._send(record)
 
-    def set_widget(self, key: str, lines: Any, *, placement: str = "aboveEditor") -> None:
-        record: dict[str, Any] = {
+    def set_widget(self, key: str, lines: object, *, placement: str = "aboveEditor") -> None:
+        record: dict[str, object] = {
             "type": "extension_ui_request",
             "id": str(uuid.uuid4()),
             "method": "setWidget",
@@ -151,5 +152,5 @@ class RpcExtensionUI(HeadlessUI):
     def paste_to_editor(self, text: str) -> None:
         self.set_editor_text(text)
 
-    def set_theme(self, theme: Any) -> dict[str, Any]:
+    def set_theme(self, theme: object) -> dict[str, object]:
         return {"success": False, "error": "Theme switching not supported in RPC mode"}

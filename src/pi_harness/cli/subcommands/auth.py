@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from pi_harness.cli.subcommands.common import UsageError, load_settings, parse_command_args
 
@@ -55,8 +55,8 @@ class AuthReport:
     env_vars: list[str] = field(default_factory=list)
     credential: str | None = None  # never printed by ``check``
 
-    def to_json(self, include_credential: str | None = None) -> dict[str, Any]:
-        data: dict[str, Any] = {"status": self.status}
+    def to_json(self, include_credential: str | None = None) -> dict[str, object]:
+        data: dict[str, object] = {"status": self.status}
         if self.provider is not None:
             data["provider"] = self.provider
         if self.model is not None:

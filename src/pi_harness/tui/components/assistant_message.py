@@ -7,32 +7,32 @@ and thinking blocks and, at the end, the error of a failed or aborted response.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pi_harness.tui.ansi import wrap
 from pi_harness.tui.components.base import CachedRender, RenderContext
+from pi_harness.tui.components.content import blocks
 
 ABORTED_TEXT = "Operation aborted"
 THINKING_COLLAPSED_TEXT = "Thinking…"
 
 
 class AssistantMessageView(CachedRender):
-    def __init__(self, message: Mapping[str, Any], context: RenderContext, *, streaming: bool = False) -> None:
+    def __init__(self, message: Mapping[str, object], context: RenderContext, *, streaming: bool = False) -> None:
         self.message = message
         self.context = context
         self.streaming = streaming
 
-    def update(self, message: Mapping[str, Any]) -> None:
+    def update(self, message: Mapping[str, object]) -> None:
         """A newer partial message while streaming."""
         self.message = message
         self.touch()
 
-    def finish(self, message: Mapping[str, Any]) -> None:
+    def finish(self, message: Mapping[str, object]) -> None:
         self.message = message
         self.streaming = False
         self.touch()
 
-    def _visible(self, block: Mapping[str, Any]) -> bool:
+    def _visible(self, block: Mapping[str, object]) -> bool:
         kind = block.get("type")
         if kind == "text":
             return bool(str(block.get("text", "")).strip())
@@ -54,12 +54,12 @@ class AssistantMessageView(CachedRender):
         inner = max(1, width - 1)
         lines: list[str] = []
         stable = 0
-        blocks = [block for block in self.message.get("content") or [] if self._visible(block)]
-        for index, block in enumerate(blocks):
+        shown = [block for block in blocks(self.message.get("content")) if self._visible(block)]
+        for index, block in enumerate(shown):
             if lines:
                 lines.append("")
             block_lines, block_stable = self._render_block(block, width)
-            if index == len(blocks) - 1:
+            if index == len(shown) - 1:
                 stable = len(lines) + block_stable  # only the last block can still grow
             lines.extend(block_lines)
         error = self._error_line()
@@ -70,7 +70,7 @@ class AssistantMessageView(CachedRender):
         self._stable = stable if self.streaming else len(lines)
         return lines
 
-    def _render_block(self, block: Mapping[str, Any], width: int) -> tuple[list[str], int]:
+    def _render_block(self, block: Mapping[str, object], width: int) -> tuple[list[str], int]:
         theme = self.context.theme
         markdown = self.context.markdown
         if block.get("type") == "thinking":

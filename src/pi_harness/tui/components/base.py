@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pi_harness.tui.ansi import truncate, with_background, wrap
 from pi_harness.tui.keybindings import KeyMap
@@ -22,7 +22,7 @@ class Component(Protocol):
 
 
 # (message, width, context) -> lines; registered by extensions per custom message type.
-CustomMessageRenderer = Callable[[Mapping[str, Any], int, "RenderContext"], list[str]]
+CustomMessageRenderer = Callable[[Mapping[str, object], int, "RenderContext"], list[str]]
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class ToolRenderer:
     the body lines of a finished call (``result`` has ``content`` and ``details``).
     """
 
-    render_call: Callable[[Mapping[str, Any], RenderContext], list[str]] | None = None
-    render_result: Callable[[Mapping[str, Any], bool, RenderContext], list[str]] | None = None
+    render_call: Callable[[Mapping[str, object], RenderContext], list[str]] | None = None
+    render_result: Callable[[Mapping[str, object], bool, RenderContext], list[str]] | None = None
 
 
 @dataclass
@@ -148,3 +148,18 @@ class CachedRender:
             self._cache_lines = produce(width)
             self._cache_key = key
         return self._cache_lines
+
+
+class MessageView(CachedRender):
+    """A message of the conversation as a block: drawn by ``_render``, again only when the width,
+    the context (theme, expanded tools …) or the message itself (``touch``) changed."""
+
+    def __init__(self, message: Mapping[str, object], context: RenderContext) -> None:
+        self.message = message
+        self.context = context
+
+    def render(self, width: int) -> list[str]:
+        return self._cached(width, self.context.generation, self._render)
+
+    def _render(self, width: int) -> list[str]:
+        raise NotImplementedError

@@ -1,21 +1,36 @@
-"""Reading message content (a string or a list of text/image blocks) for display."""
+"""Reading messages and their content (a string or a list of text/image blocks) for display.
+
+Messages, events and entries reach the components as read-only JSON (``Mapping[str, object]``):
+these helpers read the nested parts and skip what does not have the expected shape.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 from pi_harness.tui.ansi import sanitize
 
+EMPTY: Mapping[str, object] = {}
 
-def content_text(content: str | Sequence[Mapping[str, Any]] | None, *, images: bool = True) -> str:
+
+def mapping(value: object) -> Mapping[str, object]:
+    """``value`` when it is a JSON object, otherwise an empty one."""
+    return value if isinstance(value, Mapping) else EMPTY
+
+
+def blocks(content: object) -> list[Mapping[str, object]]:
+    """The blocks of a content list (none for a plain string or a missing content)."""
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, Mapping)]
+
+
+def content_text(content: object, *, images: bool = True) -> str:
     """The text of a message's content; images become ``[image: <mime>]`` lines when ``images``."""
-    if content is None:
-        return ""
     if isinstance(content, str):
         return content
     parts: list[str] = []
-    for block in content:
+    for block in blocks(content):
         kind = block.get("type")
         if kind == "text":
             parts.append(str(block.get("text", "")))
@@ -24,7 +39,7 @@ def content_text(content: str | Sequence[Mapping[str, Any]] | None, *, images: b
     return "\n".join(parts)
 
 
-def output_text(content: str | Sequence[Mapping[str, Any]] | None) -> str:
+def output_text(content: object) -> str:
     """Tool or command output made safe to print (escapes and control characters removed)."""
     return sanitize(content_text(content)).rstrip("\n")
 

@@ -1,4 +1,4 @@
-"""Extension UI (extensions.md section 7.3): dialogs, toasts, status entries and widgets.
+"""Extension UI (``ctx.ui``, ``docs/extensions.md``): dialogs, toasts, status entries and widgets.
 
 Dialogs with a timeout show a live countdown in the title (``Title (5s)``); the owner calls
 ``tick()`` a few times a second and a dialog that ran out resolves to its default (``False``

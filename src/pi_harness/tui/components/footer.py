@@ -12,11 +12,15 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pi_harness.tui.ansi import align_right, truncate, truncate_start, visible_width
 from pi_harness.tui.components.base import shorten_path
 from pi_harness.tui.theme import Theme
+
+
+def _count(value: object) -> int:
+    """A token count of a usage record (a missing or malformed one counts as none)."""
+    return int(value) if isinstance(value, int | float) else 0
 
 
 @dataclass
@@ -27,11 +31,11 @@ class UsageTotals:
     cache_write: int = 0
     cost: float = 0.0
 
-    def add(self, usage: Mapping[str, Any]) -> None:
-        self.input += int(usage.get("input") or 0)
-        self.output += int(usage.get("output") or 0)
-        self.cache_read += int(usage.get("cacheRead") or 0)
-        self.cache_write += int(usage.get("cacheWrite") or 0)
+    def add(self, usage: Mapping[str, object]) -> None:
+        self.input += _count(usage.get("input"))
+        self.output += _count(usage.get("output"))
+        self.cache_read += _count(usage.get("cacheRead"))
+        self.cache_write += _count(usage.get("cacheWrite"))
         cost = usage.get("cost")
         if isinstance(cost, Mapping):
             self.cost += float(cost.get("total") or 0.0)
@@ -65,7 +69,7 @@ def format_tokens(count: int) -> str:
     return f"{round(count / 1_000_000)}M"
 
 
-def usage_totals(messages: Iterable[Mapping[str, Any]]) -> UsageTotals:
+def usage_totals(messages: Iterable[Mapping[str, object]]) -> UsageTotals:
     """Session totals from assistant responses and tool results that report nested usage."""
     totals = UsageTotals()
     for message in messages:
@@ -75,7 +79,7 @@ def usage_totals(messages: Iterable[Mapping[str, Any]]) -> UsageTotals:
     return totals
 
 
-def context_tokens(messages: Iterable[Mapping[str, Any]]) -> int | None:
+def context_tokens(messages: Iterable[Mapping[str, object]]) -> int | None:
     """Prompt size of the latest response that reported usage; None when a compaction came after it."""
     latest: int | None = None
     for message in messages:

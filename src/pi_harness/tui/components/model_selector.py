@@ -7,25 +7,24 @@ default for new sessions (seed 20.6.3). The caller passes only models that have 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.selector import SelectItem, Selector
 
 
-def model_key(model: Mapping[str, Any]) -> str:
+def model_key(model: Mapping[str, object]) -> str:
     return f"{model.get('provider')}/{model.get('id')}"
 
 
 class ModelSelector:
     def __init__(
         self,
-        models: Sequence[Mapping[str, Any]],
+        models: Sequence[Mapping[str, object]],
         context: RenderContext,
         *,
         current: str | None = None,
-        on_select: Callable[[Mapping[str, Any]], None] | None = None,
-        on_save_default: Callable[[Mapping[str, Any]], None] | None = None,
+        on_select: Callable[[Mapping[str, object]], None] | None = None,
+        on_save_default: Callable[[Mapping[str, object]], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
         max_visible: int = 10,
         title: str = "Select a model",
@@ -64,7 +63,7 @@ class ModelSelector:
             empty_text="No matching models",
             initial=current,
         )
-        self.saved: Mapping[str, Any] | None = None
+        self.saved: Mapping[str, object] | None = None
 
     @property
     def done(self) -> bool:

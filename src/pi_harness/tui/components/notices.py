@@ -1,13 +1,13 @@
 """One-line (wrapped) notices in the transcript: errors, compaction, automatic retries, aborts.
 
-The builders turn AgentSession events (agent-loop.md section 9.2, compaction.md section 11)
+The builders turn AgentSession events (retries, compaction and its failures)
 into notices; ``None`` means the event needs no notice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pi_harness.tui.ansi import truncate, wrap
 from pi_harness.tui.components.base import RenderContext
@@ -33,7 +33,7 @@ def format_count(value: int) -> str:
     return f"{value:,}"
 
 
-def compaction_started(event: Mapping[str, Any], context: RenderContext) -> Notice:
+def compaction_started(event: Mapping[str, object], context: RenderContext) -> Notice:
     reason = event.get("reason")
     key = context.key("app.interrupt")
     if reason == "overflow":
@@ -45,7 +45,7 @@ def compaction_started(event: Mapping[str, Any], context: RenderContext) -> Noti
     return Notice("muted", text, context)
 
 
-def compaction_finished(event: Mapping[str, Any], context: RenderContext) -> Notice | None:
+def compaction_finished(event: Mapping[str, object], context: RenderContext) -> Notice | None:
     error = event.get("errorMessage")
     if error:
         return Notice("error", str(error), context)
@@ -66,7 +66,7 @@ def compaction_finished(event: Mapping[str, Any], context: RenderContext) -> Not
     return Notice("success", text, context)
 
 
-def retry_started(event: Mapping[str, Any], context: RenderContext) -> Notice:
+def retry_started(event: Mapping[str, object], context: RenderContext) -> Notice:
     attempt, maximum = event.get("attempt"), event.get("maxAttempts")
     delay = event.get("delayMs")
     seconds = f" in {delay / 1000:g}s" if isinstance(delay, int | float) else ""
@@ -77,7 +77,7 @@ def retry_started(event: Mapping[str, Any], context: RenderContext) -> Notice:
     return Notice("warning", text, context)
 
 
-def retry_finished(event: Mapping[str, Any], context: RenderContext) -> Notice | None:
+def retry_finished(event: Mapping[str, object], context: RenderContext) -> Notice | None:
     if event.get("success"):
         return None
     final = event.get("finalError")
@@ -88,7 +88,7 @@ def retry_finished(event: Mapping[str, Any], context: RenderContext) -> Notice |
     return Notice("error", text, context)
 
 
-def summarization_retry(event: Mapping[str, Any], context: RenderContext) -> Notice:
+def summarization_retry(event: Mapping[str, object], context: RenderContext) -> Notice:
     attempt, maximum = event.get("attempt"), event.get("maxAttempts")
     delay = event.get("delayMs")
     seconds = f" in {delay / 1000:g}s" if isinstance(delay, int | float) else ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pi_harness.tui.ansi import truncate
 from pi_harness.tui.components.base import RenderContext
@@ -18,7 +18,7 @@ class QueueView:
         self.steering = list(steering)
         self.follow_up = list(follow_up)
 
-    def update_from_event(self, event: dict[str, object]) -> None:
+    def update_from_event(self, event: Mapping[str, object]) -> None:
         steering, follow_up = event.get("steering"), event.get("followUp")
         self.set(
             [str(s) for s in steering] if isinstance(steering, list) else [],

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pi_harness.tui.ansi import sanitize, wrap
-from pi_harness.tui.components.base import CachedRender, RenderContext, box, guarded, wrap_all
+from pi_harness.tui.components.base import MessageView, RenderContext, box, guarded, wrap_all
 from pi_harness.tui.components.content import content_text
 from pi_harness.tui.components.notices import format_count
 from pi_harness.tui.components.tool_formats import BASH_PREVIEW_LINES, tail_preview
 
 
-class BashExecutionView(CachedRender):
+class BashExecutionView(MessageView):
     """A user shell command (``!cmd``, or ``!!cmd`` kept out of the model's context).
 
     While it runs, ``append_output`` adds streamed output; ``finish`` takes the final message.
     """
 
-    def __init__(self, message: Mapping[str, Any], context: RenderContext, *, running: bool = False) -> None:
-        self.message = message
-        self.context = context
+    def __init__(self, message: Mapping[str, object], context: RenderContext, *, running: bool = False) -> None:
+        super().__init__(message, context)
         self.running = running
         self._output = str(message.get("output") or "")
 
@@ -28,14 +26,11 @@ class BashExecutionView(CachedRender):
         self._output += delta
         self.touch()
 
-    def finish(self, message: Mapping[str, Any]) -> None:
+    def finish(self, message: Mapping[str, object]) -> None:
         self.message = message
         self._output = str(message.get("output") or "")
         self.running = False
         self.touch()
-
-    def render(self, width: int) -> list[str]:
-        return self._cached(width, self.context.generation, self._render)
 
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
@@ -65,15 +60,8 @@ class BashExecutionView(CachedRender):
         return [border, *(" " + line for line in lines), border]
 
 
-class CustomMessageView(CachedRender):
+class CustomMessageView(MessageView):
     """An extension message with ``display: true``; a registered renderer wins over the default look."""
-
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
-        self.message = message
-        self.context = context
-
-    def render(self, width: int) -> list[str]:
-        return self._cached(width, self.context.generation, self._render)
 
     def _render(self, width: int) -> list[str]:
         custom_type = str(self.message.get("customType", "custom"))
@@ -91,15 +79,8 @@ class CustomMessageView(CachedRender):
         return box(lines, width, theme.bg_code("customMessageBg"))
 
 
-class SummaryView(CachedRender):
+class SummaryView(MessageView):
     """A compaction or branch summary: a one-line header, the summary itself when tools are expanded."""
-
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
-        self.message = message
-        self.context = context
-
-    def render(self, width: int) -> list[str]:
-        return self._cached(width, self.context.generation, self._render)
 
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme

@@ -26,7 +26,7 @@ class SettingItem:
     description: str = ""
 
 
-def _get(settings: Mapping[str, Any], key: str, default: Any) -> Any:
+def _get(settings: Mapping[str, object], key: str, default: Any) -> Any:
     value: Any = settings
     for part in key.split("."):
         if not isinstance(value, Mapping) or part not in value:
@@ -35,7 +35,7 @@ def _get(settings: Mapping[str, Any], key: str, default: Any) -> Any:
     return value
 
 
-def default_setting_items(settings: Mapping[str, Any], theme_names: Sequence[str]) -> list[SettingItem]:
+def default_setting_items(settings: Mapping[str, object], theme_names: Sequence[str]) -> list[SettingItem]:
     """The settings the interactive UI lets you change, with their current (effective) values."""
 
     def item(key: str, label: str, values: Sequence[Any], default: Any, description: str) -> SettingItem:

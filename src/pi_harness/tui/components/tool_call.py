@@ -54,7 +54,7 @@ class ToolCallView(CachedRender):
         self.is_error = False
         self.duration_ms: int | None = None
         self.preview_diff: str | None = None
-        self.result: Mapping[str, Any] | None = None
+        self.result: Mapping[str, object] | None = None
 
     @property
     def done(self) -> bool:
@@ -72,14 +72,14 @@ class ToolCallView(CachedRender):
             self.state = "running"
             self.touch()
 
-    def update(self, partial_result: Mapping[str, Any]) -> None:
+    def update(self, partial_result: Mapping[str, object]) -> None:
         self.output = output_text(partial_result.get("content"))
         self.details = partial_result.get("details")
         if self.state == "pending":
             self.state = "running"
         self.touch()
 
-    def finish(self, result: Mapping[str, Any], is_error: bool, duration_ms: int | None = None) -> None:
+    def finish(self, result: Mapping[str, object], is_error: bool, duration_ms: int | None = None) -> None:
         self.result = result
         self.output = output_text(result.get("content"))
         self.details = result.get("details")

@@ -29,12 +29,12 @@ class ToolDisplay:
     body: list[str]
 
 
-def _str(args: Mapping[str, Any], key: str) -> str | None:
+def _str(args: Mapping[str, object], key: str) -> str | None:
     value = args.get(key)
     return value if isinstance(value, str) else None
 
 
-def _int(args: Mapping[str, Any], key: str) -> int | None:
+def _int(args: Mapping[str, object], key: str) -> int | None:
     value = args.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -63,7 +63,7 @@ def _plain(text: str, context: RenderContext, token: str = "toolOutput") -> list
     return [context.theme.fg(token, line) if line else "" for line in text.split("\n")]
 
 
-def _path(args: Mapping[str, Any], context: RenderContext, key: str = "path") -> str:
+def _path(args: Mapping[str, object], context: RenderContext, key: str = "path") -> str:
     path = _str(args, key)
     return context.theme.fg("accent", context.short_path(path)) if path else context.theme.fg("muted", "…")
 
@@ -86,7 +86,7 @@ def colored_diff(diff: str, context: RenderContext) -> list[str]:
     return out
 
 
-def format_bash(args: Mapping[str, Any], output: str | None, context: RenderContext) -> ToolDisplay:
+def format_bash(args: Mapping[str, object], output: str | None, context: RenderContext) -> ToolDisplay:
     command = _str(args, "command")
     title = context.theme.style(f"$ {command}" if command is not None else "$ …", "toolTitle", bold=True)
     timeout = args.get("timeout")
@@ -96,7 +96,7 @@ def format_bash(args: Mapping[str, Any], output: str | None, context: RenderCont
     return ToolDisplay(title, tail_preview(lines, BASH_PREVIEW_LINES, context))
 
 
-def format_read(args: Mapping[str, Any], output: str | None, is_error: bool, context: RenderContext) -> ToolDisplay:
+def format_read(args: Mapping[str, object], output: str | None, is_error: bool, context: RenderContext) -> ToolDisplay:
     offset, limit = _int(args, "offset"), _int(args, "limit")
     where = ""
     if offset is not None or limit is not None:
@@ -112,7 +112,7 @@ def format_read(args: Mapping[str, Any], output: str | None, is_error: bool, con
 
 
 def format_edit(
-    args: Mapping[str, Any], output: str | None, details: Any, is_error: bool, preview_diff: str | None,
+    args: Mapping[str, object], output: str | None, details: Any, is_error: bool, preview_diff: str | None,
     context: RenderContext,
 ) -> ToolDisplay:  # fmt: skip
     line = details.get("firstChangedLine") if isinstance(details, Mapping) else None
@@ -129,7 +129,7 @@ def format_edit(
     return ToolDisplay(title, head_preview(colored_diff(diff, context), DIFF_PREVIEW_LINES, context))
 
 
-def format_write(args: Mapping[str, Any], output: str | None, is_error: bool, context: RenderContext) -> ToolDisplay:
+def format_write(args: Mapping[str, object], output: str | None, is_error: bool, context: RenderContext) -> ToolDisplay:
     content = _str(args, "content")
     size = ""
     if content is not None:
@@ -145,7 +145,7 @@ def format_write(args: Mapping[str, Any], output: str | None, is_error: bool, co
     return ToolDisplay(title, head_preview(lines, PREVIEW_LINES, context))
 
 
-def _search_title(name: str, args: Mapping[str, Any], context: RenderContext) -> str:
+def _search_title(name: str, args: Mapping[str, object], context: RenderContext) -> str:
     theme = context.theme
     pattern = _str(args, "pattern")
     shown = pattern if pattern is not None else "…"
@@ -169,7 +169,7 @@ def _search_title(name: str, args: Mapping[str, Any], context: RenderContext) ->
 
 
 def format_listing(
-    name: str, args: Mapping[str, Any], output: str | None, is_error: bool, context: RenderContext
+    name: str, args: Mapping[str, object], output: str | None, is_error: bool, context: RenderContext
 ) -> ToolDisplay:
     """``grep``, ``find`` and ``ls``: a title from the arguments and the first lines of output."""
     if name == "ls":

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.coding.session_store.tree import SessionTreeNode
 from pi_harness.tui.ansi import truncate, with_background
 from pi_harness.tui.components.base import RenderContext
-from pi_harness.tui.components.content import content_text, first_line
+from pi_harness.tui.components.content import blocks, content_text, first_line, mapping
 from pi_harness.tui.components.notices import format_count
 from pi_harness.tui.components.selector import scroll_start
 from pi_harness.tui.fuzzy import fuzzy_score
@@ -38,11 +37,11 @@ _FILTER_ACTIONS = {
 }
 
 
-def describe_entry(entry: Mapping[str, Any]) -> str:
+def describe_entry(entry: Mapping[str, object]) -> str:
     """A one-line description of a session entry for the tree."""
     kind = entry.get("type")
     if kind == "message":
-        return _describe_message(entry.get("message") or {})
+        return _describe_message(mapping(entry.get("message")))
     if kind == "custom_message":
         return f"[{entry.get('customType')}] {first_line(content_text(entry.get('content')))}"
     if kind == "compaction":
@@ -67,12 +66,12 @@ def describe_entry(entry: Mapping[str, Any]) -> str:
     return f"[{kind}]"
 
 
-def _describe_message(message: Mapping[str, Any]) -> str:
+def _describe_message(message: Mapping[str, object]) -> str:
     role = message.get("role")
     if role == "user":
         return "user: " + first_line(content_text(message.get("content"), images=False))
     if role == "assistant":
-        content = message.get("content") or []
+        content = blocks(message.get("content"))
         text = first_line("\n".join(str(b.get("text", "")) for b in content if b.get("type") == "text"))
         if message.get("stopReason") in ("error", "aborted"):
             return f"assistant: ({message.get('stopReason')}) {message.get('errorMessage') or text}".rstrip()
@@ -92,7 +91,7 @@ def _describe_message(message: Mapping[str, Any]) -> str:
     return f"[{role}]"
 
 
-def entry_visible(entry: Mapping[str, Any], mode: str, labelled: bool) -> bool:
+def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool) -> bool:
     kind = entry.get("type")
     message = entry.get("message") if kind == "message" else None
     role = message.get("role") if isinstance(message, Mapping) else None

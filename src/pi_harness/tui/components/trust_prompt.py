@@ -1,4 +1,4 @@
-"""The project trust question (resources.md section 3), asked before protected resources load.
+"""The project trust question (``docs/security.md``), asked before protected resources load.
 
 Choices: ``Trust`` and ``Don't trust`` are saved in ``trust.json`` by the caller; ``Trust once``
 loads them for this run only. Escape means "don't trust" for this run without saving.

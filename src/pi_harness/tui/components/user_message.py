@@ -7,11 +7,9 @@ drop as HTML; they are shown as one ``[file: path]`` line each instead of their 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
-from pi_harness.tui.components.base import CachedRender, RenderContext, box
-from pi_harness.tui.components.content import content_text
+from pi_harness.tui.components.base import MessageView, box
+from pi_harness.tui.components.content import blocks, content_text
 
 _FILE_BLOCK_RE = re.compile(r'<file name="([^"\n]*)">.*?</file>\n?', re.DOTALL)
 
@@ -20,22 +18,14 @@ def collapse_file_blocks(text: str) -> str:
     return _FILE_BLOCK_RE.sub(lambda match: f"`[file: {match.group(1)}]`\n\n", text)
 
 
-class UserMessageView(CachedRender):
-    def __init__(self, message: Mapping[str, Any], context: RenderContext) -> None:
-        self.message = message
-        self.context = context
-
-    def render(self, width: int) -> list[str]:
-        return self._cached(width, self.context.generation, self._render)
-
+class UserMessageView(MessageView):
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
         inner = max(1, width - 2)
         content = self.message.get("content")
         text = collapse_file_blocks(content_text(content, images=False))
         lines = self.context.markdown.render(text, inner, style="user") if text.strip() else []
-        if isinstance(content, list):
-            for block in content:
-                if block.get("type") == "image":
-                    lines.append(theme.fg("muted", f"[image: {block.get('mimeType', 'image')}]"))
+        for block in blocks(content):
+            if block.get("type") == "image":
+                lines.append(theme.fg("muted", f"[image: {block.get('mimeType', 'image')}]"))
         return box(lines or [""], width, theme.bg_code("userMessageBg"))

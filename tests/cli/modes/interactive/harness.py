@@ -18,7 +18,6 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from pi_harness.cli import bootstrap, initial_input
 from pi_harness.cli.args import parse_args
 from pi_harness.cli.modes.interactive.app import run_interactive
 from pi_harness.cli.modes.interactive.mode import InteractiveMode
@@ -175,8 +174,6 @@ async def run_pi(args: Sequence[str] = (), *, observe: bool = True) -> AsyncIter
         task = asyncio.ensure_future(
             run_interactive(
                 parsed,
-                bootstrap=bootstrap,
-                initial_input=initial_input,
                 terminal=Terminal(pipe, output),
                 observer=modes.append if observe else None,
             )

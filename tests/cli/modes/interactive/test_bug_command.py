@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from pi_harness.cli import crash_log
 from pi_harness.cli.crash_log import record_crash
-from pi_harness.cli.modes.interactive import app
 from pi_harness.cli.modes.interactive.cmd_bug import INCLUDE
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
-from . import harness
 from .harness import run_pi
 
 AUTH_KEY = "stored-in-auth-json-8c2f4e6a"
@@ -91,10 +87,8 @@ async def test_bug_without_the_transcript_and_cancelled(
 
 
 async def test_crash_notice_names_the_record_and_bug_includes_it(
-    server: FakeLLMServer, project: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+    server: FakeLLMServer, project: Path, agent_dir: Path
 ) -> None:
-    # ``pi`` passes the crash log to the interactive mode (cli/run.py); the harness does not, so add it.
-    monkeypatch.setattr(harness, "run_interactive", functools.partial(app.run_interactive, crash_log=crash_log))
     try:
         raise RuntimeError("the renderer fell over")
     except RuntimeError as error:

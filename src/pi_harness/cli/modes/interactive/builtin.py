@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from pi_harness.tui.components.autocomplete import CompletionItem
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
-CommandHandler = Callable[["InteractiveMode", str], Awaitable[None]]
-ArgumentSource = Callable[["InteractiveMode", str], list[CompletionItem]]
+CommandHandler = Callable[["ModeContext", str], Awaitable[None]]
+ArgumentSource = Callable[["ModeContext", str], list[CompletionItem]]
 
 
 @dataclass(frozen=True)

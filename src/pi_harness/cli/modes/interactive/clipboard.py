@@ -16,7 +16,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 _COPY_PROGRAMS = (("pbcopy",), ("wl-copy",), ("xclip", "-selection", "clipboard"), ("xsel", "--clipboard", "--input"))
 _PASTE_PROGRAMS = (
@@ -47,7 +47,7 @@ def copy_with_program(text: str) -> str | None:
     return None
 
 
-async def copy_text(mode: InteractiveMode, text: str) -> None:
+async def copy_text(mode: ModeContext, text: str) -> None:
     output = mode.shell.view.app.output
     output.write_raw(osc52(text))
     output.flush()
@@ -67,7 +67,7 @@ def read_clipboard_png() -> bytes | None:
     return None
 
 
-async def paste_clipboard_image(mode: InteractiveMode) -> None:
+async def paste_clipboard_image(mode: ModeContext) -> None:
     shell = mode.shell
     data = await asyncio.to_thread(read_clipboard_png)
     if data is None:

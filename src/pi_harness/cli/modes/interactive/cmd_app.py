@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pi_harness.cli.export import export_session_html
 from pi_harness.cli.modes.interactive.blocks import TextBlock
 from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.cli.modes.interactive.clipboard import copy_text
@@ -17,15 +18,14 @@ from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.cli.modes.interactive.startup import custom_unsupported
 from pi_harness.tui.components.footer import format_tokens
 from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
-from pi_harness.tui.export_html import default_export_name, export_html
 from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
 from pi_harness.tui.theme_registry import ThemeRegistry
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 
-async def session_info(mode: InteractiveMode, args: str) -> None:
+async def session_info(mode: ModeContext, args: str) -> None:
     session = mode.session
     manager = session.session_manager
     stats = session.get_session_stats()
@@ -50,7 +50,7 @@ async def session_info(mode: InteractiveMode, args: str) -> None:
     mode.shell.refresh()
 
 
-async def compact(mode: InteractiveMode, args: str) -> None:
+async def compact(mode: ModeContext, args: str) -> None:
     try:
         await mode.session.compact(args.strip() or None)
     except Exception as error:
@@ -60,31 +60,13 @@ async def compact(mode: InteractiveMode, args: str) -> None:
             mode.shell.notice("error", message)
 
 
-def _branch_messages(mode: InteractiveMode) -> list[Any]:
-    entries: list[Any] = mode.session.session_manager.get_branch()
-    return [entry["message"] for entry in entries if entry.get("type") == "message"]
-
-
-async def export(mode: InteractiveMode, args: str) -> None:
-    session = mode.session
-    manager = session.session_manager
-    session_id = manager.get_session_id()
-    target = Path(args.strip()).expanduser() if args.strip() else Path(default_export_name(session_id))
-    if not target.is_absolute():
-        target = Path(session.cwd) / target
-    page = export_html(
-        _branch_messages(mode),
-        mode.shell.theme.spec,
-        title=manager.get_session_name() or "Session",
-        session_id=session_id,
-        cwd=manager.get_cwd(),
-    )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
+async def export(mode: ModeContext, args: str) -> None:
+    output = os.path.expanduser(args.strip()) or None
+    target = export_session_html(mode.session, output, theme=mode.shell.theme.spec)
     mode.shell.notice("success", f"Exported to: {target}")
 
 
-async def copy(mode: InteractiveMode, args: str) -> None:
+async def copy(mode: ModeContext, args: str) -> None:
     text = mode.session.get_last_assistant_text()
     if not text:
         mode.shell.notice("warning", "There is no response to copy yet")
@@ -93,7 +75,7 @@ async def copy(mode: InteractiveMode, args: str) -> None:
     mode.shell.toast("Copied the last response to the clipboard")
 
 
-async def settings(mode: InteractiveMode, args: str) -> None:
+async def settings(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     items = default_setting_items(mode.session.settings.effective(), mode.themes.names())
     context = shell.context
@@ -106,7 +88,7 @@ async def settings(mode: InteractiveMode, args: str) -> None:
     await shell.ask(build)
 
 
-async def reload(mode: InteractiveMode, args: str) -> None:
+async def reload(mode: ModeContext, args: str) -> None:
     """Settings, key bindings, resources, themes and extensions read again; same session file."""
     shell = mode.shell
     shell.set_keymap(KeyMap.load(mode.agent_dir))
@@ -118,7 +100,7 @@ async def reload(mode: InteractiveMode, args: str) -> None:
         shell.notice("warning", problem)
 
 
-async def hotkeys(mode: InteractiveMode, args: str) -> None:
+async def hotkeys(mode: ModeContext, args: str) -> None:
     keymap = mode.shell.keymap
     rows = []
     for action, description in DESCRIPTIONS.items():
@@ -131,12 +113,12 @@ async def hotkeys(mode: InteractiveMode, args: str) -> None:
     mode.shell.refresh()
 
 
-async def debug(mode: InteractiveMode, args: str) -> None:
+async def debug(mode: ModeContext, args: str) -> None:
     path = write_debug_log(mode)
     mode.shell.notice("success", f"Debug log written to {path}")
 
 
-async def quit_app(mode: InteractiveMode, args: str) -> None:
+async def quit_app(mode: ModeContext, args: str) -> None:
     await mode.quit(0)
 
 

@@ -15,7 +15,7 @@ from pi_harness.coding.bug_report.excerpt import DEFAULT_EXCERPT_MESSAGES
 from pi_harness.coding.crash_records import recent_crashes
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
     from pi_harness.coding.model_runtime import ModelRuntime
 
 INCLUDE = "Yes, include them (credentials are redacted)"
@@ -40,7 +40,7 @@ def _extension_provider_secrets(runtime: ModelRuntime) -> Iterator[str]:
         yield from provider.headers.values()
 
 
-async def report_bug(mode: InteractiveMode, args: str) -> None:
+async def report_bug(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     session = mode.session
     messages: list[Any] = list(session.get_messages())

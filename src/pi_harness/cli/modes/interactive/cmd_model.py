@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from pi_harness.ai.types import Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
@@ -21,14 +21,14 @@ from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.components.settings_view import THINKING_LEVELS
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 
-def _describe(model: Mapping[str, Any]) -> str:
+def _describe(model: Mapping[str, object]) -> str:
     return f"{model.get('provider')}/{model.get('id')}"
 
 
-async def _choose(mode: InteractiveMode, title: str, values: list[str], current: str | None = None) -> str | None:
+async def _choose(mode: ModeContext, title: str, values: list[str], current: str | None = None) -> str | None:
     context = mode.shell.context
 
     def build(done: Callable[[str | None], None]) -> Overlay:
@@ -38,7 +38,7 @@ async def _choose(mode: InteractiveMode, title: str, values: list[str], current:
     return await mode.shell.ask(build)
 
 
-async def model(mode: InteractiveMode, args: str) -> None:
+async def model(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     session = mode.session
     available = session.model_runtime.get_available()
@@ -57,10 +57,10 @@ async def model(mode: InteractiveMode, args: str) -> None:
         shell.notice("warning", "No model has credentials. Store an API key with /login <provider>.")
         return
     current = session.model
-    saved: list[Mapping[str, Any]] = []
+    saved: list[Mapping[str, object]] = []
     context = shell.context
 
-    def build(done: Callable[[Mapping[str, Any] | None], None]) -> Overlay:
+    def build(done: Callable[[Mapping[str, object] | None], None]) -> Overlay:
         return ModelSelector(
             available, context, current=model_key(current) if current is not None else None,
             on_select=done, on_save_default=saved.append, on_cancel=lambda: done(None),
@@ -78,7 +78,7 @@ async def model(mode: InteractiveMode, args: str) -> None:
     shell.notice("success", text)
 
 
-async def scoped_models(mode: InteractiveMode, args: str) -> None:
+async def scoped_models(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     session = mode.session
     available = session.model_runtime.get_available()
@@ -97,7 +97,7 @@ async def scoped_models(mode: InteractiveMode, args: str) -> None:
     shell.notice("success", f"Cycling through {scope}" + (" (saved)" if save else ""))
 
 
-async def thinking(mode: InteractiveMode, args: str) -> None:
+async def thinking(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     session = mode.session
     levels = session.get_available_thinking_levels()
@@ -111,7 +111,7 @@ async def thinking(mode: InteractiveMode, args: str) -> None:
     shell.notice("success", f"Thinking level: {session.thinking_level}")
 
 
-async def login(mode: InteractiveMode, args: str) -> None:
+async def login(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     session = mode.session
     runtime = session.model_runtime
@@ -130,7 +130,7 @@ async def login(mode: InteractiveMode, args: str) -> None:
     mode.controller.update_footer()
 
 
-async def logout(mode: InteractiveMode, args: str) -> None:
+async def logout(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     auth = mode.session.model_runtime.auth
     stored = sorted(auth.read_all())
@@ -147,21 +147,21 @@ async def logout(mode: InteractiveMode, args: str) -> None:
     shell.notice("success", f"Removed the stored credentials of {provider}")
 
 
-def _model_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+def _model_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
     keys = [_describe(m) for m in mode.session.model_runtime.get_available()]
     lowered = prefix.lower()
     return [CompletionItem(key, key) for key in keys if lowered in key.lower()][:50]
 
 
-def _level_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+def _level_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
     return complete_from(mode.session.get_available_thinking_levels(), prefix)
 
 
-def _provider_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+def _provider_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
     return complete_from(sorted(mode.session.model_runtime.get_providers()), prefix)
 
 
-def _stored_arguments(mode: InteractiveMode, prefix: str) -> list[CompletionItem]:
+def _stored_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
     return complete_from(sorted(mode.session.model_runtime.auth.read_all()), prefix)
 
 

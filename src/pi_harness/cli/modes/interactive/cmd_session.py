@@ -1,7 +1,7 @@
-"""Slash commands that move through or replace the conversation (sessions.md section 11).
+"""Slash commands that move through or replace the conversation (``docs/sessions.md``).
 
 ``/tree`` moves the leaf inside the session file, optionally summarising the branch left
-behind (compaction.md section 9.4: no summary, summary, summary with extra focus); ``/fork``
+behind (no summary, a summary, or a summary with extra focus); ``/fork``
 starts a new session before an earlier user message; ``/clone`` copies the active branch;
 ``/resume`` and ``/new`` switch sessions. The screen follows through the controller's
 ``session_replaced``.
@@ -9,7 +9,7 @@ starts a new session before an earlier user message; ``/clone`` copies the activ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.builtin import Builtin
@@ -21,7 +21,7 @@ from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.components.tree_selector import TreeSelector
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 NO_SUMMARY = "No summary"
 SUMMARIZE = "Summarize the branch"
@@ -29,15 +29,20 @@ SUMMARIZE_WITH = "Summarize with custom instructions"
 SUMMARY_QUESTION = "Summarize the branch you are leaving?"
 
 
-async def new_session(mode: InteractiveMode, args: str) -> None:
-    result = await mode.runtime.new_session()
+def _cancelled(mode: ModeContext, result: Mapping[str, object], what: str) -> bool:
+    """Whether an extension's ``session_before_*`` handler cancelled the replacement (it says so)."""
     if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled the new session")
-        return
-    mode.shell.notice("success", "Started a new session")
+        mode.shell.notice("warning", f"An extension cancelled {what}")
+        return True
+    return False
 
 
-async def resume(mode: InteractiveMode, args: str) -> None:
+async def new_session(mode: ModeContext, args: str) -> None:
+    if not _cancelled(mode, await mode.runtime.new_session(), "the new session"):
+        mode.shell.notice("success", "Started a new session")
+
+
+async def resume(mode: ModeContext, args: str) -> None:
     session = mode.session
     manager = session.session_manager
     current = manager.get_session_file()
@@ -54,14 +59,11 @@ async def resume(mode: InteractiveMode, args: str) -> None:
     if current is not None and str(info.path) == str(current):
         mode.shell.toast("This session is already open")
         return
-    result = await mode.runtime.switch_session(str(info.path))
-    if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled switching sessions")
-        return
-    mode.shell.notice("success", f"Resumed {info.name or info.id}")
+    if not _cancelled(mode, await mode.runtime.switch_session(str(info.path)), "switching sessions"):
+        mode.shell.notice("success", f"Resumed {info.name or info.id}")
 
 
-async def fork(mode: InteractiveMode, args: str) -> None:
+async def fork(mode: ModeContext, args: str) -> None:
     candidates = mode.session.get_fork_messages()
     shell = mode.shell
     if not candidates:
@@ -82,22 +84,18 @@ async def fork(mode: InteractiveMode, args: str) -> None:
     if entry_id is None:
         return
     result = await mode.runtime.fork(entry_id)
-    if result.get("cancelled"):
-        shell.notice("warning", "An extension cancelled the fork")
+    if _cancelled(mode, result, "the fork"):
         return
     shell.editor.set_text(str(result.get("text") or ""))
     shell.notice("success", "Forked into a new session; the message is back in the editor")
 
 
-async def clone(mode: InteractiveMode, args: str) -> None:
-    result = await mode.runtime.clone()
-    if result.get("cancelled"):
-        mode.shell.notice("warning", "An extension cancelled the clone")
-        return
-    mode.shell.notice("success", "Cloned the conversation into a new session")
+async def clone(mode: ModeContext, args: str) -> None:
+    if not _cancelled(mode, await mode.runtime.clone(), "the clone"):
+        mode.shell.notice("success", "Cloned the conversation into a new session")
 
 
-async def name(mode: InteractiveMode, args: str) -> None:
+async def name(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     if not args.strip():
         current = mode.session.session_manager.get_session_name()
@@ -120,7 +118,7 @@ def _find(roots: list[SessionTreeNode], entry_id: str) -> SessionTreeNode | None
     return None
 
 
-async def _edit_label(mode: InteractiveMode, selector: TreeSelector, entry_id: str) -> None:
+async def _edit_label(mode: ModeContext, selector: TreeSelector, entry_id: str) -> None:
     shell = mode.shell
     node = _find(selector.roots, entry_id)
     label = await shell.ask_input("Label (empty to remove)", prefill=node.label if node else None)
@@ -134,17 +132,17 @@ async def _edit_label(mode: InteractiveMode, selector: TreeSelector, entry_id: s
     selector.set_filter(selector.filter_mode)  # redraw the rows with the new label
 
 
-def _spawn_label_edit(mode: InteractiveMode, selector: TreeSelector, entry_id: str) -> None:
+def _spawn_label_edit(mode: ModeContext, selector: TreeSelector, entry_id: str) -> None:
     mode.spawn(_edit_label(mode, selector, entry_id))
 
 
-def _leaves_something_behind(mode: InteractiveMode, target_id: str) -> bool:
+def _leaves_something_behind(mode: ModeContext, target_id: str) -> bool:
     manager = mode.session.session_manager
     leaf = manager.get_leaf_id()
     return leaf is not None and leaf not in {entry["id"] for entry in manager.get_branch(target_id)}
 
 
-async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | None:
+async def _summary_choice(mode: ModeContext) -> tuple[bool, str | None] | None:
     """(summarize, instructions), or None when the user backed out."""
     shell = mode.shell
     choice = await shell.ask_select(SUMMARY_QUESTION, [NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH])
@@ -156,7 +154,7 @@ async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | No
     return (True, focus.strip() or None) if focus is not None else None
 
 
-async def tree(mode: InteractiveMode, args: str) -> None:
+async def tree(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     manager = mode.session.session_manager
     roots = manager.get_tree()
@@ -191,7 +189,7 @@ async def tree(mode: InteractiveMode, args: str) -> None:
     await navigate(mode, target, summarize=summarize, instructions=instructions)
 
 
-async def navigate(mode: InteractiveMode, target: str, *, summarize: bool, instructions: str | None) -> None:
+async def navigate(mode: ModeContext, target: str, *, summarize: bool, instructions: str | None) -> None:
     shell = mode.shell
     session = mode.session
     if summarize:

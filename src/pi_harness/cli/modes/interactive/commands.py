@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_harness.cli.modes.interactive import cmd_app, cmd_model, cmd_session
 from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.tui.components.autocomplete import CommandInfo, CompletionItem
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
-
-BUILTINS: tuple[Builtin, ...] = (*cmd_model.COMMANDS, *cmd_session.COMMANDS, *cmd_app.COMMANDS)
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 
 def _completion(item: Any) -> CompletionItem | None:
@@ -33,9 +30,11 @@ def _completion(item: Any) -> CompletionItem | None:
 
 
 class SlashCommands:
-    def __init__(self, mode: InteractiveMode) -> None:
+    """The registry of built-in commands the mode hands in, and how ``/`` text reaches them."""
+
+    def __init__(self, mode: ModeContext, builtins: Sequence[Builtin]) -> None:
         self.mode = mode
-        self.table: dict[str, Builtin] = {command.name: command for command in BUILTINS}
+        self.table: dict[str, Builtin] = {command.name: command for command in builtins}
 
     def find(self, text: str) -> tuple[str, str] | None:
         """``(name, args)`` when ``text`` invokes a built-in command."""
@@ -68,7 +67,7 @@ class SlashCommands:
     # --- suggestions ---------------------------------------------------------------------------
 
     def command_infos(self) -> Sequence[CommandInfo]:
-        infos = [CommandInfo(command.name, command.description) for command in BUILTINS]
+        infos = [CommandInfo(command.name, command.description) for command in self.table.values()]
         for command in self.mode.session.get_commands():
             name = str(command.get("name"))
             if name not in self.table:

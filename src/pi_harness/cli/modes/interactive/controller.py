@@ -26,9 +26,9 @@ from pi_harness.tui.pt_keys import to_pt_keys
 from pi_harness.tui.transcript import Transcript
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
-# Built-in actions an extension shortcut may not take over (extensions.md section 6).
+# Built-in actions an extension shortcut may not take over (``docs/extensions.md``, shortcuts).
 RESERVED_ACTIONS = frozenset({
     "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
     "app.model.cycleBackward", "app.model.select", "app.tools.expand", "app.thinking.toggle", "app.editor.external",
@@ -40,7 +40,7 @@ _FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_
 
 
 class SessionController:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self._detach: list[Callable[[], None]] = []
         self._session_id: str | None = None
@@ -96,8 +96,7 @@ class SessionController:
         editor.history.clear()
         for message in session.get_messages():
             if message.get("role") == "user":
-                content: Any = message.get("content")
-                editor.add_to_history(content_text(content, images=False))
+                editor.add_to_history(content_text(message.get("content"), images=False))
 
     def _install_renderers(self, session: AgentSession) -> None:
         context = self.mode.shell.context
@@ -112,7 +111,7 @@ class SessionController:
         context.changed()
 
     def _install_shortcuts(self, session: AgentSession) -> None:
-        """Extension shortcuts (extensions.md section 6), active while no overlay is open."""
+        """Extension shortcuts (``pi.shortcut``), active while no overlay is open."""
         shell = self.mode.shell
         bindings = KeyBindings()
         owners: dict[str, str] = {}
@@ -167,14 +166,14 @@ class SessionController:
 
     # --- events ----------------------------------------------------------------------------------
 
-    def handle(self, event: dict[str, Any]) -> None:
+    def handle(self, event: Mapping[str, object]) -> None:
         """One session event; a failure becomes a notice (the session would print it over the screen)."""
         try:
             self._handle(event)
         except Exception as error:
             self.mode.shell.notice("error", f"Could not show {event.get('type')}: {error}")
 
-    def _handle(self, event: dict[str, Any]) -> None:
+    def _handle(self, event: Mapping[str, object]) -> None:
         shell = self.mode.shell
         kind = event.get("type")
         shell.transcript.handle(event)

@@ -18,12 +18,12 @@ from pi_harness.__about__ import __version__
 from pi_harness.tui.ansi import strip_ansi
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 DEBUG_LOG = "pi-debug.log"
 
 
-def write_debug_log(mode: InteractiveMode) -> Path:
+def write_debug_log(mode: ModeContext) -> Path:
     shell = mode.shell
     session = mode.session
     width, rows = shell.view.size()

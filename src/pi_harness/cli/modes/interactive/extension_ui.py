@@ -1,4 +1,4 @@
-"""``ctx.ui`` in interactive mode (extensions.md section 7.3): dialogs as overlays over the editor.
+"""``ctx.ui`` in interactive mode (``docs/extensions.md``): dialogs as overlays over the editor.
 
 Dialogs stack (an extension may ask while a selector is open) and resolve to their documented
 defaults on cancel, timeout (seconds; the title counts down) or when the caller's signal fires
@@ -22,7 +22,7 @@ from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, Select
 from pi_harness.tui.theme import Theme, ThemeSpec
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 T = TypeVar("T")
 Dialog = ConfirmDialog | SelectDialog | InputDialog
@@ -51,7 +51,7 @@ class _CustomOverlay:
 
 
 class InteractiveExtensionUI:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self._mode = mode
 
     @property

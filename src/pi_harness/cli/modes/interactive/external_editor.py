@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.application import run_in_terminal
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 NO_EDITOR = "Set $VISUAL or $EDITOR to edit the message in an external editor"
 
@@ -31,7 +31,7 @@ def editor_command() -> list[str] | None:
     return None
 
 
-async def edit_externally(mode: InteractiveMode) -> None:
+async def edit_externally(mode: ModeContext) -> None:
     shell = mode.shell
     command = editor_command()
     if command is None:

@@ -9,8 +9,8 @@ so ``ctrl+d`` deletes forward instead).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.clipboard import paste_clipboard_image
 from pi_harness.cli.modes.interactive.external_editor import edit_externally
@@ -18,7 +18,7 @@ from pi_harness.cli.modes.interactive.key_order import SELECTOR_ACTIONS
 from pi_harness.tui.keybindings import RepeatDetector
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext, Work
     from pi_harness.cli.modes.interactive.shell import Shell
 
 Handler = Callable[[], bool | None]
@@ -27,7 +27,7 @@ _SUGGESTION_ACTIONS = frozenset({"tui.editor.cursorUp", "tui.editor.cursorDown",
 
 
 class KeyActions:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self.repeat = RepeatDetector()
         self._jump: bool | None = None  # waiting for the character of jumpForward (True) / jumpBackward (False)
@@ -66,7 +66,7 @@ class KeyActions:
     def shell(self) -> Shell:
         return self.mode.shell
 
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> bool:
+    def _spawn(self, work: Work[object]) -> bool:
         self.mode.spawn(work)
         return True
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
+from pi_harness.cli.initial_input import PromptInput
+from pi_harness.cli.modes.interactive import cmd_app, cmd_model, cmd_session
 from pi_harness.cli.modes.interactive.commands import SlashCommands
+from pi_harness.cli.modes.interactive.context import Work
 from pi_harness.cli.modes.interactive.controller import SessionController
 from pi_harness.cli.modes.interactive.extension_ui import InteractiveExtensionUI
 from pi_harness.cli.modes.interactive.keys import KeyActions
 from pi_harness.cli.modes.interactive.shell import Shell
-from pi_harness.cli.modes.interactive.submit import PromptInput, Submitter
+from pi_harness.cli.modes.interactive.submit import Submitter
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 from pi_harness.coding.tools import kill_all_tracked_processes
@@ -31,6 +34,9 @@ from pi_harness.tui.theme_registry import ThemeRegistry
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 THEME_CHECK_TICKS = 10  # look for edited custom theme files about once a second
 ABORT_WAIT_SECONDS = 5
+# The built-in slash commands, in the order ``/`` lists them.
+BUILTIN_COMMANDS = (*cmd_model.COMMANDS, *cmd_session.COMMANDS, *cmd_app.COMMANDS)
+T = TypeVar("T")
 
 
 class InteractiveMode:
@@ -54,10 +60,10 @@ class InteractiveMode:
         self.exit_code = 0
         self.extension_ui = InteractiveExtensionUI(self)
         self.controller = SessionController(self)
-        self.commands = SlashCommands(self)
+        self.commands = SlashCommands(self, BUILTIN_COMMANDS)
         self.submitter = Submitter(self)
         self.keys = KeyActions(self)
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
         self._quitting = False
         self._theme_ticks = 0
 
@@ -73,14 +79,14 @@ class InteractiveMode:
 
     # --- background work ---------------------------------------------------------------------
 
-    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    def spawn(self, work: Work[T]) -> asyncio.Task[T]:
         """Run ``work`` without blocking the keys; an exception becomes an error notice."""
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
+    def _finished(self, task: asyncio.Task[object]) -> None:
         self._tasks.discard(task)
         if task.cancelled():
             return

@@ -10,7 +10,6 @@ scope cycles through every model with credentials.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.model_selector import model_key
@@ -22,7 +21,7 @@ ScopeResult = tuple[list[str], bool]  # enabled model keys in cycle order, and w
 class ScopedModelsView:
     def __init__(
         self,
-        models: Sequence[Mapping[str, Any]],
+        models: Sequence[Mapping[str, object]],
         enabled: Sequence[str],
         context: RenderContext,
         *,

@@ -3,7 +3,7 @@
 Sessions of the current project are listed with those of every other project (newest first;
 ``app.session.togglePath`` shows where each lives). Rename asks for a name and appends a
 ``session_info`` entry; delete asks for confirmation, refuses the open session, and uses the
-``trash`` command when it is installed (sessions.md section 2.4).
+``trash`` command when it is installed, so a deleted session can be restored.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import asyncio
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
 
 from pi_harness.cli.modes.interactive.shell import Overlay, Shell
 from pi_harness.coding.session_store import SessionManager
@@ -51,7 +50,7 @@ class SessionBrowser:
         self.current_path = current_path
         self.rename_current = rename_current
         self.picker: SessionPicker | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def _load(self) -> list[SessionInfo]:
         return await asyncio.to_thread(list_sessions, self.cwd, self.session_dir)
@@ -78,7 +77,7 @@ class SessionBrowser:
             for task in list(self._tasks):
                 task.cancel()
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Coroutine[object, None, None]) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 from pi_harness.tui.components.autocomplete import clamp_max_visible
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 
-def apply_setting(mode: InteractiveMode, key: str, value: Any) -> None:
+def apply_setting(mode: ModeContext, key: str, value: Any) -> None:
     shell = mode.shell
     session = mode.session
     try:

@@ -1,5 +1,10 @@
 """Before the conversation: the screen, the theme, the trust question, the ``--resume`` picker, the header.
 
+``InteractiveStartup`` is the interactive mode's part of the shared startup sequence
+(``cli/startup.py``): the screen starts before the session, so the ``--resume`` picker and the
+trust question can ask the user; warnings and diagnostics are kept for the header instead of
+going to stderr, and a missing model is a notice, not the end of the run.
+
 The screen is built from the global settings (project settings load only once the project is
 trusted), with ``<agentDir>/themes`` and ``--theme`` files; once the session runs, the theme is
 chosen again among every theme the resource loader found.
@@ -10,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pi_harness.__about__ import __version__
-from pi_harness.cli.modes.interactive.hooks import BootLike, InteractiveArgs
+from pi_harness.cli.args import ParsedArgs
+from pi_harness.cli.bootstrap import Boot, Started
+from pi_harness.cli.mode import AppMode
 from pi_harness.cli.modes.interactive.session_browser import SessionBrowser
 from pi_harness.cli.modes.interactive.shell import Shell, Terminal
 from pi_harness.coding.agent_session.agent_session import AgentSession
@@ -24,9 +31,61 @@ from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme
 from pi_harness.tui.ui_settings import UiSettings
 
 UNTRUSTED_NOTICE = "Project resources were not loaded: this project is not trusted"
+NO_SESSION_SELECTED = "No session selected"
 
 
-def theme_name(parsed: InteractiveArgs, settings: SettingsManager) -> str:
+class InteractiveStartup:
+    """The ``ModeStartup`` of the interactive mode; ``shell`` exists once trust is decided."""
+
+    mode: AppMode = "interactive"
+    pauses_collection = False  # the user may take their time in the picker or the trust question
+    diagnostics_to_stderr = False  # they go into the header
+    reads_initial_input = True
+    reads_piped_stdin = False  # stdin is the terminal
+
+    def __init__(self, parsed: ParsedArgs, terminal: Terminal | None) -> None:
+        self.parsed = parsed
+        self.terminal = terminal
+        self.notes: list[str] = []  # warnings for the header
+        self._shell: Shell | None = None
+
+    @property
+    def shell(self) -> Shell:
+        assert self._shell is not None, "the screen exists once trust is decided"
+        return self._shell
+
+    async def decide_trust(self, boot: Boot) -> bool | None:
+        """``--resume`` picks the session first, then an undecided project is asked about."""
+        shell = create_shell(boot, self.parsed, self.terminal)
+        self._shell = shell
+        self.notes = list(boot.warnings)
+        parsed = self.parsed
+        trusted = boot.trust.effective(interactive=True)
+
+        async def before_session() -> bool:
+            nonlocal trusted
+            if parsed.resume:
+                path = await pick_session_to_resume(shell, boot)
+                if path is None:
+                    return False
+                parsed.session = path
+            if boot.trust.needs_prompt:
+                trusted = await ask_trust(shell, boot)
+            return True
+
+        if (parsed.resume or boot.trust.needs_prompt) and not await shell.run_until(before_session()):
+            print(NO_SESSION_SELECTED, flush=True)
+            return None
+        return trusted
+
+    def warn(self, message: str) -> None:
+        self.notes.append(message)
+
+    def accept(self, started: Started) -> bool:
+        return True  # without a model the user can still log in and pick one
+
+
+def theme_name(parsed: ParsedArgs, settings: SettingsManager) -> str:
     """``--use-theme``, else the ``theme`` a settings file names, else one matching the terminal."""
     if parsed.use_theme:
         return parsed.use_theme
@@ -38,7 +97,8 @@ def theme_name(parsed: InteractiveArgs, settings: SettingsManager) -> str:
     return detect_default_theme()
 
 
-def create_shell(boot: BootLike, parsed: InteractiveArgs, terminal: Terminal | None) -> tuple[Shell, ThemeRegistry]:
+def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> Shell:
+    """The screen in the global settings' look (the session's own themes come with ``adopt_session_look``)."""
     settings = boot.global_settings
     paths: list[str] = []
     if (boot.agent_dir / "themes").is_dir():
@@ -46,17 +106,16 @@ def create_shell(boot: BootLike, parsed: InteractiveArgs, terminal: Terminal | N
     paths += [str((boot.cwd / path).resolve()) for path in parsed.themes]
     registry = ThemeRegistry(paths)
     theme = registry.create(theme_name(parsed, settings))
-    shell = Shell(
+    return Shell(
         theme=theme,
         keymap=KeyMap.load(boot.agent_dir),
         ui=UiSettings.from_settings(settings.effective()),
         cwd=str(boot.cwd),
         terminal=terminal,
     )
-    return shell, registry
 
 
-def adopt_session_look(shell: Shell, parsed: InteractiveArgs, session: AgentSession) -> ThemeRegistry:
+def adopt_session_look(shell: Shell, parsed: ParsedArgs, session: AgentSession) -> ThemeRegistry:
     """Settings and themes as the running session sees them (trusted project files included)."""
     shell.apply_ui(UiSettings.from_settings(session.settings.effective()))
     registry = ThemeRegistry(session.resource_loader.get_theme_paths())
@@ -65,7 +124,7 @@ def adopt_session_look(shell: Shell, parsed: InteractiveArgs, session: AgentSess
     return registry
 
 
-async def ask_trust(shell: Shell, boot: BootLike) -> bool:
+async def ask_trust(shell: Shell, boot: Boot) -> bool:
     """The trust question; ``Trust`` and ``Don't trust`` are saved, ``Trust once`` is not."""
     context = shell.context
     resources = list(boot.trust.resources)
@@ -75,7 +134,7 @@ async def ask_trust(shell: Shell, boot: BootLike) -> bool:
     return choice in ("trust", "once")
 
 
-async def pick_session_to_resume(shell: Shell, boot: BootLike) -> str | None:
+async def pick_session_to_resume(shell: Shell, boot: Boot) -> str | None:
     browser = SessionBrowser(shell, cwd=str(boot.cwd), session_dir=boot.session_dir)
     info = await browser.choose()
     return str(info.path) if info is not None else None

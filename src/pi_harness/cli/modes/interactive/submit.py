@@ -16,24 +16,17 @@ import asyncio
 import base64
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_harness.ai.types import ImageContent
+from pi_harness.cli.initial_input import PromptInput
+from pi_harness.coding.agent_session.prompting import StreamingBehavior
 from pi_harness.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 
 if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.mode import InteractiveMode
+    from pi_harness.cli.modes.interactive.context import ModeContext
 
 BASH_BUSY = "A shell command is already running"
-
-
-@dataclass
-class PromptInput:
-    """One of the prompts given on the command line (``pi "do x" "then y"``)."""
-
-    text: str
-    images: list[ImageContent] = field(default_factory=list)
 
 
 def load_image(path: str, *, auto_resize: bool = True) -> ImageContent | None:
@@ -54,7 +47,7 @@ def load_image(path: str, *, auto_resize: bool = True) -> ImageContent | None:
 
 
 class Submitter:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ModeContext) -> None:
         self.mode = mode
         self._lock = asyncio.Lock()
 
@@ -91,7 +84,7 @@ class Submitter:
 
     async def prompt(self, text: str, images: list[ImageContent], *, follow_up: bool = False) -> None:
         session = self.mode.session
-        behavior: Any = "followUp" if follow_up else "steer"
+        behavior: StreamingBehavior = "followUp" if follow_up else "steer"
         try:
             if session.prompting.command(text) is not None:
                 # An extension command runs at once (it may open dialogs); it must not hold the queue.
@@ -119,7 +112,7 @@ class Submitter:
             return
         shell.transcript.begin_bash(command, exclude_from_context=exclude)
         shell.refresh()
-        message: dict[str, Any] = {"role": "bashExecution", "command": command, "output": "", "exitCode": None,
+        message: dict[str, object] = {"role": "bashExecution", "command": command, "output": "", "exitCode": None,
                                    "cancelled": True, "truncated": False}  # fmt: skip
         try:
             result = await session.run_bash(command, exclude_from_context=exclude)
@@ -132,7 +125,7 @@ class Submitter:
             shell.transcript.add_message(message)
             shell.refresh()
 
-    async def run_initial(self, prompts: list[PromptInput], *, after: asyncio.Task[Any] | None = None) -> None:
+    async def run_initial(self, prompts: list[PromptInput], *, after: asyncio.Task[None] | None = None) -> None:
         """The command line's messages, each after the previous run settled."""
         if after is not None:
             await asyncio.wait({after})

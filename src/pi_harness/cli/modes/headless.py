@@ -1,0 +1,86 @@
+"""Print, JSON and RPC: the modes without a screen, started the same way.
+
+stdout is taken over first (only the mode's own output reaches it), a crash of the previous run
+is announced on stderr, trust is never asked (``--approve`` or a saved decision), every startup
+diagnostic goes to stderr, and a run without a usable model stops with exit 1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_harness.cli import timing
+from pi_harness.cli.bootstrap import Boot, Started, describe_no_model
+from pi_harness.cli.crash_log import announce_previous_crash
+from pi_harness.cli.mode import reads_piped_stdin
+from pi_harness.cli.startup import Launched, print_error, start_session
+
+if TYPE_CHECKING:
+    from pi_harness.cli.args import ParsedArgs
+    from pi_harness.cli.mode import AppMode
+    from pi_harness.cli.stdout_guard import RawStdout
+
+UNTRUSTED_WARNING = "Project resources skipped: this project is not trusted (pass --approve to load them)."
+
+
+class HeadlessStartup:
+    """The ``ModeStartup`` of print, JSON and RPC mode."""
+
+    pauses_collection = True
+    diagnostics_to_stderr = True
+
+    def __init__(self, mode: AppMode) -> None:
+        self.mode: AppMode = mode
+        self.reads_piped_stdin = reads_piped_stdin(mode)
+        self.reads_initial_input = mode != "rpc"  # RPC's prompts come as commands on stdin
+
+    async def decide_trust(self, boot: Boot) -> bool:
+        if boot.trust.needs_prompt:
+            print_error(UNTRUSTED_WARNING)
+        return boot.trust.effective(interactive=False)
+
+    def warn(self, message: str) -> None:
+        print_error(message)
+
+    def accept(self, started: Started) -> bool:
+        if started.model_fallback_message:
+            print_error(started.model_fallback_message)
+        if started.runtime.session.model is None:
+            print_error(describe_no_model())
+            return False
+        timing.mark("startup")
+        timing.print_timings()
+        return True
+
+
+async def run_headless(parsed: ParsedArgs, mode: AppMode) -> int:
+    """Start the session and run ``mode`` (print, json or rpc) on it; returns the exit code."""
+    from pi_harness.cli.stdout_guard import take_over_stdout
+
+    takeover = take_over_stdout()
+    try:
+        notice = announce_previous_crash()
+        if notice:
+            print_error(notice)
+        launched = await start_session(parsed, HeadlessStartup(mode))
+        if isinstance(launched, int):
+            return launched
+        return await _run_mode(launched, mode, takeover.raw)
+    finally:
+        takeover.raw.flush()
+
+
+async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
+    from pi_harness.cli.output import RecordWriter
+
+    if mode == "rpc":
+        from pi_harness.cli.rpc.mode import run_rpc_mode
+
+        return await run_rpc_mode(launched.runtime, RecordWriter(out))
+    if mode == "json":
+        from pi_harness.cli.modes.json_mode import run_json_mode
+
+        return await run_json_mode(launched.runtime, launched.prompts, RecordWriter(out))
+    from pi_harness.cli.modes.print_mode import run_print_mode
+
+    return await run_print_mode(launched.runtime, launched.prompts, out)
