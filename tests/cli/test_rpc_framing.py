@@ -5,9 +5,9 @@ import json
 from typing import Any
 
 from pi_harness.ai.abort import AbortController
+from pi_harness.cli.modes.rpc.framing import LineSplitter
+from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
 from pi_harness.cli.records import event_record
-from pi_harness.cli.rpc.framing import LineSplitter
-from pi_harness.cli.rpc.ui import RpcExtensionUI
 
 
 def test_lines_split_on_lf_only_and_keep_u2028() -> None:

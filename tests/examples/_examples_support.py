@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pi_harness.cli.rpc.ui import RpcExtensionUI
+from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
 from pi_harness.coding.agent_session import AgentSession
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner

@@ -74,7 +74,7 @@ async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
     from pi_harness.cli.output import RecordWriter
 
     if mode == "rpc":
-        from pi_harness.cli.rpc.mode import run_rpc_mode
+        from pi_harness.cli.modes.rpc.mode import run_rpc_mode
 
         return await run_rpc_mode(launched.runtime, RecordWriter(out))
     if mode == "json":

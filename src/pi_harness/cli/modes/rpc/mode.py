@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 import orjson
 
 from pi_harness.cli.modes.common import SIGNAL_EXIT_CODES, kill_child_processes
+from pi_harness.cli.modes.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
+from pi_harness.cli.modes.rpc.framing import LineSplitter
+from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
 from pi_harness.cli.records import event_record
-from pi_harness.cli.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
-from pi_harness.cli.rpc.framing import LineSplitter
-from pi_harness.cli.rpc.ui import RpcExtensionUI
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import Record, RecordWriter
