@@ -16,7 +16,7 @@ import asyncio
 import inspect
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Generic, TypeAlias, TypeVar
 
 from pi_harness.agent.hooks import ListenerErrorHandler
@@ -24,8 +24,9 @@ from pi_harness.agent.types import AgentEvent
 
 E = TypeVar("E")
 
-# A listener may be a plain function or a coroutine function; whatever it returns is awaited.
-Listener: TypeAlias = Callable[[E], Awaitable[None] | None]
+# A listener may be a plain function or a coroutine function: an awaitable result is awaited,
+# anything else it returns is ignored.
+Listener: TypeAlias = Callable[[E], object]
 ErrorReport: TypeAlias = Callable[[Exception, E], None]
 
 

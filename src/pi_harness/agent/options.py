@@ -2,8 +2,9 @@
 
 Options are read live by the loop, so a host may change them between runs (and the hooks even
 during a run). Values that belong to one request only (such as headers resolved for it) are not
-written here: the ``prepare_request`` hook returns them (``PreparedRequest.stream_options``). Run budgets (``max_turns``, ``max_total_tokens``, ``max_cost``) go beyond Pi and
-are off by default; ``pi_harness.agent.budget`` defines what they count.
+written here: the ``prepare_request`` hook returns them (``PreparedRequest.stream_options``).
+Run budgets (``max_turns``, ``max_total_tokens``, ``max_cost``) go beyond Pi and are off by
+default; ``pi_harness.agent.budget`` defines what they count.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pi_harness.ai.types import ImageContent
-from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.config.trust import TrustDecision
+from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 
 class InteractiveArgs(Protocol):
