@@ -35,6 +35,8 @@ from pi_harness.coding.compaction import (
     CompleteFn,
     compaction_reason,
 )
+from pi_harness.coding.compaction.trigger import AutoCompactionReason
+from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
 
 
@@ -90,6 +92,23 @@ class CompactionControl:
         key = self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
         return model, key
 
+    def _reason(
+        self,
+        assistant: AssistantMessage,
+        model: Model | None,
+        projection: SessionProjection,
+        *,
+        before_prompt: bool = False,
+    ) -> AutoCompactionReason | None:
+        return compaction_reason(
+            assistant,
+            settings=self.runner.settings,
+            model=model,
+            latest_compaction=projection.compaction,
+            messages=projection.messages,
+            before_prompt=before_prompt,
+        )
+
     # -- check points ----------------------------------------------------------------------------
 
     async def before_prompt(self) -> None:
@@ -101,14 +120,7 @@ class CompactionControl:
         if assistant is None:
             return
         model, key = self._prepare()
-        reason = compaction_reason(
-            assistant,
-            settings=self.runner.settings,
-            model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
-            before_prompt=True,
-        )
+        reason = self._reason(assistant, model, projection, before_prompt=True)
         if reason is not None:
             await self.runner.run_auto(reason, model, key)
 
@@ -121,14 +133,7 @@ class CompactionControl:
             return
         projection = self._state.manager.build_session_projection()
         model, key = self._prepare()
-        reason = compaction_reason(
-            assistant,
-            settings=self.runner.settings,
-            model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
-        )
-        if reason == "threshold":
+        if self._reason(assistant, model, projection) == "threshold":
             await self.runner.run_auto("threshold", model, key)
 
     async def after_run(self, assistant: AssistantMessage) -> CheckOutcome:
