@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_harness.agent import Agent
 from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.options import QueueMode
 from pi_harness.agent.types import AgentMessage, AgentTool
@@ -40,7 +39,7 @@ from pi_harness.coding.agent_session.auto_retry import AutoRetry
 from pi_harness.coding.agent_session.compaction_control import CompactionControl
 from pi_harness.coding.agent_session.extension_binding import ExtensionBinding
 from pi_harness.coding.agent_session.extension_host import HostedParts, SessionExtensionHost
-from pi_harness.coding.agent_session.lifecycle import SessionLifecycle
+from pi_harness.coding.agent_session.lifecycle import SessionDisposal, ShutdownRequests
 from pi_harness.coding.agent_session.model_control import ModelControl, ScopedModel
 from pi_harness.coding.agent_session.prompting import Disposition, Prompting, Source, StreamingBehavior
 from pi_harness.coding.agent_session.pump import EventPump
@@ -105,7 +104,7 @@ class AgentSession:
         self.base_stream_options = stream_options_from_settings(settings)
 
         # The agent first (from settings alone): every part works on it.
-        self.agent: Agent = agent_from_settings(
+        agent = self.agent = agent_from_settings(
             settings,
             model=model,
             thinking_level=thinking_level,
@@ -123,7 +122,7 @@ class AgentSession:
             model_runtime=model_runtime,
             resource_loader=resource_loader,
             extensions=extensions,
-            agent=self.agent,
+            agent=agent,
             events=self.listeners,
             mode=mode,
         )
@@ -138,7 +137,7 @@ class AgentSession:
             active=list(active_tools) if active_tools is not None else list(DEFAULT_ACTIVE_TOOLS),
             runner=extensions,
         )
-        self.agent.set_tools(self.tool_registry.active_tools())
+        agent.set_tools(self.tool_registry.active_tools())
         self.prompt_state = SystemPromptState(
             cwd=cwd,
             loader=resource_loader,
@@ -172,12 +171,12 @@ class AgentSession:
             runner=extensions,
             registry=self.tool_registry,
             emit=self.pump,
-            run_id=lambda: self.agent.run_id,
-            model=lambda: self.agent.state.model,
-            messages=lambda: self.agent.state.messages,
+            run_id=lambda: agent.run_id,
+            model=lambda: agent.state.model,
+            messages=lambda: agent.state.messages,
         )
         disconnect_agent = connect_agent(
-            self.agent,
+            agent,
             request=self.request,
             tool_hooks=self.tool_hooks,
             turns=TurnHooks(session_manager, self.prompt_state, self.compaction),
@@ -207,9 +206,11 @@ class AgentSession:
             prompt=self.prompt_state,
             tools=self.tool_registry,
             pump=self.pump,
+            # The binding needs the extension host, which needs this part: bind through the facade.
             ensure_bound=self.ensure_bound,
         )
         self.entries = SessionEntries(session_manager, self.listeners)
+        self.shutdown = ShutdownRequests()
         self.host = SessionExtensionHost(
             state,
             HostedParts(
@@ -222,14 +223,14 @@ class AgentSession:
                 prompt=self.prompt_state,
                 tree=self.navigator,
                 entries=self.entries,
-                request_shutdown=self.request_shutdown,
+                request_shutdown=self.shutdown.request,
             ),
             runtime,
         )
         self.binding = ExtensionBinding(
             state, host=self.host, tools=self.tool_registry, owner=runtime, restored_model=restored_model
         )
-        self.lifecycle = SessionLifecycle(
+        self.disposal = SessionDisposal(
             state,
             driver=self.driver,
             compaction=self.compaction,
@@ -260,14 +261,14 @@ class AgentSession:
 
     def request_shutdown(self) -> None:
         """``ctx.shutdown()``: the mode decides when to stop (see ``on_shutdown_request``)."""
-        self.lifecycle.request_shutdown()
+        self.shutdown.request()
 
     def on_shutdown_request(self, listener: Callable[[], None]) -> Callable[[], None]:
-        return self.lifecycle.on_shutdown_request(listener)
+        return self.shutdown.subscribe(listener)
 
     @property
     def shutdown_requested(self) -> bool:
-        return self.lifecycle.shutdown_requested
+        return self.shutdown.requested
 
     @property
     def mode(self) -> str:
@@ -512,7 +513,7 @@ class AgentSession:
 
     async def dispose(self, *, close_session_manager: bool = True) -> None:
         """Stop everything, emit ``session_shutdown`` (once), make extension contexts stale."""
-        await self.lifecycle.dispose(close_session_manager=close_session_manager)
+        await self.disposal.dispose(close_session_manager=close_session_manager)
 
 
 __all__ = ["AgentSession"]

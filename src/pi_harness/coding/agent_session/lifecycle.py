@@ -18,7 +18,25 @@ from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.agent_session.user_shell import UserShell
 
 
-class SessionLifecycle:
+class ShutdownRequests:
+    """``ctx.shutdown()`` calls: remembered, and passed on to the mode's listeners."""
+
+    __slots__ = ("_listeners", "requested")
+
+    def __init__(self) -> None:
+        self.requested = False
+        # No error report: a failing listener raises into ``ctx.shutdown()``.
+        self._listeners: ListenerRegistry[None] = ListenerRegistry()
+
+    def request(self) -> None:
+        self.requested = True
+        self._listeners.deliver_soon(None)
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        return self._listeners.subscribe(lambda _nothing: listener())
+
+
+class SessionDisposal:
     def __init__(
         self,
         state: SessionState,
@@ -35,16 +53,6 @@ class SessionLifecycle:
         self._user_shell = user_shell
         self._binding = binding
         self._disconnect_agent = disconnect_agent
-        self.shutdown_requested = False
-        # No error report: a failing shutdown listener raises into ``ctx.shutdown()``.
-        self._shutdown_listeners: ListenerRegistry[None] = ListenerRegistry()
-
-    def request_shutdown(self) -> None:
-        self.shutdown_requested = True
-        self._shutdown_listeners.deliver_soon(None)
-
-    def on_shutdown_request(self, listener: Callable[[], None]) -> Callable[[], None]:
-        return self._shutdown_listeners.subscribe(lambda _nothing: listener())
 
     async def dispose(self, *, close_session_manager: bool = True) -> None:
         state = self._state
@@ -63,4 +71,4 @@ class SessionLifecycle:
             state.manager.close()
 
 
-__all__ = ["SessionLifecycle"]
+__all__ = ["SessionDisposal", "ShutdownRequests"]
