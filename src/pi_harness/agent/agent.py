@@ -21,11 +21,12 @@ from pi_harness.agent.hooks import (
     ConvertToLlm,
     DeclareToolChangesHook,
     FinishTurnHook,
+    GetApiKey,
     PrepareNextTurnHook,
     PrepareRequestHook,
     TransformContext,
 )
-from pi_harness.agent.listeners import Listeners
+from pi_harness.agent.listeners import ListenerRegistry, agent_error_report
 from pi_harness.agent.loop import AgentLoop, LoopConfig
 from pi_harness.agent.options import AgentOptions, QueueMode, Transport
 from pi_harness.agent.queues import MessageQueue
@@ -42,6 +43,7 @@ from pi_harness.agent.types import (
     BeforeToolCallHook,
 )
 from pi_harness.ai.abort import AbortController
+from pi_harness.ai.options import PayloadHook, ResponseHook
 from pi_harness.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -89,7 +91,9 @@ class Agent:
         )
         self._steering = MessageQueue(self._options.steering_mode)
         self._follow_up = MessageQueue(self._options.follow_up_mode)
-        self._listeners = Listeners(lambda: self._options.on_listener_error)
+        self._listeners: ListenerRegistry[AgentEvent] = ListenerRegistry(
+            agent_error_report(lambda: self._options.on_listener_error)
+        )
         self._active = False
         self._controller: AbortController | None = None
         self._idle: asyncio.Future[None] | None = None
@@ -324,6 +328,15 @@ class Agent:
 
     def set_convert_to_llm(self, hook: ConvertToLlm) -> None:
         self._options.convert_to_llm = hook
+
+    def set_get_api_key(self, hook: GetApiKey | None) -> None:
+        self._options.get_api_key = hook
+
+    def set_on_payload(self, hook: PayloadHook | None) -> None:
+        self._options.on_payload = hook
+
+    def set_on_response(self, hook: ResponseHook | None) -> None:
+        self._options.on_response = hook
 
     def set_transform_context(self, hook: TransformContext | None) -> None:
         self._options.transform_context = hook

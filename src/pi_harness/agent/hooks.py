@@ -3,7 +3,7 @@
 Every hook may be a plain function or a coroutine function; the loop awaits whatever comes back.
 Tool hooks (``before_tool_call``/``after_tool_call``) live in ``types`` beside the tool contract.
 Failures of the hooks defined here are *not* caught by the loop: the ``Agent`` turns them into an
-error assistant message and ends the run (agent-loop.md section 2.4).
+error assistant message and ends the run (see ``Agent``).
 """
 
 from __future__ import annotations
@@ -49,17 +49,20 @@ class PreparedRequest:
 
     ``context`` replaces the loop's context for this and every later request of the run (the
     session projects its transcript this way); ``model`` and ``thinking_level`` apply to this
-    request only (virtual-model routing).
+    request only (virtual-model routing). ``stream_options`` replaces the template of
+    ``AgentOptions.stream_options`` for this request only: a host passes per-request values such
+    as freshly resolved headers here instead of changing the agent's options.
     """
 
     context: AgentContext | None = None
     model: Model | None = None
     thinking_level: ThinkingLevel | None = None
+    stream_options: SimpleStreamOptions | None = None
 
 
 @dataclass
 class FinishTurnContext:
-    """The turn boundary: runs after the tool batch, before ``turn_end`` (agent-loop.md 4.3)."""
+    """The turn boundary: runs after the tool batch, before ``turn_end`` (the loop's ``_turns``)."""
 
     assistant_message: AssistantMessage
     tool_results: list[ToolResultMessage]

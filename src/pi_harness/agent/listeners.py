@@ -1,35 +1,47 @@
-"""Agent event listeners: awaited one after another, in registration order.
+"""Listener registries: the one way the harness hands events to subscribers.
 
-A slow listener back-pressures the loop (1.4.0). A listener that raises is reported (to the
-configured handler, else as a traceback on stderr) and skipped; the run and the remaining
-listeners go on.
+A registry keeps its listeners in subscription order and awaits them one after another, so a
+slow listener back-pressures the producer (1.4.0). What happens when a listener raises is the
+owner's choice: with a ``report`` function the failure is reported and the remaining listeners
+still get the event; without one the exception reaches the producer.
+
+The ``Agent`` holds one for its events (failures go to ``on_listener_error``, else stderr); the
+coding session holds one for session events, one for shutdown requests, and its runtime one for
+session replacements.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import sys
 import traceback
 from collections.abc import Callable
+from typing import Generic, TypeAlias, TypeVar
 
 from pi_harness.agent.hooks import ListenerErrorHandler
-from pi_harness.agent.types import AgentEvent, AgentListener
+from pi_harness.agent.types import AgentEvent
+
+E = TypeVar("E")
+
+# A listener may be a plain function or a coroutine function: an awaitable result is awaited,
+# anything else it returns is ignored.
+Listener: TypeAlias = Callable[[E], object]
+ErrorReport: TypeAlias = Callable[[Exception, E], None]
 
 
-def report_to_stderr(error: Exception, event: AgentEvent) -> None:
-    detail = "".join(traceback.format_exception(error))
-    sys.stderr.write(f"Agent event listener failed on {event.get('type')!s}: {detail}")
+class ListenerRegistry(Generic[E]):
+    """Subscribers of one kind of event, called in subscription order."""
 
+    __slots__ = ("_listeners", "_pending", "_report")
 
-class Listeners:
-    __slots__ = ("_listeners", "_on_error")
+    def __init__(self, report: ErrorReport[E] | None = None) -> None:
+        self._listeners: list[Listener[E]] = []
+        self._report = report
+        # Deliveries started by ``deliver_soon`` that are still running.
+        self._pending: set[asyncio.Future[None]] = set()
 
-    def __init__(self, on_error: Callable[[], ListenerErrorHandler | None] | None = None) -> None:
-        self._listeners: list[AgentListener] = []
-        # Looked up per failure so a host can change the handler at any time.
-        self._on_error = on_error
-
-    def subscribe(self, listener: AgentListener) -> Callable[[], None]:
+    def subscribe(self, listener: Listener[E]) -> Callable[[], None]:
         """Register ``listener``; the returned function unsubscribes it (idempotent)."""
         self._listeners.append(listener)
 
@@ -42,18 +54,74 @@ class Listeners:
     def __len__(self) -> int:
         return len(self._listeners)
 
-    async def deliver(self, event: AgentEvent) -> None:
+    async def deliver(self, event: E) -> None:
+        """Call every listener with ``event``, awaiting each before the next."""
         for listener in tuple(self._listeners):
             try:
                 outcome = listener(event)
                 if outcome is not None and inspect.isawaitable(outcome):
                     await outcome
             except Exception as error:
-                self._report(error, event)
+                self._failed(error, event)
 
-    def _report(self, error: Exception, event: AgentEvent) -> None:
-        handler = self._on_error() if self._on_error is not None else None
+    def deliver_soon(self, event: E) -> None:
+        """For synchronous producers: plain listeners run now, awaitable results are scheduled
+        (``drain`` waits for them)."""
+        for listener in tuple(self._listeners):
+            try:
+                outcome = listener(event)
+            except Exception as error:
+                self._failed(error, event)
+                continue
+            if outcome is not None and inspect.isawaitable(outcome):
+                self._track(asyncio.ensure_future(outcome), event)
+
+    async def drain(self) -> None:
+        """Wait until the deliveries scheduled by ``deliver_soon`` have finished."""
+        while self._pending:
+            await asyncio.gather(*tuple(self._pending), return_exceptions=True)
+
+    def _track(self, future: asyncio.Future[None], event: E) -> None:
+        self._pending.add(future)
+
+        def done(finished: asyncio.Future[None]) -> None:
+            self._pending.discard(finished)
+            if finished.cancelled():
+                return
+            error = finished.exception()
+            # asyncio re-raises BaseExceptions that are not Exceptions (KeyboardInterrupt,
+            # SystemExit) out of the event loop, so only Exceptions arrive here.
+            if isinstance(error, Exception):
+                self._failed(error, event)
+
+        future.add_done_callback(done)
+
+    def _failed(self, error: Exception, event: E) -> None:
+        if self._report is None:
+            raise error
+        self._report(error, event)
+
+
+# --- the agent's reporting ------------------------------------------------------------------------
+
+
+def report_to_stderr(error: Exception, event: AgentEvent) -> None:
+    detail = "".join(traceback.format_exception(error))
+    sys.stderr.write(f"Agent event listener failed on {event.get('type')!s}: {detail}")
+
+
+def agent_error_report(handler: Callable[[], ListenerErrorHandler | None]) -> ErrorReport[AgentEvent]:
+    """Report to the handler ``handler()`` returns at the time of the failure (so a host may change
+    it at any time), else to stderr; a failing handler falls back to stderr too."""
+
+    def report(error: Exception, event: AgentEvent) -> None:
+        current = handler()
         try:
-            (handler or report_to_stderr)(error, event)
+            (current or report_to_stderr)(error, event)
         except Exception:
             report_to_stderr(error, event)
+
+    return report
+
+
+__all__ = ["ErrorReport", "Listener", "ListenerRegistry", "agent_error_report", "report_to_stderr"]

@@ -19,6 +19,7 @@ functional entry points; ``AgentLoop`` is one run.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -216,7 +217,8 @@ class AgentLoop:
 
     async def _stream_response(self) -> AssistantMessage:
         model, level = self.config.model, self.config.thinking_level
-        hook = self.options.prepare_request
+        options = self.options
+        hook = options.prepare_request
         if hook is not None:
             request = PrepareRequestContext(self.context, model, level, self.budget.turns)
             prepared = await resolve(hook(request, self.signal))
@@ -226,12 +228,15 @@ class AgentLoop:
                 self.context = prepared.context or self.context
                 model = prepared.model or model
                 level = prepared.thinking_level or level
+                if prepared.stream_options is not None:
+                    # A copy for this request: the agent's own options stay as the host set them.
+                    options = dataclasses.replace(options, stream_options=prepared.stream_options)
         self.model, self.thinking_level = model, level
         message = await stream_assistant_response(
             context=self.context,
             model=model,
             thinking_level=level,
-            options=self.options,
+            options=options,
             signal=self.signal,
             emit=self.emit,
             run_id=self.run_id,

@@ -1,8 +1,10 @@
-"""``AgentOptions``: the configuration of an ``Agent`` (agent-loop.md section 2.1).
+"""``AgentOptions``: the configuration of an ``Agent``.
 
 Options are read live by the loop, so a host may change them between runs (and the hooks even
-during a run). Run budgets (``max_turns``, ``max_total_tokens``, ``max_cost``) go beyond Pi and
-are off by default; ``pi_harness.agent.budget`` defines what they count.
+during a run). Values that belong to one request only (such as headers resolved for it) are not
+written here: the ``prepare_request`` hook returns them (``PreparedRequest.stream_options``).
+Run budgets (``max_turns``, ``max_total_tokens``, ``max_cost``) go beyond Pi and are off by
+default; ``pi_harness.agent.budget`` defines what they count.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ class AgentOptions:
     max_retry_delay_ms: int = DEFAULT_MAX_RETRY_DELAY_MS
     # Template for every other request option (temperature, max_tokens, headers, cache_retention,
     # provider-level max_retries, metadata...). The fields above and the run's signal, key and
-    # reasoning level are filled in on a copy for each request.
+    # reasoning level are filled in on a copy for each request; ``prepare_request`` may supply
+    # another template for one request.
     stream_options: SimpleStreamOptions | None = None
     before_tool_call: BeforeToolCallHook | None = None
     after_tool_call: AfterToolCallHook | None = None

@@ -34,12 +34,12 @@ from pi_harness.cli.session_selection import (
 
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
     from pi_harness.coding.extensions.api import ExtensionAPI
     from pi_harness.coding.extensions.runner import ExtensionRunner
     from pi_harness.coding.model_runtime import ModelRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
     from pi_harness.coding.session_store import SessionManager
     from pi_harness.extensions_builtin.local_models import DiscoveryCache
 
@@ -101,11 +101,11 @@ def enabled_builtins(parsed: ParsedArgs, settings: SettingsManager) -> list[str]
 
 async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     """Global settings, user/CLI extensions for ``session_directory``/``project_trust``, trust."""
-    from pi_harness.coding.agent_session.trust import user_extension_paths
     from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustStore, decide_project_trust
     from pi_harness.coding.extensions.runner import ExtensionRunner
+    from pi_harness.coding.session_runtime.project_trust import user_extension_paths
 
     cwd = Path(os.getcwd()).resolve()
     directory = agent_dir()

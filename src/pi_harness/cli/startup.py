@@ -27,7 +27,7 @@ from pi_harness.cli.initial_input import FileArgumentError, PromptInput, prepare
 if TYPE_CHECKING:
     from pi_harness.cli.args import ParsedArgs
     from pi_harness.cli.mode import AppMode
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 YOUNG_GENERATION_THRESHOLD = 10_000  # CPython's default is 700 allocations
 

@@ -24,14 +24,6 @@ from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.types import AgentTool
 from pi_harness.ai.types import Model
 from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
-from pi_harness.coding.agent_session.services import (
-    ExtensionFactoryEntry,
-    SessionConfig,
-    SessionServices,
-    new_session_manager,
-)
-from pi_harness.coding.agent_session.trust import resolve_project_trust
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.paths import agent_dir as resolve_agent_dir
 from pi_harness.coding.config.settings import SettingsManager
@@ -40,6 +32,14 @@ from pi_harness.coding.extensions.types import ToolDefinition
 from pi_harness.coding.model_resolver import resolve_model_pattern, resolve_model_scope
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import DefaultResourceLoader, ResourceLoader, ResourceOptions
+from pi_harness.coding.session_runtime.project_trust import resolve_project_trust
+from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
+from pi_harness.coding.session_runtime.services import (
+    ExtensionFactoryEntry,
+    SessionConfig,
+    SessionServices,
+    new_session_manager,
+)
 from pi_harness.coding.session_store.store import SessionManager
 
 

@@ -12,8 +12,8 @@ from pi_harness.cli.initial_input import PromptInput
 
 if TYPE_CHECKING:
     from pi_harness.coding.agent_session.agent_session import AgentSession
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
     from pi_harness.coding.extensions.types import ExtensionErrorRecord
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 

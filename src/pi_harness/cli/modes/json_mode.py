@@ -21,7 +21,7 @@ FLUSH_AFTER_SIGNAL_S = 5.0
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import RecordWriter
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 
 async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput], writer: RecordWriter) -> int:

@@ -21,7 +21,7 @@ from pi_harness.cli.modes.common import (
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import ByteSink
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 
 def assistant_text(message: Mapping[str, object]) -> str:

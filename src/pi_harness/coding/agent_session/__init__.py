@@ -1,13 +1,15 @@
-"""The coding session: ``AgentSession``, ``AgentSessionRuntime`` and their parts.
+"""The live session: ``AgentSession`` and its parts.
 
 ``AgentSession`` is what hosts talk to (prompt, queues, abort, models, compaction, tree, stats);
-``AgentSessionRuntime`` owns the active session and replaces it (new, switch, fork, clone,
-import, reload). Build both with ``pi_harness.coding.sdk.create_agent_session``.
+it is a facade over the parts in this package, which share a ``SessionState`` and never import
+the facade. The runtime that owns a session and replaces it (new, switch, fork, clone, import,
+reload) is ``pi_harness.coding.session_runtime.AgentSessionRuntime``. Build both with
+``pi_harness.coding.sdk.create_agent_session``.
 """
 
 from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.errors import SessionError
-from pi_harness.coding.agent_session.events import (
+from pi_harness.coding.agent_session.session_errors import SessionError
+from pi_harness.coding.agent_session.session_events import (
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
@@ -19,12 +21,9 @@ from pi_harness.coding.agent_session.events import (
     SessionListener,
     ThinkingLevelChangedEvent,
 )
-from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
-from pi_harness.coding.agent_session.trust import resolve_project_trust
 
 __all__ = [
     "AgentSession",
-    "AgentSessionRuntime",
     "AgentSettledEvent",
     "AutoRetryEndEvent",
     "AutoRetryStartEvent",
@@ -36,5 +35,4 @@ __all__ = [
     "SessionInfoChangedEvent",
     "SessionListener",
     "ThinkingLevelChangedEvent",
-    "resolve_project_trust",
 ]

@@ -1,47 +1,61 @@
 """``AgentSession``: one conversation with its model, tools, queues, compaction and extensions.
 
-The session owns an ``Agent`` and installs its hooks (tool hooks, request projection, turn
-boundary, next-turn refresh, tool declaration), subscribes to its events (``pump.py``) and drives
-logical runs (``run_driver.py``). The session file (``SessionManager``) is the authority on the
-model context: every request is projected from it. Build sessions with ``create_agent_session``
-or an ``AgentSessionRuntime``; the constructor only wires parts together.
+This class is the public face of a live session and nothing more: the constructor builds the
+parts and hands each the shared ``SessionState`` plus the other parts it works with, and every
+method delegates to one part. Where a behaviour lives:
+
+* prompting, steering, extension messages: ``prompting``; the queues hosts see: ``queued_messages``
+* one logical run until ``agent_settled``, aborting, manual compaction: ``run_driver``
+* every agent event (extensions, listeners, persistence): ``pump``
+* what a model request carries: ``request_projection``; the agent's hooks: ``agent_setup``,
+  ``tool_hooks``, ``turn_hooks``
+* compaction check points: ``compaction_control``; automatic retry: ``auto_retry``
+* models and thinking levels: ``model_control``; tools: ``tool_registry``
+* ``/tree``: ``session_tree``; ``!cmd``: ``user_shell``; names, labels: ``session_entries``
+* extensions: ``extension_binding`` and ``extension_host``; the end: ``lifecycle``
+* read-only views: ``views``, ``stats``
+
+The session file (``SessionManager``) is the authority on the model context: every request is
+projected from it. Build sessions with ``create_agent_session`` or an ``AgentSessionRuntime``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal
 
-from pi_harness.agent import Agent
-from pi_harness.agent.hooks import PrepareNextTurnContext, StreamFn
+from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.options import QueueMode
-from pi_harness.agent.types import AgentContext, AgentMessage, AgentTool
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentMessage, AgentTool
 from pi_harness.ai.api import stream_simple
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, ImageContent, Model, ThinkingLevel
-from pi_harness.coding.agent_session import navigation, stats, views
-from pi_harness.coding.agent_session.agent_setup import QUEUE_MODES, agent_options, stream_options_from_settings
-from pi_harness.coding.agent_session.binding import bind_session_extensions
-from pi_harness.coding.agent_session.compaction_control import CompactionControl, requested_max_tokens
-from pi_harness.coding.agent_session.errors import SESSION_NAME_EMPTY
-from pi_harness.coding.agent_session.events import SessionListener, SessionListeners
-from pi_harness.coding.agent_session.extension_host import SessionExtensionHost
-from pi_harness.coding.agent_session.model_control import ModelControl
-from pi_harness.coding.agent_session.navigation import Navigator
+from pi_harness.coding.agent_session import stats, views
+from pi_harness.coding.agent_session.agent_setup import agent_from_settings, connect_agent, stream_options_from_settings
+from pi_harness.coding.agent_session.auto_retry import AutoRetry
+from pi_harness.coding.agent_session.compaction_control import CompactionControl
+from pi_harness.coding.agent_session.extension_binding import ExtensionBinding
+from pi_harness.coding.agent_session.extension_host import HostedParts, SessionExtensionHost
+from pi_harness.coding.agent_session.lifecycle import SessionDisposal, ShutdownRequests
+from pi_harness.coding.agent_session.model_control import ModelControl, ScopedModel
 from pi_harness.coding.agent_session.prompting import Disposition, Prompting, Source, StreamingBehavior
 from pi_harness.coding.agent_session.pump import EventPump
-from pi_harness.coding.agent_session.queues import UiQueues
-from pi_harness.coding.agent_session.request import RequestProjection
-from pi_harness.coding.agent_session.retry import RetryController
+from pi_harness.coding.agent_session.queued_messages import QueuedMessages
+from pi_harness.coding.agent_session.request_projection import RequestProjection
 from pi_harness.coding.agent_session.run_driver import RunDriver
+from pi_harness.coding.agent_session.session_entries import SessionEntries
+from pi_harness.coding.agent_session.session_events import SessionEvents, SessionListener
+from pi_harness.coding.agent_session.session_owner import SessionOwner
+from pi_harness.coding.agent_session.session_state import SessionState
+from pi_harness.coding.agent_session.session_tree import TreeNavigator
 from pi_harness.coding.agent_session.system_prompt_state import SystemPromptState
 from pi_harness.coding.agent_session.tool_hooks import ToolHooks
 from pi_harness.coding.agent_session.tool_registry import ToolRegistry
-from pi_harness.coding.agent_session.user_bash import UserBash
+from pi_harness.coding.agent_session.turn_hooks import TurnHooks
+from pi_harness.coding.agent_session.user_shell import UserShell, shell_environment
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.ui import ExtensionUI
@@ -50,10 +64,7 @@ from pi_harness.coding.resources.loader import ResourceLoader
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.tools import ToolOptions, available_tool_names, create_tools
 
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
-
-INTERNAL_PATH = "<session>"
+DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
 
 
 class AgentSession:
@@ -75,11 +86,12 @@ class AgentSession:
         stream_fn: StreamFn | None = None,
         system_prompt: str | None = None,
         append_system_prompt: Sequence[str] = (),
-        scoped_models: list[tuple[Model, str | None]] | None = None,
+        scoped_models: list[ScopedModel] | None = None,
         mode: str = "sdk",
-        runtime: AgentSessionRuntime | None = None,
+        runtime: SessionOwner | None = None,
         restored_model: bool = False,
     ) -> None:
+        # Services and settings, as hosts read them.
         self.cwd = cwd
         self.agent_dir = agent_dir
         self.session_manager = session_manager
@@ -87,27 +99,45 @@ class AgentSession:
         self.model_runtime = model_runtime
         self.resource_loader = resource_loader
         self.extensions = extensions
-        self.mode = mode
         self.runtime = runtime
-        self.shutdown_requested = False
-        self._shutdown_listeners: list[Callable[[], None]] = []
-        self._bound = False
-        self._disposed = False
-        self._restored_model = restored_model
-        self._background: set[asyncio.Task[Any]] = set()
-        self._last_assistant_entry: tuple[AssistantMessage, str] | None = None
         self.stream_fn: StreamFn = stream_fn or stream_simple
+        self.base_stream_options = stream_options_from_settings(settings)
 
-        self.listeners = SessionListeners()
-        self.queues = UiQueues(self.listeners.emit, self.listeners.emit_soon)
-        self.tool_options = dataclasses.replace(tool_options or ToolOptions(), env=self.bash_env)
-        builtin = create_tools(available_tool_names(), cwd, self.tool_options)
+        # The agent first (from settings alone): every part works on it.
+        agent = self.agent = agent_from_settings(
+            settings,
+            model=model,
+            thinking_level=thinking_level,
+            messages=views.transcript(session_manager),
+            session_id=session_manager.get_session_id(),
+            stream_fn=self.stream_fn,
+            stream_options=self.base_stream_options,
+        )
+        self.listeners = SessionEvents(session_manager)
+        state = self._state = SessionState(
+            cwd=cwd,
+            agent_dir=agent_dir,
+            manager=session_manager,
+            settings=settings,
+            model_runtime=model_runtime,
+            resource_loader=resource_loader,
+            extensions=extensions,
+            agent=agent,
+            events=self.listeners,
+            mode=mode,
+        )
+
+        # Tools and the system prompt.
+        self.tool_options = dataclasses.replace(
+            tool_options or ToolOptions(), env=functools.partial(shell_environment, state)
+        )
         self.tool_registry = ToolRegistry(
-            builtin=builtin,
+            builtin=create_tools(available_tool_names(), cwd, self.tool_options),
             custom=custom_tools,
-            active=list(active_tools) if active_tools is not None else ["read", "bash", "edit", "write"],
+            active=list(active_tools) if active_tools is not None else list(DEFAULT_ACTIVE_TOOLS),
             runner=extensions,
         )
+        agent.set_tools(self.tool_registry.active_tools())
         self.prompt_state = SystemPromptState(
             cwd=cwd,
             loader=resource_loader,
@@ -115,106 +145,99 @@ class AgentSession:
             system_prompt=system_prompt,
             append_system_prompt=append_system_prompt,
         )
-        self.pump = EventPump(self)
+
+        # What runs inside the agent's loop: requests, events, retry and compaction decisions.
+        self.queues = QueuedMessages(state)
+        self.retry = AutoRetry(
+            settings,
+            emit=self.listeners.emit,
+            manager=session_manager,
+            record_entry=self.listeners.announce_entry_soon,
+            report=state.report_internal_error,
+            context_window=state.context_window,
+        )
+        self.request = RequestProjection(
+            state,
+            prompt=self.prompt_state,
+            tools=self.tool_registry,
+            base_options=self.base_stream_options,
+            stream_fn=self.stream_fn,
+        )
+        self.compaction = CompactionControl(
+            state, complete=self.request.complete, max_tokens=self.base_stream_options.max_tokens
+        )
+        self.pump = EventPump(state, queues=self.queues, retry=self.retry, compaction=self.compaction)
         self.tool_hooks = ToolHooks(
             runner=extensions,
             registry=self.tool_registry,
             emit=self.pump,
-            run_id=lambda: self.agent.run_id,
-            model=lambda: self.model,
-            messages=lambda: self.agent.state.messages,
+            run_id=lambda: agent.run_id,
+            model=lambda: agent.state.model,
+            messages=lambda: agent.state.messages,
         )
-        self.request = RequestProjection(self)
-        self.base_stream_options = stream_options_from_settings(settings)
-        self.agent = Agent(agent_options(self, model, thinking_level))
-        self.retry = RetryController(
-            settings,
-            emit=self.listeners.emit,
-            manager=session_manager,
-            record_entry=self.record_entry,
-            report=self.report_internal_error,
-            context_window=lambda: int(self.model["contextWindow"]) if self.model else None,
+        disconnect_agent = connect_agent(
+            agent,
+            request=self.request,
+            tool_hooks=self.tool_hooks,
+            turns=TurnHooks(session_manager, self.prompt_state, self.compaction),
+            pump=self.pump,
         )
-        self.models = ModelControl(self, scoped_models)
-        self.compaction = CompactionControl(self)
-        self.driver = RunDriver(self)
-        self.prompting = Prompting(self)
-        self.user_bash = UserBash(self)
-        self.navigator = Navigator(self)
-        self.host = SessionExtensionHost(self)
-        self._unsubscribe_agent = self.agent.subscribe(self.pump)
 
-    # -- agent hooks -----------------------------------------------------------------------------
-
-    async def declare_tool_changes(self, context: AgentContext, signal: AbortSignal) -> list[AgentMessage] | None:
-        """At run start: the system message bringing the transcript's prompt and tools up to date."""
-        patch = self.prompt_state.patch(self.session_manager.get_system_state())
-        return [patch] if patch is not None else None
-
-    async def prepare_next_turn(self, context: PrepareNextTurnContext, signal: AbortSignal) -> list[AgentMessage]:
-        """Before each later turn: compaction check point 2, then a patch for mid-run changes."""
-        await self.compaction.mid_run(context.context.messages)
-        patch = self.prompt_state.patch(self.session_manager.get_system_state())
-        return [patch] if patch is not None else []
-
-    # -- plumbing used by the parts ------------------------------------------------------------
-
-    def bash_env(self) -> dict[str, str]:
-        model = self.model
-        session_file = self.session_manager.get_session_file()
-        return {
-            "PI_SESSION_ID": self.session_manager.get_session_id(),
-            "PI_SESSION_FILE": str(session_file) if session_file is not None else "",
-            "PI_PROVIDER": model["provider"] if model is not None else "",
-            "PI_MODEL": model["id"] if model is not None else "",
-            "PI_REASONING_LEVEL": self.thinking_level,
-        }
-
-    def sync_agent_messages(self) -> None:
-        """The agent's transcript := the session projection (after compaction, edits, navigation)."""
-        self.agent.replace_messages(list(self.session_manager.build_session_context().messages))
-
-    def record_entry(self, entry_id: str) -> None:
-        entry = self.session_manager.get_entry(entry_id)
-        if entry is not None:
-            self.listeners.emit_soon({"type": "entry_appended", "entry": entry})
-
-    async def record_entry_async(self, entry_id: str) -> None:
-        entry = self.session_manager.get_entry(entry_id)
-        if entry is not None:
-            await self.listeners.emit({"type": "entry_appended", "entry": entry})
-
-    async def flush_deferred_messages(self) -> None:
-        deferred = self.prompting.deferred
-        while deferred:
-            await self.pump.deliver(deferred.pop(0))
-
-    def abort_branch_summary(self) -> None:
-        self.navigator.abort()
-
-    def requested_max_tokens(self, model: Model) -> int:
-        return requested_max_tokens(model, self.base_stream_options.max_tokens)
-
-    async def complete(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AssistantMessage:
-        """One non-streaming request with the session's credentials and headers (summaries)."""
-        return await self.request.complete(model, context, options)
-
-    def spawn(self, work: Coroutine[Any, Any, Any] | Awaitable[Any]) -> None:
-        """Run ``work`` in the background; a failure is reported on the extension error channel."""
-        task = asyncio.ensure_future(work)
-        self._background.add(task)
-
-        def done(finished: asyncio.Future[Any]) -> None:
-            self._background.discard(cast(asyncio.Task[Any], finished))
-            if not finished.cancelled() and finished.exception() is not None:
-                self.report_internal_error("background", cast(BaseException, finished.exception()))
-
-        task.add_done_callback(done)
-
-    def report_internal_error(self, event: str, error: BaseException) -> None:
-        self.extensions.report(INTERNAL_PATH, event, error)
+        # What hosts and extensions drive.
+        self.models = ModelControl(state, scoped_models)
+        self.navigator = TreeNavigator(
+            state, compaction=self.compaction, tools=self.tool_registry, complete=self.request.complete
+        )
+        self.user_bash = UserShell(state, self.tool_options)
+        self.driver = RunDriver(
+            state,
+            pump=self.pump,
+            retry=self.retry,
+            compaction=self.compaction,
+            tree=self.navigator,
+            user_shell=self.user_bash,
+            prompt=self.prompt_state,
+        )
+        self.prompting = Prompting(
+            state,
+            driver=self.driver,
+            queues=self.queues,
+            compaction=self.compaction,
+            prompt=self.prompt_state,
+            tools=self.tool_registry,
+            pump=self.pump,
+            # The binding needs the extension host, which needs this part: bind through the facade.
+            ensure_bound=self.ensure_bound,
+        )
+        self.entries = SessionEntries(session_manager, self.listeners)
+        self.shutdown = ShutdownRequests()
+        self.host = SessionExtensionHost(
+            state,
+            HostedParts(
+                driver=self.driver,
+                prompting=self.prompting,
+                queues=self.queues,
+                models=self.models,
+                tools=self.tool_registry,
+                tool_hooks=self.tool_hooks,
+                prompt=self.prompt_state,
+                tree=self.navigator,
+                entries=self.entries,
+                request_shutdown=self.shutdown.request,
+            ),
+            runtime,
+        )
+        self.binding = ExtensionBinding(
+            state, host=self.host, tools=self.tool_registry, owner=runtime, restored_model=restored_model
+        )
+        self.disposal = SessionDisposal(
+            state,
+            driver=self.driver,
+            compaction=self.compaction,
+            user_shell=self.user_bash,
+            binding=self.binding,
+            disconnect_agent=disconnect_agent,
+        )
 
     # -- extensions ----------------------------------------------------------------------------
 
@@ -229,51 +252,48 @@ class AgentSession:
     ) -> None:
         """Attach the extension runner to this session; emits ``session_start`` and
         ``resources_discover``. Idempotent (later calls do nothing)."""
-        if self._bound:
-            return
-        self._bound = True
-        self.mode = mode
-        if self.runtime is not None:
-            self.runtime.remember_binding(ui, has_ui, mode)
-        await bind_session_extensions(
-            self,
-            ui=ui,
-            has_ui=has_ui,
-            reason=reason,
-            previous_session_file=previous_session_file,
-            restored_model=self._restored_model,
+        await self.binding.bind(
+            ui=ui, has_ui=has_ui, mode=mode, reason=reason, previous_session_file=previous_session_file
         )
 
     async def ensure_bound(self) -> None:
-        if not self._bound:
-            await self.bind_extensions(mode=self.mode)
+        await self.binding.ensure_bound()
 
     def request_shutdown(self) -> None:
         """``ctx.shutdown()``: the mode decides when to stop (see ``on_shutdown_request``)."""
-        self.shutdown_requested = True
-        for listener in list(self._shutdown_listeners):
-            listener()
+        self.shutdown.request()
 
     def on_shutdown_request(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._shutdown_listeners.append(listener)
-        return lambda: self._shutdown_listeners.remove(listener) if listener in self._shutdown_listeners else None
+        return self.shutdown.subscribe(listener)
+
+    @property
+    def shutdown_requested(self) -> bool:
+        return self.shutdown.requested
+
+    @property
+    def mode(self) -> str:
+        return self._state.mode
 
     # -- events and state ----------------------------------------------------------------------
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         return self.listeners.subscribe(listener)
 
+    def record_entry(self, entry_id: str) -> None:
+        """Announce an entry a host wrote to the session file (``entry_appended``)."""
+        self.listeners.announce_entry_soon(entry_id)
+
     @property
     def model(self) -> Model | None:
-        return self.agent.state.model
+        return self._state.model
 
     @property
     def thinking_level(self) -> ThinkingLevel:
-        return self.agent.state.thinking_level
+        return self._state.thinking_level
 
     @property
     def is_streaming(self) -> bool:
-        return self.driver.busy
+        return self._state.busy
 
     @property
     def is_compacting(self) -> bool:
@@ -281,21 +301,21 @@ class AgentSession:
 
     @property
     def is_idle(self) -> bool:
-        return not self.driver.busy
+        return not self._state.busy
 
     @property
     def is_disposed(self) -> bool:
-        return self._disposed
+        return self._state.disposed
 
     @property
     def pending_message_count(self) -> int:
         return self.queues.count
 
     def get_messages(self) -> list[AgentMessage]:
-        return list(self.session_manager.build_session_context().messages)
+        return views.transcript(self.session_manager)
 
     def get_state(self) -> dict[str, Any]:
-        return views.session_state(self)
+        return views.state_view(self._state, self.compaction, self.queues)
 
     def get_last_assistant_text(self) -> str | None:
         return views.last_assistant_text(self.get_messages())
@@ -310,19 +330,11 @@ class AgentSession:
         return self.prompt_state.effective_prompt()
 
     def set_session_name(self, name: str) -> None:
-        if not name or not name.strip():
-            raise ValueError(SESSION_NAME_EMPTY)
-        manager = self.session_manager
-        self.record_entry(manager.append_session_info(name))
-        event: dict[str, Any] = {"type": "session_info_changed"}
-        current = manager.get_session_name()
-        if current is not None:
-            event["name"] = current
-        self.listeners.emit_soon(event)
+        self.entries.set_name(name)
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, then prompt templates, then skills (``skill:<name>``)."""
-        return views.session_commands(self)
+        return views.session_commands(self._state)
 
     # -- prompting -------------------------------------------------------------------------------
 
@@ -336,10 +348,7 @@ class AgentSession:
         wait: bool = True,
     ) -> Disposition:
         """Submit input. ``"started"`` returns once the whole run settled (unless ``wait=False``)."""
-        disposition, handle = await self.prompting.start(text, images, streaming_behavior, source)
-        if handle is not None and wait:
-            await self.driver.wait(handle)
-        return disposition
+        return await self.prompting.prompt(text, images, streaming_behavior, source, wait=wait)
 
     async def start_prompt(
         self,
@@ -350,7 +359,7 @@ class AgentSession:
         source: Source = "rpc",
     ) -> Disposition:
         """Validate and start; returns the disposition at once while the run goes on."""
-        return await self.prompt(text, images=images, streaming_behavior=streaming_behavior, source=source, wait=False)
+        return await self.prompting.prompt(text, images, streaming_behavior, source, wait=False)
 
     async def steer(
         self, text: str, images: list[ImageContent] | None = None, *, source: Source = "interactive"
@@ -363,7 +372,6 @@ class AgentSession:
         return await self.prompting.queue("followUp", text, images, source)
 
     def clear_queue(self) -> dict[str, list[str]]:
-        self.agent.clear_all_queues()
         return self.queues.clear()
 
     def get_steering_messages(self) -> list[str]:
@@ -374,8 +382,7 @@ class AgentSession:
 
     async def abort(self) -> None:
         """Cancel the retry wait, compaction, branch summary and the request; wait until idle."""
-        self.driver.request_abort()
-        await self.driver.wait_for_idle()
+        await self.driver.abort()
 
     async def wait_for_idle(self) -> None:
         await self.driver.wait_for_idle()
@@ -388,8 +395,8 @@ class AgentSession:
     async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> dict[str, Any] | None:
         return await self.models.cycle_model(direction)
 
-    def set_scoped_models(self, models: list[tuple[Model, str | None]]) -> None:
-        self.models.scoped = list(models)
+    def set_scoped_models(self, models: list[ScopedModel]) -> None:
+        self.models.set_scoped(models)
 
     def set_thinking_level(self, level: str) -> None:
         self.models.set_thinking_level(level)
@@ -409,24 +416,16 @@ class AgentSession:
         return self.agent.get_follow_up_mode()
 
     def set_steering_mode(self, mode: QueueMode) -> None:
-        if mode not in QUEUE_MODES:
-            raise ValueError(f"Invalid steering mode: {mode}")
-        self.agent.set_steering_mode(mode)
-        self.settings.set("steeringMode", mode)
+        self.queues.set_steering_mode(mode)
 
     def set_follow_up_mode(self, mode: QueueMode) -> None:
-        if mode not in QUEUE_MODES:
-            raise ValueError(f"Invalid follow-up mode: {mode}")
-        self.agent.set_follow_up_mode(mode)
-        self.settings.set("followUpMode", mode)
+        self.queues.set_follow_up_mode(mode)
 
     # -- compaction, retry, bash -------------------------------------------------------------------
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Manual compaction (aborts the current run first); raises ``CompactionError`` on failure."""
-        if self.is_streaming:
-            await self.abort()
-        return dict(await self.compaction.compact(custom_instructions))
+        return dict(await self.driver.compact_now(custom_instructions))
 
     def set_auto_compaction(self, enabled: bool) -> None:
         self.compaction.set_auto(enabled)
@@ -461,6 +460,12 @@ class AgentSession:
     def abort_bash(self) -> None:
         self.user_bash.abort()
 
+    async def complete(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AssistantMessage:
+        """One non-streaming request with the session's credentials and headers (summaries)."""
+        return await self.request.complete(model, context, options)
+
     # -- tools -----------------------------------------------------------------------------------
 
     def get_active_tool_names(self) -> list[str]:
@@ -492,32 +497,23 @@ class AgentSession:
             label=label,
         )
 
+    def abort_branch_summary(self) -> None:
+        self.navigator.abort()
+
     def get_fork_messages(self) -> list[dict[str, str]]:
-        return navigation.fork_messages(self.session_manager)
+        return views.fork_messages(self.session_manager)
 
     def get_tree(self) -> list[dict[str, Any]]:
-        return navigation.tree_dicts(self.session_manager.get_tree())
+        return views.tree_dicts(self.session_manager.get_tree())
 
     def get_entries(self, since: str | None = None) -> dict[str, Any]:
-        return navigation.entries_since(self.session_manager, since)
+        return views.entries_since(self.session_manager, since)
 
     # -- the end ---------------------------------------------------------------------------------
 
     async def dispose(self, *, close_session_manager: bool = True) -> None:
         """Stop everything, emit ``session_shutdown`` (once), make extension contexts stale."""
-        if self._disposed:
-            return
-        self._disposed = True
-        if self.is_streaming or self.is_compacting:
-            await self.abort()
-        self.user_bash.abort()
-        if self._bound:
-            await self.extensions.emit("session_shutdown", {})
-        self.extensions.invalidate()
-        self._unsubscribe_agent()
-        await self.listeners.drain()
-        if close_session_manager:
-            self.session_manager.close()
+        await self.disposal.dispose(close_session_manager=close_session_manager)
 
 
 __all__ = ["AgentSession"]

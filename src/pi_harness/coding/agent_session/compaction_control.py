@@ -1,4 +1,4 @@
-"""Compaction for a session: the check points, overflow recovery and ``/compact`` (compaction.md).
+"""Compaction for a session: the check points, overflow recovery and ``/compact``.
 
 The orchestration itself (events, exact failure texts, the compaction entry) is
 ``CompactionRunner``'s; this module decides when to call it and connects it to the session:
@@ -17,11 +17,13 @@ cancel or supply the summary), ``session_compact`` and ``session_compact_failed`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.types import AssistantMessage, Model
+from pi_harness.coding.agent_session.model_control import model_settings
+from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.compaction import (
     BeforeCompactEvent,
     BeforeCompactResult,
@@ -30,12 +32,12 @@ from pi_harness.coding.compaction import (
     CompactionResult,
     CompactionRunner,
     CompactionSettings,
+    CompleteFn,
     compaction_reason,
 )
+from pi_harness.coding.compaction.trigger import AutoCompactionReason
+from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
-
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
 
 
 def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
@@ -46,24 +48,24 @@ def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
 
 
 class CompactionControl:
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
+    def __init__(self, state: SessionState, *, complete: CompleteFn, max_tokens: int | None) -> None:
+        self._state = state
+        # The output limit the session's requests ask for (``None``: the provider default).
+        self._max_tokens = max_tokens
         self.runner = CompactionRunner(
-            session.session_manager,
-            settings=self.settings_for(session.model),
-            emit=lambda event: session.listeners.emit(dict(event)),
+            state.manager,
+            settings=self.settings_for(state.model),
+            emit=state.events.emit,
             before_compact=self._before_compact,
             on_compacted=self._on_compacted,
             on_failed=self._on_failed,
-            complete_fn=session.complete,
+            complete_fn=complete,
         )
 
     # -- settings and state ----------------------------------------------------------------------
 
     def settings_for(self, model: Model | None) -> CompactionSettings:
-        from pi_harness.coding.agent_session.model_control import model_settings
-
-        settings = self._session.settings
+        settings = self._state.settings
         data = dict(settings.get("compaction") or {})
         override = model_settings(settings, model).get("compaction")
         if isinstance(override, dict):
@@ -76,19 +78,36 @@ class CompactionControl:
 
     @property
     def auto_enabled(self) -> bool:
-        return self._session.settings.get("compaction.enabled") is not False
+        return self._state.settings.get("compaction.enabled") is not False
 
     def set_auto(self, enabled: bool) -> None:
-        self._session.settings.set("compaction.enabled", bool(enabled))
+        self._state.settings.set("compaction.enabled", bool(enabled))
 
     def abort(self) -> None:
         self.runner.abort()
 
     def _prepare(self) -> tuple[Model | None, str | None]:
-        model = self._session.model
+        model = self._state.model
         self.runner.settings = self.settings_for(model)
-        key = self._session.model_runtime.get_api_key(model["provider"]) if model is not None else None
+        key = self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
         return model, key
+
+    def _reason(
+        self,
+        assistant: AssistantMessage,
+        model: Model | None,
+        projection: SessionProjection,
+        *,
+        before_prompt: bool = False,
+    ) -> AutoCompactionReason | None:
+        return compaction_reason(
+            assistant,
+            settings=self.runner.settings,
+            model=model,
+            latest_compaction=projection.compaction,
+            messages=projection.messages,
+            before_prompt=before_prompt,
+        )
 
     # -- check points ----------------------------------------------------------------------------
 
@@ -96,19 +115,12 @@ class CompactionControl:
         """Check point 1: the previous response, aborted ones included; never retries."""
         if not self.auto_enabled:
             return
-        projection = self._session.session_manager.build_session_projection()
+        projection = self._state.manager.build_session_projection()
         assistant = last_assistant(projection.messages)
         if assistant is None:
             return
         model, key = self._prepare()
-        reason = compaction_reason(
-            assistant,
-            settings=self.runner.settings,
-            model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
-            before_prompt=True,
-        )
+        reason = self._reason(assistant, model, projection, before_prompt=True)
         if reason is not None:
             await self.runner.run_auto(reason, model, key)
 
@@ -119,16 +131,9 @@ class CompactionControl:
         assistant = last_assistant(messages)
         if assistant is None or assistant.get("stopReason") in ("error", "aborted", "length"):
             return
-        projection = self._session.session_manager.build_session_projection()
+        projection = self._state.manager.build_session_projection()
         model, key = self._prepare()
-        reason = compaction_reason(
-            assistant,
-            settings=self.runner.settings,
-            model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
-        )
-        if reason == "threshold":
+        if self._reason(assistant, model, projection) == "threshold":
             await self.runner.run_auto("threshold", model, key)
 
     async def after_run(self, assistant: AssistantMessage) -> CheckOutcome:
@@ -136,8 +141,8 @@ class CompactionControl:
         model, key = self._prepare()
         if not self.auto_enabled:
             return CheckOutcome("none")
-        projection = self._session.session_manager.build_session_projection()
-        requested = self._session.requested_max_tokens(model) if model is not None else None
+        projection = self._state.manager.build_session_projection()
+        requested = requested_max_tokens(model, self._max_tokens) if model is not None else None
         return await self.runner.check(
             assistant, model, key, messages=projection.messages, requested_max_tokens=requested
         )
@@ -155,10 +160,10 @@ class CompactionControl:
     # -- runner hooks ----------------------------------------------------------------------------
 
     async def _before_compact(self, event: BeforeCompactEvent) -> BeforeCompactResult | None:
-        extensions = self._session.extensions
+        extensions = self._state.extensions
         if not extensions.has_handlers("session_before_compact"):
             return None
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "preparation": event.preparation,
             "branchEntries": event.branch_entries,
             "signal": event.signal,
@@ -171,13 +176,13 @@ class CompactionControl:
         return cast(BeforeCompactResult | None, result)
 
     async def _on_compacted(self, entry: CompactionEntry, from_extension: bool) -> None:
-        session = self._session
-        session.sync_agent_messages()
-        await session.record_entry_async(entry["id"])
-        await session.extensions.emit("session_compact", {"compactionEntry": entry, "fromExtension": from_extension})
+        state = self._state
+        state.sync_agent_messages()
+        await state.events.announce_entry(entry["id"])
+        await state.extensions.emit("session_compact", {"compactionEntry": entry, "fromExtension": from_extension})
 
     async def _on_failed(self, failure: CompactionFailure) -> None:
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "reason": failure.reason,
             "aborted": failure.aborted,
             "willRetry": failure.will_retry,
@@ -185,7 +190,7 @@ class CompactionControl:
         }
         if failure.error_message is not None:
             payload["errorMessage"] = failure.error_message
-        await self._session.extensions.emit("session_compact_failed", payload)
+        await self._state.extensions.emit("session_compact_failed", payload)
 
 
 def requested_max_tokens(model: Model, configured: int | None) -> int:

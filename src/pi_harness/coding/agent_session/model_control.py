@@ -7,30 +7,40 @@ what the model supports (``off`` for models without reasoning); a change writes 
 scoped models (``--models``/``enabledModels``) when there are any, else through every model
 with credentials.
 
-Initial thinking level (sessions.md 10.3): explicit > the session's record > the model's
+Initial thinking level: explicit > the session's record > the model's
 ``modelSettings["<provider>/<id>"].thinkingLevel`` > ``defaultThinkingLevel`` (``medium``),
 clamped to the model.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Mapping
+from typing import Literal, TypedDict, cast
 
 from pi_harness.ai.thinking import DEFAULT_THINKING_LEVEL, clamp_thinking_level, is_thinking_level, supported_levels
 from pi_harness.ai.types import Model, ThinkingLevel
+from pi_harness.coding.agent_session.session_events import ModelChangedEvent, ThinkingLevelChangedEvent
+from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.config.settings import SettingsManager
 
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
-
 ModelSource = Literal["set", "cycle", "restore"]
+ScopedModel = tuple[Model, str | None]  # a model of ``--models``/``enabledModels`` and its thinking level
+
+
+class CycledModel(TypedDict):
+    """What ``cycle_model`` answers: the new model, its thinking level, and whether the cycle
+    went through the scoped models."""
+
+    model: Model | None
+    thinkingLevel: ThinkingLevel
+    isScoped: bool
 
 
 def model_key(model: Model) -> str:
     return f"{model['provider']}/{model['id']}"
 
 
-def model_settings(settings: SettingsManager, model: Model | None) -> dict[str, Any]:
+def model_settings(settings: SettingsManager, model: Model | None) -> Mapping[str, object]:
     """``modelSettings["<provider>/<id>"]`` (``{}`` when absent)."""
     if model is None:
         return {}
@@ -53,7 +63,7 @@ def resolve_thinking_level(
 ) -> ThinkingLevel:
     for candidate in (explicit, recorded, model_settings(settings, model).get("thinkingLevel")):
         if is_thinking_level(candidate):
-            return clamp(model, cast(str, candidate))
+            return clamp(model, str(candidate))
     default = settings.get("defaultThinkingLevel")
     return clamp(model, default if is_thinking_level(default) else DEFAULT_THINKING_LEVEL)
 
@@ -63,45 +73,52 @@ def _same(a: Model | None, b: Model | None) -> bool:
 
 
 class ModelControl:
-    def __init__(self, session: AgentSession, scoped: list[tuple[Model, str | None]] | None = None) -> None:
-        self._session = session
-        self.scoped: list[tuple[Model, str | None]] = list(scoped or [])
+    def __init__(self, state: SessionState, scoped: list[ScopedModel] | None = None) -> None:
+        self._state = state
+        self.scoped: list[ScopedModel] = list(scoped or [])
 
     @property
     def model(self) -> Model | None:
-        return self._session.agent.state.model
+        return self._state.model
 
     @property
     def thinking_level(self) -> ThinkingLevel:
-        return self._session.agent.state.thinking_level
+        return self._state.thinking_level
+
+    def set_scoped(self, models: list[ScopedModel]) -> None:
+        self.scoped = list(models)
 
     # -- models --------------------------------------------------------------------------------
 
     def check_credentials(self, model: Model) -> None:
-        if not self._session.model_runtime.has_credentials(model["provider"]):
+        if not self._state.model_runtime.has_credentials(model["provider"]):
             raise ValueError(f"No API key found for {model['provider']}.")
 
     async def set_model(self, model: Model, source: ModelSource = "set") -> None:
         """Switch models (raises ``ValueError`` when the provider has no credentials)."""
         self.check_credentials(model)
-        session = self._session
+        state = self._state
         previous = self.model
-        session.agent.set_model(model)
+        state.agent.set_model(model)
         if not _same(previous, model):
-            session.record_entry(session.session_manager.append_model_change(model["provider"], model["id"]))
-        preferred = model_settings(session.settings, model).get("thinkingLevel")
-        self.set_thinking_level(cast(str, preferred) if is_thinking_level(preferred) else self.thinking_level)
-        await session.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
-        await session.listeners.emit(
-            {"type": "model_changed", "model": model, "previousModel": previous, "source": source}
-        )
+            state.events.announce_entry_soon(state.manager.append_model_change(model["provider"], model["id"]))
+        preferred = model_settings(state.settings, model).get("thinkingLevel")
+        self.set_thinking_level(str(preferred) if is_thinking_level(preferred) else self.thinking_level)
+        await state.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
+        changed: ModelChangedEvent = {
+            "type": "model_changed",
+            "model": model,
+            "previousModel": previous,
+            "source": source,
+        }
+        await state.events.emit(changed)
 
-    def candidates(self) -> tuple[list[tuple[Model, str | None]], bool]:
+    def candidates(self) -> tuple[list[ScopedModel], bool]:
         if self.scoped:
             return list(self.scoped), True
-        return [(m, None) for m in self._session.model_runtime.get_available()], False
+        return [(m, None) for m in self._state.model_runtime.get_available()], False
 
-    async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> dict[str, Any] | None:
+    async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> dict[str, object] | None:
         """The next model: ``{model, thinkingLevel, isScoped}``, or ``None`` with one model or less."""
         models, scoped = self.candidates()
         if len(models) <= 1:
@@ -113,7 +130,8 @@ class ModelControl:
         await self.set_model(target, "cycle")
         if level is not None:
             self.set_thinking_level(level)
-        return {"model": self.model, "thinkingLevel": self.thinking_level, "isScoped": scoped}
+        cycled: CycledModel = {"model": self.model, "thinkingLevel": self.thinking_level, "isScoped": scoped}
+        return dict(cycled)
 
     # -- thinking levels ---------------------------------------------------------------------------
 
@@ -125,13 +143,14 @@ class ModelControl:
         """Clamp to the model and record the change (no entry when nothing changed)."""
         if not is_thinking_level(level):
             raise ValueError(f"Invalid thinking level: {level}")
-        session = self._session
+        state = self._state
         clamped = clamp(self.model, level)
         if clamped == self.thinking_level:
             return
-        session.agent.set_thinking_level(clamped)
-        session.record_entry(session.session_manager.append_thinking_level_change(clamped))
-        session.listeners.emit_soon({"type": "thinking_level_changed", "level": clamped})
+        state.agent.set_thinking_level(clamped)
+        state.events.announce_entry_soon(state.manager.append_thinking_level_change(clamped))
+        changed: ThinkingLevelChangedEvent = {"type": "thinking_level_changed", "level": clamped}
+        state.events.emit_soon(changed)
 
     def cycle_thinking_level(self) -> str | None:
         """The next supported level (wrapping), or ``None`` for a model without reasoning."""
@@ -144,4 +163,12 @@ class ModelControl:
         return self.thinking_level
 
 
-__all__ = ["ModelControl", "clamp", "model_key", "model_settings", "resolve_thinking_level"]
+__all__ = [
+    "CycledModel",
+    "ModelControl",
+    "ScopedModel",
+    "clamp",
+    "model_key",
+    "model_settings",
+    "resolve_thinking_level",
+]

@@ -1,6 +1,6 @@
-"""Turning input into runs and queued messages (agent-loop.md 8.2 and 5.4, extensions.md 6).
+"""Turning input into runs and queued messages.
 
-``start`` is the 1.4.0 prompt pipeline:
+``start`` is the 1.4.0 prompt pipeline (the extension events are described in extensions.md):
 
 1. while ``agent_settled`` is being emitted, wait for the emission to end (from inside an
    ``agent_settled`` listener the prompt is queued until then);
@@ -22,12 +22,17 @@ a run (``triggerTurn``) or are appended at once.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Literal, cast
 
 from pi_harness.agent import user_message
 from pi_harness.agent.types import AgentMessage, CustomMessage
-from pi_harness.ai.types import ImageContent
-from pi_harness.coding.agent_session.errors import (
+from pi_harness.ai.types import ImageContent, TextContent
+from pi_harness.coding.agent_session.compaction_control import CompactionControl
+from pi_harness.coding.agent_session.pump import EventPump
+from pi_harness.coding.agent_session.queued_messages import QueuedMessages, QueueKind
+from pi_harness.coding.agent_session.run_driver import RunDriver, RunHandle
+from pi_harness.coding.agent_session.session_errors import (
     COMPACTION_IN_PROGRESS,
     NO_MODEL_SELECTED,
     SESSION_DISPOSED,
@@ -37,24 +42,26 @@ from pi_harness.coding.agent_session.errors import (
     no_api_key,
     oauth_failed,
 )
-from pi_harness.coding.agent_session.queues import QueueKind
+from pi_harness.coding.agent_session.session_state import SessionState
+from pi_harness.coding.agent_session.system_prompt_state import SystemPromptState
+from pi_harness.coding.agent_session.tool_registry import ToolRegistry
 from pi_harness.coding.resources.skills import SkillExpansionError, expand_skill_command
 from pi_harness.coding.resources.templates import expand_template
-
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
 
 Disposition = Literal["started", "queued", "handled"]
 Source = Literal["interactive", "rpc", "extension"]
 StreamingBehavior = Literal["steer", "followUp"]
+CustomContent = str | list[TextContent | ImageContent]
 
 
-def custom_message(message: dict[str, Any]) -> CustomMessage:
+def custom_message(message: Mapping[str, object]) -> CustomMessage:
     """An extension's ``{customType, content, display, details?}`` as a ``custom`` agent message."""
+    content = message.get("content")
     custom: CustomMessage = {
         "role": "custom",
         "customType": str(message.get("customType") or message.get("custom_type") or "extension"),
-        "content": cast(Any, message.get("content")) if message.get("content") is not None else "",
+        # Passed on as the extension gave it; the context conversion reads strings and blocks.
+        "content": cast(CustomContent, content) if content is not None else "",
         "display": bool(message.get("display", True)),
         "timestamp": int(time.time() * 1000),
     }
@@ -63,13 +70,13 @@ def custom_message(message: dict[str, Any]) -> CustomMessage:
     return custom
 
 
-def split_user_content(content: Any) -> tuple[str, list[ImageContent] | None]:
+def split_user_content(content: object) -> tuple[str, list[ImageContent] | None]:
     """Text and images of ``send_user_message`` content (a string or content blocks)."""
     if isinstance(content, str):
         return content, None
     texts: list[str] = []
     images: list[ImageContent] = []
-    for block in content or []:
+    for block in content if isinstance(content, list) else []:
         if isinstance(block, dict) and block.get("type") == "text":
             texts.append(str(block.get("text") or ""))
         elif isinstance(block, dict) and block.get("type") == "image":
@@ -78,10 +85,30 @@ def split_user_content(content: Any) -> tuple[str, list[ImageContent] | None]:
 
 
 class Prompting:
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
+    def __init__(
+        self,
+        state: SessionState,
+        *,
+        driver: RunDriver,
+        queues: QueuedMessages,
+        compaction: CompactionControl,
+        prompt: SystemPromptState,
+        tools: ToolRegistry,
+        pump: EventPump,
+        ensure_bound: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._state = state
+        self._driver = driver
+        self._queues = queues
+        self._compaction = compaction
+        self._prompt = prompt
+        self._tools = tools
+        self._pump = pump
+        # Binding extensions needs the extension host, which is built from this part (extensions
+        # send messages through it); the session hands over the binding step as a function.
+        self._ensure_bound = ensure_bound
+        # Extension messages sent with ``deliverAs: "nextTurn"``: they go with the next prompt.
         self.next_turn: list[AgentMessage] = []
-        self.deferred: list[AgentMessage] = []
 
     # -- pieces of the pipeline ------------------------------------------------------------------
 
@@ -91,19 +118,19 @@ class Prompting:
             return None
         head, _, args = text[1:].partition(" ")
         name = head.split("\n", 1)[0]
-        if not name or self._session.extensions.find_command(name) is None:
+        if not name or self._state.extensions.find_command(name) is None:
             return None
         return name, args
 
     def expand(self, text: str) -> str:
         """``/skill:name args`` first, then prompt templates."""
-        session = self._session
-        loader = session.resource_loader
-        if text.startswith("/skill:") and session.settings.get("enableSkillCommands") is not False:
+        state = self._state
+        loader = state.resource_loader
+        if text.startswith("/skill:") and state.settings.get("enableSkillCommands") is not False:
             try:
                 expanded = expand_skill_command(text, loader.get_skills())
             except SkillExpansionError as error:
-                session.extensions.report(error.skill.file_path, "skill_expansion", error)
+                state.extensions.report(error.skill.file_path, "skill_expansion", error)
                 return text
             if expanded != text:
                 return expanded
@@ -113,7 +140,7 @@ class Prompting:
         self, text: str, images: list[ImageContent] | None, source: Source
     ) -> tuple[str, list[ImageContent] | None] | None:
         """The ``input`` event: ``None`` when a handler handled the input."""
-        extensions = self._session.extensions
+        extensions = self._state.extensions
         if not extensions.has_handlers("input"):
             return text, images
         outcome = await extensions.emit_input(text, list(images) if images else None, source)
@@ -123,28 +150,34 @@ class Prompting:
 
     def check_ready(self) -> None:
         """Steps 7 and 8: a model with usable credentials."""
-        session = self._session
-        model = session.model
+        state = self._state
+        model = state.model
         if model is None:
             raise SessionError(NO_MODEL_SELECTED)
         provider = model["provider"]
-        runtime = session.model_runtime
+        runtime = state.model_runtime
         if not runtime.has_credentials(provider):
-            raise SessionError(no_api_key(provider, str(session.agent_dir)))
+            raise SessionError(no_api_key(provider, str(state.agent_dir)))
         stored = runtime.auth.get(provider)
         if stored is not None and stored.get("type") == "oauth" and runtime.get_api_key(provider) is None:
             raise SessionError(oauth_failed(provider))
 
-    async def enqueue(self, kind: QueueKind, text: str, images: list[ImageContent] | None) -> None:
-        agent = self._session.agent
-        message = user_message(text, images)
-        if kind == "steer":
-            agent.steer(message)
-        else:
-            agent.follow_up(message)
-        await self._session.queues.add(kind, text)
-
     # -- prompt ----------------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        text: str,
+        images: list[ImageContent] | None,
+        streaming_behavior: StreamingBehavior | None,
+        source: Source,
+        *,
+        wait: bool,
+    ) -> Disposition:
+        """Submit input. ``"started"`` returns once the whole run settled (unless ``wait=False``)."""
+        disposition, handle = await self.start(text, images, streaming_behavior, source)
+        if handle is not None and wait:
+            await self._driver.wait(handle)
+        return disposition
 
     async def start(
         self,
@@ -152,33 +185,33 @@ class Prompting:
         images: list[ImageContent] | None,
         streaming_behavior: StreamingBehavior | None,
         source: Source,
-    ) -> tuple[Disposition, Any]:
+    ) -> tuple[Disposition, RunHandle | None]:
         """Steps 1-9; returns the disposition and, when started, the run handle."""
-        session = self._session
-        if session.is_disposed:
+        state = self._state
+        if state.disposed:
             raise SessionError(SESSION_DISPOSED)
-        driver = session.driver
+        driver = self._driver
         if driver.settling:
             if driver.in_settle_emission():
                 driver.after_settle(lambda: self.start(text, images, streaming_behavior, source))
                 return "queued", None
             await driver.wait_settled()
-        await session.ensure_bound()
+        await self._ensure_bound()
         command = self.command(text)
         if command is not None:
-            await session.extensions.run_command(*command)
+            await state.extensions.run_command(*command)
             return "handled", None
-        if session.is_compacting:
+        if self._compaction.is_compacting:
             raise SessionError(COMPACTION_IN_PROGRESS)
         received = await self._input(text, images, source)
         if received is None:
             return "handled", None
         text, images = received
         text = self.expand(text)
-        if session.is_streaming:
+        if state.busy:
             if streaming_behavior not in ("steer", "followUp"):
                 raise SessionError(STREAMING_BEHAVIOR_REQUIRED)
-            await self.enqueue(streaming_behavior, text, images)
+            await self._queues.add(streaming_behavior, text, images)
             return "queued", None
         self.check_ready()
         handle = driver.start(lambda: self.prepare_run(text, images))
@@ -186,29 +219,27 @@ class Prompting:
 
     async def prepare_run(self, text: str, images: list[ImageContent] | None) -> list[AgentMessage]:
         """Step 9 inside the run: check point 1, ``before_agent_start``, the messages to send."""
-        session = self._session
-        session.compaction.reset_overflow_recovery()  # a new user message starts
-        await session.compaction.before_prompt()
+        self._compaction.reset_overflow_recovery()  # a new user message starts
+        await self._compaction.before_prompt()
         extension_messages = await self._before_agent_start(text, images)
         messages: list[AgentMessage] = [user_message(text, images), *self.next_turn, *extension_messages]
         self.next_turn = []
         return messages
 
     async def _before_agent_start(self, text: str, images: list[ImageContent] | None) -> list[AgentMessage]:
-        session = self._session
-        state = session.prompt_state
-        extensions = session.extensions
+        prompt = self._prompt
+        extensions = self._state.extensions
         if not extensions.has_handlers("before_agent_start"):
-            state.reset_run()
+            prompt.reset_run()
             return []
-        active = session.tool_registry.active_names()
-        payload = state.before_agent_start_payload(text, images, active)
+        active = self._tools.active_names()
+        payload = prompt.before_agent_start_payload(text, images, active)
         result = await extensions.emit_before_agent_start(payload)
         tools = payload.get("tools")
         if isinstance(tools, list) and tools != active:
-            session.tool_registry.set_active([name for name in tools if isinstance(name, str)])
+            self._tools.set_active([name for name in tools if isinstance(name, str)])
         system_prompt = result.get("systemPrompt")
-        state.apply_before_agent_start(payload, system_prompt if isinstance(system_prompt, str) else None)
+        prompt.apply_before_agent_start(payload, system_prompt if isinstance(system_prompt, str) else None)
         return [custom_message(m) for m in result.get("messages") or [] if isinstance(m, dict)]
 
     # -- steering and follow-up ------------------------------------------------------------------
@@ -216,10 +247,9 @@ class Prompting:
     async def queue(
         self, kind: QueueKind, text: str, images: list[ImageContent] | None, source: Source
     ) -> Literal["queued", "handled"]:
-        session = self._session
-        if session.is_disposed:
+        if self._state.disposed:
             raise SessionError(SESSION_DISPOSED)
-        await session.ensure_bound()
+        await self._ensure_bound()
         command = self.command(text)
         if command is not None:
             raise SessionError(command_cannot_be_queued(command[0]))
@@ -227,50 +257,51 @@ class Prompting:
         if received is None:
             return "handled"
         text, images = received
-        await self.enqueue(kind, self.expand(text), images)
+        await self._queues.add(kind, self.expand(text), images)
         return "queued"
 
     # -- extension messages ----------------------------------------------------------------------
 
-    async def send_message(self, message: dict[str, Any], *, trigger_turn: bool, deliver_as: str | None) -> None:
-        session = self._session
+    async def send_message(
+        self, message: Mapping[str, object], *, trigger_turn: bool, deliver_as: str | None
+    ) -> None:
+        state = self._state
         custom = custom_message(message)
         if deliver_as == "nextTurn":
             self.next_turn.append(custom)
             return
-        if session.is_streaming:
+        if state.busy:
             if deliver_as == "followUp":
-                session.agent.follow_up(custom)
+                state.agent.follow_up(custom)
             elif deliver_as == "steer" or trigger_turn:
-                session.agent.steer(custom)
+                state.agent.steer(custom)
             else:
-                self.deferred.append(custom)
+                self._pump.defer(custom)
             return
         if trigger_turn:
             self.check_ready()
-            session.driver.start(lambda: self._prepare_messages([custom]))
+            self._driver.start(lambda: self._prepare_messages([custom]))
             return
-        await session.pump.deliver(custom)
-        session.sync_agent_messages()
+        await self._pump.deliver(custom)
+        state.sync_agent_messages()
 
     async def _prepare_messages(self, messages: list[AgentMessage]) -> list[AgentMessage]:
-        await self._session.compaction.before_prompt()
+        await self._compaction.before_prompt()
         return messages
 
-    async def send_user_message(self, content: Any, *, deliver_as: str | None) -> None:
-        session = self._session
+    async def send_user_message(self, content: object, *, deliver_as: str | None) -> None:
         text, images = split_user_content(content)
         received = await self._input(text, images, "extension")
         if received is None:
             return
         text, images = received
-        if session.is_streaming:
+        if self._state.busy:
             if deliver_as not in ("steer", "followUp"):
                 raise SessionError(STREAMING_BEHAVIOR_REQUIRED)
-            await self.enqueue(cast(QueueKind, deliver_as), text, images)
+            await self._queues.add(cast(QueueKind, deliver_as), text, images)
             return
         self.check_ready()
-        session.driver.start(lambda: self.prepare_run(text, images))
+        self._driver.start(lambda: self.prepare_run(text, images))
 
 
 __all__ = ["Disposition", "Prompting", "Source", "StreamingBehavior", "custom_message", "split_user_content"]

@@ -1,4 +1,4 @@
-"""The session's handling of every agent event, one at a time (agent-loop.md section 8.3).
+"""The session's handling of every agent event, one at a time.
 
 The ``Agent`` awaits its listeners, so events reach this pump strictly in order. Per event:
 
@@ -11,7 +11,7 @@ The ``Agent`` awaits its listeners, so events reach this pump strictly in order.
    ``toolResult`` and ``system`` → ``message`` entry; ``bashExecution`` is written by the bash path
    and summaries have entries of their own;
 5. follow-ups: a successful response ends a retry sequence and clears the overflow-recovery flag;
-   custom messages deferred during the turn are appended at ``turn_end``.
+   custom messages deferred during the turn (``defer``) are appended at ``turn_end``.
 
 Retry and compaction decisions after ``agent_end`` are made by the run driver once the low-level
 run has returned.
@@ -20,39 +20,47 @@ run has returned.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping, Sequence
+from typing import cast
 
 from pi_harness.agent.hooks import FinishTurnContext, FinishTurnResult
-from pi_harness.agent.types import AgentEvent, AgentMessage
+from pi_harness.agent.types import AgentEvent, AgentMessage, CustomMessage
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.types import AssistantMessage
-from pi_harness.coding.agent_session.events import message_text
-
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.agent_session.auto_retry import AutoRetry
+from pi_harness.coding.agent_session.compaction_control import CompactionControl
+from pi_harness.coding.agent_session.queued_messages import QueuedMessages, user_text
+from pi_harness.coding.agent_session.session_state import SessionState
 
 _PERSISTED_AS_MESSAGE = frozenset({"user", "assistant", "toolResult", "system"})
 
 
-def _payload(event: dict[str, Any]) -> dict[str, Any]:
+def _payload(event: Mapping[str, object]) -> dict[str, object]:
     return {key: value for key, value in event.items() if key != "type"}
 
 
 class EventPump:
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
+    def __init__(
+        self, state: SessionState, *, queues: QueuedMessages, retry: AutoRetry, compaction: CompactionControl
+    ) -> None:
+        self._state = state
+        self._queues = queues
+        self._retry = retry
+        self._compaction = compaction
         self.turn_index = -1
         self._turn_end_delivered = False
         # The last assistant response of the latest low-level run (what the driver acts on).
         self.run_assistant: AssistantMessage | None = None
+        # Custom messages that arrived mid-turn; appended when the turn ends (never between a tool
+        # call and its result) or when the run settles.
+        self._deferred: list[AgentMessage] = []
 
     async def __call__(self, event: AgentEvent) -> None:
-        await self.process(cast(dict[str, Any], event))
+        await self.process(event)
 
-    async def process(self, event: dict[str, Any]) -> None:
-        session = self._session
+    async def process(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
-        message: Any = event.get("message")
+        message = event.get("message")
         if kind == "agent_start":
             self.turn_index = -1
             self.run_assistant = None
@@ -60,26 +68,27 @@ class EventPump:
             self.turn_index += 1
             self._turn_end_delivered = False
         elif kind == "message_start" and isinstance(message, dict) and message.get("role") == "user":
-            await session.queues.observe_user_text(message_text(message))
+            await self._queues.observe_user_text(user_text(message))
         elif kind == "agent_end":
-            self.run_assistant = _last_assistant(event.get("messages") or [])
-            will_retry = self.run_assistant is not None and session.retry.will_retry(self.run_assistant)
+            messages = event.get("messages")
+            self.run_assistant = _last_assistant(messages if isinstance(messages, list) else [])
+            will_retry = self.run_assistant is not None and self._retry.will_retry(self.run_assistant)
             event = {**event, "willRetry": will_retry}
 
         await self._to_extensions(kind, event)
-        await session.listeners.emit(event)
+        await self._state.events.emit(event)
 
         if kind == "message_end" and isinstance(message, dict):
             await self.persist(cast(AgentMessage, message))
             if message.get("role") == "assistant":
-                await session.retry.on_response(cast(AssistantMessage, message))
+                await self._retry.on_response(cast(AssistantMessage, message))
                 if message.get("stopReason") not in ("error", "aborted", "length"):
-                    session.compaction.reset_overflow_recovery()
+                    self._compaction.reset_overflow_recovery()
         elif kind == "turn_end":
-            await session.flush_deferred_messages()
+            await self.flush_deferred()
 
-    async def _to_extensions(self, kind: Any, event: dict[str, Any]) -> None:
-        extensions = self._session.extensions
+    async def _to_extensions(self, kind: object, event: Mapping[str, object]) -> None:
+        extensions = self._state.extensions
         if not isinstance(kind, str) or not extensions.has_handlers(kind):
             return
         if kind == "turn_end":
@@ -94,7 +103,7 @@ class EventPump:
 
     async def finish_turn(self, context: FinishTurnContext, signal: AbortSignal) -> FinishTurnResult | None:
         """The turn boundary: extensions get ``turn_end`` here and may ask for one more request."""
-        extensions = self._session.extensions
+        extensions = self._state.extensions
         self._turn_end_delivered = True
         if not extensions.has_handlers("turn_end"):
             return None
@@ -108,11 +117,10 @@ class EventPump:
 
     async def persist(self, message: AgentMessage) -> str | None:
         """Write a finished message as its entry; returns the entry id (``None``: not written here)."""
-        session = self._session
-        manager = session.session_manager
+        manager = self._state.manager
         role = message.get("role")
         if role == "custom":
-            custom = cast(dict[str, Any], message)
+            custom = cast(CustomMessage, message)
             entry_id = manager.append_custom_message(
                 custom["customType"],
                 custom.get("content") or "",
@@ -122,10 +130,10 @@ class EventPump:
         elif role in _PERSISTED_AS_MESSAGE:
             entry_id = manager.append_message(message)
             if role == "assistant":
-                session.retry.note_entry(cast(AssistantMessage, message), entry_id)
+                self._retry.note_entry(cast(AssistantMessage, message), entry_id)
         else:
             return None
-        await session.record_entry_async(entry_id)
+        await self._state.events.announce_entry(entry_id)
         return entry_id
 
     async def deliver(self, message: AgentMessage) -> None:
@@ -133,8 +141,17 @@ class EventPump:
         await self.process({"type": "message_start", "message": message})
         await self.process({"type": "message_end", "message": message})
 
+    def defer(self, message: AgentMessage) -> None:
+        """Append ``message`` when the current turn ends (or the run settles)."""
+        self._deferred.append(message)
 
-def _last_assistant(messages: list[Any]) -> AssistantMessage | None:
+    async def flush_deferred(self) -> None:
+        deferred = self._deferred
+        while deferred:
+            await self.deliver(deferred.pop(0))
+
+
+def _last_assistant(messages: Sequence[object]) -> AssistantMessage | None:
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "assistant":
             return cast(AssistantMessage, message)

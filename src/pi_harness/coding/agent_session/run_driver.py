@@ -1,9 +1,9 @@
-"""One logical run of a session, from the prompt to ``agent_settled`` (agent-loop.md 8.2-8.6).
+"""One logical run of a session, from the prompt to ``agent_settled``, and stopping it.
 
 A logical run is one or more low-level ``Agent`` runs. After each one ends, the driver decides
 whether the session goes on by itself:
 
-1. a transient provider error ⇒ automatic retry (``retry.py``);
+1. a transient provider error ⇒ automatic retry (``auto_retry.py``);
 2. check point 3 of compaction ⇒ overflow recovery retries once, threshold compaction goes on
    only for queued messages (``compaction_control.py``);
 3. messages queued after the loop's last poll ⇒ continue so they are delivered;
@@ -12,6 +12,9 @@ whether the session goes on by itself:
 Then the session settles: deferred custom messages and buffered user-shell results are appended,
 an unfinished retry sequence is closed, and ``agent_settled {aborted}`` is emitted exactly once.
 A prompt submitted while ``agent_settled`` is being emitted waits until the emission is over.
+
+Aborting stops whatever the session is doing: the retry wait, compaction, a branch summary, the
+request and its tools. Manual compaction aborts the run first (``compact_now``).
 """
 
 from __future__ import annotations
@@ -20,15 +23,21 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from pi_harness.agent import AgentError
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import AssistantMessage
+from pi_harness.coding.agent_session.auto_retry import AutoRetry
+from pi_harness.coding.agent_session.compaction_control import CompactionControl
+from pi_harness.coding.agent_session.pump import EventPump
+from pi_harness.coding.agent_session.session_events import AgentSettledEvent
+from pi_harness.coding.agent_session.session_state import SessionState
+from pi_harness.coding.agent_session.session_tree import TreeNavigator
+from pi_harness.coding.agent_session.system_prompt_state import SystemPromptState
+from pi_harness.coding.agent_session.user_shell import UserShell
+from pi_harness.coding.compaction import CompactionResult
 from pi_harness.coding.session_store.ids import iso_to_ms
-
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.session_store.store import SessionManager
 
 PrepareRun = Callable[[], Awaitable[list[AgentMessage] | None]]
 
@@ -45,18 +54,38 @@ class RunHandle:
 
 
 class RunDriver:
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
-        self.busy = False
+    def __init__(
+        self,
+        state: SessionState,
+        *,
+        pump: EventPump,
+        retry: AutoRetry,
+        compaction: CompactionControl,
+        tree: TreeNavigator,
+        user_shell: UserShell,
+        prompt: SystemPromptState,
+    ) -> None:
+        self._state = state
+        self._pump = pump
+        self._retry = retry
+        self._compaction = compaction
+        self._tree = tree
+        self._user_shell = user_shell
+        self._prompt = prompt
         self.current: RunHandle | None = None
         self._abort_requested = False
         self._last_response: AssistantMessage | None = None  # of the current logical run
-        self._settle_task: asyncio.Task[Any] | None = None
-        self._after_settle: list[Callable[[], Awaitable[Any]]] = []
+        self._settle_task: asyncio.Future[None] | None = None
+        self._after_settle: list[Callable[[], Awaitable[object]]] = []
         self._settled = asyncio.Event()
         self._settled.set()
 
     # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """A logical run is in progress (the session's ``is_streaming``)."""
+        return self._state.busy
 
     @property
     def settling(self) -> bool:
@@ -68,7 +97,7 @@ class RunDriver:
     async def wait_settled(self) -> None:
         await self._settled.wait()
 
-    def after_settle(self, action: Callable[[], Awaitable[Any]]) -> None:
+    def after_settle(self, action: Callable[[], Awaitable[object]]) -> None:
         """Run ``action`` once the current ``agent_settled`` emission is over."""
         self._after_settle.append(action)
 
@@ -80,9 +109,9 @@ class RunDriver:
 
     def start(self, prepare: PrepareRun) -> RunHandle:
         """Mark the session busy now (later input joins this run) and run in a task."""
-        if self.busy:
+        if self._state.busy:
             raise RuntimeError("A run is already in progress")
-        self.busy = True
+        self._state.busy = True
         self._abort_requested = False
         self._last_response = None
         self._settled.clear()
@@ -115,7 +144,7 @@ class RunDriver:
                     await self._follow_through()
             except asyncio.CancelledError:
                 self._abort_requested = True
-                self._session.agent.abort()
+                self._state.agent.abort()
                 raise
             except Exception as error:
                 handle.error = error
@@ -125,18 +154,18 @@ class RunDriver:
         finally:
             handle.done.set()
             if handle.error is not None and not handle.awaited:
-                self._session.report_internal_error("prompt", handle.error)
+                self._state.report_internal_error("prompt", handle.error)
 
     async def _low_level(self, messages: list[AgentMessage] | None) -> bool:
         """One ``Agent`` run: a prompt with ``messages``, or a continuation (``None``).
 
         False when the agent refused to run (reported); the logical run then settles.
         """
-        session = self._session
-        agent = session.agent
+        state = self._state
+        agent = state.agent
         if messages is None:
-            await session.flush_deferred_messages()  # e.g. appended by agent_before_settle handlers
-        session.sync_agent_messages()
+            await self._pump.flush_deferred()  # e.g. appended by agent_before_settle handlers
+        state.sync_agent_messages()
         try:
             if messages is not None:
                 await agent.prompt(messages)
@@ -147,39 +176,39 @@ class RunDriver:
             else:
                 await agent.continue_()
         except AgentError as error:
-            session.report_internal_error("continue", error)
+            state.report_internal_error("continue", error)
             return False
         return True
 
     async def _follow_through(self) -> None:
-        session = self._session
+        pump, retry = self._pump, self._retry
         while not self._abort_requested:
-            assistant = session.pump.run_assistant
+            assistant = pump.run_assistant
             if assistant is not None:
                 self._last_response = assistant
-            if assistant is not None and session.retry.is_retryable(assistant):
-                if not await session.retry.retry(assistant) or not await self._low_level(None):
+            if assistant is not None and retry.is_retryable(assistant):
+                if not await retry.retry(assistant) or not await self._low_level(None):
                     return
                 continue
             if assistant is not None:
-                outcome = await session.compaction.after_run(assistant)
-                session.pump.run_assistant = None
+                outcome = await self._compaction.after_run(assistant)
+                pump.run_assistant = None
                 if self._abort_requested:
                     return
                 if outcome.action == "retry":
-                    await _after_latest_compaction(session)
+                    await _after_latest_compaction(self._state.manager)
                     if not await self._low_level(None):
                         return
                     continue
-            await session.flush_deferred_messages()
-            if session.agent.has_queued_messages() or await self._before_settle():
+            await pump.flush_deferred()
+            if self._state.agent.has_queued_messages() or await self._before_settle():
                 if not await self._low_level(None):
                     return
                 continue
             return
 
     async def _before_settle(self, aborted: bool = False) -> bool:
-        extensions = self._session.extensions
+        extensions = self._state.extensions
         if not extensions.has_handlers("agent_before_settle"):
             return False
         wants_more = await extensions.emit_actionable("agent_before_settle", {"aborted": aborted})
@@ -188,57 +217,68 @@ class RunDriver:
     # -- settling --------------------------------------------------------------------------------
 
     async def _settle(self) -> None:
-        session = self._session
+        state = self._state
         aborted = self._abort_requested
         try:
-            await session.flush_deferred_messages()
-            await session.user_bash.flush()
+            await self._pump.flush_deferred()
+            await self._user_shell.flush()
             if aborted:
                 await self._before_settle(aborted=True)
-            last = session.pump.run_assistant or self._last_response
-            await session.retry.finish(aborted, last.get("errorMessage") if last is not None else None)
+            last = self._pump.run_assistant or self._last_response
+            await self._retry.finish(aborted, last.get("errorMessage") if last is not None else None)
         finally:
-            session.prompt_state.reset_run()
-            session.pump.run_assistant = None
-            self.busy = False
+            self._prompt.reset_run()
+            self._pump.run_assistant = None
+            state.busy = False
             self._settle_task = asyncio.current_task()
             try:
-                await session.listeners.emit({"type": "agent_settled", "aborted": aborted})
+                settled: AgentSettledEvent = {"type": "agent_settled", "aborted": aborted}
+                await state.events.emit(settled)
             finally:
                 self._settle_task = None
                 self._settled.set()
                 pending, self._after_settle = self._after_settle, []
                 for action in pending:
-                    session.spawn(action())
+                    state.spawn(action())
 
     # -- aborting --------------------------------------------------------------------------------
 
     def request_abort(self) -> bool:
         """Stop whatever the run is doing (retry wait, compaction, summary, the request, tools)."""
-        session = self._session
-        session.compaction.abort()
-        session.abort_branch_summary()
-        if not self.busy:
+        self._compaction.abort()
+        self._tree.abort()
+        if not self._state.busy:
             return False
         self._abort_requested = True
-        session.retry.abort()
-        session.agent.abort()
+        self._retry.abort()
+        self._state.agent.abort()
         return True
+
+    async def abort(self) -> None:
+        """Cancel the retry wait, compaction, branch summary and the request; wait until idle."""
+        self.request_abort()
+        await self.wait_for_idle()
 
     async def wait_for_idle(self) -> None:
         handle = self.current
         if handle is not None and handle.task is not asyncio.current_task() and not handle.done.is_set():
             await asyncio.shield(handle.done.wait())
 
+    async def compact_now(self, custom_instructions: str | None) -> CompactionResult:
+        """Manual compaction: aborts the current run first; raises ``CompactionError`` on failure."""
+        if self._state.busy:
+            await self.abort()
+        return await self._compaction.compact(custom_instructions)
 
-async def _after_latest_compaction(session: AgentSession) -> None:
+
+async def _after_latest_compaction(manager: SessionManager) -> None:
     """Let the wall clock pass the compaction entry's millisecond before retrying.
 
     The compaction guards tell responses from before a compaction by timestamp
     (``A.timestamp <= compaction time``); a retry started within the same millisecond would be
     taken for a stale response and its overflow would not be reported.
     """
-    compaction = session.session_manager.build_session_projection().compaction
+    compaction = manager.build_session_projection().compaction
     if compaction is None:
         return
     compacted_at = iso_to_ms(compaction.get("timestamp"))

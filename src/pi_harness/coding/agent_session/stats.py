@@ -1,16 +1,16 @@
-"""``get_session_stats`` (modes-and-cli.md section 8.4).
+"""``get_session_stats`` and ``get_context_usage`` (RPC ``get_session_stats``; see rpc.md).
 
 1.4.0 semantics: counts, tokens and cost cover the whole session file - every branch, responses
 hidden by ``context_edit`` or compacted away, usage reported by tools, compaction and branch
 summary generation, and ``usage`` entries (cache warming) - i.e. what was billed, not the
-current context. ``contextUsage`` is the current context estimate (compaction.md 2.4); its
-``tokens``/``percent`` are null right after a compaction.
+current context. ``contextUsage`` is the current context estimate
+(``pi_harness.coding.compaction.session_context_usage``); its ``tokens``/``percent`` are null
+right after a compaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from pi_harness.ai.types import Model
 from pi_harness.coding.compaction import session_context_usage
@@ -27,7 +27,8 @@ class _Totals:
         self.tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
         self.cost = 0.0
 
-    def add(self, usage: Any) -> None:
+    def add(self, usage: object) -> None:
+        """Add one ``usage`` record (anything else, a missing one included, counts nothing)."""
         if not isinstance(usage, dict):
             return
         for key, field in _TOKEN_FIELDS:
@@ -45,9 +46,11 @@ def _count(entries: Iterable[SessionEntry]) -> tuple[dict[str, int], _Totals]:
     counts = {"userMessages": 0, "assistantMessages": 0, "toolCalls": 0, "toolResults": 0, "totalMessages": 0}
     totals = _Totals()
     for entry in entries:
-        kind = entry["type"]
+        # Read as plain JSON: a session file written by another version may lack a field.
+        record: Mapping[str, object] = entry
+        kind = record.get("type")
         if kind == "message":
-            message: Any = entry.get("message")
+            message = record.get("message")
             if not isinstance(message, dict):
                 continue
             counts["totalMessages"] += 1
@@ -56,21 +59,23 @@ def _count(entries: Iterable[SessionEntry]) -> tuple[dict[str, int], _Totals]:
                 counts["userMessages"] += 1
             elif role == "assistant":
                 counts["assistantMessages"] += 1
-                counts["toolCalls"] += sum(
-                    1 for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"
-                )
+                content = message.get("content")
+                blocks = content if isinstance(content, list) else []
+                counts["toolCalls"] += sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "toolCall")
                 totals.add(message.get("usage"))
             elif role == "toolResult":
                 counts["toolResults"] += 1
                 totals.add(message.get("usage"))
         elif kind in ("compaction", "branch_summary", "usage"):
-            totals.add(entry.get("usage"))
+            totals.add(record.get("usage"))
     return counts, totals
 
 
-def session_stats(manager: SessionManager, model: Model | None) -> dict[str, Any]:
+def session_stats(manager: SessionManager, model: Model | None) -> dict[str, object]:
+    """``{sessionFile?, sessionId, userMessages, assistantMessages, toolCalls, toolResults,
+    totalMessages, tokens: {input, output, cacheRead, cacheWrite, total}, cost, contextUsage?}``."""
     counts, totals = _count(manager.get_entries())
-    stats: dict[str, Any] = {}
+    stats: dict[str, object] = {}
     session_file = manager.get_session_file()
     if session_file is not None:
         stats["sessionFile"] = str(session_file)
@@ -84,7 +89,7 @@ def session_stats(manager: SessionManager, model: Model | None) -> dict[str, Any
     return stats
 
 
-def context_usage_of(manager: SessionManager, model: Model | None) -> dict[str, Any] | None:
+def context_usage_of(manager: SessionManager, model: Model | None) -> dict[str, object] | None:
     if model is None:
         return None
     usage = session_context_usage(manager.build_session_context().messages, int(model.get("contextWindow") or 0))

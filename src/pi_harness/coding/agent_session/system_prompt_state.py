@@ -1,23 +1,22 @@
 """The session's system prompt: sections, extension changes, and their record in the transcript.
 
-The prompt is built from named sections (resources.md section 6): the loaded resources, the
-active tools, plus what ``before_agent_start`` handlers did on the latest prompt (extension
-sections, changed built-in sections, extra guideline bullets). A handler that returns a whole
-``systemPrompt`` replaces the prompt for that run only.
+The prompt is built from named sections (``pi_harness.coding.system_prompt``): the loaded
+resources, the active tools, plus what ``before_agent_start`` handlers did on the latest prompt
+(extension sections, changed built-in sections, extra guideline bullets). A handler that returns
+a whole ``systemPrompt`` replaces the prompt for that run only.
 
-The transcript records it (sessions.md section 6.4): the first request of a session persists the
-full section map and tool set as a ``system`` message; later runs and turns persist only patches.
+The transcript records it in ``system`` messages (see sessions.md): the first request of a
+session persists the full section map and tool set, later runs and turns persist only patches.
 Requests are projected from the transcript, so the prompt a request carries is the one recorded
 on the active branch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from pi_harness.agent.types import AgentTool, SystemMessage
-from pi_harness.ai.types import Tool
+from pi_harness.ai.types import ImageContent, Tool
 from pi_harness.coding.resources.loader import ResourceLoader
 from pi_harness.coding.resources.system_files import text_or_file
 from pi_harness.coding.session_store.system_messages import SystemState, system_message_patch
@@ -108,10 +107,12 @@ class SystemPromptState:
 
     # -- before_agent_start ----------------------------------------------------------------------
 
-    def before_agent_start_payload(self, prompt: str, images: Any, active_tools: list[str]) -> dict[str, Any]:
+    def before_agent_start_payload(
+        self, prompt: str, images: list[ImageContent] | None, active_tools: list[str]
+    ) -> dict[str, object]:
         """The mutable event payload: handlers may edit ``sections``, ``tools`` and ``guidelines``."""
         base = self.base_sections()
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "prompt": prompt,
             "systemPrompt": render_system_prompt(base),
             "sections": dict(base),
@@ -122,7 +123,7 @@ class SystemPromptState:
             payload["images"] = images
         return payload
 
-    def apply_before_agent_start(self, payload: dict[str, Any], system_prompt: str | None) -> None:
+    def apply_before_agent_start(self, payload: Mapping[str, object], system_prompt: str | None) -> None:
         """Keep what the handlers did to the sections and guidelines; ``system_prompt`` is this run's."""
         base = self.base_sections()
         edited = payload.get("sections")

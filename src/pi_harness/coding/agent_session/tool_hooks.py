@@ -1,4 +1,4 @@
-"""The session's tool hooks (agent-loop.md 6.3) and nested tool calls (tools.md 2.4).
+"""The session's tool hooks and nested tool calls (``ctx.execute_tool``; see extensions.md).
 
 * ``before_tool_call`` emits the extension event ``tool_call {toolName, toolCallId, input}``;
   the first ``{block: true}`` blocks the call and a raising handler blocks it too (the loop turns
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import cast
 
 from pi_harness.agent.tool_execution import ToolEnvironment, execute_tool_call
 from pi_harness.agent.types import (
@@ -33,7 +33,7 @@ from pi_harness.agent.types import (
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.jsonutil import dumps_str
-from pi_harness.ai.types import AssistantMessage, ToolCall, empty_usage
+from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
 from pi_harness.coding.extensions.runner import ExtensionRunner
 
@@ -48,7 +48,7 @@ _DEPTH: ContextVar[int] = ContextVar("pi_nested_tool_depth", default=0)
 Emit = Callable[[AgentEvent], Awaitable[None]]
 
 
-def _size(value: Any) -> int:
+def _size(value: object) -> int:
     try:
         return len(dumps_str(value).encode("utf-8"))
     except (TypeError, ValueError):
@@ -61,7 +61,7 @@ class NestedRecords:
     __slots__ = ("_records", "_truncated")
 
     def __init__(self) -> None:
-        self._records: dict[str, list[dict[str, Any]]] = {}
+        self._records: dict[str, list[dict[str, object]]] = {}
         self._truncated: set[str] = set()
 
     def add(self, parent: str, tool_call: ToolCall, result: AgentToolResult, is_error: bool) -> None:
@@ -69,7 +69,7 @@ class NestedRecords:
         if len(records) >= MAX_NESTED_RECORDS:
             self._truncated.add(parent)
             return
-        record: dict[str, Any] = {"toolName": tool_call["name"], "toolCallId": tool_call["id"]}
+        record: dict[str, object] = {"toolName": tool_call["name"], "toolCallId": tool_call["id"]}
         omitted: list[str] = []
         if _size(tool_call["arguments"]) <= MAX_RECORDED_ARGS_BYTES:
             record["args"] = tool_call["arguments"]
@@ -93,26 +93,29 @@ class NestedRecords:
         if not records:
             return
         details = result.get("details")
-        target: dict[str, Any]
+        target: dict[str, object]
         if details is None:
             target = {}
             result["details"] = target
         elif isinstance(details, dict):
             target = details
         else:
-            target = cast(dict[str, Any], result)  # details of another shape: keep the record beside it
+            # Details of another shape: the record goes beside them, on the result itself (which is
+            # a plain dict at run time; the keys are extra to ``AgentToolResult``).
+            target = cast(dict[str, object], result)
         target["nestedCalls"] = records
         if truncated:
             target["nestedCallsTruncated"] = True
 
 
-def _placeholder_assistant(model: dict[str, Any] | None) -> AssistantMessage:
+def _placeholder_assistant(model: Model | None) -> AssistantMessage:
+    """The assistant message a nested call made outside any turn is attributed to."""
     return {
         "role": "assistant",
         "content": [],
-        "api": str((model or {}).get("api", "")),
-        "provider": str((model or {}).get("provider", "")),
-        "model": str((model or {}).get("id", "")),
+        "api": str(model.get("api", "")) if model is not None else "",
+        "provider": str(model.get("provider", "")) if model is not None else "",
+        "model": str(model.get("id", "")) if model is not None else "",
         "usage": empty_usage(),
         "stopReason": "toolUse",
         "timestamp": int(time.time() * 1000),
@@ -127,7 +130,7 @@ class ToolHooks:
         registry: ToolRegistry,
         emit: Emit,
         run_id: Callable[[], str | None],
-        model: Callable[[], Any],
+        model: Callable[[], Model | None],
         messages: Callable[[], list[AgentMessage]],
     ) -> None:
         self._runner = runner
@@ -143,7 +146,7 @@ class ToolHooks:
     ) -> BeforeToolCallResult | None:
         if not self._runner.has_handlers("tool_call"):
             return None
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "toolName": ctx.tool_call["name"],
             "toolCallId": ctx.tool_call["id"],
             "input": ctx.args,
@@ -166,7 +169,7 @@ class ToolHooks:
         self.nested.attach(ctx.tool_call["id"], ctx.result)
         if not self._runner.has_handlers("tool_result"):
             return None
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "toolName": ctx.tool_call["name"],
             "toolCallId": ctx.tool_call["id"],
             "input": ctx.args,
@@ -191,12 +194,12 @@ class ToolHooks:
     async def execute_nested(
         self,
         name: str,
-        args: dict[str, Any],
+        args: Mapping[str, object],
         *,
         signal: AbortSignal | None = None,
-        on_update: Callable[[Any], None] | None = None,
+        on_update: Callable[[AgentToolResult], object] | None = None,
         parent_tool_call_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         depth = _DEPTH.get()
         if depth >= MAX_NESTING_DEPTH:
             raise RuntimeError(DEPTH_EXCEEDED)
@@ -229,7 +232,7 @@ class ToolHooks:
             _DEPTH.reset(token)
         if parent is not None:
             self.nested.add(parent, tool_call, result, is_error)
-        out: dict[str, Any] = dict(result)
+        out: dict[str, object] = dict(result)
         out["isError"] = is_error
         return out
 

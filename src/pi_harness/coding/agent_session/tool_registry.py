@@ -16,7 +16,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import cast
 
 from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
@@ -28,7 +28,7 @@ from pi_harness.coding.extensions.types import ToolDefinition, schema_of
 CURRENT_TOOL_CALL: ContextVar[str | None] = ContextVar("pi_current_tool_call", default=None)
 
 
-def tool_result_from(value: Any) -> AgentToolResult:
+def tool_result_from(value: object) -> AgentToolResult:
     """An extension tool's return value as a result dict (``ToolResult``, dict, text or nothing)."""
     value = normalize_result(value)
     if value is None:
@@ -50,7 +50,7 @@ def wrap_extension_tool(definition: ToolDefinition, runner: ExtensionRunner) -> 
     """An ``AgentTool`` that calls ``definition.execute(id, params, signal, on_update, ctx)``."""
 
     async def execute(
-        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, params: dict[str, object], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         ctx = runner.create_context() if runner.host is not None else None
         outcome = definition.execute(tool_call_id, params, signal, on_update, ctx)
@@ -77,7 +77,7 @@ def with_call_context(tool: AgentTool) -> AgentTool:
     inner = tool.execute
 
     async def execute(
-        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, params: dict[str, object], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         token = CURRENT_TOOL_CALL.set(tool_call_id)
         try:
@@ -126,7 +126,7 @@ class ToolRegistry:
         tools = self._all()
         return [tools[name] for name in self._active if name in tools]
 
-    def all_tools(self) -> list[dict[str, Any]]:
+    def all_tools(self) -> list[dict[str, object]]:
         """``getAllTools``: ``[{name, description, parameters}]`` of every registered tool."""
         return [dict(tool.to_tool()) for tool in self._all().values()]
 

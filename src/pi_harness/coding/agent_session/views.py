@@ -1,49 +1,60 @@
-"""Read-only views of a session for hosts (RPC ``get_state``, ``get_commands``,
-``get_last_assistant_text``; modes-and-cli.md section 8.4)."""
+"""Read-only views of a live session for hosts: RPC ``get_state``, ``get_commands``,
+``get_last_assistant_text``, the transcript, and the tree (``get_tree``, ``get_entries``,
+``get_fork_messages``). The shapes are the RPC protocol's (see rpc.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
 
 from pi_harness.agent.types import AgentMessage
+from pi_harness.coding.agent_session.compaction_control import CompactionControl
+from pi_harness.coding.agent_session.queued_messages import QueuedMessages
+from pi_harness.coding.agent_session.session_state import SessionState
+from pi_harness.coding.session_store.entries import SessionEntry
+from pi_harness.coding.session_store.errors import EntryNotFoundError
+from pi_harness.coding.session_store.listing import message_text
+from pi_harness.coding.session_store.store import SessionManager
+from pi_harness.coding.session_store.tree import SessionTreeNode
 
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
+
+def transcript(manager: SessionManager) -> list[AgentMessage]:
+    """``get_messages``: the messages of the active branch as the model sees them."""
+    return list(manager.build_session_context().messages)
 
 
-def session_state(session: AgentSession) -> dict[str, Any]:
+def state_view(state: SessionState, compaction: CompactionControl, queues: QueuedMessages) -> dict[str, object]:
     """``{model, thinkingLevel, isStreaming, isCompacting, steeringMode, followUpMode, sessionFile?,
     sessionId, sessionName?, autoCompactionEnabled, messageCount, pendingMessageCount}``."""
-    manager = session.session_manager
-    state: dict[str, Any] = {
-        "model": session.model,
-        "thinkingLevel": session.thinking_level,
-        "isStreaming": session.is_streaming,
-        "isCompacting": session.is_compacting,
-        "steeringMode": session.steering_mode,
-        "followUpMode": session.follow_up_mode,
+    manager = state.manager
+    agent = state.agent
+    view: dict[str, object] = {
+        "model": state.model,
+        "thinkingLevel": state.thinking_level,
+        "isStreaming": state.busy,
+        "isCompacting": compaction.is_compacting,
+        "steeringMode": agent.get_steering_mode(),
+        "followUpMode": agent.get_follow_up_mode(),
     }
     session_file = manager.get_session_file()
     if session_file is not None:
-        state["sessionFile"] = str(session_file)
-    state["sessionId"] = manager.get_session_id()
+        view["sessionFile"] = str(session_file)
+    view["sessionId"] = manager.get_session_id()
     name = manager.get_session_name()
     if name:
-        state["sessionName"] = name
-    state["autoCompactionEnabled"] = session.auto_compaction_enabled
-    state["messageCount"] = len(session.get_messages())
-    state["pendingMessageCount"] = session.pending_message_count
-    return state
+        view["sessionName"] = name
+    view["autoCompactionEnabled"] = compaction.auto_enabled
+    view["messageCount"] = len(transcript(manager))
+    view["pendingMessageCount"] = queues.count
+    return view
 
 
 def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
     """Text of the last assistant message (aborted empty ones skipped), trimmed; ``None`` if none."""
     for message in reversed(messages):
-        if message.get("role") != "assistant":
+        if message["role"] != "assistant":
             continue
-        blocks = cast(list[dict[str, Any]], message.get("content") or [])
-        text = "".join(b.get("text") or "" for b in blocks if b.get("type") == "text").strip()
+        blocks = message.get("content") or []
+        text = "".join(block.get("text") or "" for block in blocks if block["type"] == "text").strip()
         if message.get("stopReason") == "aborted" and not text:
             continue
         return text
@@ -54,18 +65,18 @@ def _location(source: str) -> str:
     return source if source in ("user", "project") else "path"
 
 
-def session_commands(session: AgentSession) -> list[dict[str, Any]]:
+def session_commands(state: SessionState) -> list[dict[str, object]]:
     """Extension commands, then prompt templates, then skills (``skill:<name>``)."""
-    out: list[dict[str, Any]] = []
-    commands, _conflicts = session.extensions.commands()
+    out: list[dict[str, object]] = []
+    commands, _conflicts = state.extensions.commands()
     for command, path in commands:
-        item: dict[str, Any] = {"name": command.name}
+        item: dict[str, object] = {"name": command.name}
         if command.description:
             item["description"] = command.description
         item["source"] = "extension"
         item["path"] = path
         out.append(item)
-    loader = session.resource_loader
+    loader = state.resource_loader
     for template in loader.get_prompts():
         out.append(
             {
@@ -76,7 +87,7 @@ def session_commands(session: AgentSession) -> list[dict[str, Any]]:
                 "path": template.file_path,
             }
         )
-    if session.settings.get("enableSkillCommands") is not False:
+    if state.settings.get("enableSkillCommands") is not False:
         for skill in loader.get_skills():
             out.append(
                 {
@@ -90,4 +101,62 @@ def session_commands(session: AgentSession) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["last_assistant_text", "session_commands", "session_state"]
+# -- the tree ---------------------------------------------------------------------------------------
+
+
+def fork_messages(manager: SessionManager) -> list[dict[str, str]]:
+    """``get_fork_messages``: user messages with text on the active branch, oldest first."""
+    out: list[dict[str, str]] = []
+    for entry in manager.get_branch():
+        if entry["type"] != "message":
+            continue
+        message = entry.get("message")
+        if message is not None and message.get("role") == "user":
+            text = message_text(dict(message))
+            if text:
+                out.append({"entryId": entry["id"], "text": text})
+    return out
+
+
+def tree_dicts(roots: list[SessionTreeNode]) -> list[dict[str, object]]:
+    """``get_tree`` nodes ``{entry, children, label?, labelTimestamp?}`` (built without recursion,
+    so a very long conversation cannot hit the recursion limit)."""
+
+    def shell(node: SessionTreeNode) -> tuple[dict[str, object], list[dict[str, object]]]:
+        children: list[dict[str, object]] = []
+        out: dict[str, object] = {"entry": node.entry, "children": children}
+        if node.label is not None:
+            out["label"] = node.label
+            out["labelTimestamp"] = node.label_timestamp
+        return out, children
+
+    top: list[dict[str, object]] = []
+    stack: list[tuple[SessionTreeNode, list[dict[str, object]]]] = [(node, top) for node in reversed(roots)]
+    while stack:
+        node, siblings = stack.pop()
+        converted, children = shell(node)
+        siblings.append(converted)
+        stack.extend((child, children) for child in reversed(node.children))
+    return top
+
+
+def entries_since(manager: SessionManager, since: str | None) -> dict[str, object]:
+    """``get_entries``: entries after ``since`` in file order (all without it), and the leaf."""
+    entries: list[SessionEntry] = manager.get_entries()
+    if since is not None:
+        index = next((i for i, entry in enumerate(entries) if entry["id"] == since), None)
+        if index is None:
+            raise EntryNotFoundError(since)
+        entries = entries[index + 1 :]
+    return {"entries": entries, "leafId": manager.get_leaf_id()}
+
+
+__all__ = [
+    "entries_since",
+    "fork_messages",
+    "last_assistant_text",
+    "session_commands",
+    "state_view",
+    "transcript",
+    "tree_dicts",
+]

@@ -1,9 +1,10 @@
-"""Moving the leaf within a session, optionally summarising the abandoned branch (sessions.md 11.1).
+"""Moving the leaf within a session file, optionally summarising the abandoned branch.
 
-``navigate_tree`` does the session side of ``/tree``: it collects what is being left, lets a hook
-(extension ``session_before_tree``) cancel or supply the summary, generates the summary, moves the
-leaf and writes the ``branch_summary``/``label`` entries. The caller (AgentSession) then rebuilds
-the agent's messages, restores the branch's tools and emits ``session_tree``.
+``navigate_tree`` is the session-file side of ``/tree``: it collects what is being left, lets a
+hook (extension ``session_before_tree``) cancel or supply the summary, generates the summary,
+moves the leaf and writes the ``branch_summary``/``label`` entries. The live session's side,
+``pi_harness.coding.agent_session.session_tree``, guards and calls it, then rebuilds the agent's
+messages, restores the branch's tools and emits ``session_tree``.
 """
 
 from __future__ import annotations

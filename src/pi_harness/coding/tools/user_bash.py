@@ -1,4 +1,7 @@
-"""User shell commands (``!cmd``, ``!!cmd``, RPC ``bash``): the bash tool's runner, other result.
+"""Running a user's shell command (``!cmd``, ``!!cmd``, RPC ``bash``) with the bash tool's runner.
+
+Only the execution: who runs the command (a ``user_bash`` extension handler may) and where its
+result goes is the live session's ``pi_harness.coding.agent_session.user_shell``.
 
 The result is the ``bashExecution`` record's data (``{output, exitCode, cancelled, truncated,
 fullOutputPath?}``): ``output`` is the tail of the output without a notice (the context

@@ -16,7 +16,7 @@ from typing import Literal, Protocol, TypeVar
 
 from pi_harness.cli.modes.interactive.shell import Shell
 from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 from pi_harness.tui.components.header import Header
 from pi_harness.tui.theme import ThemeSpec
 from pi_harness.tui.theme_registry import ThemeRegistry

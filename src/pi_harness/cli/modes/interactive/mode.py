@@ -25,7 +25,7 @@ from pi_harness.cli.modes.interactive.keys import KeyActions
 from pi_harness.cli.modes.interactive.shell import Shell
 from pi_harness.cli.modes.interactive.submit import Submitter
 from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 from pi_harness.coding.tools import kill_all_tracked_processes
 from pi_harness.tui.components.header import Header
 from pi_harness.tui.theme import Theme, ThemeSpec

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pi_harness.agent.options import QueueMode
     from pi_harness.ai.types import ImageContent
     from pi_harness.coding.agent_session.agent_session import AgentSession
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 NO_DATA = object()
 

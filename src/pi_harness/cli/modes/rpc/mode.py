@@ -28,7 +28,7 @@ from pi_harness.cli.records import event_record
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import Record, RecordWriter
-    from pi_harness.coding.agent_session.runtime import AgentSessionRuntime
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 
 async def stdin_chunks(fd: int = 0) -> AsyncIterator[bytes]:

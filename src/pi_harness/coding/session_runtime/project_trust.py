@@ -1,4 +1,7 @@
-"""The project-trust decision with extension handlers (resources.md section 3, extensions.md 4.1).
+"""Deciding project trust before a session starts, asking extension handlers too.
+
+The stored decisions and their order live in ``pi_harness.coding.config.trust``; this module
+adds the ``project_trust`` extension event (see security.md and extensions.md).
 
 Order: ``--approve``/``--no-approve`` > ``project_trust`` handlers > the saved decision >
 ``defaultProjectTrust``. Only user-level extensions (``<agentDir>/extensions`` and the global
@@ -16,7 +19,6 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pi_harness.coding.agent_session.services import ExtensionFactoryEntry, factory_path
 from pi_harness.coding.config.paths import SETTINGS_FILE
 from pi_harness.coding.config.paths import agent_dir as resolve_agent_dir
 from pi_harness.coding.config.settings import SettingsManager
@@ -24,6 +26,7 @@ from pi_harness.coding.config.trust import TrustDecision, TrustStore, decide_pro
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
 from pi_harness.coding.resources.loader import apply_path_filters, discover_extension_entries
+from pi_harness.coding.session_runtime.services import ExtensionFactoryEntry, factory_path
 
 
 def user_extension_paths(agent_directory: Path, settings: SettingsManager) -> list[str]:

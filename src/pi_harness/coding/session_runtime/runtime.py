@@ -1,4 +1,4 @@
-"""``AgentSessionRuntime``: owns the active ``AgentSession`` and replaces it (sessions.md 11.4).
+"""``AgentSessionRuntime``: owns the active ``AgentSession`` and replaces it.
 
 Every replacement - new session, switch, fork, clone, import, reload - runs the same way:
 
@@ -15,34 +15,33 @@ Every replacement - new session, switch, fork, clone, import, reload - runs the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from pi_harness.agent.listeners import ListenerRegistry
 from pi_harness.ai.types import Model
 from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.services import (
-    SessionConfig,
-    SessionServices,
-    build_session,
-    call_setup,
-    durability,
-    session_dir_for,
-)
+from pi_harness.coding.agent_session.session_owner import SessionSetup
 from pi_harness.coding.extensions.ui import ExtensionUI
+from pi_harness.coding.session_runtime.building import build_session, call_setup
+from pi_harness.coding.session_runtime.services import SessionConfig, SessionServices, durability, session_dir_for
 from pi_harness.coding.session_store.branching import fork_text
 from pi_harness.coding.session_store.store import SessionManager
 
-SessionReplacedListener = Callable[[AgentSession], Any]
+# Called with the new session after every replacement; may be a coroutine function.
+SessionReplacedListener = Callable[[AgentSession], object]
 
 
 class AgentSessionRuntime:
     def __init__(self, services: SessionServices, config: SessionConfig) -> None:
         self.services = services
         self.config = config
-        self.session: AgentSession = None  # type: ignore[assignment]  # set by ``create``
+        # Sessions are built with their runtime as owner, so the first one exists only once
+        # ``create`` has made the runtime; nothing reads it before.
+        self._session: AgentSession | None = None
         self.model_fallback_message: str | None = None
         self.diagnostics: list[str] = []
         self._binding: tuple[ExtensionUI | None, bool, str] | None = None
-        self._listeners: list[SessionReplacedListener] = []
+        # No error report: a failing listener raises into the replacement that called it.
+        self._replaced: ListenerRegistry[AgentSession] = ListenerRegistry()
         self._closed = False
         self._shutdown_requested = False
 
@@ -60,12 +59,19 @@ class AgentSessionRuntime:
         built = await build_session(
             manager, services, config, model=model, thinking_level=thinking_level, runtime=runtime
         )
-        runtime.session = built.session
+        runtime._session = built.session
         runtime.model_fallback_message = built.model_fallback_message
         runtime.diagnostics = built.diagnostics
         return runtime
 
     # -- bookkeeping -----------------------------------------------------------------------------
+
+    @property
+    def session(self) -> AgentSession:
+        """The active session (replaced by every replacement operation)."""
+        if self._session is None:
+            raise RuntimeError("AgentSessionRuntime.create() makes the first session")
+        return self._session
 
     def remember_binding(self, ui: ExtensionUI | None, has_ui: bool, mode: str) -> None:
         """Called by ``AgentSession.bind_extensions``: later sessions are bound the same way."""
@@ -78,8 +84,7 @@ class AgentSessionRuntime:
 
     def on_session_replaced(self, listener: SessionReplacedListener) -> Callable[[], None]:
         """``listener(new_session)`` after every replacement (modes subscribe to it again)."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._replaced.subscribe(listener)
 
     def _persistent_dir(self) -> str | None:
         directory = self.session.session_manager.get_session_dir()
@@ -87,7 +92,7 @@ class AgentSessionRuntime:
 
     # -- the replacement procedure ---------------------------------------------------------------
 
-    async def _before(self, event: str, payload: dict[str, Any]) -> bool:
+    async def _before(self, event: str, payload: dict[str, object]) -> bool:
         """The cancellable ``session_before_*`` event; True when an extension cancelled."""
         session = self.session
         await session.ensure_bound()
@@ -100,7 +105,7 @@ class AgentSessionRuntime:
         *,
         reason: str,
         previous_file: str | None,
-        compat: tuple[str, dict[str, Any]] | None = None,
+        compat: tuple[str, dict[str, object]] | None = None,
         model: Model | None = None,
         thinking_level: str | None = None,
         active_tools: list[str] | None = None,
@@ -118,7 +123,7 @@ class AgentSessionRuntime:
             runtime=self,
         )
         session = built.session
-        self.session = session
+        self._session = session
         self.model_fallback_message = built.model_fallback_message
         self.diagnostics = built.diagnostics
         if self._binding is not None:
@@ -128,10 +133,7 @@ class AgentSessionRuntime:
             )
             if compat is not None:
                 await session.extensions.emit(compat[0], compat[1])
-        for listener in list(self._listeners):
-            outcome = listener(session)
-            if hasattr(outcome, "__await__"):
-                await outcome
+        await self._replaced.deliver(session)
 
     def _previous_file(self) -> str | None:
         session_file = self.session.session_manager.get_session_file()
@@ -140,8 +142,8 @@ class AgentSessionRuntime:
     # -- operations ------------------------------------------------------------------------------
 
     async def new_session(
-        self, parent_session: str | None = None, *, setup: Callable[[SessionManager], Any] | None = None
-    ) -> dict[str, Any]:
+        self, parent_session: str | None = None, *, setup: SessionSetup | None = None
+    ) -> dict[str, object]:
         """``/new``: a fresh session in the same directory (``{cancelled}``)."""
         if await self._before("session_before_switch", {"reason": "new"}):
             return {"cancelled": True}
@@ -165,7 +167,7 @@ class AgentSessionRuntime:
         )
         return {"cancelled": False}
 
-    async def switch_session(self, path: str) -> dict[str, Any]:
+    async def switch_session(self, path: str) -> dict[str, object]:
         """``/resume``: open another session file (``{cancelled}``)."""
         if await self._before("session_before_switch", {"reason": "resume", "targetSessionFile": path}):
             return {"cancelled": True}
@@ -181,7 +183,7 @@ class AgentSessionRuntime:
         )
         return {"cancelled": False}
 
-    async def fork(self, entry_id: str) -> dict[str, Any]:
+    async def fork(self, entry_id: str) -> dict[str, object]:
         """``/fork``: a new session up to (excluding) a user message; ``{text, cancelled}``."""
         old = self.session
         manager = old.session_manager
@@ -202,7 +204,7 @@ class AgentSessionRuntime:
         )
         return {"text": text, "cancelled": False}
 
-    async def clone(self) -> dict[str, Any]:
+    async def clone(self) -> dict[str, object]:
         """``/clone``: a new session duplicating the whole active branch (``{cancelled}``)."""
         old = self.session
         manager = old.session_manager
@@ -228,7 +230,7 @@ class AgentSessionRuntime:
         )
         return {"cancelled": False}
 
-    async def import_from_jsonl(self, path: str) -> dict[str, Any]:
+    async def import_from_jsonl(self, path: str) -> dict[str, object]:
         """Copy a session file into this project as a new session and switch to it."""
         if await self._before("session_before_switch", {"reason": "import", "targetSessionFile": path}):
             return {"cancelled": True}

@@ -1,23 +1,24 @@
-"""Agent-level automatic retry (agent-loop.md section 8.4, ai.md section 13.1).
+"""The session's automatic retry of a failed run (the ``retry.*`` settings).
 
-After a low-level run ends with a transient provider error (not a context overflow, not a quota
-or billing limit), the session waits ``baseDelayMs * 2^(attempt-1)`` (capped at
-``maxAgentDelayMs``, no jitter) and continues the run. Before waiting, the failed response and
-its tool results are hidden from every later context by ``context_edit`` entries; the file keeps
-them. Events: ``auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}``, then
-``auto_retry_end {success, attempt, finalError?}`` when a later response succeeds, the attempts
-are used up, or the wait is cancelled (``Retry cancelled``).
+Not the provider-level retry of one HTTP request (``pi_harness.ai.retry``, which also decides
+what counts as transient): this one continues the whole run. After a low-level run ends with a
+transient provider error (not a context overflow, not a quota or billing limit), the session
+waits ``baseDelayMs * 2^(attempt-1)`` (capped at ``maxAgentDelayMs``, no jitter) and continues
+the run. Before waiting, the failed response and its tool results are hidden from every later
+context by ``context_edit`` entries; the file keeps them. Events: ``auto_retry_start {attempt,
+maxAttempts, delayMs, errorMessage}``, then ``auto_retry_end {success, attempt, finalError?}``
+when a later response succeeds, the attempts are used up, or the wait is cancelled
+(``Retry cancelled``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
 
 from pi_harness.ai.abort import AbortController
 from pi_harness.ai.retry import agent_retry_delay_ms, is_retryable_error
 from pi_harness.ai.types import AssistantMessage
-from pi_harness.coding.agent_session.events import AutoRetryEndEvent, AutoRetryStartEvent
+from pi_harness.coding.agent_session.session_events import AutoRetryEndEvent, AutoRetryStartEvent
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.session_store.store import SessionManager
 
@@ -32,12 +33,12 @@ def _int_setting(settings: SettingsManager, key: str, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
-class RetryController:
+class AutoRetry:
     def __init__(
         self,
         settings: SettingsManager,
         *,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        emit: Callable[[Mapping[str, object]], Awaitable[None]],
         manager: SessionManager,
         record_entry: Callable[[str], None],
         report: Callable[[str, BaseException], None],
@@ -101,7 +102,7 @@ class RetryController:
             self._report("auto_retry", error)
 
     async def retry(self, message: AssistantMessage) -> bool:
-        """Steps 2-5 of section 8.4; True when the caller should continue the run now."""
+        """Count the attempt, announce it, hide the failure and wait; True: continue the run now."""
         error = message.get("errorMessage") or ""
         self._last_error = error
         self.attempt += 1
@@ -117,7 +118,7 @@ class RetryController:
             "delayMs": delay,
             "errorMessage": error,
         }
-        await self._emit(dict(start))
+        await self._emit(start)
         self._omit(message)
         controller = self._controller = AbortController()
         try:
@@ -151,7 +152,7 @@ class RetryController:
         event: AutoRetryEndEvent = {"type": "auto_retry_end", "success": success, "attempt": attempt}
         if final_error is not None and not success:
             event["finalError"] = final_error
-        await self._emit(dict(event))
+        await self._emit(event)
 
 
-__all__ = ["RETRY_CANCELLED", "RetryController"]
+__all__ = ["RETRY_CANCELLED", "AutoRetry"]

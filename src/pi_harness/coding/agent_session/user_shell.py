@@ -1,9 +1,11 @@
-"""User shell commands: ``!cmd``, ``!!cmd`` and RPC ``bash`` (agent-loop.md 5.4, extensions.md 4.5).
+"""User shell commands in a live session: ``!cmd``, ``!!cmd`` and RPC ``bash``.
 
-The extension event ``user_bash {command, excludeFromContext, cwd}`` goes first: a handler may
-return ``{result}`` (the command is handled) or ``{operations}`` (a custom executor); a raising
-handler blocks the command (1.4.0: no fallback to local execution). Otherwise the bash tool's
-runner executes it with the session's shell settings and environment. Output streams as
+Running the command itself is ``pi_harness.coding.tools.user_bash`` (the bash tool's process
+handling); this part decides who runs it and where the result goes. The extension event
+``user_bash {command, excludeFromContext, cwd}`` goes first: a handler may return ``{result}``
+(the command is handled) or ``{operations}`` (a custom executor); a raising handler blocks the
+command (1.4.0: no fallback to local execution). Otherwise the bash tool's runner executes it
+with the session's shell settings and environment. Output streams as
 ``bash_execution_update {id?, delta}``.
 
 The result is stored as a ``bashExecution`` message (``!!`` ⇒ ``excludeFromContext``), so the
@@ -15,15 +17,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import cast
 
 from pi_harness.agent.types import BashExecutionMessage
 from pi_harness.ai.abort import AbortController
-from pi_harness.coding.agent_session.errors import SessionError
-from pi_harness.coding.tools import BashExecutionResult, BashOperations, execute_bash
+from pi_harness.coding.agent_session.session_errors import SessionError
+from pi_harness.coding.agent_session.session_events import BashExecutionUpdateEvent
+from pi_harness.coding.agent_session.session_state import RUNTIME_PATH, SessionState
+from pi_harness.coding.tools import BashExecutionResult, BashOperations, ToolOptions, execute_bash
 
-if TYPE_CHECKING:
-    from pi_harness.coding.agent_session.agent_session import AgentSession
+
+def shell_environment(state: SessionState) -> dict[str, str]:
+    """What every shell command of the session (the bash tool's and the user's) finds in its
+    environment: the session and the model it runs under."""
+    model = state.model
+    session_file = state.manager.get_session_file()
+    return {
+        "PI_SESSION_ID": state.manager.get_session_id(),
+        "PI_SESSION_FILE": str(session_file) if session_file is not None else "",
+        "PI_PROVIDER": model["provider"] if model is not None else "",
+        "PI_MODEL": model["id"] if model is not None else "",
+        "PI_REASONING_LEVEL": state.thinking_level,
+    }
 
 
 def bash_message(command: str, result: BashExecutionResult, exclude_from_context: bool) -> BashExecutionMessage:
@@ -43,9 +58,23 @@ def bash_message(command: str, result: BashExecutionResult, exclude_from_context
     return message
 
 
-class UserBash:
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
+def execution_result(message: BashExecutionMessage) -> BashExecutionResult:
+    """What ``run_bash`` answers: the record's data without its role, command and timestamp."""
+    result: BashExecutionResult = {
+        "output": message["output"],
+        "exitCode": message["exitCode"],
+        "cancelled": message["cancelled"],
+        "truncated": message["truncated"],
+    }
+    if "fullOutputPath" in message:
+        result["fullOutputPath"] = message["fullOutputPath"]
+    return result
+
+
+class UserShell:
+    def __init__(self, state: SessionState, tool_options: ToolOptions) -> None:
+        self._state = state
+        self._tool_options = tool_options
         self.buffered: list[BashExecutionMessage] = []
         self._controller: AbortController | None = None
 
@@ -60,17 +89,23 @@ class UserBash:
         exclude_from_context: bool = False,
         on_delta: Callable[[str], None] | None = None,
         request_id: str | None = None,
-    ) -> dict[str, Any]:
-        session = self._session
+    ) -> dict[str, object]:
+        """Run ``command`` (or let a ``user_bash`` handler) and store the result; returns
+        ``{output, exitCode, cancelled, truncated, fullOutputPath?}``."""
+        state = self._state
         operations: BashOperations | None = None
         result: BashExecutionResult | None = None
-        extensions = session.extensions
+        extensions = state.extensions
         if extensions.has_handlers("user_bash"):
-            payload = {"command": command, "excludeFromContext": exclude_from_context, "cwd": session.cwd}
+            payload: dict[str, object] = {
+                "command": command,
+                "excludeFromContext": exclude_from_context,
+                "cwd": state.cwd,
+            }
             try:
                 answer = await extensions.emit_user_bash(payload)
             except Exception as error:
-                extensions.report("<runtime>", "user_bash", error)
+                extensions.report(RUNTIME_PATH, "user_bash", error)
                 raise SessionError(f"Command blocked by an extension: {error}") from error
             if answer:
                 if isinstance(answer.get("result"), dict):
@@ -80,19 +115,11 @@ class UserBash:
         if result is None:
             result = await self._execute(command, operations, on_delta, request_id)
         message = bash_message(command, result, exclude_from_context)
-        if session.is_streaming:
+        if state.busy:
             self.buffered.append(message)
         else:
             await self._append(message)
-        out: dict[str, Any] = {
-            "output": message["output"],
-            "exitCode": message["exitCode"],
-            "cancelled": message["cancelled"],
-            "truncated": message["truncated"],
-        }
-        if "fullOutputPath" in message:
-            out["fullOutputPath"] = message["fullOutputPath"]
-        return out
+        return dict(execution_result(message))
 
     async def _execute(
         self,
@@ -101,13 +128,13 @@ class UserBash:
         on_delta: Callable[[str], None] | None,
         request_id: str | None,
     ) -> BashExecutionResult:
-        session = self._session
+        state = self._state
 
         def on_data(text: str) -> None:
-            event: dict[str, Any] = {"type": "bash_execution_update", "delta": text}
+            event: BashExecutionUpdateEvent = {"type": "bash_execution_update", "delta": text}
             if request_id is not None:
                 event["id"] = request_id
-            session.listeners.emit_soon(event)
+            state.events.emit_soon(event)
             if on_delta is not None:
                 on_delta(text)
 
@@ -115,20 +142,20 @@ class UserBash:
         try:
             return await execute_bash(
                 command,
-                session.cwd,
+                state.cwd,
                 signal=controller.signal,
                 on_data=on_data,
-                options=session.tool_options,
+                options=self._tool_options,
                 operations=operations,
             )
         finally:
             self._controller = None
 
     async def _append(self, message: BashExecutionMessage) -> None:
-        session = self._session
-        entry_id = session.session_manager.append_message(message)
-        session.agent.append_message(message)
-        await session.record_entry_async(entry_id)
+        state = self._state
+        entry_id = state.manager.append_message(message)
+        state.agent.append_message(message)
+        await state.events.announce_entry(entry_id)
 
     async def flush(self) -> None:
         """Append the results held while a run was active."""
@@ -141,4 +168,4 @@ class UserBash:
             self._controller.abort()
 
 
-__all__ = ["UserBash", "bash_message"]
+__all__ = ["UserShell", "bash_message", "execution_result", "shell_environment"]
