@@ -1,81 +1,52 @@
-"""settings.json: global and project files, merged, with defaults (resources.md section 2).
+"""settings.json: global and project files, merged, with defaults; the typed model on top.
 
 Effective settings = defaults <- global <- project (trusted only) <- runtime overrides, where
 nested objects merge one level deep and arrays/scalars replace. A file that fails to parse counts
 as ``{}``, is reported as a diagnostic and is never written over. Writes change only the keys set
 during this process, merged into the file's current content under Pi's ``<file>.lock`` lock.
+
+Code reads settings through ``SettingsManager.values``, a ``Settings`` model parsed from the
+effective settings whenever they change (``settings_model.py``; docs/settings.md lists every key).
+A value the model cannot use adds a warning to ``diagnostics`` naming the key and its file.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
-from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
 from pi_harness.coding.config.file_lock import atomic_write, locked
 from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir, project_dir, resolve_relative
+from pi_harness.coding.config.settings_model import Settings, default_settings_json, global_only_keys, parse_settings
+from pi_harness.coding.config.settings_rules import JsonValue, SettingsDiagnostic
 
 Scope = Literal["global", "project"]
+# Settings whose entries are paths, each resolved against the file that lists it.
+PathListKey: TypeAlias = Literal["extensions", "skills", "prompts", "themes"]
+# Settings holding one path, resolved against the file that sets it.
+PathKey: TypeAlias = Literal["sessionDir", "shellPath"]
 
-DEFAULTS: dict[str, Any] = {
-    "defaultThinkingLevel": "medium",
-    "thinkingBudgets": dict(DEFAULT_THINKING_BUDGETS),
-    "hideThinkingBlock": False,
-    "transport": "sse",
-    "httpIdleTimeoutMs": 300_000,
-    "websocketConnectTimeoutMs": 15_000,
-    "steeringMode": "one-at-a-time",
-    "followUpMode": "one-at-a-time",
-    "compaction": {"enabled": True, "reserveTokens": 16384, "keepRecentTokens": 20000, "skipPrompt": True},
-    "branchSummary": {"reserveTokens": 16384, "skipPrompt": False},
-    "retry": {
-        "enabled": True,
-        "maxRetries": 3,
-        "baseDelayMs": 2000,
-        "maxAgentDelayMs": 60_000,
-        "provider": {"maxRetries": 0, "maxRetryDelayMs": 60_000},
-    },
-    "cacheWarming": "streaming",
-    "showCacheMissNotices": False,
-    "defaultProjectTrust": "ask",
-    "enableInstallTelemetry": True,
-    "images": {"autoResize": True, "blockImages": False},
-    "terminal": {"showImages": True, "clearOnShrink": False},
-    "theme": "dark",
-    "quietStartup": False,
-    "collapseChangelog": False,
-    "doubleEscapeAction": "tree",
-    "treeFilterMode": "default",
-    "editorPaddingX": 0,
-    "autocompleteMaxVisible": 5,
-    "showHardwareCursor": False,
-    "markdown": {"codeBlockIndent": "  "},
-    "packages": [],
-    "extensions": [],
-    "skills": [],
-    "prompts": [],
-    "themes": [],
-    "enableSkillCommands": True,
-    # beyond Pi (off by default)
-    "sessions": {"fsync": False, "lock": False},
-    "tools": {"reapOrphans": False},
-}
+# The defaults merged under the files (and listed by ``pi config``), from the model's fields
+# declared ``listed``. Copied on every use, never changed.
+DEFAULTS: dict[str, JsonValue] = default_settings_json()
 
 # Keys that only the global file may set.
-GLOBAL_ONLY = frozenset({"defaultProjectTrust", "httpProxy"})
+GLOBAL_ONLY = global_only_keys()
 
-
-@dataclass(frozen=True)
-class SettingsDiagnostic:
-    path: str
-    message: str
-    level: Literal["error", "warning"] = "error"
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+__all__ = [
+    "DEFAULTS",
+    "GLOBAL_ONLY",
+    "PathKey",
+    "PathListKey",
+    "Scope",
+    "Settings",
+    "SettingsDiagnostic",
+    "SettingsManager",
+    "merge_settings",
+    "migrate_legacy",
+]
 
 
 def merge_settings(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +91,16 @@ def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _lookup(data: dict[str, Any], key: str) -> tuple[bool, Any]:
+    """``(found, value)`` of a dotted key."""
+    node: Any = data
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
 class _SettingsFile:
     def __init__(self, path: Path | None, scope: Scope) -> None:
         self.path = path
@@ -145,7 +126,7 @@ class _SettingsFile:
 
 
 class SettingsManager:
-    """Effective settings of one process; ``get("compaction.enabled")`` style access."""
+    """Effective settings of one process, read through the typed model: ``settings.values``."""
 
     def __init__(
         self,
@@ -162,6 +143,7 @@ class SettingsManager:
         self._overrides: dict[str, Any] = {}
         self.diagnostics: list[SettingsDiagnostic] = []
         self._effective: dict[str, Any] = {}
+        self._values = Settings()
         self.reload()
 
     @classmethod
@@ -184,10 +166,26 @@ class SettingsManager:
             self._project.load(self.diagnostics)
         else:
             self._project.data = {}
-        project = {k: v for k, v in self._project.data.items() if k not in GLOBAL_ONLY}
-        merged = merge_settings(merge_settings(self._memory, self._global.data), project)
+        merged = merge_settings(merge_settings(self._memory, self._global.data), self._project_data())
         merged = merge_settings(merged, self._overrides)
         self._effective = _deep_defaults(DEFAULTS, merged)
+        # Parsed here rather than on first use so that value warnings are in ``diagnostics``
+        # as soon as the files are read; a parse is a few dozen field checks.
+        self._values, warnings = parse_settings(self._effective, self._source_of)
+        self.diagnostics.extend(warnings)
+
+    def _project_data(self) -> dict[str, Any]:
+        return {k: v for k, v in self._project.data.items() if k not in GLOBAL_ONLY}
+
+    def _source_of(self, key: str) -> str:
+        """The file (or layer) the effective value of ``key`` comes from, for a warning."""
+        layers: list[tuple[str, dict[str, Any]]] = [("runtime settings", self._overrides)]
+        if self._project.path is not None:
+            layers.append((str(self._project.path), self._project_data()))
+        if self._global.path is not None:
+            layers.append((str(self._global.path), self._global.data))
+        layers.append(("settings", self._memory))
+        return next((name for name, data in layers if _lookup(data, key)[0]), "settings")
 
     def set_project_trusted(self, trusted: bool) -> None:
         if trusted != self.project_trusted:
@@ -204,27 +202,30 @@ class SettingsManager:
 
     # -- reading -----------------------------------------------------------------------------
 
+    @property
+    def values(self) -> Settings:
+        """The typed model of the effective settings (rebuilt on reload, set and set_override)."""
+        return self._values
+
     def get(self, key: str, default: Any = None) -> Any:
-        node: Any = self._effective
-        for part in key.split("."):
-            if not isinstance(node, dict) or part not in node:
-                return default
-            node = node[part]
-        return copy.deepcopy(node)
+        """The effective JSON value of a dotted key, unchecked, or ``default`` when it is unset.
+
+        For keys a user types (``pi config get``) and for keys the model does not know; code
+        reads ``values`` instead, whose attributes are typed and validated.
+        """
+        found, value = _lookup(self._effective, key)
+        return copy.deepcopy(value) if found else default
 
     def effective(self) -> dict[str, Any]:
+        """A copy of the merged JSON settings, unknown keys included."""
         return copy.deepcopy(self._effective)
 
     def scope_value(self, scope: Scope, key: str) -> Any:
+        """The value one file itself gives ``key`` (``None`` when it does not set it)."""
         source = self._global if scope == "global" else self._project
-        node: Any = source.data
-        for part in key.split("."):
-            if not isinstance(node, dict) or part not in node:
-                return None
-            node = node[part]
-        return node
+        return _lookup(source.data, key)[1]
 
-    def path_entries(self, key: str) -> list[tuple[str, Path, Scope]]:
+    def path_entries(self, key: PathListKey) -> list[tuple[str, Path, Scope]]:
         """Entries of a path-list setting with the directory each resolves against.
 
         Project entries come first (trusted projects only), then global ones, as in Pi.
@@ -242,15 +243,10 @@ class SettingsManager:
         return out
 
     def extension_handler_timeout_ms(self) -> int | None:
-        """Beyond Pi: ``extensionHandlerTimeoutMs``, or ``extensions.handlerTimeoutMs`` when
-        ``extensions`` is written as an object (``{"paths": [...], "handlerTimeoutMs": N}``)."""
-        for key in ("extensionHandlerTimeoutMs", "extensions.handlerTimeoutMs"):
-            value = self.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                return value
-        return None
+        """Beyond Pi: ``values.extension_handler_timeout_ms`` (kept for existing callers)."""
+        return self._values.extension_handler_timeout_ms
 
-    def resolve_path_setting(self, key: str) -> Path | None:
+    def resolve_path_setting(self, key: PathKey) -> Path | None:
         """A single path setting (``sessionDir``, ``shellPath``) resolved against its file."""
         for source in (self._project, self._global):
             if source.scope == "project" and not self.project_trusted:
@@ -263,12 +259,12 @@ class SettingsManager:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def set_override(self, key: str, value: Any) -> None:
+    def set_override(self, key: str, value: object) -> None:
         """A runtime value (CLI flag, SDK option) on top of the files; never persisted."""
         _assign(self._overrides, key.split("."), value)
         self.reload()
 
-    def set(self, key: str, value: Any, scope: Scope = "global") -> None:
+    def set(self, key: str, value: object, scope: Scope = "global") -> None:
         """Persist one key into the global (or project) file; in-memory managers keep it in memory."""
         source = self._global if scope == "global" else self._project
         parts = key.split(".")
@@ -292,14 +288,14 @@ class SettingsManager:
         self.reload()
 
 
-def _path_list(value: Any) -> list[str]:
+def _path_list(value: object) -> list[str]:
     """A path-list setting: a list, or an object whose ``paths`` holds the list."""
     if isinstance(value, dict):
         value = value.get("paths")
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _assign(target: dict[str, Any], parts: list[str], value: Any) -> None:
+def _assign(target: dict[str, Any], parts: list[str], value: object) -> None:
     node = target
     for part in parts[:-1]:
         child = node.get(part)
