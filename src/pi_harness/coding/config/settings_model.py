@@ -108,13 +108,15 @@ class Settings(Section):
     # -- models and thinking --------------------------------------------------------------------
     default_provider: str | None = optional(TEXT, "defaultProvider")
     default_model: str | None = optional(TEXT, "defaultModel")
-    default_thinking_level: ThinkingLevel = setting("medium", Choice(THINKING_LEVELS), "defaultThinkingLevel",
-                                                    listed=True)  # fmt: skip
+    default_thinking_level: ThinkingLevel = setting(
+        "medium", Choice(THINKING_LEVELS), "defaultThinkingLevel", listed=True
+    )
     model_thinking_levels: Mapping[str, ThinkingLevel] | None = optional(
-        MapOf(Choice(THINKING_LEVELS), "an object of thinking levels by provider/model"), "modelThinkingLevels",
+        MapOf(Choice(THINKING_LEVELS), "an object of thinking levels by provider/model"),
+        "modelThinkingLevels",
         status="not-implemented",
         note="Pi 1.4.0's per-model thinking level; pi-harness reads modelSettings.<provider/id>.thinkingLevel",
-    )  # fmt: skip
+    )
     # Budgets for providers that take a token budget instead of an effort level; a bad entry
     # keeps the built-in budget of its level.
     thinking_budgets: Mapping[str, int] = setting(
@@ -122,27 +124,37 @@ class Settings(Section):
     )
     enabled_models: tuple[str, ...] | None = optional(TEXT_LIST, "enabledModels")
     hide_thinking_block: bool = setting(False, FLAG, "hideThinkingBlock", listed=True)
-    show_cache_miss_notices: bool = setting(False, FLAG, "showCacheMissNotices", listed=True,
-                                            status="not-implemented", note="notices about prompt caching")  # fmt: skip
+    show_cache_miss_notices: bool = setting(
+        False, FLAG, "showCacheMissNotices", listed=True, status="not-implemented", note="notices about prompt caching"
+    )
     cache_warming: CacheWarming = setting(
-        "streaming", Choice(CACHE_WARMING), "cacheWarming", listed=True, status="not-implemented",
+        "streaming",
+        Choice(CACHE_WARMING),
+        "cacheWarming",
+        listed=True,
+        status="not-implemented",
         note="keeping provider prompt caches warm (Pi reads it from the global file only)",
-    )  # fmt: skip
+    )
     model_settings: Mapping[str, ModelSettings] | None = optional(
-        MapOf(SectionRule(ModelSettings), "an object of settings by provider/model"), "modelSettings",
-        status="beyond-pi", note="Pi 1.4.0 has modelThinkingLevels and compaction.modelOverrides instead",
-    )  # fmt: skip
+        MapOf(SectionRule(ModelSettings), "an object of settings by provider/model"),
+        "modelSettings",
+        status="beyond-pi",
+        note="Pi 1.4.0 has modelThinkingLevels and compaction.modelOverrides instead",
+    )
 
     # -- interaction ----------------------------------------------------------------------------
     steering_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "steeringMode", listed=True)
     follow_up_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "followUpMode", listed=True)
-    external_editor: str | None = optional(TEXT, "externalEditor", status="not-implemented",
-                                           note="Ctrl+G opens $VISUAL or $EDITOR")  # fmt: skip
-    double_escape_action: DoubleEscapeAction = setting("tree", Choice(DOUBLE_ESCAPE_ACTIONS), "doubleEscapeAction",
-                                                       listed=True)  # fmt: skip
+    external_editor: str | None = optional(
+        TEXT, "externalEditor", status="not-implemented", note="Ctrl+G opens $VISUAL or $EDITOR"
+    )
+    double_escape_action: DoubleEscapeAction = setting(
+        "tree", Choice(DOUBLE_ESCAPE_ACTIONS), "doubleEscapeAction", listed=True
+    )
     tree_filter_mode: TreeFilterMode = setting("default", Choice(TREE_FILTER_MODES), "treeFilterMode", listed=True)
-    default_project_trust: TrustSetting = setting("ask", Choice(TRUST_SETTINGS), "defaultProjectTrust", listed=True,
-                                                  global_only=True)  # fmt: skip
+    default_project_trust: TrustSetting = setting(
+        "ask", Choice(TRUST_SETTINGS), "defaultProjectTrust", listed=True, global_only=True
+    )
 
     # -- tools ----------------------------------------------------------------------------------
     default_tools: tuple[str, ...] | None = optional(
@@ -163,24 +175,36 @@ class Settings(Section):
     # Without a theme in a settings file the interactive mode matches the terminal's background,
     # which is what Pi's default "system" means; "dark" is what the effective settings show.
     theme: str = setting("dark", NAME, "theme", listed=True, pi_default='"system"')
-    quiet_startup: QuietStartup = setting(False, Choice(_QUIET_STARTUP), "quietStartup", listed=True,
-                                          note='"header" is not implemented yet and counts as false')  # fmt: skip
-    tui_mode: TuiMode = setting("regular", Choice(_TUI_MODES), "tuiMode", status="not-implemented",
-                                note=_FULLSCREEN, pi_default='"fullscreen"')  # fmt: skip
+    quiet_startup: QuietStartup = setting(
+        False,
+        Choice(_QUIET_STARTUP),
+        "quietStartup",
+        listed=True,
+        note='"header" is not implemented yet and counts as false',
+    )
+    tui_mode: TuiMode = setting(
+        "regular", Choice(_TUI_MODES), "tuiMode", status="not-implemented", note=_FULLSCREEN, pi_default='"fullscreen"'
+    )
     fullscreen_exit_output: FullscreenExitOutput = setting(
         "transcript", Choice(_EXIT_OUTPUTS), "fullscreenExitOutput", status="not-implemented", note=_FULLSCREEN
     )
     fullscreen_scrollbar: FullscreenScrollbar = setting(
         "auto", Choice(_SCROLLBARS), "fullscreenScrollbar", status="not-implemented", note=_FULLSCREEN
     )
-    fullscreen_copy_on_select: bool = setting(True, FLAG, "fullscreenCopyOnSelect", status="not-implemented",
-                                              note=_FULLSCREEN)  # fmt: skip
+    fullscreen_copy_on_select: bool = setting(
+        True, FLAG, "fullscreenCopyOnSelect", status="not-implemented", note=_FULLSCREEN
+    )
     fullscreen_wheel_scroll_lines: WheelScrollLines = setting(
         "auto", _WHEEL_LINES, "fullscreenWheelScrollLines", status="not-implemented", note=_FULLSCREEN
     )
     editor_padding_x: int = setting(0, Clamped(0, 3), "editorPaddingX", listed=True)
-    output_pad: OutputPad = setting(1, Choice(_OUTPUT_PADS), "outputPad", status="not-implemented",
-                                    note="the transcript's horizontal padding is fixed")  # fmt: skip
+    output_pad: OutputPad = setting(
+        1,
+        Choice(_OUTPUT_PADS),
+        "outputPad",
+        status="not-implemented",
+        note="the transcript's horizontal padding is fixed",
+    )
     autocomplete_max_visible: int = setting(5, Clamped(3, 20), "autocompleteMaxVisible", listed=True)
     show_hardware_cursor: bool = setting(False, FLAG, "showHardwareCursor", listed=True)
     terminal: TerminalSettings = section(TerminalSettings, "terminal")
@@ -188,12 +212,19 @@ class Settings(Section):
     markdown: MarkdownSettings = section(MarkdownSettings, "markdown")
 
     # -- network and retries --------------------------------------------------------------------
-    transport: Transport = setting("sse", Choice(TRANSPORTS), "transport", listed=True, pi_default='"auto"',
-                                   note="accepted; pi-harness providers always stream over HTTP (SSE)")  # fmt: skip
+    transport: Transport = setting(
+        "sse",
+        Choice(TRANSPORTS),
+        "transport",
+        listed=True,
+        pi_default='"auto"',
+        note="accepted; pi-harness providers always stream over HTTP (SSE)",
+    )
     http_proxy: str | None = optional(TEXT, "httpProxy", global_only=True)
     http_idle_timeout_ms: int = setting(300_000, COUNT, "httpIdleTimeoutMs", listed=True)
-    websocket_connect_timeout_ms: int = setting(15_000, COUNT, "websocketConnectTimeoutMs", listed=True,
-                                                status="not-implemented", note="WebSocket transports")  # fmt: skip
+    websocket_connect_timeout_ms: int = setting(
+        15_000, COUNT, "websocketConnectTimeoutMs", listed=True, status="not-implemented", note="WebSocket transports"
+    )
     retry: RetrySettings = section(RetrySettings, "retry")
 
     # -- shell ----------------------------------------------------------------------------------
@@ -204,8 +235,9 @@ class Settings(Section):
 
     # -- resources ------------------------------------------------------------------------------
     # The merged values; loading combines the files' lists: SettingsManager.path_entries(key).
-    packages: tuple[str | JsonObject, ...] = setting((), PackageList(), "packages", listed=True,
-                                                     status="not-implemented", note=_PACKAGES)  # fmt: skip
+    packages: tuple[str | JsonObject, ...] = setting(
+        (), PackageList(), "packages", listed=True, status="not-implemented", note=_PACKAGES
+    )
     extensions: tuple[str, ...] = setting((), PATH_LIST, "extensions", listed=True)
     skills: tuple[str, ...] = setting((), PATH_LIST, "skills", listed=True)
     prompts: tuple[str, ...] = setting((), PATH_LIST, "prompts", listed=True)
@@ -213,15 +245,22 @@ class Settings(Section):
     enable_skill_commands: bool = setting(True, FLAG, "enableSkillCommands", listed=True)
 
     # -- updates, telemetry and warnings --------------------------------------------------------
-    collapse_changelog: bool = setting(False, FLAG, "collapseChangelog", listed=True, status="not-implemented",
-                                       note=_CHANGELOG)  # fmt: skip
-    enable_install_telemetry: bool = setting(True, FLAG, "enableInstallTelemetry", listed=True,
-                                             status="not-implemented", note="install and update reports")  # fmt: skip
-    enable_analytics: bool = setting(False, FLAG, "enableAnalytics", status="not-implemented",
-                                     note="Pi's first-run setup")  # fmt: skip
+    collapse_changelog: bool = setting(
+        False, FLAG, "collapseChangelog", listed=True, status="not-implemented", note=_CHANGELOG
+    )
+    enable_install_telemetry: bool = setting(
+        True, FLAG, "enableInstallTelemetry", listed=True, status="not-implemented", note="install and update reports"
+    )
+    enable_analytics: bool = setting(
+        False, FLAG, "enableAnalytics", status="not-implemented", note="Pi's first-run setup"
+    )
     warnings: WarningSettings = section(WarningSettings, "warnings", status="not-implemented")
-    last_changelog_version: str | None = optional(TEXT, "lastChangelogVersion", status="not-implemented",
-                                                  note=f"written by Pi after {_CHANGELOG}")  # fmt: skip
+    last_changelog_version: str | None = optional(
+        TEXT,
+        "lastChangelogVersion",
+        status="not-implemented",
+        note="written by Pi when it shows the changelog of an update",
+    )
 
     # -- beyond Pi ------------------------------------------------------------------------------
     sessions: SessionFileSettings = section(SessionFileSettings, "sessions", status="beyond-pi")

@@ -193,7 +193,7 @@ class Choice(Rule[C]):
         self.values = choices
         self.choices = choices
         self.json_types = tuple(dict.fromkeys(type(c) for c in choices))
-        self.expected = "one of " + ", ".join(show(c) for c in choices)
+        self.expected = show(choices[0]) if len(choices) == 1 else "one of " + ", ".join(show(c) for c in choices)
 
     def read(self, value: object, ctx: ReadContext) -> C:
         for candidate in self.values:

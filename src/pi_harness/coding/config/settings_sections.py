@@ -49,14 +49,19 @@ class CompactionSettings(Section):
     # How much recent conversation survives verbatim after the summary.
     keep_recent_tokens: int = setting(DEFAULT_KEEP_RECENT_TOKENS, COUNT, "keepRecentTokens", listed=True)
     skip_prompt: bool = setting(
-        True, FLAG, "skipPrompt", listed=True, status="not-implemented",
+        True,
+        FLAG,
+        "skipPrompt",
+        listed=True,
+        status="not-implemented",
         note="a key of earlier Pi versions, kept so that their files round-trip",
-    )  # fmt: skip
+    )
     model_overrides: Mapping[str, CompactionOverride] | None = optional(
         MapOf(SectionRule(CompactionOverride), "an object of compaction settings by provider/model"),
-        "modelOverrides", status="not-implemented",
+        "modelOverrides",
+        status="not-implemented",
         note="Pi 1.4.0's per-model compaction; pi-harness reads modelSettings.<provider/id>.compaction",
-    )  # fmt: skip
+    )
 
     def with_override(self, override: CompactionOverride) -> CompactionSettings:
         """These settings with the values ``override`` sets."""
@@ -80,9 +85,11 @@ class ProviderRetrySettings(Section):
     # A server asking (Retry-After) to wait longer than this fails the request at once.
     max_retry_delay_ms: int = setting(60_000, COUNT, "maxRetryDelayMs", listed=True)
     timeout_ms: int | None = optional(
-        COUNT, "timeoutMs", status="not-implemented",
+        COUNT,
+        "timeoutMs",
+        status="not-implemented",
         note="a request timeout of its own; requests use httpIdleTimeoutMs (Pi's default for it too)",
-    )  # fmt: skip
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,21 +117,28 @@ class TerminalSettings(Section):
 
     show_images: bool = setting(True, FLAG, "showImages", listed=True)
     clear_on_shrink: bool = setting(
-        False, FLAG, "clearOnShrink", listed=True, status="not-implemented",
+        False,
+        FLAG,
+        "clearOnShrink",
+        listed=True,
+        status="not-implemented",
         note="clearing rows left empty when the screen content shrinks",
-    )  # fmt: skip
+    )
     image_width_cells: int = setting(
         60, POSITIVE, "imageWidthCells", status="not-implemented", note="a preferred width for inline images"
     )
     show_terminal_progress: bool = setting(
         False, FLAG, "showTerminalProgress", status="not-implemented", note="OSC 9;4 progress in the tab"
     )
-    hyperlinks: AutoOrBool = setting("auto", Choice(_AUTO_OR_BOOL), "hyperlinks", status="not-implemented",
-                                     note=_NOT_TERMINAL)  # fmt: skip
-    images: ImageProtocol = setting("auto", Choice(_IMAGE_PROTOCOLS), "images", status="not-implemented",
-                                    note=_NOT_TERMINAL)  # fmt: skip
-    true_color: AutoOrBool = setting("auto", Choice(_AUTO_OR_BOOL), "trueColor", status="not-implemented",
-                                     note=_NOT_TERMINAL)  # fmt: skip
+    hyperlinks: AutoOrBool = setting(
+        "auto", Choice(_AUTO_OR_BOOL), "hyperlinks", status="not-implemented", note=_NOT_TERMINAL
+    )
+    images: ImageProtocol = setting(
+        "auto", Choice(_IMAGE_PROTOCOLS), "images", status="not-implemented", note=_NOT_TERMINAL
+    )
+    true_color: AutoOrBool = setting(
+        "auto", Choice(_AUTO_OR_BOOL), "trueColor", status="not-implemented", note=_NOT_TERMINAL
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,9 +168,12 @@ class WarningSettings(Section):
     """``warnings``: warnings that can be turned off."""
 
     anthropic_extra_usage: bool = setting(
-        True, FLAG, "anthropicExtraUsage", status="not-implemented",
+        True,
+        FLAG,
+        "anthropicExtraUsage",
+        status="not-implemented",
         note="the warning about paid extra usage with Anthropic subscription sign-in",
-    )  # fmt: skip
+    )
 
 
 @dataclasses.dataclass(frozen=True)
