@@ -1,4 +1,4 @@
-"""Moving the leaf within a session, optionally summarising the abandoned branch (sessions.md 11.1).
+"""Moving the leaf within a session, optionally summarising the abandoned branch.
 
 ``navigate_tree`` does the session side of ``/tree``: it collects what is being left, lets a hook
 (extension ``session_before_tree``) cancel or supply the summary, generates the summary, moves the

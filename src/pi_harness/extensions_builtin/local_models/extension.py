@@ -1,4 +1,4 @@
-"""``builtin:llama.cpp``: local model servers as providers (extensions.md section 9, Proposal).
+"""``builtin:llama.cpp``: local model servers as providers.
 
 At ``session_start`` every server that answered ``GET /v1/models`` (see ``config.py`` for which
 are asked) is registered with ``pi.register_provider`` as an ``openai-completions`` provider (API
