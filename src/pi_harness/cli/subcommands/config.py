@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pi_harness.cli.subcommands.common import ProjectTrust, UsageError, load_settings, parse_command_args
 
@@ -64,7 +64,7 @@ def _flatten(tree: Mapping[str, object], prefix: str = "") -> list[tuple[str, ob
     return rows
 
 
-def _read_json_object(path: Path | None) -> dict[str, Any]:
+def _read_json_object(path: Path | None) -> dict[str, object]:
     from pi_harness.coding.config.settings import migrate_legacy
 
     if path is None or not path.exists():

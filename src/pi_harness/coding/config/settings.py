@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 
-def merge_settings(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+def merge_settings(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:
     """``override`` over ``base``: objects merge one level deep, everything else replaces."""
     merged = dict(base)
     for key, value in override.items():
@@ -61,17 +62,18 @@ def merge_settings(base: dict[str, Any], override: dict[str, Any]) -> dict[str, 
     return merged
 
 
-def _deep_defaults(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(defaults)
+def _deep_defaults(defaults: Mapping[str, object], values: Mapping[str, object]) -> dict[str, object]:
+    out = copy.deepcopy(dict(defaults))
     for key, value in values.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_defaults(out[key], value)
+        current = out.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            out[key] = _deep_defaults(current, value)
         else:
             out[key] = copy.deepcopy(value)
     return out
 
 
-def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+def migrate_legacy(data: Mapping[str, object]) -> dict[str, object]:
     """Old key names Pi still accepts."""
     data = dict(data)
     if "queueMode" in data and "steeringMode" not in data:
@@ -91,9 +93,9 @@ def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _lookup(data: dict[str, Any], key: str) -> tuple[bool, Any]:
+def _lookup(data: Mapping[str, object], key: str) -> tuple[bool, object]:
     """``(found, value)`` of a dotted key."""
-    node: Any = data
+    node: object = data
     for part in key.split("."):
         if not isinstance(node, dict) or part not in node:
             return False, None
@@ -105,7 +107,7 @@ class _SettingsFile:
     def __init__(self, path: Path | None, scope: Scope) -> None:
         self.path = path
         self.scope = scope
-        self.data: dict[str, Any] = {}
+        self.data: dict[str, object] = {}
         self.broken = False
 
     def load(self, diagnostics: list[SettingsDiagnostic]) -> None:
@@ -134,15 +136,15 @@ class SettingsManager:
         project_path: Path | None,
         *,
         project_trusted: bool = True,
-        initial: dict[str, Any] | None = None,
+        initial: Mapping[str, object] | None = None,
     ) -> None:
         self._global = _SettingsFile(global_path, "global")
         self._project = _SettingsFile(project_path, "project")
         self.project_trusted = project_trusted
-        self._memory: dict[str, Any] = migrate_legacy(copy.deepcopy(initial or {}))
-        self._overrides: dict[str, Any] = {}
+        self._memory: dict[str, object] = migrate_legacy(copy.deepcopy(dict(initial or {})))
+        self._overrides: dict[str, object] = {}
         self.diagnostics: list[SettingsDiagnostic] = []
-        self._effective: dict[str, Any] = {}
+        self._effective: dict[str, object] = {}
         self._values = Settings()
         self.reload()
 
@@ -154,7 +156,7 @@ class SettingsManager:
         return cls(base / SETTINGS_FILE, project_dir(cwd) / SETTINGS_FILE, project_trusted=project_trusted)
 
     @classmethod
-    def in_memory(cls, data: dict[str, Any] | None = None) -> SettingsManager:
+    def in_memory(cls, data: Mapping[str, object] | None = None) -> SettingsManager:
         return cls(None, None, initial=data)
 
     # -- loading -----------------------------------------------------------------------------
@@ -174,12 +176,12 @@ class SettingsManager:
         self._values, warnings = parse_settings(self._effective, self._source_of)
         self.diagnostics.extend(warnings)
 
-    def _project_data(self) -> dict[str, Any]:
+    def _project_data(self) -> dict[str, object]:
         return {k: v for k, v in self._project.data.items() if k not in GLOBAL_ONLY}
 
     def _source_of(self, key: str) -> str:
         """The file (or layer) the effective value of ``key`` comes from, for a warning."""
-        layers: list[tuple[str, dict[str, Any]]] = [("runtime settings", self._overrides)]
+        layers: list[tuple[str, Mapping[str, object]]] = [("runtime settings", self._overrides)]
         if self._project.path is not None:
             layers.append((str(self._project.path), self._project_data()))
         if self._global.path is not None:
@@ -216,11 +218,11 @@ class SettingsManager:
         found, value = _lookup(self._effective, key)
         return copy.deepcopy(value) if found else default
 
-    def effective(self) -> dict[str, Any]:
+    def effective(self) -> dict[str, object]:
         """A copy of the merged JSON settings, unknown keys included."""
         return copy.deepcopy(self._effective)
 
-    def scope_value(self, scope: Scope, key: str) -> Any:
+    def scope_value(self, scope: Scope, key: str) -> object:
         """The value one file itself gives ``key`` (``None`` when it does not set it)."""
         source = self._global if scope == "global" else self._project
         return _lookup(source.data, key)[1]
@@ -275,7 +277,7 @@ class SettingsManager:
         if source.broken:
             raise RuntimeError(f"Not writing {source.path}: the file could not be parsed; fix it first")
         with locked(source.path):
-            current: dict[str, Any] = {}
+            current: dict[str, object] = {}
             if source.path.exists():
                 try:
                     loaded = json.loads(source.path.read_text(encoding="utf-8") or "{}")
@@ -295,18 +297,17 @@ def _path_list(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _assign(target: dict[str, Any], parts: list[str], value: object) -> None:
+def _assign(target: dict[str, object], parts: list[str], value: object) -> None:
     node = target
     for part in parts[:-1]:
         child = node.get(part)
-        if isinstance(child, list):
-            # A sub-key of a path list (``extensions.handlerTimeoutMs``) keeps the list as "paths".
-            child = {"paths": child}
-            node[part] = child
-        elif not isinstance(child, dict):
-            child = {}
-            node[part] = child
-        node = child
+        if isinstance(child, dict):
+            node = child
+            continue
+        # A sub-key of a path list (``extensions.handlerTimeoutMs``) keeps the list as "paths".
+        replacement: dict[str, object] = {"paths": child} if isinstance(child, list) else {}
+        node[part] = replacement
+        node = replacement
     if value is None:
         node.pop(parts[-1], None)
     else:

@@ -61,15 +61,15 @@ def to_json(value: object) -> JsonValue:
     raise TypeError(f"not a JSON value: {value!r}")
 
 
-def frozen_json(value: object) -> JsonValue:
-    """A JSON value from a parsed file, copied so that the settings model cannot be changed
-    through it (and nothing outside can change the model's copy)."""
+def copy_json(value: object) -> JsonValue:
+    """A deep copy of a parsed JSON value: the model shares no object with the raw settings, so
+    changing one never changes the other. Anything that is not JSON is rejected."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, Mapping):
-        return {str(k): frozen_json(v) for k, v in value.items()}
+        return {str(k): copy_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [frozen_json(v) for v in value]
+        return [copy_json(v) for v in value]
     raise Rejected
 
 
@@ -280,9 +280,9 @@ class PackageList(Rule[tuple[str | JsonObject, ...]]):
 
 
 def _object(value: Mapping[object, object]) -> dict[str, JsonValue]:
-    frozen = frozen_json(value)
-    assert isinstance(frozen, dict)
-    return frozen
+    copied = copy_json(value)
+    assert isinstance(copied, dict)
+    return copied
 
 
 class RawObject(Rule[JsonObject]):

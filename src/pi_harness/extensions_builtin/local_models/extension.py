@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
 from pi_harness.coding.config.settings import SettingsManager
+from pi_harness.coding.config.settings_rules import JsonObject
 from pi_harness.extensions_builtin.local_models.config import LocalModelsConfig, load_local_models_config
 from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, provider_config
 from pi_harness.extensions_builtin.local_models.startup import DiscoveryCache, LocalDiscovery, run_discovery
@@ -51,7 +52,7 @@ class LocalModelsOptions:
         return load_local_models_config(value, os.environ if self.environ is None else self.environ)
 
 
-def _global_settings(directory: Path) -> Mapping[str, Any] | None:
+def _global_settings(directory: Path) -> JsonObject | None:
     """``localModels`` of the global settings file (``None`` when unset or not an object)."""
     return SettingsManager(directory / SETTINGS_FILE, None, project_trusted=False).values.local_models
 
