@@ -106,7 +106,7 @@ async def load_listing_runtime(parsed: ParsedArgs, *, on_warning: Callable[[str]
         cwd,
         store=TrustStore(directory),
         cli_approve=parsed.approve,
-        default=str(settings.get("defaultProjectTrust") or "ask"),
+        default=settings.values.default_project_trust,
     )
     settings.set_project_trusted(trust.effective(interactive=False))
     await register_local_models(parsed, settings, directory, runtime, on_warning=on_warning)

@@ -1,4 +1,4 @@
-"""Built-in extensions, written only against the public extension API (extensions.md section 9).
+"""Built-in extensions, written only against the public extension API.
 
 ``BUILTIN_EXTENSIONS`` maps the settings names to factories with default options, for
 ``ExtensionRunner(builtin_factories=...)``. A host that knows more (project trust, effective

@@ -1,24 +1,17 @@
-"""The settings the interactive UI reads (resources.md section 2.2), with defaults and clamping."""
+"""The settings the interactive UI reads, taken from the typed settings model.
+
+The model has already checked and clamped the values (``editorPaddingX`` 0..3,
+``autocompleteMaxVisible`` 3..20; a wrong type gives the default), so this is a plain selection.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
 
-from pi_harness.tui.components.autocomplete import clamp_max_visible
+from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, parse_settings
 
-DoubleEscapeAction = Literal["tree", "fork", "none"]
-TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
-
-
-def _get(settings: Mapping[str, Any], dotted: str) -> Any:
-    value: Any = settings
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(part)
-    return value
+__all__ = ["UiSettings"]
 
 
 @dataclass(frozen=True)
@@ -35,29 +28,31 @@ class UiSettings:
     quiet_startup: bool = False
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any]) -> UiSettings:
-        """From the effective (merged) settings; wrong types fall back to the defaults."""
-
-        def flag(key: str, default: bool) -> bool:
-            value = _get(settings, key)
-            return value if isinstance(value, bool) else default
-
-        padding = _get(settings, "editorPaddingX")
-        indent = _get(settings, "markdown.codeBlockIndent")
-        escape = _get(settings, "doubleEscapeAction")
-        tree = _get(settings, "treeFilterMode")
-        theme = _get(settings, "theme")
+    def from_values(cls, values: Settings) -> UiSettings:
+        """From the settings model (``SettingsManager.values``)."""
         return cls(
-            theme=theme if isinstance(theme, str) and theme else None,
-            hide_thinking_block=flag("hideThinkingBlock", False),
-            editor_padding_x=max(0, min(3, padding))
-            if isinstance(padding, int) and not isinstance(padding, bool)
-            else 0,
-            autocomplete_max_visible=clamp_max_visible(_get(settings, "autocompleteMaxVisible")),
-            code_block_indent=indent if isinstance(indent, str) else "  ",
-            show_images=flag("terminal.showImages", True),
-            double_escape_action=escape if escape in ("tree", "fork", "none") else "tree",
-            tree_filter_mode=tree if tree in TREE_FILTER_MODES else "default",
-            show_hardware_cursor=flag("showHardwareCursor", False),
-            quiet_startup=flag("quietStartup", False),
+            theme=values.theme,
+            hide_thinking_block=values.hide_thinking_block,
+            editor_padding_x=values.editor_padding_x,
+            autocomplete_max_visible=values.autocomplete_max_visible,
+            code_block_indent=values.markdown.code_block_indent,
+            show_images=values.terminal.show_images,
+            double_escape_action=values.double_escape_action,
+            tree_filter_mode=values.tree_filter_mode,
+            show_hardware_cursor=values.show_hardware_cursor,
+            # quietStartup "header" (the header without the resource listing) is not built yet.
+            quiet_startup=values.quiet_startup is True,
         )
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, object] | Settings) -> UiSettings:
+        """From the model, or from effective (merged) settings as a JSON object.
+
+        Given a JSON object without a usable ``theme``, ``theme`` stays ``None`` (not chosen),
+        where the model would give its default.
+        """
+        if isinstance(settings, Settings):
+            return cls.from_values(settings)
+        ui = cls.from_values(parse_settings(settings)[0])
+        theme = settings.get("theme")
+        return ui if isinstance(theme, str) and theme else replace(ui, theme=None)

@@ -137,8 +137,8 @@ def _resolve_target(
 
     if model_pattern is None and provider is None:
         settings, _ = load_settings(cwd)
-        provider = settings.get("defaultProvider")
-        model_pattern = settings.get("defaultModel")
+        provider = settings.values.default_provider
+        model_pattern = settings.values.default_model
     if model_pattern:
         if provider and not _known_provider(runtime, provider):
             raise UsageError(f'Unknown provider "{provider}"')

@@ -88,7 +88,7 @@ def project_trust(cwd: Path, agent_directory: Path) -> ProjectTrust:
     if saved is not None:
         return ProjectTrust(saved, "saved")
     global_only = SettingsManager(agent_directory / SETTINGS_FILE, None, project_trusted=False)
-    return ProjectTrust(global_only.get("defaultProjectTrust") == "always", "default")
+    return ProjectTrust(global_only.values.default_project_trust == "always", "default")
 
 
 def load_settings(cwd: Path | None = None, agent_directory: Path | None = None) -> tuple[SettingsManager, ProjectTrust]:

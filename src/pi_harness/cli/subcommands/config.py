@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pi_harness.cli.subcommands.common import ProjectTrust, UsageError, load_settings, parse_command_args
 
@@ -32,46 +32,18 @@ setting. Keys use dots for nested objects (compaction.enabled). Values are JSON 
 (true, 3, ["a","b"]) and plain strings otherwise. --project writes <cwd>/.pi/settings.json.
 """
 
-# Settings without a default whose type is still known (resources.md section 2.2).
-_KNOWN_TYPES: dict[str, type] = {
-    "defaultProvider": str,
-    "defaultModel": str,
-    "enabledModels": list,
-    "httpProxy": str,
-    "sessionDir": str,
-    "shellPath": str,
-    "shellCommandPrefix": str,
-    "npmCommand": list,
-    "defaultTools": list,
-    "lastChangelogVersion": str,
-    "modelSettings": dict,
-}
-
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "defaultThinkingLevel": ("off", "minimal", "low", "medium", "high", "xhigh", "max"),
-    "steeringMode": ("all", "one-at-a-time"),
-    "followUpMode": ("all", "one-at-a-time"),
-    "transport": ("auto", "sse", "websocket", "websocket-cached"),
-    "cacheWarming": ("off", "streaming"),
-    "defaultProjectTrust": ("ask", "always", "never"),
-    "doubleEscapeAction": ("tree", "fork", "none"),
-    "treeFilterMode": ("default", "no-tools", "user-only", "labeled-only", "all"),
-}
-
-_TYPE_NAMES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}
-
 
 @dataclass(frozen=True)
 class _Tagged:
-    value: Any
+    value: object
     source: str
 
 
-def _tag(data: dict[str, Any], source: str) -> dict[str, Any]:
+def _tag(data: Mapping[str, object], source: str) -> dict[str, object]:
     return {k: _tag(v, source) if isinstance(v, dict) else _Tagged(v, source) for k, v in data.items()}
 
 
-def _fill_defaults(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def _fill_defaults(defaults: dict[str, object], values: dict[str, object]) -> dict[str, object]:
     """Like SettingsManager's deep defaults: missing keys at any depth come from the defaults."""
     out = dict(defaults)
     for key, value in values.items():
@@ -80,19 +52,19 @@ def _fill_defaults(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str
     return out
 
 
-def _flatten(tree: dict[str, Any], prefix: str = "") -> list[tuple[str, Any, str]]:
-    rows: list[tuple[str, Any, str]] = []
+def _flatten(tree: Mapping[str, object], prefix: str = "") -> list[tuple[str, object, str]]:
+    rows: list[tuple[str, object, str]] = []
     for key in sorted(tree):
         node = tree[key]
         name = f"{prefix}{key}"
         if isinstance(node, dict):
             rows += _flatten(node, name + ".")
-        else:
+        elif isinstance(node, _Tagged):
             rows.append((name, node.value, node.source))
     return rows
 
 
-def _read_json_object(path: Path | None) -> dict[str, Any]:
+def _read_json_object(path: Path | None) -> dict[str, object]:
     from pi_harness.coding.config.settings import migrate_legacy
 
     if path is None or not path.exists():
@@ -104,7 +76,7 @@ def _read_json_object(path: Path | None) -> dict[str, Any]:
     return migrate_legacy(data) if isinstance(data, dict) else {}
 
 
-def settings_with_sources(settings: SettingsManager) -> list[tuple[str, Any, str]]:
+def settings_with_sources(settings: SettingsManager) -> list[tuple[str, object, str]]:
     """``(dotted key, effective value, source)`` for every leaf, merged exactly as SettingsManager
     merges (project over global one level deep, then defaults filled in at any depth)."""
     from pi_harness.coding.config.settings import DEFAULTS, GLOBAL_ONLY, merge_settings
@@ -116,7 +88,7 @@ def settings_with_sources(settings: SettingsManager) -> list[tuple[str, Any, str
     return _flatten(_fill_defaults(_tag(DEFAULTS, "default"), merged))
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -152,38 +124,40 @@ def _show(settings: SettingsManager, trust: ProjectTrust, as_json: bool, out: Te
     return 0
 
 
-def parse_setting_value(key: str, raw: str) -> Any:
-    """The value to store for ``pi config set``; raises ``UsageError`` for a wrong type or choice."""
+def parse_setting_value(key: str, raw: str) -> object:
+    """The value to store for ``pi config set``; raises ``UsageError`` for a wrong type or choice.
+
+    The settings model says what a key takes; keys it does not know take any JSON value.
+    """
+    from pi_harness.coding.config.settings_model import setting_rule
+
     try:
-        value: Any = json.loads(raw)
+        value: object = json.loads(raw)
     except ValueError:
         value = raw
-    expected = expected_type(key)
-    if expected is str and not isinstance(value, str):
+    rule = setting_rule(key)
+    if rule is None:
+        return value
+    if rule.json_types == (str,) and not isinstance(value, str):
         value = raw  # "pi config set defaultModel 4" means the string "4"
-    if expected is not None and value is not None:
-        matches = isinstance(value, expected) and not (expected in (int, float) and isinstance(value, bool))
-        if expected in (int, float) and isinstance(value, int | float) and not isinstance(value, bool):
-            matches = True
-        if not matches:
-            raise UsageError(f"{key} expects a {_TYPE_NAMES.get(expected, expected.__name__)}, got {_json(value)}")
-    choices = _CHOICES.get(key)
-    if choices and value not in choices:
-        raise UsageError(f"Invalid value for {key}: {_json(value)}. Valid values: {', '.join(choices)}")
+    if value is None:  # JSON null removes the key
+        return None
+    if rule.json_types and not any(_has_json_type(value, t) for t in rule.json_types):
+        raise UsageError(f"{key} expects a {rule.json_name}, got {_json(value)}")
+    choices = rule.choices
+    if choices is not None and not any(type(value) is type(c) and value == c for c in choices):
+        valid = ", ".join(c if isinstance(c, str) else _json(c) for c in choices)
+        raise UsageError(f"Invalid value for {key}: {_json(value)}. Valid values: {valid}")
     return value
 
 
-def expected_type(key: str) -> type | None:
-    from pi_harness.coding.config.settings import DEFAULTS
-
-    if key in _KNOWN_TYPES:
-        return _KNOWN_TYPES[key]
-    node: Any = DEFAULTS
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return type(node)
+def _has_json_type(value: object, expected: type) -> bool:
+    """Whether ``value`` is of a JSON type: ``true`` is no number, any number does for a number."""
+    if expected is bool or isinstance(value, bool):
+        return expected is bool and isinstance(value, bool)
+    if expected in (int, float):
+        return isinstance(value, int | float)
+    return isinstance(value, expected)
 
 
 _MISSING = object()
@@ -198,7 +172,7 @@ def _get(settings: SettingsManager, key: str, as_json: bool, out: TextIO, err: T
     return 0
 
 
-def _set(settings: SettingsManager, key: str, value: Any, project: bool, out: TextIO) -> int:
+def _set(settings: SettingsManager, key: str, value: object, project: bool, out: TextIO) -> int:
     from pi_harness.coding.config.settings import GLOBAL_ONLY
 
     if project and key.split(".", maxsplit=1)[0] in GLOBAL_ONLY:

@@ -27,7 +27,7 @@ def _trusted(cwd: Path, agent_directory: Path, cli: bool | None) -> bool:
     if saved is not None:
         return saved
     settings = SettingsManager(agent_directory / "settings.json", None, project_trusted=False)
-    return bool(settings.get("defaultProjectTrust") == "always")
+    return settings.values.default_project_trust == "always"
 
 
 def run_mcp_command(argv: Sequence[str]) -> int:

@@ -1,4 +1,4 @@
-"""Summarising the branch a user leaves in ``/tree`` (compaction.md section 9).
+"""Summarising the branch a user leaves in ``/tree``.
 
 The entries between the old leaf and the common ancestor with the navigation target are turned
 into messages (tool results left out), newest first until the token budget is used, and

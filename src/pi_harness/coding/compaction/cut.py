@@ -1,4 +1,4 @@
-"""Where to cut the history for compaction (compaction.md section 4.1).
+"""Where to cut the history for compaction.
 
 Walking back from the newest entry, messages are kept until about ``keepRecentTokens`` are
 reached; the cut then moves to the next valid cut point so a tool result always stays with the

@@ -1,4 +1,4 @@
-"""Token accounting for compaction decisions (compaction.md section 2).
+"""Token accounting for compaction decisions.
 
 Provider usage is exact but only exists up to the last response; everything after it is
 estimated at four characters per token. Images count as 4,800 characters (≈1,200 tokens).
@@ -125,7 +125,7 @@ def context_usage(
     *,
     compacted_without_new_usage: bool = False,
 ) -> ContextUsage | None:
-    """The current context size shown to users (section 2.4).
+    """The current context size shown to users.
 
     ``None`` without a usable window. ``compacted_without_new_usage`` (the branch has a compaction
     and no valid, non-zero assistant usage after it) gives unknown tokens until the next response.

@@ -1,4 +1,4 @@
-"""Which files the summarised history read and changed (compaction.md section 4.3).
+"""Which files the summarised history read and changed.
 
 Taken from ``read``/``write``/``edit`` tool calls with a string ``path`` argument and carried
 over from the ``details`` of earlier pi-generated compactions and branch summaries. The lists

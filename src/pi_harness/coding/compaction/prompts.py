@@ -1,6 +1,6 @@
-"""Prompt text for summary requests (compaction.md sections 5.2-5.4 and 9.3).
+"""Prompt text for summary requests.
 
-Our own wording of the intents the spec gives; the heading names, tags and the
+The wording is our own; the heading names, tags and the
 ``Additional focus:`` marker are fixed because summaries and tests rely on them.
 """
 

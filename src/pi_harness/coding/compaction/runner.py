@@ -1,4 +1,4 @@
-"""Running compactions for an AgentSession (compaction.md sections 6-8).
+"""Running compactions for an AgentSession.
 
 ``CompactionRunner`` owns the compaction side of a session: manual ``/compact`` (failures raise),
 automatic compaction at the check points (failures are reported through ``compaction_end`` and
@@ -328,7 +328,7 @@ class CompactionRunner:
         before_prompt: bool = False,
         requested_max_tokens: int | None = None,
     ) -> CheckOutcome:
-        """A check point (compaction.md 3.2) looking at ``assistant``: compact if the guards say so."""
+        """A check point looking at ``assistant``: compact if the guards say so."""
         projection = self.session.build_session_projection()
         reason = compaction_reason(
             assistant,
@@ -349,7 +349,7 @@ class CompactionRunner:
     async def recover_from_overflow(
         self, assistant: AssistantMessage, model: Model | None, api_key: str | None = None
     ) -> CheckOutcome:
-        """Compact and retry once (compaction.md 6).
+        """Compact and retry once after a context overflow.
 
         A failed response (error or length stop) is omitted from later contexts with
         ``context_edit`` entries, compacted away and retried; a second overflow after a recovery is

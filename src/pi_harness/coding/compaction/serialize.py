@@ -1,4 +1,4 @@
-"""Rendering a conversation as plain text for a summary request (compaction.md section 5.1).
+"""Rendering a conversation as plain text for a summary request.
 
 The transcript is labelled text rather than chat messages so the model summarises it instead of
 continuing it. Thinking is left out (1.4.0) and long tool results are cut to 2,000 characters.

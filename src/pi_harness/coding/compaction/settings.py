@@ -1,46 +1,18 @@
-"""Compaction and branch-summary settings (compaction.md section 1) as runtime values.
+"""The compaction and branch-summary settings a compaction runs with.
 
-The settings layer owns the JSON keys (``compaction.enabled``, ``compaction.reserveTokens``,
-``compaction.keepRecentTokens``, ``branchSummary.reserveTokens``); ``from_dict`` reads those
-objects so callers can pass the merged settings straight through.
+They are the ``compaction`` and ``branchSummary`` sections of the settings model, so the JSON
+keys, defaults and checks live in one place (``coding/config/settings_sections.py``). A session
+passes ``settings.values.compaction_for(model_key)`` (``compaction`` with the model's
+``modelSettings`` values over it); ``from_dict`` reads a ``compaction`` JSON object directly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from pi_harness.coding.config.settings_sections import (
+    DEFAULT_KEEP_RECENT_TOKENS,
+    DEFAULT_RESERVE_TOKENS,
+    BranchSummarySettings,
+    CompactionSettings,
+)
 
-DEFAULT_RESERVE_TOKENS = 16384
-DEFAULT_KEEP_RECENT_TOKENS = 20000
-
-
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
-
-
-@dataclass(frozen=True)
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = DEFAULT_RESERVE_TOKENS
-    keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> CompactionSettings:
-        """From a ``compaction`` settings object (camelCase keys); missing keys keep defaults."""
-        data = data or {}
-        enabled = data.get("enabled")
-        return cls(
-            enabled=enabled if isinstance(enabled, bool) else True,
-            reserve_tokens=_int(data.get("reserveTokens"), DEFAULT_RESERVE_TOKENS),
-            keep_recent_tokens=_int(data.get("keepRecentTokens"), DEFAULT_KEEP_RECENT_TOKENS),
-        )
-
-
-@dataclass(frozen=True)
-class BranchSummarySettings:
-    reserve_tokens: int = DEFAULT_RESERVE_TOKENS
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> BranchSummarySettings:
-        return cls(reserve_tokens=_int((data or {}).get("reserveTokens"), DEFAULT_RESERVE_TOKENS))
+__all__ = ["DEFAULT_KEEP_RECENT_TOKENS", "DEFAULT_RESERVE_TOKENS", "BranchSummarySettings", "CompactionSettings"]

@@ -1,4 +1,4 @@
-"""Asking the model for a compaction summary (compaction.md section 5).
+"""Asking the model for a compaction summary.
 
 Each request is one user message (the serialised conversation, an optional previous summary,
 the instructions) under a fixed system prompt, with prompt-cache writes off (a one-off prompt),

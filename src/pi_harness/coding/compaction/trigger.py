@@ -1,7 +1,9 @@
-"""When to compact automatically (compaction.md section 3).
+"""When to compact automatically.
 
-``should_compact`` is the threshold rule; ``compaction_reason`` applies the guards of section 3.3
-to the assistant message a check point looks at and says whether to compact, and why.
+``should_compact`` is the threshold rule. ``compaction_reason`` looks at the assistant message a
+check point sees and, past the guards (compaction on, a model, an aborted response only right
+before a prompt, nothing from before the latest compaction), says whether to compact and why: the
+current model's context overflowed, or the context is over the threshold.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wire shapes of compaction results and events (compaction.md sections 7.3 and 11)."""
+"""Wire shapes of compaction results and events."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""auth.json: stored credentials (resources.md section 10).
+"""auth.json: stored credentials.
 
 ``{"<provider>": {"type": "api_key", "key": "..."} | {"type": "oauth", "refresh", "access",
 "expires", ...}}``, created 0600 in a 0700 directory, every read-modify-write under Pi's

@@ -1,4 +1,4 @@
-"""models.json: custom providers and models over the built-in catalogue (resources.md section 9).
+"""models.json: custom providers and models over the built-in catalogue.
 
 ``load_models_json`` validates the file with Pi's exact error texts; on any error the caller keeps
 only the built-in models and reports the error. ``apply_models_config`` merges a valid config

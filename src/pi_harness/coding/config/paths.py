@@ -1,4 +1,4 @@
-"""Where Pi's files live (resources.md section 1): the agent dir and the project dir.
+"""Where Pi's files live: the agent dir and the project dir.
 
 The file names are Pi's own so that Pi and pi-harness can share one configuration.
 """

@@ -1,4 +1,4 @@
-"""Project trust (resources.md section 3): a gate on loading project resources.
+"""Project trust: a gate on loading project resources.
 
 Trust never changes what tools may do; it decides whether ``.pi/`` configuration, extensions,
 skills, prompts, themes, SYSTEM.md files and project ``.agents/skills`` are loaded. Decision

@@ -1,4 +1,4 @@
-"""Resolution of configured secret values (resources.md section 9).
+"""Resolution of configured secret values.
 
 ``$NAME`` reads an environment variable, ``!command`` runs a shell command at use time (never
 cached; 10 s timeout) and uses its trimmed stdout, a bare name of an existing environment variable

@@ -1,4 +1,4 @@
-"""The resource loader: what a session loads from disk, in Pi's order (resources.md section 13).
+"""The resource loader: what a session loads from disk, in Pi's order.
 
 ``reload()`` resolves, in order: extension entry points (before skills, so ``resources_discover``
 can add skill paths), skills, prompt templates, themes, context files, SYSTEM.md and
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from pi_harness.coding.config.paths import expand_home, project_dir
-from pi_harness.coding.config.settings import SettingsManager
+from pi_harness.coding.config.settings import PathListKey, SettingsManager
 from pi_harness.coding.config.trust import project_agents_skill_dirs
 from pi_harness.coding.resources.context_files import ContextFile, load_context_files
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
@@ -61,7 +61,7 @@ class ResourceOptions:
 
 def apply_path_filters(candidates: list[Path], patterns: list[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
     """Settings arrays: plain entries add paths, ``!glob`` excludes discovered ones, ``+path`` re-adds
-    an exact path, ``-path`` removes an exact path (resources.md section 11.4)."""
+    an exact path, ``-path`` removes an exact path."""
     added: list[Path] = []
     excluded_globs: list[str] = []
     forced: list[Path] = []
@@ -168,7 +168,7 @@ class DefaultResourceLoader:
             found = find_append_system_prompt(self.cwd, self.agent_dir, project_trusted=self.project_trusted)
             self._append = [found] if found else []
 
-    def _settings_patterns(self, key: str) -> list[tuple[str, Path]]:
+    def _settings_patterns(self, key: PathListKey) -> list[tuple[str, Path]]:
         return [(value, base) for value, base, _scope in self.settings.path_entries(key)]
 
     def _resolve_extensions(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""The ``bash`` tool (tools.md section 6) and the command runner it shares with user ``!cmd``.
+"""The ``bash`` tool and the command runner it shares with user ``!cmd``.
 
 Output is streamed to ``on_update`` (at most every 50 ms; each update replaces the previous one),
 only its tail is kept in memory and the whole of a long output is saved to a temp file named in

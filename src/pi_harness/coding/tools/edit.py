@@ -1,4 +1,4 @@
-"""The ``edit`` tool (tools.md section 7): exact-text replacements in one file, atomically.
+"""The ``edit`` tool: exact-text replacements in one file, atomically.
 
 The file's byte order mark and line endings (LF or CRLF) are kept; bytes that are not valid
 UTF-8 pass through unchanged outside the replaced regions. Edits of one file are serialised with

@@ -1,4 +1,4 @@
-"""The ``find`` tool (tools.md section 10): paths matching a glob, relative to the search directory."""
+"""The ``find`` tool: paths matching a glob, relative to the search directory."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``grep`` tool (tools.md section 9): matching lines with paths and line numbers.
+"""The ``grep`` tool: matching lines with paths and line numbers.
 
 The search (ripgrep, or the Python walker without it) yields file/line pairs in path order; the
 lines themselves, and any context lines, are re-read from the files for formatting.

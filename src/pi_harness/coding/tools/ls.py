@@ -1,4 +1,4 @@
-"""The ``ls`` tool (tools.md section 11): a directory's entries, sorted, directories marked ``/``."""
+"""The ``ls`` tool: a directory's entries, sorted, directories marked ``/``."""
 
 from __future__ import annotations
 

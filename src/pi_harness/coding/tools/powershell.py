@@ -1,4 +1,4 @@
-"""The ``powershell`` tool (tools.md section 12): the bash tool's behaviour around PowerShell.
+"""The ``powershell`` tool: the bash tool's behaviour around PowerShell.
 
 Commands run as ``pwsh -NoProfile -NonInteractive -Command <command>`` (``powershell.exe`` on
 Windows when ``pwsh`` is missing). The tool exists only where such an executable is found.

@@ -1,4 +1,4 @@
-"""The ``read`` tool (tools.md section 5): text files by line window, images as attachments."""
+"""The ``read`` tool: text files by line window, images as attachments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Output budgets shared by the tools (tools.md section 4).
+"""Output budgets shared by the tools.
 
 Tools never hand unbounded text to the model: ``truncate_head`` keeps the beginning (read, grep,
 find, ls), ``truncate_tail`` keeps the end (bash). Both keep whole lines; the result record is

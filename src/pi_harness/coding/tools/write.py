@@ -1,4 +1,4 @@
-"""The ``write`` tool (tools.md section 8): create or replace a whole file.
+"""The ``write`` tool: create or replace a whole file.
 
 Parent directories are created; the content is written atomically (temp file + rename in the same
 directory) and an existing file keeps its permission bits. The abort signal is checked between

@@ -245,7 +245,7 @@ def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, Any]:
 
 
 def provider_config(result: DiscoveryResult) -> dict[str, Any]:
-    """The ``register_provider`` config of a reachable server (extensions.md section 6)."""
+    """The ``register_provider`` config of a reachable server."""
     server = result.server
     # A provider needs a key to count as usable; a server without one ignores the placeholder.
     api_key = server.api_key or DEFAULT_API_KEY

@@ -1,4 +1,4 @@
-"""``builtin:llama.cpp``: local model servers as providers (extensions.md section 9, Proposal).
+"""``builtin:llama.cpp``: local model servers as providers.
 
 At ``session_start`` every server that answered ``GET /v1/models`` (see ``config.py`` for which
 are asked) is registered with ``pi.register_provider`` as an ``openai-completions`` provider (API
@@ -11,7 +11,6 @@ bus channel ``local-models:discovered`` (a list of ``{name, baseUrl, models, err
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
+from pi_harness.coding.config.settings import SettingsManager
+from pi_harness.coding.config.settings_rules import JsonObject
 from pi_harness.extensions_builtin.local_models.config import LocalModelsConfig, load_local_models_config
 from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, provider_config
 from pi_harness.extensions_builtin.local_models.startup import DiscoveryCache, LocalDiscovery, run_discovery
@@ -26,7 +27,7 @@ from pi_harness.extensions_builtin.local_models.startup import DiscoveryCache, L
 if TYPE_CHECKING:
     from pi_harness.coding.extensions.api import ExtensionAPI
 
-SETTINGS_KEY = "localModels"
+SETTINGS_KEY = "localModels"  # the settings key; read as SettingsManager.values.local_models
 BUS_CHANNEL = "local-models:discovered"
 
 SettingsSource = Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None
@@ -51,13 +52,9 @@ class LocalModelsOptions:
         return load_local_models_config(value, os.environ if self.environ is None else self.environ)
 
 
-def _global_settings(directory: Path) -> Mapping[str, Any] | None:
-    try:
-        data = json.loads((directory / SETTINGS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = data.get(SETTINGS_KEY) if isinstance(data, dict) else None
-    return value if isinstance(value, Mapping) else None
+def _global_settings(directory: Path) -> JsonObject | None:
+    """``localModels`` of the global settings file (``None`` when unset or not an object)."""
+    return SettingsManager(directory / SETTINGS_FILE, None, project_trusted=False).values.local_models
 
 
 async def discover_local_models(options: LocalModelsOptions | None = None) -> list[DiscoveryResult]:

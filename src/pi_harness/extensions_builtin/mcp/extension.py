@@ -1,4 +1,4 @@
-"""``builtin:mcp``: MCP servers from mcp.json as tools (extensions.md section 9).
+"""``builtin:mcp``: MCP servers from mcp.json as tools.
 
 Written against the public extension API only. The factory registers handlers and nothing else;
 ``session_start`` reads the configuration and starts connecting in the background;

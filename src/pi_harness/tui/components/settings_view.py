@@ -8,64 +8,62 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from pi_harness.ai.types import THINKING_LEVELS
+from pi_harness.coding.config.settings_model import DOUBLE_ESCAPE_ACTIONS, TREE_FILTER_MODES, Settings, parse_settings
 from pi_harness.tui.ansi import truncate
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.selector import SelectItem, Selector
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+__all__ = ["THINKING_LEVELS", "SettingItem", "SettingsView", "default_setting_items"]  # cmd_model takes THINKING_LEVELS
 
 
 @dataclass
 class SettingItem:
     key: str  # dotted settings key, e.g. "terminal.showImages"
     label: str
-    values: tuple[Any, ...]
-    current: Any
+    values: tuple[object, ...]
+    current: object
     description: str = ""
 
 
-def _get(settings: Mapping[str, object], key: str, default: Any) -> Any:
-    value: Any = settings
-    for part in key.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return default
-        value = value[part]
-    return value
+def default_setting_items(settings: Mapping[str, object] | Settings, theme_names: Sequence[str]) -> list[SettingItem]:
+    """The settings the interactive UI lets you change, with their current values (from the
+    settings model, or from effective settings given as a JSON object)."""
+    values = settings if isinstance(settings, Settings) else parse_settings(settings)[0]
 
-
-def default_setting_items(settings: Mapping[str, object], theme_names: Sequence[str]) -> list[SettingItem]:
-    """The settings the interactive UI lets you change, with their current (effective) values."""
-
-    def item(key: str, label: str, values: Sequence[Any], default: Any, description: str) -> SettingItem:
-        return SettingItem(key, label, tuple(values), _get(settings, key, default), description)
+    def item(key: str, label: str, choices: Sequence[object], current: object, description: str) -> SettingItem:
+        return SettingItem(key, label, tuple(choices), current, description)
 
     booleans = (True, False)
     return [
-        item("theme", "Theme", theme_names or ("dark", "light"), "dark", "Colours of the interface"),
-        item("defaultThinkingLevel", "Default thinking level", THINKING_LEVELS, "medium",
+        item("theme", "Theme", theme_names or ("dark", "light"), values.theme, "Colours of the interface"),
+        item("defaultThinkingLevel", "Default thinking level", THINKING_LEVELS, values.default_thinking_level,
              "Reasoning effort for new sessions"),
-        item("hideThinkingBlock", "Hide thinking", booleans, False, "Collapse thinking blocks to one line"),
-        item("steeringMode", "Steering delivery", ("one-at-a-time", "all"), "one-at-a-time",
+        item("hideThinkingBlock", "Hide thinking", booleans, values.hide_thinking_block,
+             "Collapse thinking blocks to one line"),
+        item("steeringMode", "Steering delivery", ("one-at-a-time", "all"), values.steering_mode,
              "How queued steering messages reach the agent"),
-        item("followUpMode", "Follow-up delivery", ("one-at-a-time", "all"), "one-at-a-time",
+        item("followUpMode", "Follow-up delivery", ("one-at-a-time", "all"), values.follow_up_mode,
              "How queued follow-up messages reach the agent"),
-        item("compaction.enabled", "Auto-compaction", booleans, True, "Compact the conversation when it gets long"),
-        item("doubleEscapeAction", "Double Escape", ("tree", "fork", "none"), "tree",
+        item("compaction.enabled", "Auto-compaction", booleans, values.compaction.enabled,
+             "Compact the conversation when it gets long"),
+        item("doubleEscapeAction", "Double Escape", DOUBLE_ESCAPE_ACTIONS, values.double_escape_action,
              "What pressing Escape twice opens"),
-        item("treeFilterMode", "Tree filter", ("default", "no-tools", "user-only", "labeled-only", "all"), "default",
-             "Initial filter of /tree"),
-        item("editorPaddingX", "Editor padding", (0, 1, 2, 3), 0, "Horizontal padding inside the editor"),
-        item("autocompleteMaxVisible", "Autocomplete rows", (3, 5, 8, 10, 15, 20), 5,
+        item("treeFilterMode", "Tree filter", TREE_FILTER_MODES, values.tree_filter_mode, "Initial filter of /tree"),
+        item("editorPaddingX", "Editor padding", (0, 1, 2, 3), values.editor_padding_x,
+             "Horizontal padding inside the editor"),
+        item("autocompleteMaxVisible", "Autocomplete rows", (3, 5, 8, 10, 15, 20), values.autocomplete_max_visible,
              "Suggestions shown at once"),
-        item("terminal.showImages", "Show images", booleans, True, "Display images in the terminal when supported"),
-        item("quietStartup", "Quiet startup", booleans, False, "Skip the startup header"),
-        item("collapseChangelog", "Collapse changelog", booleans, False, "Show a short changelog after updates"),
+        item("terminal.showImages", "Show images", booleans, values.terminal.show_images,
+             "Display images in the terminal when supported"),
+        item("quietStartup", "Quiet startup", booleans, values.quiet_startup, "Skip the startup header"),
+        item("collapseChangelog", "Collapse changelog", booleans, values.collapse_changelog,
+             "Show a short changelog after updates"),
     ]  # fmt: skip
 
 
-def _format(value: Any) -> str:
+def _format(value: object) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
@@ -77,7 +75,7 @@ class SettingsView:
         items: Sequence[SettingItem],
         context: RenderContext,
         *,
-        on_change: Callable[[str, Any], None] | None = None,
+        on_change: Callable[[str, object], None] | None = None,
         on_close: Callable[[], None] | None = None,
         max_visible: int = 12,
     ) -> None:

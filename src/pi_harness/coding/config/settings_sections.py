@@ -1,0 +1,209 @@
+"""The nested objects of ``settings.json`` (``compaction``, ``retry``, ``terminal`` …) as sections.
+
+Attributes are snake_case, keys are Pi's camelCase. Defaults are pi-harness's, which are Pi
+1.4.0's unless a field notes otherwise; ``docs/settings.md`` lists them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal, TypeAlias
+
+from pi_harness.ai.types import THINKING_LEVELS, ThinkingLevel
+from pi_harness.coding.config.settings_rules import AMOUNT, COUNT, FLAG, POSITIVE, TEXT, Choice, MapOf
+from pi_harness.coding.config.settings_schema import Section, SectionRule, optional, section, setting
+
+DEFAULT_RESERVE_TOKENS = 16384
+DEFAULT_KEEP_RECENT_TOKENS = 20000
+
+AutoOrBool: TypeAlias = bool | Literal["auto"]
+ImageProtocol: TypeAlias = Literal["kitty", "iterm2", "auto", False]
+MermaidMode: TypeAlias = Literal["off", "final", "streaming"]
+CodemodeMode: TypeAlias = Literal["on", "only"]
+
+_AUTO_OR_BOOL: tuple[AutoOrBool, ...] = (True, False, "auto")
+_IMAGE_PROTOCOLS: tuple[ImageProtocol, ...] = ("kitty", "iterm2", "auto", False)
+_MERMAID_MODES: tuple[MermaidMode, ...] = ("off", "final", "streaming")
+_CODEMODE_MODES: tuple[CodemodeMode, ...] = ("on", "only")
+
+_NOT_TERMINAL = "terminal capabilities are detected, not configured, so far"
+
+
+@dataclasses.dataclass(frozen=True)
+class CompactionOverride(Section):
+    """Per-model compaction values; each one that is set replaces the ordinary setting."""
+
+    enabled: bool | None = optional(FLAG, "enabled")
+    reserve_tokens: int | None = optional(COUNT, "reserveTokens")
+    keep_recent_tokens: int | None = optional(COUNT, "keepRecentTokens")
+
+
+@dataclasses.dataclass(frozen=True)
+class CompactionSettings(Section):
+    """``compaction``; also the settings a compaction runs with (see ``with_override``)."""
+
+    enabled: bool = setting(True, FLAG, "enabled", listed=True)
+    # Compact once the context leaves fewer than this many tokens of the model's window free.
+    reserve_tokens: int = setting(DEFAULT_RESERVE_TOKENS, COUNT, "reserveTokens", listed=True)
+    # How much recent conversation survives verbatim after the summary.
+    keep_recent_tokens: int = setting(DEFAULT_KEEP_RECENT_TOKENS, COUNT, "keepRecentTokens", listed=True)
+    skip_prompt: bool = setting(
+        True,
+        FLAG,
+        "skipPrompt",
+        listed=True,
+        status="not-implemented",
+        note="a key of earlier Pi versions, kept so that their files round-trip",
+    )
+    model_overrides: Mapping[str, CompactionOverride] | None = optional(
+        MapOf(SectionRule(CompactionOverride), "an object of compaction settings by provider/model"),
+        "modelOverrides",
+        status="not-implemented",
+        note="Pi 1.4.0's per-model compaction; pi-harness reads modelSettings.<provider/id>.compaction",
+    )
+
+    def with_override(self, override: CompactionOverride) -> CompactionSettings:
+        """These settings with the values ``override`` sets."""
+        changes = {f.name: getattr(override, f.name) for f in dataclasses.fields(override)}
+        return dataclasses.replace(self, **{name: value for name, value in changes.items() if value is not None})
+
+
+@dataclasses.dataclass(frozen=True)
+class BranchSummarySettings(Section):
+    """``branchSummary``: summarising the branch left in ``/tree``."""
+
+    reserve_tokens: int = setting(DEFAULT_RESERVE_TOKENS, COUNT, "reserveTokens", listed=True)
+    skip_prompt: bool = setting(False, FLAG, "skipPrompt", listed=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderRetrySettings(Section):
+    """``retry.provider``: retries inside one HTTP request (off by default, as in Pi)."""
+
+    max_retries: int = setting(0, COUNT, "maxRetries", listed=True)
+    # A server asking (Retry-After) to wait longer than this fails the request at once.
+    max_retry_delay_ms: int = setting(60_000, COUNT, "maxRetryDelayMs", listed=True)
+    timeout_ms: int | None = optional(
+        COUNT,
+        "timeoutMs",
+        status="not-implemented",
+        note="a request timeout of its own; requests use httpIdleTimeoutMs (Pi's default for it too)",
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class RetrySettings(Section):
+    """``retry``: running a turn again after a transient provider error."""
+
+    enabled: bool = setting(True, FLAG, "enabled", listed=True)
+    max_retries: int = setting(3, COUNT, "maxRetries", listed=True)
+    base_delay_ms: int = setting(2000, COUNT, "baseDelayMs", listed=True)  # doubled on every attempt
+    max_agent_delay_ms: int = setting(60_000, COUNT, "maxAgentDelayMs", listed=True)
+    provider: ProviderRetrySettings = section(ProviderRetrySettings, "provider")
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageSettings(Section):
+    """``images``: what happens to images before they reach a model."""
+
+    auto_resize: bool = setting(True, FLAG, "autoResize", listed=True)  # fit into 2000×2000 px
+    block_images: bool = setting(False, FLAG, "blockImages", listed=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class TerminalSettings(Section):
+    """``terminal``: what the interactive UI asks of the terminal."""
+
+    show_images: bool = setting(True, FLAG, "showImages", listed=True)
+    clear_on_shrink: bool = setting(
+        False,
+        FLAG,
+        "clearOnShrink",
+        listed=True,
+        status="not-implemented",
+        note="clearing rows left empty when the screen content shrinks",
+    )
+    image_width_cells: int = setting(
+        60, POSITIVE, "imageWidthCells", status="not-implemented", note="a preferred width for inline images"
+    )
+    show_terminal_progress: bool = setting(
+        False, FLAG, "showTerminalProgress", status="not-implemented", note="OSC 9;4 progress in the tab"
+    )
+    hyperlinks: AutoOrBool = setting(
+        "auto", Choice(_AUTO_OR_BOOL), "hyperlinks", status="not-implemented", note=_NOT_TERMINAL
+    )
+    images: ImageProtocol = setting(
+        "auto", Choice(_IMAGE_PROTOCOLS), "images", status="not-implemented", note=_NOT_TERMINAL
+    )
+    true_color: AutoOrBool = setting(
+        "auto", Choice(_AUTO_OR_BOOL), "trueColor", status="not-implemented", note=_NOT_TERMINAL
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class MarkdownSettings(Section):
+    """``markdown``: how messages are rendered."""
+
+    code_block_indent: str = setting("  ", TEXT, "codeBlockIndent", listed=True)
+    mermaid: MermaidMode = setting(
+        "streaming", Choice(_MERMAID_MODES), "mermaid", status="not-implemented", note="rendering Mermaid diagrams"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class CodemodeSettings(Section):
+    """``codemode``: the ``codemode`` tool of Pi's ``builtin:codemode`` extension."""
+
+    mode: CodemodeMode = setting(
+        "on", Choice(_CODEMODE_MODES), "mode", status="not-implemented", note="the builtin:codemode extension"
+    )
+    inline_budget: int = setting(
+        3000, COUNT, "inlineBudget", status="not-implemented", note="the builtin:codemode extension"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class WarningSettings(Section):
+    """``warnings``: warnings that can be turned off."""
+
+    anthropic_extra_usage: bool = setting(
+        True,
+        FLAG,
+        "anthropicExtraUsage",
+        status="not-implemented",
+        note="the warning about paid extra usage with Anthropic subscription sign-in",
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionFileSettings(Section):
+    """``sessions`` (beyond Pi): durability of session files."""
+
+    fsync: bool = setting(False, FLAG, "fsync", listed=True, status="beyond-pi")
+    lock: bool = setting(False, FLAG, "lock", listed=True, status="beyond-pi")
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSettings(Section):
+    """``tools`` (beyond Pi)."""
+
+    # Kill processes a bash call left behind outside its process group (Linux).
+    reap_orphans: bool = setting(False, FLAG, "reapOrphans", listed=True, status="beyond-pi")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunLimits(Section):
+    """``agent`` (beyond Pi): budgets that end a run; unset means unlimited."""
+
+    max_turns: int | None = optional(COUNT, "maxTurns", status="beyond-pi")
+    max_total_tokens: int | None = optional(COUNT, "maxTotalTokens", status="beyond-pi")
+    max_cost: float | None = optional(AMOUNT, "maxCost", status="beyond-pi")  # USD
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSettings(Section):
+    """One entry of ``modelSettings``, keyed by ``provider/id``."""
+
+    thinking_level: ThinkingLevel | None = optional(Choice(THINKING_LEVELS), "thinkingLevel")
+    compaction: CompactionOverride = section(CompactionOverride, "compaction")
