@@ -1,4 +1,4 @@
-"""Memory-bounded capture of a command's output (tools.md section 6, "Output handling").
+"""Memory-bounded capture of a command's output.
 
 Only a rolling window of the most recent output (at least ``2 × 50 KB``, whole chunks) is kept in
 memory. Once the output passes 50 KB everything is also written to

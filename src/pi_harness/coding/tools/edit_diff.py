@@ -1,4 +1,4 @@
-"""The line diff shown for an edit (tools.md section 7.3).
+"""The line diff shown for an edit.
 
 Lines: removed ``-<old number> <text>``, added ``+<new number> <text>``, context
 `` <old number> <text>``; four context lines around each change; longer unchanged runs are

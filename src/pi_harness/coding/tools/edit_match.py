@@ -1,4 +1,4 @@
-"""Locating and applying ``edit`` replacements (tools.md section 7.2).
+"""Locating and applying ``edit`` replacements.
 
 Each ``oldText`` is located in the *original* file: exactly first; if any edit has no exact
 match, every edit is located in a normalised form of the file (NFKC, trailing whitespace removed,

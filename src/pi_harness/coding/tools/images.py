@@ -1,7 +1,7 @@
 """Image files for the read tool: detection by content and fitting into the model's limits.
 
 Only JPEG, PNG, GIF and WebP count as images, recognised by their leading bytes whatever the file
-is called. ``fit_image`` keeps an image within 2000×2000 pixels and 4.5 MiB (tools.md section 5).
+is called. ``fit_image`` keeps an image within 2000×2000 pixels and 4.5 MiB.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Per-file serialisation of mutating file operations (tools.md section 13).
+"""Per-file serialisation of mutating file operations.
 
 Writes and edits of the same real path run one after another in arrival order (``asyncio.Lock``
 is FIFO); operations on different files run in parallel. Cancelling a waiting caller never lets

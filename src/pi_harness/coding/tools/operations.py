@@ -1,4 +1,4 @@
-"""The I/O seams of the built-in tools (tools.md section 16).
+"""The I/O seams of the built-in tools.
 
 Every tool does its file system and process work through an operations object, so a host or an
 extension can redirect it (SSH, containers, sandboxes) by passing its own implementation to the

@@ -1,4 +1,4 @@
-"""How a path argument from the model becomes a file system path (tools.md section 3).
+"""How a path argument from the model becomes a file system path.
 
 Paths are not confined to the working directory: absolute paths, ``..`` and ``~`` all work.
 """

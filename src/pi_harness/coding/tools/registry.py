@@ -1,4 +1,4 @@
-"""Tool factories by name and which built-ins are enabled (tools.md sections 1 and 14)."""
+"""Tool factories by name and which built-ins are enabled."""
 
 from __future__ import annotations
 

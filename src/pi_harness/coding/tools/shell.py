@@ -1,4 +1,4 @@
-"""Which shell runs commands, and with what environment (tools.md section 6)."""
+"""Which shell runs commands, and with what environment."""
 
 from __future__ import annotations
 
