@@ -1,4 +1,4 @@
-"""What a compaction will summarise and keep (compaction.md section 4).
+"""What a compaction will summarise and keep.
 
 The span considered starts where the previous compaction's kept part starts (so messages it kept
 verbatim are summarised this time, with its summary passed along as ``previousSummary``) and

@@ -1,7 +1,7 @@
-"""Prompt text for summary requests (compaction.md sections 5.2-5.4 and 9.3).
+"""Prompt text for summary requests: compactions, turn prefixes, updates and branch summaries.
 
-Our own wording of the intents the spec gives; the heading names, tags and the
-``Additional focus:`` marker are fixed because summaries and tests rely on them.
+The wording is ours; the heading names, tags and the ``Additional focus:`` marker are fixed
+because summaries and tests rely on them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Compaction and branch-summary settings (compaction.md section 1) as runtime values.
+"""Compaction and branch-summary settings as runtime values.
 
 The settings layer owns the JSON keys (``compaction.enabled``, ``compaction.reserveTokens``,
 ``compaction.keepRecentTokens``, ``branchSummary.reserveTokens``); ``from_dict`` reads those
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 DEFAULT_RESERVE_TOKENS = 16384
 DEFAULT_KEEP_RECENT_TOKENS = 20000
 
 
-def _int(value: Any, default: int) -> int:
+def _int(value: object, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
@@ -26,7 +25,7 @@ class CompactionSettings:
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> CompactionSettings:
+    def from_dict(cls, data: Mapping[str, object] | None) -> CompactionSettings:
         """From a ``compaction`` settings object (camelCase keys); missing keys keep defaults."""
         data = data or {}
         enabled = data.get("enabled")
@@ -42,5 +41,5 @@ class BranchSummarySettings:
     reserve_tokens: int = DEFAULT_RESERVE_TOKENS
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> BranchSummarySettings:
+    def from_dict(cls, data: Mapping[str, object] | None) -> BranchSummarySettings:
         return cls(reserve_tokens=_int((data or {}).get("reserveTokens"), DEFAULT_RESERVE_TOKENS))
