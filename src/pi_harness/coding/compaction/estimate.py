@@ -144,9 +144,7 @@ def context_usage(
     return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}
 
 
-def session_context_usage(
-    messages: Sequence[StoredMessage], context_window: int | None
-) -> ContextUsage | None:
+def session_context_usage(messages: Sequence[StoredMessage], context_window: int | None) -> ContextUsage | None:
     """``getContextUsage`` over a rebuilt context whose first message may be a compaction summary.
 
     Right after a compaction the size is unknown until a response newer than the compaction

@@ -1,4 +1,4 @@
-"""The resource loader: what a session loads from disk, in Pi's order (resources.md section 13).
+"""The resource loader: what a session loads from disk, in Pi's order.
 
 ``reload()`` resolves, in order: extension entry points (before skills, so ``resources_discover``
 can add skill paths), skills, prompt templates, themes, context files, SYSTEM.md and
@@ -61,7 +61,7 @@ class ResourceOptions:
 
 def apply_path_filters(candidates: list[Path], patterns: list[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
     """Settings arrays: plain entries add paths, ``!glob`` excludes discovered ones, ``+path`` re-adds
-    an exact path, ``-path`` removes an exact path (resources.md section 11.4)."""
+    an exact path, ``-path`` removes an exact path (docs/settings.md)."""
     added: list[Path] = []
     excluded_globs: list[str] = []
     forced: list[Path] = []

@@ -1,4 +1,4 @@
-"""mcp.json: which MCP servers to start (resources.md section 1, extensions.md section 9).
+"""mcp.json: which MCP servers to start (docs/extensions.md, "MCP servers").
 
 Files: ``<agentDir>/mcp.json`` (global) and ``<cwd>/.pi/mcp.json`` (project, read only for a
 trusted project). Both use the shape shared by Claude Code, Cursor and Pi's MCP adapters::

@@ -3,7 +3,7 @@
 Statuses 408, 429 and 5xx are retried up to ``retries`` times (two by default) with exponential
 backoff, or after the delay the server asks for (``Retry-After``, capped). A ``tools/call`` POST is
 never retried: the server may already have run the tool, and running it twice could repeat a
-side effect (extensions.md section 9).
+side effect.
 """
 
 from __future__ import annotations
