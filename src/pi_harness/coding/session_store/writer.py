@@ -33,6 +33,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _write_and_close(fd: int, data: bytes, *, fsync: bool) -> None:
+    """Write all of ``data`` to the open ``fd`` (durably with ``fsync``), then close it."""
+    try:
+        _write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class SessionWriter:
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, lock: bool = False) -> None:
         self.path = Path(path)
@@ -61,12 +71,7 @@ class SessionWriter:
                 fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0))
             else:
                 raise FileExistsError(errno.EEXIST, "Session file already exists", str(self.path)) from None
-        try:
-            _write_all(fd, data)
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_and_close(fd, data, fsync=self.fsync)
         if self.fsync:
             fsync_directory(self.path.parent)
         self._needs_newline = False
@@ -76,13 +81,7 @@ class SessionWriter:
         data = encode_record(record)
         if self._needs_newline:
             data = b"\n" + data
-        fd = os.open(self.path, _APPEND_FLAGS)
-        try:
-            _write_all(fd, data)
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_and_close(os.open(self.path, _APPEND_FLAGS), data, fsync=self.fsync)
         self._needs_newline = False
 
     def rewrite(self, records: Iterable[object]) -> None:

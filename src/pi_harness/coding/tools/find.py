@@ -62,8 +62,7 @@ async def _find(call: ToolCall[FindOperations]) -> AgentToolResult:
     paths = [_relative(path, search_path) for path in found[:limit]]
     listing = ListingNotices("\n".join(paths))
     if len(paths) >= limit:
-        notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
-        listing.add(notice, "resultLimitReached", limit)
+        listing.add_limit(limit, "results", "resultLimitReached")
     return listing.result()
 
 

@@ -112,8 +112,7 @@ async def _grep(call: ToolCall[GrepOperations]) -> AgentToolResult:
                 out.append(f"{hit.rel_path}-{number}- {text}")
     listing = ListingNotices("\n".join(out))
     if result.limit_reached:
-        notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
-        listing.add(notice, "matchLimitReached", limit)
+        listing.add_limit(limit, "matches", "matchLimitReached")
     listing.add_truncation()
     if lines_truncated:
         notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"

@@ -63,7 +63,7 @@ async def _ls(call: ToolCall[LsOperations]) -> AgentToolResult:
         return text_result("(empty directory)")
     listing = ListingNotices("\n".join(entries))
     if limit_reached:
-        listing.add(f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit)
+        listing.add_limit(limit, "entries", "entryLimitReached", refine=False)
     return listing.result()
 
 

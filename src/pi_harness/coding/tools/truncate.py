@@ -181,6 +181,11 @@ class ListingNotices:
         self.notices.append(notice)
         self.details[key] = value
 
+    def add_limit(self, limit: int, what: str, key: str, *, refine: bool = True) -> None:
+        """The notice that ``limit`` cut the listing short, naming the limit to ask for next."""
+        notice = f"{limit} {what} limit reached. Use limit={limit * 2} for more"
+        self.add(f"{notice}, or refine pattern" if refine else notice, key, limit)
+
     def add_truncation(self) -> None:
         """The byte-limit notice, placed where the caller wants it in the order."""
         if self._pending_truncation:
