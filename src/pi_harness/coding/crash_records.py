@@ -8,9 +8,9 @@ too and may not import the CLI layer.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pi_harness.coding.config.paths import CRASHES_FILE
 
@@ -33,7 +33,7 @@ def crash_file(agent_directory: Path) -> Path:
     return agent_directory / CRASHES_FILE
 
 
-def read_crash_records(path: Path) -> list[dict[str, Any]]:
+def read_crash_records(path: Path) -> list[dict[str, object]]:
     """The records in the file, oldest first; a missing or damaged file counts as empty."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -44,12 +44,12 @@ def read_crash_records(path: Path) -> list[dict[str, Any]]:
     return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
 
-def _text(record: dict[str, Any], key: str, default: str = "unknown") -> str:
+def _text(record: Mapping[str, object], key: str, default: str = "unknown") -> str:
     value = record.get(key)
     return value if isinstance(value, str) and value else default
 
 
-def summarize(record: dict[str, Any]) -> CrashSummary:
+def summarize(record: Mapping[str, object]) -> CrashSummary:
     stack = _text(record, "stack", "").rstrip("\n").splitlines()
     return CrashSummary(
         timestamp=_text(record, "timestamp"),

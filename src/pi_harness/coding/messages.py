@@ -1,4 +1,4 @@
-"""Turning the coding agent's transcript into LLM messages (sessions.md section 7.3).
+"""Turning the coding agent's transcript into LLM messages.
 
 ``convert_to_llm`` is the ``Agent``'s conversion hook: user/assistant/toolResult pass through,
 bash executions, custom messages and summaries become user messages, and system messages are
@@ -8,7 +8,7 @@ left to the request projection (they become the system prompt and tool set, not 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import cast
 
 from pi_harness.agent.types import (
     AgentMessage,
@@ -97,10 +97,10 @@ def _without_images(message: Message) -> Message:
     content = message.get("content")
     if not isinstance(content, list) or not any(b.get("type") == "image" for b in content):
         return message
-    blocks: list[Any] = []
+    blocks: list[object] = []
     for block in content:
         if block.get("type") == "image":
-            replacement = {"type": "text", "text": IMAGES_DISABLED_TEXT}
+            replacement: TextContent = {"type": "text", "text": IMAGES_DISABLED_TEXT}
             if blocks and blocks[-1] == replacement:
                 continue  # consecutive duplicates collapse
             blocks.append(replacement)

@@ -1,4 +1,4 @@
-"""``--model`` / ``--models`` patterns and the initial model (modes-and-cli.md section 3).
+"""``--model`` / ``--models`` patterns and the initial model.
 
 A pattern is ``provider/id``, an exact id, or a fuzzy id/name fragment, optionally followed by
 ``:<thinking level>``. Scope patterns (``--models``, ``enabledModels``) also accept globs such as
@@ -11,8 +11,7 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
-from pi_harness.ai.thinking import is_thinking_level
-from pi_harness.ai.types import Model, ThinkingLevel
+from pi_harness.ai.types import THINKING_LEVELS, Model, ThinkingLevel
 
 _DATED = re.compile(r"-\d{8}$|-\d{4}-\d{2}-\d{2}$")
 
@@ -41,8 +40,9 @@ class ModelResolutionError(ValueError):
 
 def split_thinking_suffix(pattern: str) -> tuple[str, ThinkingLevel | None]:
     head, sep, tail = pattern.rpartition(":")
-    if sep and head and is_thinking_level(tail):
-        return head, tail  # type: ignore[return-value]
+    level = next((known for known in THINKING_LEVELS if known == tail), None)
+    if sep and head and level is not None:
+        return head, level
     return pattern, None
 
 

@@ -1,7 +1,7 @@
-"""ModelRuntime: the single entry for models, availability and credentials (ai.md section 18).
+"""ModelRuntime: the single entry for models, availability and credentials.
 
 Models = built-in catalogue <- models.json <- providers registered by extensions. A model is
-*available* when its provider has credentials. Key resolution order (resources.md section 10):
+*available* when its provider has credentials. Key resolution order:
 runtime key (``--api-key``) > auth.json api key > auth.json OAuth > environment > models.json
 ``apiKey``; ``!command`` values run at request time and are never cached.
 """
@@ -9,15 +9,17 @@ runtime key (``--api-key``) > auth.json api key > auth.json OAuth > environment 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key
 from pi_harness.ai.models import _catalog
+from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
-from pi_harness.ai.types import Model
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.types import Context, Model
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.models_json import (
     ModelsJsonError,
@@ -29,10 +31,28 @@ from pi_harness.coding.config.models_json import (
 from pi_harness.coding.config.paths import MODELS_FILE
 from pi_harness.coding.config.values import resolve_config_value, resolve_headers
 
+# Serves as both entry points of the provider (``stream`` and ``stream_simple``), so it takes
+# either kind of options.
+StreamSimple = Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
+
+
+class ExtensionProviderConfig(TypedDict, total=False):
+    """``pi.register_provider(name, config)``: Pi's keys (docs/custom-provider.md)."""
+
+    baseUrl: str
+    apiKey: str
+    api: str
+    headers: dict[str, str]
+    authHeader: bool
+    models: list[dict[str, object]]  # model definitions, as in models.json
+    oauth: object
+    streamSimple: StreamSimple  # an in-process provider (``stream_simple`` is accepted too)
+    stream_simple: StreamSimple
+
 
 @dataclass
 class ExtensionProvider:
-    """A provider registered by an extension (extensions.md section 6 ``register_provider``)."""
+    """A provider registered by an extension (``pi.register_provider``)."""
 
     name: str
     source: str
@@ -41,9 +61,9 @@ class ExtensionProvider:
     api: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     auth_header: bool = False
-    models: list[dict[str, Any]] | None = None
-    oauth: Any = None
-    stream_simple: Callable[..., Any] | None = None
+    models: list[dict[str, object]] | None = None
+    oauth: object = None
+    stream_simple: StreamSimple | None = None
 
 
 class ProviderRegistrationError(ValueError):
@@ -191,15 +211,17 @@ class ModelRuntime:
 
     # -- extension providers -----------------------------------------------------------------
 
-    def register_provider(self, name: str, config: dict[str, Any], source: str = "extension") -> None:
+    def register_provider(self, name: str, config: Mapping[str, object], source: str = "extension") -> None:
         """Apply an extension's ``register_provider(name, config)``; validation errors raise."""
-        models = config.get("models")
-        stream_simple = config.get("streamSimple") or config.get("stream_simple")
-        api = config.get("api")
+        # The extension's config, used as given (as Pi does) once the checks below pass.
+        provider = cast(ExtensionProviderConfig, config)
+        models = provider.get("models")
+        stream_simple = provider.get("streamSimple") or provider.get("stream_simple")
+        api = provider.get("api")
         if models is not None:
-            if not config.get("baseUrl") and stream_simple is None:
+            if not provider.get("baseUrl") and stream_simple is None:
                 raise ProviderRegistrationError(f'Provider {name}: "baseUrl" is required when defining models.')
-            if not config.get("apiKey") and not config.get("oauth") and stream_simple is None:
+            if not provider.get("apiKey") and not provider.get("oauth") and stream_simple is None:
                 raise ProviderRegistrationError(
                     f'Provider {name}: "apiKey" or "oauth" is required when defining models.'
                 )
@@ -216,13 +238,13 @@ class ModelRuntime:
         self._extension_providers[name] = ExtensionProvider(
             name=name,
             source=source,
-            base_url=config.get("baseUrl") or ("extension://" + name if stream_simple and models else None),
-            api_key=config.get("apiKey"),
+            base_url=provider.get("baseUrl") or ("extension://" + name if stream_simple and models else None),
+            api_key=provider.get("apiKey"),
             api=api,
-            headers=dict(config.get("headers") or {}),
-            auth_header=bool(config.get("authHeader", False)),
+            headers=dict(provider.get("headers") or {}),
+            auth_header=bool(provider.get("authHeader", False)),
             models=list(models) if models is not None else None,
-            oauth=config.get("oauth"),
+            oauth=provider.get("oauth"),
             stream_simple=stream_simple,
         )
         self.refresh()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.types import AgentTool
@@ -28,7 +28,7 @@ from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.paths import agent_dir as resolve_agent_dir
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import Factory
-from pi_harness.coding.extensions.types import ToolDefinition
+from pi_harness.coding.extensions.types import FlagValue, ToolDefinition
 from pi_harness.coding.model_resolver import resolve_model_pattern, resolve_model_scope
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import DefaultResourceLoader, ResourceLoader, ResourceOptions
@@ -70,7 +70,7 @@ class CreateAgentSessionOptions(TypedDict, total=False):
     api_keys: Mapping[str, str]
     extension_factories: Sequence[ExtensionFactoryEntry]
     extension_paths: Sequence[str]
-    extension_flags: Mapping[str, Any]
+    extension_flags: Mapping[str, FlagValue]
     builtin_extensions: Mapping[str, Factory]
     project_trusted: bool
     mode: str
@@ -126,7 +126,7 @@ async def create_agent_session(
     api_keys: Mapping[str, str] | None = None,
     extension_factories: Sequence[ExtensionFactoryEntry] | None = None,
     extension_paths: Sequence[str] | None = None,
-    extension_flags: Mapping[str, Any] | None = None,
+    extension_flags: Mapping[str, FlagValue] | None = None,
     builtin_extensions: Mapping[str, Factory] | None = None,
     project_trusted: bool = True,
     mode: str = "sdk",

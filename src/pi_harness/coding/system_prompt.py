@@ -1,4 +1,4 @@
-"""System prompt assembly from named sections (resources.md section 6, 1.4.0).
+"""System prompt assembly from named sections (1.4.0).
 
 Sections, in order: ``preamble``, ``tools``, ``rules``, ``docs``, ``addendum``,
 ``project_context``, ``skills``, ``cwd``, then extension sections. Every section except the

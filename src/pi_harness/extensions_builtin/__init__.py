@@ -1,4 +1,4 @@
-"""Built-in extensions, written only against the public extension API.
+"""Built-in extensions, written only against the public extension API (docs/extensions.md).
 
 ``BUILTIN_EXTENSIONS`` maps the settings names to factories with default options, for
 ``ExtensionRunner(builtin_factories=...)``. A host that knows more (project trust, effective
@@ -13,17 +13,13 @@ the built-ins that load unless disabled (``--no-mcp``, or ``"extensions": ["!bui
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from pi_harness.coding.extensions import ExtensionFactory
 from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
+from pi_harness.extensions_builtin.local_models.extension import SettingsSource
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
-
-if TYPE_CHECKING:
-    from pi_harness.coding.extensions.api import ExtensionAPI
-
-Factory = Callable[["ExtensionAPI"], Any]
 
 MCP = "builtin:mcp"
 LOCAL_MODELS = "builtin:llama.cpp"
@@ -33,9 +29,9 @@ DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS})
 def builtin_extensions(
     *,
     project_trusted: bool | Callable[[], bool] = False,
-    local_models_settings: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
+    local_models_settings: SettingsSource = None,
     agent_dir: Path | None = None,
-) -> dict[str, Factory]:
+) -> dict[str, ExtensionFactory]:
     """The built-in factories configured by the host (trust decision, effective settings)."""
     return {
         MCP: create_mcp_extension(McpOptions(agent_dir=agent_dir, project_trusted=project_trusted)),
@@ -46,6 +42,6 @@ def builtin_extensions(
 
 
 # Defaults: global configuration only (a project's .pi/mcp.json needs the host's trust decision).
-BUILTIN_EXTENSIONS: dict[str, Factory] = builtin_extensions()
+BUILTIN_EXTENSIONS: dict[str, ExtensionFactory] = builtin_extensions()
 
 __all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "builtin_extensions"]

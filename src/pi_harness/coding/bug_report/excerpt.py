@@ -7,7 +7,6 @@ that its remaining half no longer matches and would be left in the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import orjson
 
@@ -24,11 +23,11 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return orjson.dumps(value, default=str).decode("utf-8")
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     """Text of a content list (or string); images and thinking are named, not included."""
     if isinstance(content, str):
         return content
@@ -50,7 +49,7 @@ def _content_text(content: Any) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def _heading(message: Mapping[str, Any]) -> str:
+def _heading(message: Mapping[str, object]) -> str:
     role = str(message.get("role") or "unknown")
     if role == "assistant":
         model = "/".join(str(message[key]) for key in ("provider", "model") if message.get(key))
@@ -63,7 +62,7 @@ def _heading(message: Mapping[str, Any]) -> str:
     return role
 
 
-def message_text(message: Mapping[str, Any]) -> str:
+def message_text(message: Mapping[str, object]) -> str:
     """What one session message says, in plain text."""
     role = message.get("role")
     if role == "bashExecution":
@@ -80,7 +79,7 @@ def message_text(message: Mapping[str, Any]) -> str:
 
 
 def transcript_excerpt(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[Mapping[str, object]],
     scrub: Scrub,
     *,
     count: int = DEFAULT_EXCERPT_MESSAGES,
@@ -96,7 +95,7 @@ def transcript_excerpt(
     return lines
 
 
-def failed_responses(messages: Sequence[Mapping[str, Any]], scrub: Scrub, *, count: int = 5) -> list[str]:
+def failed_responses(messages: Sequence[Mapping[str, object]], scrub: Scrub, *, count: int = 5) -> list[str]:
     """One line per recent assistant turn that ended in an error: model, stop reason, error.
 
     This is diagnostics, not conversation: it goes into every report, transcript or not.

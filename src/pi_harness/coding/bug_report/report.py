@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pi_harness.__about__ import __version__
 from pi_harness.coding.bug_report.excerpt import (
@@ -62,20 +61,20 @@ class BugReportInputs:
     model: str | None = None  # "provider/id"
     thinking_level: str | None = None
     terminal: TerminalInfo | None = None
-    global_settings: Mapping[str, Any] | None = None  # the file's content; None: no (readable) file
-    project_settings: Mapping[str, Any] | None = None
+    global_settings: Mapping[str, object] | None = None  # the file's content; None: no (readable) file
+    project_settings: Mapping[str, object] | None = None
     project_trusted: bool = True
     extensions: Sequence[str] = ()  # paths (or builtin:<name>) of the loaded extensions
     extension_errors: Sequence[str] = ()
     crashes: Sequence[CrashSummary] = ()
-    messages: Sequence[Mapping[str, Any]] = ()  # the session's messages, for error diagnostics
-    transcript: Sequence[Mapping[str, Any]] | None = None
+    messages: Sequence[Mapping[str, object]] = ()  # the session's messages, for error diagnostics
+    transcript: Sequence[Mapping[str, object]] | None = None
     excerpt_messages: int = DEFAULT_EXCERPT_MESSAGES
     max_message_chars: int = MAX_MESSAGE_CHARS
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
-def read_settings_file(path: Path | None) -> dict[str, Any] | None:
+def read_settings_file(path: Path | None) -> dict[str, object] | None:
     """A settings.json as a dict; ``None`` when it is missing or not a JSON object."""
     if path is None:
         return None
@@ -86,7 +85,7 @@ def read_settings_file(path: Path | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def settings_keys(data: Mapping[str, Any], prefix: str = "") -> list[str]:
+def settings_keys(data: Mapping[str, object], prefix: str = "") -> list[str]:
     """Dotted keys of the leaves (``compaction.enabled``); lists count as leaves."""
     keys: list[str] = []
     for key, value in data.items():
@@ -98,7 +97,7 @@ def settings_keys(data: Mapping[str, Any], prefix: str = "") -> list[str]:
     return keys
 
 
-def _settings_lines(label: str, data: Mapping[str, Any] | None, scrub: Scrub, note: str = "") -> list[str]:
+def _settings_lines(label: str, data: Mapping[str, object] | None, scrub: Scrub, note: str = "") -> list[str]:
     if data is None:
         return [f"- {label}: no settings file{note}"]
     keys = settings_keys(data)

@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pi_harness.ai.env_keys import ENV_API_KEYS
 
@@ -65,7 +64,7 @@ def is_secret_env_name(name: str) -> bool:
     return name in _KNOWN_ENV_NAMES or _SECRET_ENV_NAME.search(name) is not None
 
 
-def _read_json(path: Path | None) -> Any:
+def _read_json(path: Path | None) -> object:
     if path is None:
         return None
     try:
@@ -85,7 +84,7 @@ def _with_reference(value: str, env: Mapping[str, str]) -> list[str]:
     return found
 
 
-def _strings_of(node: Any) -> Iterable[str]:
+def _strings_of(node: object) -> Iterable[str]:
     if isinstance(node, str):
         yield node
     elif isinstance(node, dict):
@@ -96,7 +95,7 @@ def _strings_of(node: Any) -> Iterable[str]:
             yield from _strings_of(value)
 
 
-def _models_json_secrets(node: Any) -> Iterable[str]:
+def _models_json_secrets(node: object) -> Iterable[str]:
     """``apiKey`` (and similar) values and every header value, at any depth."""
     if isinstance(node, list):
         for item in node:
@@ -110,7 +109,7 @@ def _models_json_secrets(node: Any) -> Iterable[str]:
                 yield from _models_json_secrets(value)
 
 
-def _auth_json_secrets(data: Any) -> Iterable[str]:
+def _auth_json_secrets(data: object) -> Iterable[str]:
     """Every string of every credential except its ``type`` (keys, OAuth access and refresh tokens)."""
     if not isinstance(data, dict):
         return

@@ -1,4 +1,4 @@
-"""Compaction, branch summaries and overflow recovery."""
+"""Compaction, branch summaries and overflow recovery (docs/sessions.md, "Compaction")."""
 
 from pi_harness.coding.compaction.branch import (
     BranchCollection,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.abort import AbortSignal
@@ -24,6 +23,8 @@ from pi_harness.coding.compaction.serialize import serialize_conversation
 from pi_harness.coding.compaction.settings import BranchSummarySettings
 from pi_harness.coding.compaction.summarize import SummarizationAborted, SummarizationError, request_summary
 from pi_harness.coding.compaction.types import CompleteFn
+from pi_harness.coding.message_content import text_parts
+from pi_harness.coding.session_store.context import stored_message
 from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.tree import branch_path, common_ancestor
 
@@ -146,11 +147,8 @@ async def generate_branch_summary(
 
 def entry_text(entry: SessionEntry) -> str:
     """The text of a user message or custom message entry (for re-editing after navigation)."""
-    content: Any
     if entry["type"] == "custom_message":
-        content = entry.get("content")
+        content: object = entry.get("content")
     else:
-        content = cast(dict[str, Any], entry.get("message") or {}).get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text") or "" for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+        content = (stored_message(entry) or {}).get("content")
+    return "".join(text_parts(content))

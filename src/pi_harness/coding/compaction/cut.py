@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.coding.compaction.estimate import estimate_tokens
+from pi_harness.coding.session_store.context import stored_message
 from pi_harness.coding.session_store.entries import SessionEntry
 
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
@@ -26,9 +26,9 @@ class CutPoint:
     is_split_turn: bool
 
 
-def _role(entry: SessionEntry) -> Any:
-    message = entry.get("message") if entry["type"] == "message" else None
-    return message.get("role") if isinstance(message, dict) else None
+def _role(entry: SessionEntry) -> object:
+    message = stored_message(entry)
+    return message.get("role") if message is not None else None
 
 
 def is_valid_cut_point(entry: SessionEntry) -> bool:

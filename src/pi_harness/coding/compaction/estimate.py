@@ -7,64 +7,70 @@ estimated at four characters per token. Images count as 4,800 characters (≈1,2
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import TypedDict
 
-from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.jsonutil import dumps_str
-from pi_harness.ai.types import Usage
+from pi_harness.coding.message_content import content_blocks, text_parts, timestamp_ms
 
 IMAGE_CHARS = 4800
 CHARS_PER_TOKEN = 4
 
+# Messages as the agent holds them (``AgentMessage``) or as read from a session file.
+StoredMessage = Mapping[str, object]
 
-def calculate_context_tokens(usage: Usage | dict[str, Any]) -> int:
+
+def _number(value: object) -> float:
+    return value if isinstance(value, int | float) else 0
+
+
+def _length(value: object) -> int:
+    return len(value) if isinstance(value, str) else 0
+
+
+def calculate_context_tokens(usage: Mapping[str, object]) -> int:
     """The context size a response reports: ``totalTokens``, else the sum of its parts."""
-    total = usage.get("totalTokens") or 0
+    total = _number(usage.get("totalTokens"))
     if total:
         return int(total)
     return int(
-        (usage.get("input") or 0)
-        + (usage.get("output") or 0)
-        + (usage.get("cacheRead") or 0)
-        + (usage.get("cacheWrite") or 0)
+        _number(usage.get("input"))
+        + _number(usage.get("output"))
+        + _number(usage.get("cacheRead"))
+        + _number(usage.get("cacheWrite"))
     )
 
 
-def _text_chars(content: Any, *, images: bool) -> int:
+def _usage_tokens(message: StoredMessage) -> int:
+    usage = message.get("usage")
+    return calculate_context_tokens(usage) if isinstance(usage, Mapping) else 0
+
+
+def _text_chars(content: object, *, images: bool) -> int:
     if isinstance(content, str):
         return len(content)
-    chars = 0
-    for block in content or []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            chars += len(block.get("text") or "")
-        elif kind == "image" and images:
-            chars += IMAGE_CHARS
+    chars = sum(len(text) for text in text_parts(content))
+    if images:
+        chars += IMAGE_CHARS * sum(1 for block in content_blocks(content) if block.get("type") == "image")
     return chars
 
 
-def _assistant_chars(content: Any) -> int:
+def _assistant_chars(content: object) -> int:
     chars = 0
-    for block in content or []:
-        if not isinstance(block, dict):
-            continue
+    for block in content_blocks(content):
         kind = block.get("type")
         if kind == "text":
-            chars += len(block.get("text") or "")
+            chars += _length(block.get("text"))
         elif kind == "thinking":
-            chars += len(block.get("thinking") or "")
+            chars += _length(block.get("thinking"))
         elif kind == "toolCall":
-            chars += len(block.get("name") or "") + len(dumps_str(block.get("arguments") or {}))
+            chars += _length(block.get("name")) + len(dumps_str(block.get("arguments") or {}))
     return chars
 
 
-def estimate_tokens(message: AgentMessage | dict[str, Any]) -> int:
+def estimate_tokens(message: StoredMessage) -> int:
     """``ceil(chars / 4)`` over what the model would read of one message."""
-    message = cast(dict[str, Any], message)
     role = message.get("role")
     if role == "user":
         chars = _text_chars(message.get("content"), images=False)
@@ -73,15 +79,15 @@ def estimate_tokens(message: AgentMessage | dict[str, Any]) -> int:
     elif role in ("custom", "toolResult"):
         chars = _text_chars(message.get("content"), images=True)
     elif role == "bashExecution":
-        chars = len(message.get("command") or "") + len(message.get("output") or "")
+        chars = _length(message.get("command")) + _length(message.get("output"))
     elif role in ("branchSummary", "compactionSummary"):
-        chars = len(message.get("summary") or "")
+        chars = _length(message.get("summary"))
     else:
         chars = 0
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 
-def has_usable_usage(message: AgentMessage | dict[str, Any]) -> bool:
+def has_usable_usage(message: StoredMessage) -> bool:
     """An assistant response whose usage describes a real request (not aborted, not failed)."""
     return (
         message.get("role") == "assistant"
@@ -98,7 +104,7 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: Sequence[AgentMessage | dict[str, Any]]) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[StoredMessage]) -> ContextEstimate:
     """Usage of the last valid response plus estimates for the messages after it."""
     last_usage_index: int | None = None
     for index in range(len(messages) - 1, -1, -1):
@@ -108,7 +114,7 @@ def estimate_context_tokens(messages: Sequence[AgentMessage | dict[str, Any]]) -
     if last_usage_index is None:
         total = sum(estimate_tokens(m) for m in messages)
         return ContextEstimate(total, 0, total, None)
-    usage_tokens = calculate_context_tokens(messages[last_usage_index]["usage"])  # type: ignore[typeddict-item]
+    usage_tokens = _usage_tokens(messages[last_usage_index])
     trailing = sum(estimate_tokens(m) for m in messages[last_usage_index + 1 :])
     return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, last_usage_index)
 
@@ -120,7 +126,7 @@ class ContextUsage(TypedDict):
 
 
 def context_usage(
-    messages: Sequence[AgentMessage | dict[str, Any]],
+    messages: Sequence[StoredMessage],
     context_window: int | None,
     *,
     compacted_without_new_usage: bool = False,
@@ -138,9 +144,7 @@ def context_usage(
     return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}
 
 
-def session_context_usage(
-    messages: Sequence[AgentMessage | dict[str, Any]], context_window: int | None
-) -> ContextUsage | None:
+def session_context_usage(messages: Sequence[StoredMessage], context_window: int | None) -> ContextUsage | None:
     """``getContextUsage`` over a rebuilt context whose first message may be a compaction summary.
 
     Right after a compaction the size is unknown until a response newer than the compaction
@@ -148,11 +152,8 @@ def session_context_usage(
     """
     compacted_at: int | None = None
     if messages and messages[0].get("role") == "compactionSummary":
-        compacted_at = int(messages[0].get("timestamp") or 0)
+        compacted_at = timestamp_ms(messages[0])
     fresh = compacted_at is None or any(
-        has_usable_usage(m)
-        and int(m.get("timestamp") or 0) > compacted_at
-        and calculate_context_tokens(cast(dict[str, Any], m)["usage"]) > 0
-        for m in messages
+        has_usable_usage(m) and timestamp_ms(m) > compacted_at and _usage_tokens(m) > 0 for m in messages
     )
     return context_usage(messages, context_window, compacted_without_new_usage=not fresh)

@@ -7,11 +7,10 @@ are appended to the summary as ``<read-files>`` / ``<modified-files>`` blocks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from pi_harness.agent.types import AgentMessage
+from pi_harness.coding.message_content import content_blocks
 
 
 @dataclass
@@ -20,13 +19,12 @@ class FileOperations:
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)
 
-    def add_tool_calls(self, messages: Iterable[AgentMessage | dict[str, Any]]) -> None:
+    def add_tool_calls(self, messages: Iterable[Mapping[str, object]]) -> None:
         for message in messages:
             if message.get("role") != "assistant":
                 continue
-            content: Any = message.get("content")
-            for block in content or []:
-                if not isinstance(block, dict) or block.get("type") != "toolCall":
+            for block in content_blocks(message.get("content")):
+                if block.get("type") != "toolCall":
                     continue
                 arguments = block.get("arguments")
                 path = arguments.get("path") if isinstance(arguments, dict) else None
@@ -40,14 +38,14 @@ class FileOperations:
                 elif name == "edit":
                     self.edited.add(path)
 
-    def add_details(self, details: Any) -> None:
+    def add_details(self, details: object) -> None:
         """Carry over the lists stored by an earlier compaction or branch summary."""
         if not isinstance(details, dict):
             return
-        for path in details.get("readFiles") or []:
+        for path in _items(details.get("readFiles")):
             if isinstance(path, str):
                 self.read.add(path)
-        for path in details.get("modifiedFiles") or []:
+        for path in _items(details.get("modifiedFiles")):
             if isinstance(path, str):
                 self.edited.add(path)
 
@@ -59,6 +57,10 @@ class FileOperations:
     def details(self) -> dict[str, list[str]]:
         read_files, modified_files = self.file_lists()
         return {"readFiles": read_files, "modifiedFiles": modified_files}
+
+
+def _items(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
 
 
 def format_file_lists(read_files: list[str], modified_files: list[str]) -> str:

@@ -40,7 +40,7 @@ class CompactionPreparation:
 
 
 def summarizable_message(entry: SessionEntry) -> AgentMessage | None:
-    """Section 4.4: messages, custom messages, branch summaries and compaction summaries.
+    """What a summary covers of an entry: messages, custom messages, branch and compaction summaries.
 
     1.4.0 ``system`` messages are prompt state, not conversation: the projection replays them
     from the whole path, so they are never summarised (and alone never justify a compaction).

@@ -1,7 +1,7 @@
-"""Prompt text for summary requests.
+"""Prompt text for summary requests: compactions, turn prefixes, updates and branch summaries.
 
-The wording is our own; the heading names, tags and the
-``Additional focus:`` marker are fixed because summaries and tests rely on them.
+The wording is ours; the heading names, tags and the ``Additional focus:`` marker are fixed
+because summaries and tests rely on them.
 """
 
 from __future__ import annotations

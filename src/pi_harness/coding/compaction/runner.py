@@ -13,11 +13,10 @@ or return its own summary; ``complete_fn`` replaces the model call (tests use th
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Literal, NotRequired, TypedDict, cast
 
-from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.api import complete_simple
 from pi_harness.ai.types import AssistantMessage, Model, Usage
@@ -59,7 +58,7 @@ class ExtensionCompaction(TypedDict):
     summary: str
     firstKeptEntryId: str
     tokensBefore: int
-    details: NotRequired[Any]
+    details: NotRequired[object]
     usage: NotRequired[Usage]
 
 
@@ -324,11 +323,11 @@ class CompactionRunner:
         model: Model | None,
         api_key: str | None = None,
         *,
-        messages: Sequence[AgentMessage | dict[str, Any]] = (),
+        messages: Sequence[Mapping[str, object]] = (),
         before_prompt: bool = False,
         requested_max_tokens: int | None = None,
     ) -> CheckOutcome:
-        """A check point looking at ``assistant``: compact if the guards say so."""
+        """A check point looking at ``assistant`` (see trigger.py): compact if the guards say so."""
         projection = self.session.build_session_projection()
         reason = compaction_reason(
             assistant,
@@ -349,7 +348,7 @@ class CompactionRunner:
     async def recover_from_overflow(
         self, assistant: AssistantMessage, model: Model | None, api_key: str | None = None
     ) -> CheckOutcome:
-        """Compact and retry once after a context overflow.
+        """Compact and retry once.
 
         A failed response (error or length stop) is omitted from later contexts with
         ``context_edit`` entries, compacted away and retried; a second overflow after a recovery is

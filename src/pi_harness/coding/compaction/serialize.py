@@ -6,26 +6,21 @@ continuing it. Thinking is left out (1.4.0) and long tool results are cut to 2,0
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, cast
+from collections.abc import Iterable, Mapping
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import Message
+from pi_harness.coding.message_content import content_blocks, text_parts
 from pi_harness.coding.messages import convert_to_llm
 
 TOOL_RESULT_MAX_CHARS = 2000
 
 
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    return [b.get("text") or "" for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
-
-
-def _tool_call(block: dict[str, Any]) -> str:
+def _tool_call(block: Mapping[str, object]) -> str:
     arguments = block.get("arguments")
-    pairs = ", ".join(f"{key}={dumps_str(value)}" for key, value in (arguments or {}).items())
+    items = arguments.items() if isinstance(arguments, Mapping) else ()
+    pairs = ", ".join(f"{key}={dumps_str(value)}" for key, value in items)
     return f"{block.get('name')}({pairs})"
 
 
@@ -37,23 +32,22 @@ def truncate_tool_result(text: str, limit: int = TOOL_RESULT_MAX_CHARS) -> str:
 
 def serialize_llm_messages(messages: Iterable[Message]) -> str:
     parts: list[str] = []
-    for item in messages:
-        message = cast(dict[str, Any], item)
+    for message in messages:
         role = message["role"]
         if role == "user":
-            text = "".join(_texts(message.get("content")))
+            text = "".join(text_parts(message.get("content")))
             if text:
                 parts.append(f"[User]: {text}")
         elif role == "assistant":
-            blocks = [b for b in message.get("content") or [] if isinstance(b, dict)]
-            text = "\n".join(b.get("text") or "" for b in blocks if b.get("type") == "text")
+            blocks = content_blocks(message.get("content"))
+            text = "\n".join(text_parts(blocks))
             if text:
                 parts.append(f"[Assistant]: {text}")
             calls = [_tool_call(b) for b in blocks if b.get("type") == "toolCall"]
             if calls:
                 parts.append(f"[Assistant tool calls]: {'; '.join(calls)}")
         elif role == "toolResult":
-            text = "".join(_texts(message.get("content")))
+            text = "".join(text_parts(message.get("content")))
             if text:
                 parts.append(f"[Tool result]: {truncate_tool_result(text)}")
     return "\n\n".join(parts)

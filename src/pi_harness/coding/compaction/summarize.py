@@ -12,7 +12,6 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.abort import AbortSignal
@@ -24,6 +23,7 @@ from pi_harness.coding.compaction.file_ops import format_file_lists
 from pi_harness.coding.compaction.prepare import CompactionPreparation
 from pi_harness.coding.compaction.serialize import serialize_conversation
 from pi_harness.coding.compaction.types import CompactionResult, CompleteFn, add_usage
+from pi_harness.coding.message_content import text_parts
 
 
 class SummarizationError(Exception):
@@ -66,8 +66,7 @@ def summary_options(model: Model, api_key: str | None, signal: AbortSignal | Non
 
 
 def response_text(message: AssistantMessage) -> str:
-    content: list[Any] = list(message.get("content") or [])
-    return "\n".join(b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "\n".join(text_parts(list(message.get("content") or [])))
 
 
 async def request_summary(

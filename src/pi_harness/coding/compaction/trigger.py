@@ -1,21 +1,20 @@
 """When to compact automatically.
 
-``should_compact`` is the threshold rule. ``compaction_reason`` looks at the assistant message a
-check point sees and, past the guards (compaction on, a model, an aborted response only right
-before a prompt, nothing from before the latest compaction), says whether to compact and why: the
-current model's context overflowed, or the context is over the threshold.
+``should_compact`` is the threshold rule; ``compaction_reason`` applies the guards (compaction on,
+a model, the response not aborted, from the current model and newer than the latest compaction)
+to the assistant message a check point looks at and says whether to compact, and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
-from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.overflow import is_context_overflow
 from pi_harness.ai.types import AssistantMessage, Model
 from pi_harness.coding.compaction.estimate import calculate_context_tokens, estimate_context_tokens
 from pi_harness.coding.compaction.settings import CompactionSettings
+from pi_harness.coding.message_content import timestamp_ms
 from pi_harness.coding.session_store.entries import CompactionEntry
 from pi_harness.coding.session_store.ids import iso_to_ms
 
@@ -44,7 +43,7 @@ def compaction_reason(
     settings: CompactionSettings,
     model: Model | None,
     latest_compaction: CompactionEntry | None = None,
-    messages: Sequence[AgentMessage | dict[str, Any]] = (),
+    messages: Sequence[Mapping[str, object]] = (),
     before_prompt: bool = False,
     requested_max_tokens: int | None = None,
 ) -> AutoCompactionReason | None:
@@ -75,7 +74,7 @@ def compaction_reason(
         if estimate.last_usage_index is None:
             return None
         source = messages[estimate.last_usage_index]
-        if compacted_at is not None and int(source.get("timestamp") or 0) <= compacted_at:
+        if compacted_at is not None and timestamp_ms(source) <= compacted_at:
             return None
         tokens = estimate.tokens
     else:

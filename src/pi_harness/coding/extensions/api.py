@@ -1,4 +1,4 @@
-"""``pi``: the API an extension's ``extension(pi)`` factory receives (extensions.md section 6).
+"""``pi``: the API an extension's ``extension(pi)`` factory receives.
 
 Registration methods work at any time; action methods need a bound session and raise
 ``Extension runtime not initialized...`` while the factory runs. Provider registrations made
@@ -7,35 +7,63 @@ during loading are queued and applied when the runner binds to its session.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal as _signal
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, NamedTuple, Protocol, TypeVar, overload
 
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.bus import EventBus
 from pi_harness.coding.extensions.events import EVENT_NAMES
+from pi_harness.coding.extensions.exec_program import ProgramResult, exec_program
+from pi_harness.coding.extensions.host import ExtensionHost
+from pi_harness.coding.extensions.registry import EventHandler, Extension
 from pi_harness.coding.extensions.types import (
+    ArgumentCompletions,
     CommandDefinition,
+    CommandHandler,
     FlagDefinition,
+    FlagValue,
+    MessageRenderer,
     ShortcutDefinition,
+    ShortcutHandler,
     ToolDefinition,
+    ToolExecuteWithContext,
+    ToolParameters,
+    ToolRenderer,
 )
-
-if TYPE_CHECKING:
-    from pi_harness.ai.types import Model
-    from pi_harness.coding.extensions.host import ExtensionHost
-    from pi_harness.coding.extensions.runner import Extension, ExtensionRunner
 
 NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading."
 
-Handler = Callable[..., Any]
-H = TypeVar("H", bound=Callable[..., Any])
+H = TypeVar("H", bound=EventHandler)
+T = TypeVar("T", bound=ToolExecuteWithContext)
+C = TypeVar("C", bound=CommandHandler)
+S = TypeVar("S", bound=ShortcutHandler)
+
+
+class ProviderAction(NamedTuple):
+    """A ``register_provider``/``unregister_provider`` call, applied to the session's models."""
+
+    kind: Literal["register", "unregister"]
+    name: str
+    config: Mapping[str, object] | None  # the provider config (``register`` only)
+    extension_path: str
+
+
+class ExtensionRuntime(Protocol):
+    """What the API needs of the runner that loaded it (``ExtensionRunner``)."""
+
+    @property
+    def bus(self) -> EventBus: ...
+    @property
+    def host(self) -> ExtensionHost | None: ...
+    @property
+    def flag_values(self) -> Mapping[str, FlagValue]: ...
+    def tools_changed(self) -> None: ...
+    def queue_provider(self, action: ProviderAction) -> None: ...
 
 
 class ExtensionAPI:
-    def __init__(self, extension: Extension, runner: ExtensionRunner) -> None:
+    def __init__(self, extension: Extension, runner: ExtensionRuntime) -> None:
         self._extension = extension
         self._runner = runner
 
@@ -60,12 +88,12 @@ class ExtensionAPI:
     @overload
     def on(self, event: str, handler: H) -> H: ...
 
-    def on(self, event: str, handler: Handler | None = None) -> Any:
+    def on(self, event: str, handler: H | None = None) -> H | Callable[[H], H]:
         """Subscribe ``handler(event, ctx)``; without a handler, returns a decorator."""
         if event not in EVENT_NAMES:
             raise ValueError(f"Unknown extension event: {event}")
 
-        def register(fn: Handler) -> Handler:
+        def register(fn: H) -> H:
             self._extension.handlers.setdefault(event, []).append(fn)
             return fn
 
@@ -82,14 +110,33 @@ class ExtensionAPI:
         *,
         name: str,
         description: str,
-        parameters: Any,
+        parameters: ToolParameters,
         label: str | None = None,
-        **options: Any,
-    ) -> Callable[[H], H]:
-        def decorate(fn: H) -> H:
+        prompt_snippet: str | None = None,
+        prompt_guidelines: list[str] | None = None,
+        execution_mode: Literal["parallel", "sequential"] | None = None,
+        prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None,
+        output_schema: dict[str, object] | None = None,
+        render_call: ToolRenderer | None = None,
+        render_result: ToolRenderer | None = None,
+    ) -> Callable[[T], T]:
+        """Register the decorated ``execute`` as a tool (the keywords are ``ToolDefinition``'s)."""
+
+        def decorate(fn: T) -> T:
             self.register_tool(
                 ToolDefinition(
-                    name=name, description=description, parameters=parameters, execute=fn, label=label, **options
+                    name=name,
+                    description=description,
+                    parameters=parameters,
+                    execute=fn,
+                    label=label,
+                    prompt_snippet=prompt_snippet,
+                    prompt_guidelines=prompt_guidelines,
+                    execution_mode=execution_mode,
+                    prepare_arguments=prepare_arguments,
+                    output_schema=output_schema,
+                    render_call=render_call,
+                    render_result=render_result,
                 )
             )
             return fn
@@ -103,27 +150,27 @@ class ExtensionAPI:
         handler: None = None,
         *,
         description: str | None = None,
-        get_argument_completions: Callable[[str], list[Any] | None] | None = None,
-    ) -> Callable[[H], H]: ...
+        get_argument_completions: ArgumentCompletions | None = None,
+    ) -> Callable[[C], C]: ...
     @overload
     def register_command(
         self,
         name: str,
-        handler: H,
+        handler: C,
         *,
         description: str | None = None,
-        get_argument_completions: Callable[[str], list[Any] | None] | None = None,
-    ) -> H: ...
+        get_argument_completions: ArgumentCompletions | None = None,
+    ) -> C: ...
 
     def register_command(
         self,
         name: str,
-        handler: Handler | None = None,
+        handler: C | None = None,
         *,
         description: str | None = None,
-        get_argument_completions: Callable[[str], list[Any] | None] | None = None,
-    ) -> Any:
-        def register(fn: Handler) -> Handler:
+        get_argument_completions: ArgumentCompletions | None = None,
+    ) -> C | Callable[[C], C]:
+        def register(fn: C) -> C:
             self._extension.commands.append(
                 CommandDefinition(name.lstrip("/"), fn, description, get_argument_completions)
             )
@@ -131,24 +178,26 @@ class ExtensionAPI:
 
         return register(handler) if handler is not None else register
 
-    def command(self, name: str, *, description: str | None = None) -> Callable[[H], H]:
+    def command(self, name: str, *, description: str | None = None) -> Callable[[C], C]:
         return self.register_command(name, description=description)
 
     @overload
     def register_shortcut(
         self, key: str, handler: None = None, *, description: str | None = None
-    ) -> Callable[[H], H]: ...
+    ) -> Callable[[S], S]: ...
     @overload
-    def register_shortcut(self, key: str, handler: H, *, description: str | None = None) -> H: ...
+    def register_shortcut(self, key: str, handler: S, *, description: str | None = None) -> S: ...
 
-    def register_shortcut(self, key: str, handler: Handler | None = None, *, description: str | None = None) -> Any:
-        def register(fn: Handler) -> Handler:
+    def register_shortcut(
+        self, key: str, handler: S | None = None, *, description: str | None = None
+    ) -> S | Callable[[S], S]:
+        def register(fn: S) -> S:
             self._extension.shortcuts.append(ShortcutDefinition(key.lower(), fn, description))
             return fn
 
         return register(handler) if handler is not None else register
 
-    def shortcut(self, key: str, *, description: str | None = None) -> Callable[[H], H]:
+    def shortcut(self, key: str, *, description: str | None = None) -> Callable[[S], S]:
         return self.register_shortcut(key, description=description)
 
     def register_flag(
@@ -156,42 +205,44 @@ class ExtensionAPI:
         name: str,
         *,
         type: Literal["boolean", "string"] = "boolean",
-        default: Any = None,
+        default: FlagValue | None = None,
         description: str | None = None,
     ) -> None:
         self._extension.flags.append(FlagDefinition(name.lstrip("-"), type, default, description))
 
-    def get_flag(self, name: str) -> Any:
+    def get_flag(self, name: str) -> FlagValue | None:
         """This extension's flag value (the name without dashes); ``None`` for others' flags."""
         flag = next((f for f in self._extension.flags if f.name == name.lstrip("-")), None)
         if flag is None:
             return None
         return self._runner.flag_values.get(flag.name, flag.default)
 
-    def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+    def register_message_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
         self._extension.message_renderers[custom_type] = renderer
 
-    def register_provider(self, name: str, config: dict[str, Any]) -> None:
-        self._runner.queue_provider(("register", name, config, self._extension.path))
+    def register_provider(self, name: str, config: Mapping[str, object]) -> None:
+        self._runner.queue_provider(ProviderAction("register", name, config, self._extension.path))
 
     def unregister_provider(self, name: str) -> None:
-        self._runner.queue_provider(("unregister", name, None, self._extension.path))
+        self._runner.queue_provider(ProviderAction("unregister", name, None, self._extension.path))
 
     # -- actions ---------------------------------------------------------------------------------
 
     async def send_message(
         self,
-        message: dict[str, Any],
+        message: dict[str, object],
         *,
         trigger_turn: bool = False,
         deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None,
     ) -> None:
         await self._host().send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
 
-    async def send_user_message(self, content: Any, *, deliver_as: Literal["steer", "followUp"] | None = None) -> None:
+    async def send_user_message(
+        self, content: str | list[UserContent], *, deliver_as: Literal["steer", "followUp"] | None = None
+    ) -> None:
         await self._host().send_user_message(content, deliver_as=deliver_as)
 
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_entry(self, custom_type: str, data: object = None) -> str:
         return self._host().append_custom_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
@@ -206,13 +257,13 @@ class ExtensionAPI:
     def get_active_tools(self) -> list[str]:
         return self._host().get_active_tools()
 
-    def get_all_tools(self) -> list[dict[str, Any]]:
+    def get_all_tools(self) -> Sequence[Mapping[str, object]]:
         return self._host().get_all_tools()
 
     def set_active_tools(self, names: list[str]) -> None:
         self._host().set_active_tools(names)
 
-    def get_commands(self) -> list[dict[str, Any]]:
+    def get_commands(self) -> Sequence[Mapping[str, object]]:
         return self._host().get_commands()
 
     async def set_model(self, model: Model) -> bool:
@@ -232,50 +283,12 @@ class ExtensionAPI:
         signal: AbortSignal | None = None,
         timeout: float | None = None,
         cwd: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ProgramResult:
         """Run a program without a shell: ``{stdout, stderr, code, killed}``.
 
         ``timeout`` is in milliseconds (as in Pi). Abort or timeout sends SIGTERM, then SIGKILL
         after 5 s; a spawn failure gives ``code`` 1.
         """
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                command,
-                *(args or []),
-                cwd=cwd or (self._runner.host.cwd if self._runner.host is not None else None),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return {"stdout": "", "stderr": str(exc), "code": 1, "killed": False}
-        killed = False
-
-        def kill() -> None:
-            nonlocal killed
-            if proc.returncode is None:
-                killed = True
-                _kill_group(proc.pid, _signal.SIGTERM)
-                asyncio.get_running_loop().call_later(5, _kill_group, proc.pid, _signal.SIGKILL)
-
-        if signal is not None:
-            signal.add_listener(lambda _reason: kill())
-        handle = asyncio.get_running_loop().call_later(timeout / 1000, kill) if timeout else None
-        stdout, stderr = await proc.communicate()
-        if handle is not None:
-            handle.cancel()
-        code = proc.returncode if proc.returncode is not None else 0
-        return {
-            "stdout": stdout.decode("utf-8", errors="replace"),
-            "stderr": stderr.decode("utf-8", errors="replace"),
-            "code": code if code >= 0 else 128 - code,
-            "killed": killed,
-        }
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+        host = self._runner.host
+        directory = cwd or (host.cwd if host is not None else None)
+        return await exec_program(command, args, cwd=directory, signal=signal, timeout_ms=timeout)

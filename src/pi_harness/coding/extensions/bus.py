@@ -10,14 +10,16 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+
+# ``handler(data)``; it may return an awaitable, which runs as a task of its own.
+BusHandler = Callable[[object], object]
 
 
 class EventBus:
     def __init__(self) -> None:
-        self._handlers: dict[str, list[Callable[[Any], Any]]] = {}
+        self._handlers: dict[str, list[BusHandler]] = {}
 
-    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+    def on(self, channel: str, handler: BusHandler) -> Callable[[], None]:
         self._handlers.setdefault(channel, []).append(handler)
 
         def unsubscribe() -> None:
@@ -27,7 +29,7 @@ class EventBus:
 
         return unsubscribe
 
-    def emit(self, channel: str, data: Any = None) -> None:
+    def emit(self, channel: str, data: object = None) -> None:
         for handler in list(self._handlers.get(channel, [])):
             try:
                 result = handler(data)
@@ -41,6 +43,6 @@ class EventBus:
         self._handlers.clear()
 
 
-def _log_task_error(channel: str, task: asyncio.Future[Any]) -> None:
+def _log_task_error(channel: str, task: asyncio.Future[object]) -> None:
     if not task.cancelled() and task.exception() is not None:
         print(f"Event handler error ({channel}): {task.exception()}", file=sys.stderr)

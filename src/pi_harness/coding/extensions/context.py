@@ -1,4 +1,4 @@
-"""``ctx``: what handlers, tools and commands receive (extensions.md section 7).
+"""``ctx``: what handlers, tools and commands receive.
 
 A context belongs to one runner generation. After ``/reload`` or a session replacement the runner
 is invalidated and every old context raises ``StaleContextError`` when used, so an extension never
@@ -7,15 +7,15 @@ acts on a session that is gone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
 
+from pi_harness.agent.types import ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
-from pi_harness.coding.extensions.host import ExtensionHost
+from pi_harness.ai.types import Model
+from pi_harness.coding.extensions.host import CompactionCallback, ExtensionHost, SessionSetup
 from pi_harness.coding.extensions.ui import ExtensionUI
-
-if TYPE_CHECKING:
-    from pi_harness.ai.types import Model
+from pi_harness.coding.model_runtime import ModelRuntime
+from pi_harness.coding.session_store.readonly import ReadonlySessionManager
 
 STALE_MESSAGE = "Extension context is stale: the session was reloaded or replaced"
 
@@ -64,15 +64,16 @@ class ExtensionContext:
         return self._live().cwd
 
     @property
-    def session_manager(self) -> Any:
+    def session_manager(self) -> ReadonlySessionManager:
         return self._live().session_manager
 
     @property
-    def model_runtime(self) -> Any:
+    def model_runtime(self) -> ModelRuntime:
         return self._live().model_runtime
 
     @property
-    def model_registry(self) -> Any:
+    def model_registry(self) -> ModelRuntime:
+        """Pi's name for ``model_runtime``."""
         return self._live().model_runtime
 
     @property
@@ -91,14 +92,14 @@ class ExtensionContext:
     def shutdown(self) -> None:
         self._live().request_shutdown()
 
-    def get_context_usage(self) -> dict[str, Any] | None:
+    def get_context_usage(self) -> Mapping[str, object] | None:
         return self._live().get_context_usage()
 
     def compact(
         self,
         custom_instructions: str | None = None,
-        on_complete: Callable[[Any], Any] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: CompactionCallback | None = None,
+        on_error: Callable[[BaseException], object] | None = None,
     ) -> None:
         self._live().start_compaction(custom_instructions, on_complete, on_error)
 
@@ -108,13 +109,14 @@ class ExtensionContext:
     async def execute_tool(
         self,
         name: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         *,
         signal: AbortSignal | None = None,
-        on_update: Callable[[Any], None] | None = None,
+        on_update: ToolUpdateCallback | None = None,
         parent_tool_call_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Run another tool through the same validation and hooks (tools.md section 2.4)."""
+    ) -> Mapping[str, object]:
+        """Run another tool through the same argument validation and ``tool_call``/``tool_result``
+        hooks as a call from the model; the result is that tool's result dict."""
         return await self._live().execute_tool(
             name, args, signal=signal, on_update=on_update, parent_tool_call_id=parent_tool_call_id
         )
@@ -127,17 +129,17 @@ class ExtensionCommandContext(ExtensionContext):
         await self._live().wait_for_idle()
 
     async def new_session(
-        self, parent_session: str | None = None, setup: Callable[[Any], Any] | None = None
-    ) -> dict[str, Any]:
+        self, parent_session: str | None = None, setup: SessionSetup | None = None
+    ) -> Mapping[str, object]:
         return await self._live().new_session(parent_session, setup)
 
-    async def fork(self, entry_id: str) -> dict[str, Any]:
+    async def fork(self, entry_id: str) -> Mapping[str, object]:
         return await self._live().fork(entry_id)
 
-    async def navigate_tree(self, target_id: str, **options: Any) -> dict[str, Any]:
+    async def navigate_tree(self, target_id: str, **options: object) -> Mapping[str, object]:
         return await self._live().navigate_tree(target_id, options)
 
-    async def switch_session(self, path: str) -> dict[str, Any]:
+    async def switch_session(self, path: str) -> Mapping[str, object]:
         return await self._live().switch_session(path)
 
     async def reload(self) -> None:

@@ -1,15 +1,19 @@
 """Extension event names, their combination kinds, and the event object handlers receive.
 
-Kinds (extensions.md section 4): ``notify`` (return ignored), ``mutate`` (in-place, later
-handlers see earlier changes), ``transform`` (each handler gets the previous output), ``gate``
-(a result can stop the default path). Handlers get an ``ExtensionEvent``: attribute access in
-snake_case (``event.tool_name``) or item access with Pi's camelCase keys (``event["toolName"]``).
+How the results of an event's handlers combine (``combine.py`` implements each kind, the
+table in docs/extensions.md describes them for authors): ``notify`` (return ignored), in-place
+mutation (later handlers see earlier changes to the event), chained transform (each handler gets
+the previous output) and gate (a result can stop the default path). Handlers get an
+``ExtensionEvent``: attribute access in snake_case (``event.tool_name``) or item access with Pi's
+camelCase keys (``event["toolName"]``). Payload values are whatever the event carries, so they
+are typed ``object``: narrow them (``isinstance``) before use.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Any, Literal
+from typing import Literal
 
 EventKind = Literal[
     "notify",
@@ -89,10 +93,10 @@ class ExtensionEvent:
     """A payload dict with snake_case attribute access; mutations write through to the payload."""
 
     __slots__ = ("_payload", "type")
-    _payload: dict[str, Any]
+    _payload: dict[str, object]
     type: str
 
-    def __init__(self, type: str, payload: dict[str, Any] | None = None) -> None:
+    def __init__(self, type: str, payload: dict[str, object] | None = None) -> None:
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "_payload", payload if payload is not None else {})
 
@@ -101,7 +105,7 @@ class ExtensionEvent:
             return name
         return snake_to_camel(name)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         if name.startswith("__"):
             raise AttributeError(name)
         key = self._key(name)
@@ -109,38 +113,36 @@ class ExtensionEvent:
             return self._payload[key]
         raise AttributeError(f"event {self.type!r} has no field {name!r}")
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         self._payload[self._key(name)] = value
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> object:
         return self._payload[key]
 
-    def __setitem__(self, key: str, value: Any) -> None:
+    def __setitem__(self, key: str, value: object) -> None:
         self._payload[key] = value
 
     def __contains__(self, key: object) -> bool:
         return key in self._payload
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> object:
         return self._payload.get(key, default)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"type": self.type, **self._payload}
 
     def __repr__(self) -> str:
         return f"ExtensionEvent({self.type!r}, {self._payload!r})"
 
 
-def normalize_result(result: Any) -> Any:
+def normalize_result(result: object) -> object:
     """Handler results may be dicts with Pi's keys, dataclasses or objects with ``to_dict``."""
     if result is None or isinstance(result, dict | str | bool | list):
         return result
     to_dict = getattr(result, "to_dict", None)
     if callable(to_dict):
-        converted: Any = to_dict()
+        converted: object = to_dict()
         return converted
-    import dataclasses
-
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         return {snake_to_camel(k): v for k, v in dataclasses.asdict(result).items() if v is not None}
     return result

@@ -1,4 +1,4 @@
-"""Importing extension modules (extensions.md sections 2.3 and 10).
+"""Importing extension modules.
 
 An extension is a ``.py`` file or a package directory (``__init__.py``, or a manifest listing its
 entries: ``pyproject.toml`` ``[tool.pi] extensions = [...]`` or ``package.json``
@@ -14,7 +14,6 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 _counter = itertools.count(1)
 
@@ -60,7 +59,7 @@ def entry_files(path: Path) -> list[Path]:
     return []
 
 
-def import_factory(file: Path, display_path: str) -> Callable[..., Any]:
+def import_factory(file: Path, display_path: str) -> Callable[..., object]:
     """Import ``file`` fresh and return its ``extension`` callable."""
     is_package = file.name == "__init__.py"
     module_name = f"pi_ext_{abs(hash(str(file))) % 10**8}_{next(_counter)}"
@@ -86,7 +85,7 @@ def import_factory(file: Path, display_path: str) -> Callable[..., Any]:
             sys.path.remove(search_dir)
         except ValueError:
             pass
-    factory = getattr(module, "extension", None)
+    factory: object = getattr(module, "extension", None)
     if not callable(factory):
         raise ExtensionLoadError(display_path, f"Extension does not export a valid factory function: {display_path}")
-    return factory  # type: ignore[no-any-return]
+    return factory

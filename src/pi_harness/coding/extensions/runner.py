@@ -1,55 +1,56 @@
-"""The extension runner: loads extensions and dispatches events with Pi's semantics.
+"""The extension runner: loads extensions, binds them to a session and dispatches events.
 
 Handlers run sequentially in extension load order, and within one extension in registration
-order. The error policy of extensions.md section 5 lives here, not in handlers: everything is
-reported and processing continues, except ``tool_call`` and ``user_bash`` where a raising handler
-blocks (fail closed). ``handler_timeout_ms`` (beyond Pi, off by default) cancels a slow handler
-and treats it as having raised.
+order. The error policy lives here, not in handlers: a raising handler is reported on the error
+channel (``on_error``) and processing continues, except for ``tool_call`` and ``user_bash``,
+where it blocks the call or command (fail closed). ``handler_timeout_ms`` (beyond Pi, off by
+default) cancels a slow handler and treats it as having raised.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import traceback
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
-from pi_harness.coding.extensions.api import ExtensionAPI
+from pi_harness.ai.types import ImageContent, UserContent
+from pi_harness.coding.extensions import registry
+from pi_harness.coding.extensions.api import ExtensionAPI, ProviderAction
 from pi_harness.coding.extensions.bus import EventBus
+from pi_harness.coding.extensions.combine import (
+    BeforeAgentStart,
+    BeforeAgentStartOutcome,
+    Chain,
+    Collect,
+    Gate,
+    InputChain,
+    InputOutcome,
+    Notify,
+    as_dict,
+)
 from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext, Generation
-from pi_harness.coding.extensions.events import ExtensionEvent, normalize_result
+from pi_harness.coding.extensions.dispatch import Combiner, HandlerCaller, OnError, dispatch
 from pi_harness.coding.extensions.host import ExtensionHost
 from pi_harness.coding.extensions.loader import ExtensionLoadError, entry_files, import_factory
+from pi_harness.coding.extensions.registry import EventHandler, Extension
 from pi_harness.coding.extensions.types import (
     CommandDefinition,
     ExtensionErrorRecord,
     FlagDefinition,
+    FlagValue,
+    MessageRenderer,
     ShortcutDefinition,
     ToolDefinition,
 )
 from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
 
-Factory = Callable[[ExtensionAPI], Any]
+# ``extension(pi)``; it may be a coroutine function (awaited while loading).
+Factory = Callable[[ExtensionAPI], object]
 ErrorListener = Callable[[ExtensionErrorRecord], None]
-ProviderAction = tuple[str, str, Any, str]
-
-
-class HandlerTimeout(Exception):
-    pass
-
-
-@dataclass
-class Extension:
-    path: str
-    handlers: dict[str, list[Callable[..., Any]]] = field(default_factory=dict)
-    tools: list[ToolDefinition] = field(default_factory=list)
-    commands: list[CommandDefinition] = field(default_factory=list)
-    shortcuts: list[ShortcutDefinition] = field(default_factory=list)
-    flags: list[FlagDefinition] = field(default_factory=list)
-    message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+C = TypeVar("C", bound=Combiner)
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,13 @@ class ExtensionRunner:
         self.builtin_factories = dict(builtin_factories or {})
         self.host: ExtensionHost | None = None
         self.bus = EventBus()
-        self.flag_values: dict[str, Any] = {}
+        self.flag_values: dict[str, FlagValue] = {}
         self._generation = Generation()
         self._error_listeners: list[ErrorListener] = []
         self._pending_providers: list[ProviderAction] = []
         self._provider_applier: Callable[[ProviderAction], None] | None = None
         self._tools_listener: Callable[[], None] | None = None
+        self._caller = HandlerCaller(self._context_for_handler, lambda: self.handler_timeout_ms)
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -162,58 +164,24 @@ class ExtensionRunner:
         try:
             self._provider_applier(action)
         except Exception as exc:
-            self.report(action[3], "register_provider", exc)
+            self.report(action.extension_path, "register_provider", exc)
 
     def tools_changed(self) -> None:
         if self._tools_listener is not None:
             self._tools_listener()
 
-    # -- registries ------------------------------------------------------------------------------
+    # -- registries (see registry.py) ------------------------------------------------------------
 
     def tool_definitions(self) -> list[tuple[ToolDefinition, str]]:
         """Extension tools, first registration of a name wins (conflicts reported)."""
-        seen: dict[str, str] = {}
-        out: list[tuple[ToolDefinition, str]] = []
-        for ext in self.extensions:
-            for tool in ext.tools:
-                if tool.name in seen:
-                    continue
-                seen[tool.name] = ext.path
-                out.append((tool, ext.path))
-        return out
+        return registry.tool_definitions(self.extensions)
 
     def tool_conflicts(self) -> list[str]:
-        seen: dict[str, str] = {}
-        messages = []
-        for ext in self.extensions:
-            for tool in ext.tools:
-                if tool.name in seen and seen[tool.name] != ext.path:
-                    messages.append(f'Tool "{tool.name}" conflicts with {seen[tool.name]}')
-                seen.setdefault(tool.name, ext.path)
-        return messages
+        return registry.tool_conflicts(self.extensions)
 
     def commands(self, builtin_names: Iterable[str] = ()) -> tuple[list[tuple[CommandDefinition, str]], list[str]]:
         """Commands in load order and the conflict diagnostics (duplicates and built-in names)."""
-        builtins = set(builtin_names)
-        owners: dict[str, str] = {}
-        out: list[tuple[CommandDefinition, str]] = []
-        diagnostics: list[str] = []
-        for ext in self.extensions:
-            for command in ext.commands:
-                if command.name in builtins:
-                    diagnostics.append(
-                        f"Extension command '{command.name}' from {ext.path} conflicts with built-in commands. "
-                        "Skipping."
-                    )
-                elif command.name in owners:
-                    diagnostics.append(
-                        f"Extension command '{command.name}' from {ext.path} conflicts with {owners[command.name]}. "
-                        "Skipping."
-                    )
-                else:
-                    owners[command.name] = ext.path
-                    out.append((command, ext.path))
-        return out, diagnostics
+        return registry.commands(self.extensions, builtin_names)
 
     def find_command(self, name: str) -> tuple[CommandDefinition, str] | None:
         commands, _ = self.commands()
@@ -223,23 +191,10 @@ class ExtensionRunner:
         return [(s, ext.path) for ext in self.extensions for s in ext.shortcuts]
 
     def flags(self) -> tuple[list[tuple[FlagDefinition, str]], list[str]]:
-        owners: dict[str, str] = {}
-        out: list[tuple[FlagDefinition, str]] = []
-        diagnostics: list[str] = []
-        for ext in self.extensions:
-            for flag in ext.flags:
-                if flag.name in owners:
-                    diagnostics.append(f'Flag "--{flag.name}" conflicts with {ext.path}')
-                    continue
-                owners[flag.name] = ext.path
-                out.append((flag, ext.path))
-        return out, diagnostics
+        return registry.flags(self.extensions)
 
-    def message_renderer(self, custom_type: str) -> Callable[..., Any] | None:
-        for ext in self.extensions:
-            if custom_type in ext.message_renderers:
-                return ext.message_renderers[custom_type]
-        return None
+    def message_renderer(self, custom_type: str) -> MessageRenderer | None:
+        return registry.message_renderer(self.extensions, custom_type)
 
     # -- contexts and errors -----------------------------------------------------------------------
 
@@ -270,152 +225,62 @@ class ExtensionRunner:
             except Exception:
                 pass
 
-    # -- dispatch helpers ----------------------------------------------------------------------------
+    # -- dispatch ------------------------------------------------------------------------------------
+    # Each ``emit_*`` declares how its event's handler results combine (``combine.py``) and what
+    # a raising handler means; ``dispatch.py`` runs the handlers.
 
     def has_handlers(self, event: str) -> bool:
         return any(event in ext.handlers for ext in self.extensions)
 
-    def _handlers(self, event: str) -> list[tuple[Extension, Callable[..., Any]]]:
-        return [(ext, h) for ext in self.extensions for h in ext.handlers.get(event, [])]
+    def _handlers(self, event: str) -> list[tuple[str, EventHandler]]:
+        return [(ext.path, h) for ext in self.extensions for h in ext.handlers.get(event, [])]
 
-    async def _call(self, handler: Callable[..., Any], event: ExtensionEvent, *, with_ctx: bool = True) -> Any:
-        # Handlers may be written ``(event)`` or ``(event, ctx)``; ctx is None where none exists
-        # (``session_directory``, ``project_trust``, before binding).
-        if _positional_arity(handler) < 2:
-            args: tuple[Any, ...] = (event,)
-        elif with_ctx and self.host is not None:
-            args = (event, self.create_context())
-        else:
-            args = (event, None)
-        result = handler(*args)
-        if inspect.isawaitable(result):
-            if self.handler_timeout_ms:
-                try:
-                    result = await asyncio.wait_for(_as_coroutine(result), self.handler_timeout_ms / 1000)
-                except TimeoutError as exc:
-                    raise HandlerTimeout(
-                        f"Extension handler for {event.type} timed out after {self.handler_timeout_ms} ms"
-                    ) from exc
-            else:
-                result = await result
-        return normalize_result(result)
+    def _context_for_handler(self) -> ExtensionContext | None:
+        return self.create_context() if self.host is not None else None
 
-    async def emit(self, event_type: str, payload: dict[str, Any] | None = None) -> None:
+    async def _run(self, combiner: C, *, on_error: OnError = "report", with_ctx: bool = True) -> C:
+        handlers = self._handlers(combiner.event_type)
+        return await dispatch(handlers, combiner, self._caller, self.report, on_error=on_error, with_ctx=with_ctx)
+
+    async def emit(self, event_type: str, payload: dict[str, object] | None = None) -> None:
         """Notify: every handler runs; errors are reported."""
-        if not self.has_handlers(event_type):
-            return
-        event = ExtensionEvent(event_type, payload if payload is not None else {})
-        for ext, handler in self._handlers(event_type):
-            try:
-                await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, event_type, exc)
+        if self.has_handlers(event_type):
+            await self._run(Notify(event_type, payload if payload is not None else {}))
 
-    async def emit_collect(self, event_type: str, payload: dict[str, Any]) -> list[tuple[str, Any]]:
-        results: list[tuple[str, Any]] = []
-        event = ExtensionEvent(event_type, payload)
-        for ext, handler in self._handlers(event_type):
-            try:
-                result = await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, event_type, exc)
-                continue
-            if result is not None:
-                results.append((ext.path, result))
-        return results
+    async def emit_collect(self, event_type: str, payload: dict[str, object]) -> list[tuple[str, object]]:
+        """Notify, keeping each handler's non-empty result with its extension's path."""
+        return (await self._run(Collect(event_type, payload))).results
 
     async def emit_project_trust(self, cwd: str, resources: list[str]) -> bool | None:
-        """First handler answering yes/no decides; errors become warnings (reported)."""
-        event = ExtensionEvent("project_trust", {"cwd": cwd, "resources": list(resources)})
-        for ext, handler in self._handlers("project_trust"):
-            try:
-                result = await self._call(handler, event, with_ctx=False)
-            except Exception as exc:
-                self.report(ext.path, "project_trust", exc)
-                continue
-            answer = _yes_no(result)
-            if answer is not None:
-                return answer
-        return None
+        """Gate: the first handler answering yes/no decides; errors are reported (as warnings)."""
+        gate = Gate("project_trust", {"cwd": cwd, "resources": list(resources)}, _yes_no)
+        return (await self._run(gate, with_ctx=False)).answer
 
     async def emit_session_directory(self, cwd: str) -> str | None:
-        event = ExtensionEvent("session_directory", {"cwd": cwd})
-        chosen: str | None = None
-        for ext, handler in self._handlers("session_directory"):
-            try:
-                result = await self._call(handler, event, with_ctx=False)
-            except Exception as exc:
-                self.report(ext.path, "session_directory", exc)
-                continue
-            if isinstance(result, dict) and isinstance(result.get("sessionDir"), str):
-                chosen = result["sessionDir"]
-        return chosen
+        """The last handler naming a ``sessionDir`` decides."""
+        gate = Gate("session_directory", {"cwd": cwd}, _session_dir, final=lambda _dir: False)
+        return (await self._run(gate, with_ctx=False)).answer
 
-    async def emit_session_before(self, event_type: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """The first ``{cancel: true}`` wins at once; otherwise the last non-empty result."""
-        event = ExtensionEvent(event_type, payload)
-        last: dict[str, Any] | None = None
-        for ext, handler in self._handlers(event_type):
-            try:
-                result = await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, event_type, exc)
-                continue
-            if isinstance(result, dict) and result:
-                if result.get("cancel"):
-                    return result
-                last = result
-        return last
+    async def emit_session_before(self, event_type: str, payload: dict[str, object]) -> dict[str, object] | None:
+        """Gate: the first ``{cancel: true}`` wins at once; otherwise the last non-empty result."""
+        gate = Gate(event_type, payload, _non_empty, final=lambda result: bool(result.get("cancel")))
+        return (await self._run(gate)).answer
 
-    async def emit_input(self, text: str, images: list[Any] | None, source: str) -> dict[str, Any]:
-        """Chain transforms; the first ``handled`` stops. Returns ``{action, text, images}``."""
-        current: dict[str, Any] = {"action": "continue", "text": text, "images": images}
-        for ext, handler in self._handlers("input"):
-            payload: dict[str, Any] = {"text": current["text"], "source": source}
-            if current["images"]:
-                payload["images"] = current["images"]
-            try:
-                result = await self._call(handler, ExtensionEvent("input", payload))
-            except Exception as exc:
-                self.report(ext.path, "input", exc)
-                continue
-            if not isinstance(result, dict):
-                continue
-            action = result.get("action")
-            if action == "handled":
-                return {"action": "handled", "text": current["text"], "images": current["images"]}
-            if action == "transform":
-                current["text"] = result.get("text", current["text"])
-                if "images" in result:
-                    current["images"] = result["images"]
-                current["action"] = "transform"
-        return current
+    async def emit_input(self, text: str, images: list[ImageContent] | None, source: str) -> InputOutcome:
+        """Chained transform of the input; the first ``handled`` stops. Returns ``{action, text, images}``."""
+        return (await self._run(InputChain(text, images, source))).outcome
 
-    async def emit_before_agent_start(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Messages accumulate; ``systemPrompt`` chains; sections/tools/guidelines mutate in place."""
-        event = ExtensionEvent("before_agent_start", payload)
-        messages: list[dict[str, Any]] = []
-        system_prompt: str | None = None
-        for ext, handler in self._handlers("before_agent_start"):
-            try:
-                result = await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, "before_agent_start", exc)
-                continue
-            if not isinstance(result, dict):
-                continue
-            message = result.get("message")
-            if isinstance(message, dict):
-                messages.append(message)
-            if isinstance(result.get("systemPrompt"), str):
-                system_prompt = result["systemPrompt"]
-                event["systemPrompt"] = system_prompt
-        return {"messages": messages, "systemPrompt": system_prompt}
+    async def emit_before_agent_start(self, payload: dict[str, object]) -> BeforeAgentStartOutcome:
+        """In-place mutation: messages accumulate; ``systemPrompt`` chains; sections/tools/guidelines
+        are changed in the payload itself."""
+        return (await self._run(BeforeAgentStart(payload))).outcome
 
+    # The values are whatever the handlers returned; callers check them, so the result is typed
+    # ``Any`` where ``object`` would make every caller cast the values it has just checked.
     async def emit_transform(
         self,
         event_type: str,
-        payload: dict[str, Any],
+        payload: Mapping[str, object],
         keys: tuple[str, ...],
         *,
         bare_result_key: str | None = None,
@@ -425,76 +290,28 @@ class ExtensionRunner:
         With ``bare_result_key`` a handler may also return the new value itself (Pi's
         ``before_provider_request`` returns the replacement body, not ``{payload: ...}``).
         """
-        current = dict(payload)
-        for ext, handler in self._handlers(event_type):
-            event = ExtensionEvent(event_type, dict(current))
-            try:
-                result = await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, event_type, exc)
-                continue
-            if result is None or isinstance(result, bool):
-                continue
-            if isinstance(result, dict) and any(k in result for k in keys):
-                for key in keys:
-                    if key in result and result[key] is not None:
-                        current[key] = result[key]
-            elif bare_result_key is not None:
-                current[bare_result_key] = result
-        return current
+        chain = Chain(event_type, payload, keys, bare_result_key=bare_result_key)
+        return (await self._run(chain)).current
 
-    async def emit_tool_call(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """First ``{block: true}`` short-circuits. A raising handler is NOT caught (it blocks)."""
-        event = ExtensionEvent("tool_call", payload)
-        for _ext, handler in self._handlers("tool_call"):
-            try:
-                result = await self._call(handler, event)
-            except HandlerTimeout:
-                raise
-            if isinstance(result, dict) and result.get("block"):
-                return result
-        return None
+    async def emit_tool_call(self, payload: dict[str, object]) -> dict[str, object] | None:
+        """Gate: the first ``{block: true}`` short-circuits. A raising handler is NOT caught (it blocks)."""
+        gate = Gate("tool_call", payload, _blocking)
+        return (await self._run(gate, on_error="raise")).answer
 
-    async def emit_tool_result(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Each handler sees the latest patched result; errors are reported per handler."""
-        current = dict(payload)
-        patch: dict[str, Any] = {}
-        for ext, handler in self._handlers("tool_result"):
-            try:
-                result = await self._call(handler, ExtensionEvent("tool_result", dict(current)))
-            except Exception as exc:
-                self.report(ext.path, "tool_result", exc)
-                continue
-            if not isinstance(result, dict):
-                continue
-            for key in ("content", "details", "isError", "structuredContent"):
-                if key in result:
-                    current[key] = result[key]
-                    patch[key] = result[key]
-        return patch
+    async def emit_tool_result(self, payload: Mapping[str, object]) -> ToolResultPatch:
+        """Chained patch: each handler sees the latest patched result; returns what was replaced."""
+        chain = Chain("tool_result", payload, TOOL_RESULT_KEYS, keep_none=True)
+        return cast(ToolResultPatch, (await self._run(chain)).changed)
 
-    async def emit_actionable(self, event_type: str, payload: dict[str, Any]) -> bool:
+    async def emit_actionable(self, event_type: str, payload: dict[str, object]) -> bool:
         """``turn_end`` / ``agent_before_settle``: True if any handler asked to continue."""
-        wants_continue = False
-        event = ExtensionEvent(event_type, payload)
-        for ext, handler in self._handlers(event_type):
-            try:
-                result = await self._call(handler, event)
-            except Exception as exc:
-                self.report(ext.path, event_type, exc)
-                continue
-            if isinstance(result, dict) and result.get("continue") is True:
-                wants_continue = True
-        return wants_continue
+        gate = Gate(event_type, payload, _wants_continue, final=lambda _yes: False)
+        return (await self._run(gate)).answer is True
 
-    async def emit_user_bash(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """First non-empty result wins; a raising handler propagates (the command is blocked)."""
-        event = ExtensionEvent("user_bash", payload)
-        for _ext, handler in self._handlers("user_bash"):
-            result = await self._call(handler, event)
-            if isinstance(result, dict) and result:
-                return result
-        return None
+    async def emit_user_bash(self, payload: dict[str, object]) -> UserBashAnswer | None:
+        """Gate: the first non-empty result wins; a raising handler propagates (the command is blocked)."""
+        gate = Gate("user_bash", payload, _non_empty)
+        return cast("UserBashAnswer | None", (await self._run(gate, on_error="raise")).answer)
 
     async def run_command(self, name: str, args: str) -> bool:
         """Run ``/name args`` if an extension owns it; errors go to the channel as ``command:<name>``."""
@@ -511,42 +328,63 @@ class ExtensionRunner:
         return True
 
 
-_ARITY_CACHE: dict[Any, int] = {}
+class UserBashAnswer(TypedDict, total=False):
+    """A ``user_bash`` handler's answer: a finished ``result``, or ``operations`` to run it with."""
+
+    result: Mapping[str, object]
+    operations: object
 
 
-def _positional_arity(handler: Callable[..., Any]) -> int:
-    """How many positional arguments ``handler`` accepts (``*args`` counts as many)."""
-    key = getattr(handler, "__func__", handler)
-    cached = _ARITY_CACHE.get(key)
-    if cached is not None:
-        return cached
-    try:
-        params = inspect.signature(handler).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    count = 0
-    for param in params:
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
-            count = 99
-            break
-        if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            count += 1
-    try:
-        _ARITY_CACHE[key] = count
-    except TypeError:
-        pass
-    return count
+class ToolResultPatch(TypedDict, total=False):
+    """What ``tool_result`` handlers replaced, field by field."""
+
+    content: list[UserContent]
+    details: object
+    isError: object
+    structuredContent: object
 
 
-def _yes_no(result: Any) -> bool | None:
+TOOL_RESULT_KEYS = ("content", "details", "isError", "structuredContent")
+
+
+def _yes_no(result: object) -> bool | None:
     if result in ("yes", True):
         return True
     if result in ("no", False):
         return False
-    if isinstance(result, dict):
-        return _yes_no(result.get("trust", result.get("decision")))
+    values = as_dict(result)
+    if values is not None:
+        return _yes_no(values.get("trust", values.get("decision")))
     return None
 
 
-async def _as_coroutine(awaitable: Any) -> Any:
-    return await awaitable
+def _session_dir(result: object) -> str | None:
+    values = as_dict(result)
+    directory = values.get("sessionDir") if values is not None else None
+    return directory if isinstance(directory, str) else None
+
+
+def _non_empty(result: object) -> dict[str, object] | None:
+    values = as_dict(result)
+    return values if values else None
+
+
+def _blocking(result: object) -> dict[str, object] | None:
+    values = as_dict(result)
+    return values if values is not None and values.get("block") else None
+
+
+def _wants_continue(result: object) -> Literal[True] | None:
+    values = as_dict(result)
+    return True if values is not None and values.get("continue") is True else None
+
+
+__all__ = [
+    "ErrorListener",
+    "ExtensionRunner",
+    "Factory",
+    "LoadFailure",
+    "ProviderAction",
+    "ToolResultPatch",
+    "UserBashAnswer",
+]

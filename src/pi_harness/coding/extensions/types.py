@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from pi_harness.agent.types import AgentToolResult
+from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.types import UserContent
+
+if TYPE_CHECKING:
+    from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext
 
 
 @dataclass
 class ToolResult:
     """Convenience result for extension tools; a plain dict with Pi's keys works too."""
 
-    content: list[dict[str, Any]] | str = field(default_factory=list)
-    details: Any = None
+    content: list[UserContent] | str = field(default_factory=list)
+    details: object = None
     is_error: bool = False
     terminate: bool = False
-    structured_content: Any = None
+    structured_content: object = None
 
     def to_dict(self) -> AgentToolResult:
-        content = [{"type": "text", "text": self.content}] if isinstance(self.content, str) else list(self.content)
-        result: dict[str, Any] = {"content": content}
+        content: list[UserContent] = (
+            [{"type": "text", "text": self.content}] if isinstance(self.content, str) else list(self.content)
+        )
+        result: AgentToolResult = {"content": content}
         if self.details is not None:
             result["details"] = self.details
         if self.is_error:
@@ -30,10 +37,27 @@ class ToolResult:
             result["terminate"] = True
         if self.structured_content is not None:
             result["structuredContent"] = self.structured_content
-        return result  # type: ignore[return-value]
+        return result
 
 
-ToolExecuteWithContext = Callable[..., Awaitable[Any]]
+# ``execute(tool_call_id, params, signal, on_update, ctx)``; ``ctx`` is None while the runner is
+# not bound to a session. It returns a ``ToolResult``, a result dict, text or None, or an
+# awaitable of one of those.
+ToolExecuteWithContext: TypeAlias = Callable[
+    [str, dict[str, object], AbortSignal | None, ToolUpdateCallback | None, "ExtensionContext | None"], object
+]
+# Called by the interactive UI with arguments of its own types (the tool's arguments or result,
+# and its render context), which this layer cannot name; they return the lines to show.
+ToolRenderer: TypeAlias = Callable[..., list[str]]
+MessageRenderer: TypeAlias = Callable[..., list[str]]
+# A JSON Schema dict, or a Pydantic model class (anything with ``model_json_schema()``).
+ToolParameters: TypeAlias = dict[str, object] | type
+# ``handler(args, ctx)``; the result may be awaitable.
+CommandHandler: TypeAlias = Callable[[str, "ExtensionCommandContext"], object]
+# Strings, ``{value, label?, description?}`` dicts or objects with those attributes.
+ArgumentCompletions: TypeAlias = Callable[[str], Sequence[object] | None]
+ShortcutHandler: TypeAlias = Callable[["ExtensionContext"], object]
+FlagValue: TypeAlias = bool | str
 
 
 @dataclass
@@ -42,30 +66,30 @@ class ToolDefinition:
 
     name: str
     description: str
-    parameters: Any  # JSON Schema dict or a Pydantic model class
+    parameters: ToolParameters
     execute: ToolExecuteWithContext
     label: str | None = None
     prompt_snippet: str | None = None
     prompt_guidelines: list[str] | None = None
     execution_mode: Literal["parallel", "sequential"] | None = None
-    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    output_schema: dict[str, Any] | None = None
-    render_call: Callable[..., Any] | None = None
-    render_result: Callable[..., Any] | None = None
+    prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None
+    output_schema: dict[str, object] | None = None
+    render_call: ToolRenderer | None = None
+    render_result: ToolRenderer | None = None
 
 
 @dataclass
 class CommandDefinition:
     name: str
-    handler: Callable[..., Awaitable[Any] | Any]
+    handler: CommandHandler
     description: str | None = None
-    get_argument_completions: Callable[[str], list[Any] | None] | None = None
+    get_argument_completions: ArgumentCompletions | None = None
 
 
 @dataclass
 class ShortcutDefinition:
     key: str
-    handler: Callable[..., Awaitable[Any] | Any]
+    handler: ShortcutHandler
     description: str | None = None
 
 
@@ -73,38 +97,39 @@ class ShortcutDefinition:
 class FlagDefinition:
     name: str
     type: Literal["boolean", "string"] = "boolean"
-    default: Any = None
+    default: FlagValue | None = None
     description: str | None = None
 
 
 @dataclass(frozen=True)
 class ExtensionErrorRecord:
-    """One report on the error channel (extensions.md section 5)."""
+    """One report on the error channel: which extension, in which event, what went wrong."""
 
     extension_path: str
     event: str
     error: str
     stack: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"extensionPath": self.extension_path, "event": self.event, "error": self.error}
+    def to_dict(self) -> dict[str, str]:
+        data = {"extensionPath": self.extension_path, "event": self.event, "error": self.error}
         if self.stack:
             data["stack"] = self.stack
         return data
 
 
-def schema_of(parameters: Any) -> dict[str, Any]:
+def schema_of(parameters: ToolParameters) -> dict[str, object]:
     """A JSON Schema dict from a dict or a Pydantic model class (titles dropped)."""
     if isinstance(parameters, dict):
         return parameters
     model_json_schema = getattr(parameters, "model_json_schema", None)
     if callable(model_json_schema):
-        schema: dict[str, Any] = _strip_titles(model_json_schema())
-        return schema
+        schema = _strip_titles(model_json_schema())
+        if isinstance(schema, dict):
+            return schema
     raise TypeError("tool parameters must be a JSON Schema dict or a Pydantic model class")
 
 
-def _strip_titles(node: Any) -> Any:
+def _strip_titles(node: object) -> object:
     if isinstance(node, dict):
         return {k: _strip_titles(v) for k, v in node.items() if k != "title"}
     if isinstance(node, list):

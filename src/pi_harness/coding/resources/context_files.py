@@ -1,4 +1,4 @@
-"""Context files: AGENTS.md and friends (resources.md section 4).
+"""Context files: AGENTS.md and friends.
 
 Per directory the first existing of ``AGENTS.override.md``, ``AGENTS.md``, ``AGENTS.MD``,
 ``CLAUDE.md``, ``CLAUDE.MD`` is used; the global file of the agent dir comes first, then every

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class FrontmatterError(ValueError):
     pass
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+def split_frontmatter(text: str) -> tuple[dict[str, object], str]:
     """``(metadata, body)``; a file without frontmatter has empty metadata."""
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -24,7 +22,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     return {}, text
 
 
-def _parse_yaml(raw: str) -> dict[str, Any]:
+def _parse_yaml(raw: str) -> dict[str, object]:
     import yaml
 
     try:

@@ -61,7 +61,7 @@ class ResourceOptions:
 
 def apply_path_filters(candidates: list[Path], patterns: list[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
     """Settings arrays: plain entries add paths, ``!glob`` excludes discovered ones, ``+path`` re-adds
-    an exact path, ``-path`` removes an exact path."""
+    an exact path, ``-path`` removes an exact path (docs/settings.md)."""
     added: list[Path] = []
     excluded_globs: list[str] = []
     forced: list[Path] = []

@@ -1,4 +1,4 @@
-"""Skills (the Agent Skills standard; resources.md section 7).
+"""Skills (the Agent Skills standard; docs/skills.md).
 
 Only a skill's name, description and location enter the system prompt; the model reads the file
 with the ``read`` tool when a task matches (progressive disclosure). ``/skill:name args`` inlines a
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, Protocol
 
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.frontmatter import FrontmatterError, split_frontmatter
@@ -34,7 +34,7 @@ class Skill:
     base_dir: str
     source: SkillSource
     disable_model_invocation: bool = False
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
 
 
 def validate_name(name: str) -> list[str]:
@@ -86,7 +86,13 @@ def load_skill_file(
     )
 
 
-def _ignore_spec(directory: Path) -> Any:
+class _IgnoreRules(Protocol):
+    """What the walk needs of a ``pathspec`` spec built from the ignore files."""
+
+    def match_file(self, file: str) -> bool: ...
+
+
+def _ignore_spec(directory: Path) -> _IgnoreRules | None:
     lines: list[str] = []
     for name in _IGNORE_FILES:
         try:

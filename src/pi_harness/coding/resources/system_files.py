@@ -1,4 +1,4 @@
-"""SYSTEM.md and APPEND_SYSTEM.md (resources.md section 5).
+"""SYSTEM.md and APPEND_SYSTEM.md.
 
 A trusted project's ``.pi/`` file wins over the agent dir's; ``--system-prompt`` and
 ``--append-system-prompt`` (text, or the path of an existing file) win over both.

@@ -1,4 +1,4 @@
-"""Prompt templates: ``/name args`` expands a markdown file (resources.md section 8)."""
+"""Prompt templates: ``/name args`` expands a markdown file (docs/prompt-templates.md)."""
 
 from __future__ import annotations
 

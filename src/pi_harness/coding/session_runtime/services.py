@@ -17,7 +17,7 @@ from pi_harness.agent.types import AgentTool
 from pi_harness.coding.agent_session.model_control import ScopedModel
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import Factory
-from pi_harness.coding.extensions.types import ToolDefinition
+from pi_harness.coding.extensions.types import FlagValue, ToolDefinition
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import DefaultResourceLoader, ResourceLoader, ResourceOptions
 from pi_harness.coding.session_store.paths import resolve_session_dir
@@ -73,7 +73,7 @@ class SessionConfig:
     custom_tools: list[AgentTool | ToolDefinition] = field(default_factory=list)
     extension_factories: list[ExtensionFactoryEntry] = field(default_factory=list)
     extension_paths: list[str] = field(default_factory=list)
-    extension_flags: dict[str, object] = field(default_factory=dict)
+    extension_flags: dict[str, FlagValue] = field(default_factory=dict)
     builtin_extensions: dict[str, Factory] = field(default_factory=dict)
     stream_fn: StreamFn | None = None
     system_prompt: str | None = None

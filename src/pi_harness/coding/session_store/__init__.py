@@ -1,4 +1,4 @@
-"""The session store: JSONL session files, the entry tree and context rebuilding (sessions.md)."""
+"""The session store: JSONL session files, the entry tree and context rebuilding (docs/sessions.md)."""
 
 from pi_harness.coding.session_store.context import (
     ModelRef,

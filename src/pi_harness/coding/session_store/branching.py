@@ -1,4 +1,4 @@
-"""Pure helpers behind the manager's branching operations (sessions.md sections 11.2, 11.3).
+"""Pure helpers behind the manager's branching operations (forks, clones, omitted attempts).
 
 They compute which entries a new session file or a set of ``context_edit`` entries should
 contain; the manager applies the result.
@@ -7,8 +7,9 @@ contain; the manager applies the result.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import cast
 
+from pi_harness.coding.session_store.context import stored_message
 from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.errors import EntryNotFoundError
 from pi_harness.coding.session_store.ids import new_entry_id
@@ -54,16 +55,16 @@ def branched_entries(path: Sequence[SessionEntry], labels: Mapping[str, LabelInf
     return kept
 
 
-def _message(entry: SessionEntry) -> dict[str, Any] | None:
-    message: Any = entry.get("message") if entry["type"] == "message" else None
-    return message if isinstance(message, dict) else None
+def _content_blocks(message: Mapping[str, object]) -> list[object]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
 
 
 def failed_attempt_targets(path: Sequence[SessionEntry], assistant_entry_id: str | None) -> list[str]:
     """Ids of an assistant response (default: the latest on ``path``) and of its tool results."""
     index = -1
     for i in range(len(path) - 1, -1, -1):
-        message = _message(path[i])
+        message = stored_message(path[i])
         if message is None or message.get("role") != "assistant":
             continue
         if assistant_entry_id is None or path[i]["id"] == assistant_entry_id:
@@ -73,15 +74,15 @@ def failed_attempt_targets(path: Sequence[SessionEntry], assistant_entry_id: str
         if assistant_entry_id is not None:
             raise EntryNotFoundError(assistant_entry_id)
         return []
-    assistant = _message(path[index]) or {}
+    assistant = stored_message(path[index]) or {}
     call_ids = {
         block.get("id")
-        for block in assistant.get("content") or []
+        for block in _content_blocks(assistant)
         if isinstance(block, dict) and block.get("type") == "toolCall"
     }
     targets = [path[index]["id"]]
     for entry in path[index + 1 :]:
-        message = _message(entry)
+        message = stored_message(entry)
         if message is not None and message.get("role") == "toolResult" and message.get("toolCallId") in call_ids:
             targets.append(entry["id"])
     return targets
@@ -92,10 +93,12 @@ def fork_text(entry: SessionEntry | None, active_path_ids: set[str]) -> str:
 
     Raises ``Invalid entry ID for forking`` unless ``entry`` is a user message on the active branch.
     """
-    message = _message(entry) if entry is not None else None
+    message = stored_message(entry) if entry is not None else None
     if entry is None or message is None or message.get("role") != "user" or entry["id"] not in active_path_ids:
         raise ValueError(INVALID_FORK_ENTRY)
     content = message.get("content")
     if isinstance(content, str):
         return content
-    return "".join(b.get("text") or "" for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return "".join(
+        b.get("text") or "" for b in _content_blocks(message) if isinstance(b, dict) and b.get("type") == "text"
+    )

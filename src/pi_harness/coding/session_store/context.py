@@ -1,4 +1,4 @@
-"""Rebuilding the model context from the active path (sessions.md section 7).
+"""Rebuilding the model context from the active path.
 
 The projection keeps, in order: the summary of the latest compaction on the path (if any), the
 entries the compaction kept (from ``firstKeptEntryId``), every entry after it, converted to
@@ -12,11 +12,17 @@ are new dicts, so callers must not mutate the messages they get.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
-from pi_harness.agent.types import AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage
+from pi_harness.agent.types import (
+    AgentMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    SystemMessage,
+)
 from pi_harness.coding.session_store.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -64,9 +70,10 @@ class SessionProjection(SessionContext):
         return SessionContext(self.messages, self.thinking_level, self.model)
 
 
-def _normalised(message: Any) -> AgentMessage:
+def _normalised(message: Mapping[str, object]) -> AgentMessage:
+    """A stored message as the agent expects it: a missing ``content`` becomes empty."""
     if message.get("content") is None and message.get("role") in (*_STRING_CONTENT_ROLES, "assistant", "toolResult"):
-        empty: str | list[Any] = "" if message.get("role") in _STRING_CONTENT_ROLES else []
+        empty: str | list[object] = "" if message.get("role") in _STRING_CONTENT_ROLES else []
         return cast(AgentMessage, {**message, "content": empty})
     return cast(AgentMessage, message)
 
@@ -102,28 +109,35 @@ def compaction_summary_message(entry: CompactionEntry) -> CompactionSummaryMessa
     }
 
 
+def stored_message(entry: SessionEntry) -> Mapping[str, object] | None:
+    """The message of a ``message`` entry, as read from the file (None for other entries, or for a
+    damaged record whose message is not an object)."""
+    if entry["type"] != "message":
+        return None
+    message: object = entry.get("message")
+    return message if isinstance(message, dict) else None
+
+
 def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
-    """Section 7.2: the message an entry contributes to the context, if any."""
-    kind = entry["type"]
-    if kind == "message":
-        message = entry.get("message")
-        return _normalised(message) if isinstance(message, dict) else None
-    if kind == "custom_message":
-        return custom_message_from_entry(entry)  # type: ignore[arg-type]
-    if kind == "branch_summary" and entry.get("summary"):
-        return branch_summary_message(entry)  # type: ignore[arg-type]
+    """The message an entry contributes to the context, if any: stored messages, custom
+    messages and branch summaries (compaction summaries are placed by the projection)."""
+    if entry["type"] == "message":
+        message = stored_message(entry)
+        return _normalised(message) if message is not None else None
+    if entry["type"] == "custom_message":
+        return custom_message_from_entry(entry)
+    if entry["type"] == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry)
     return None
 
 
 def model_of(entry: SessionEntry) -> ModelRef | None:
     """The model an entry sets: a ``model_change`` or the model that wrote an assistant message."""
     if entry["type"] == "model_change":
-        change = cast(dict[str, Any], entry)
-        return {"provider": str(change.get("provider", "")), "modelId": str(change.get("modelId", ""))}
-    if entry["type"] == "message":
-        message = cast(dict[str, Any], entry).get("message")
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            return {"provider": str(message.get("provider", "")), "modelId": str(message.get("model", ""))}
+        return {"provider": str(entry.get("provider", "")), "modelId": str(entry.get("modelId", ""))}
+    message = stored_message(entry)
+    if message is not None and message.get("role") == "assistant":
+        return {"provider": str(message.get("provider", "")), "modelId": str(message.get("model", ""))}
     return None
 
 
@@ -149,29 +163,28 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
     compaction_index = -1
     model_entry: SessionEntry | None = None
     edits: dict[str, ContextEditReplacement | None] = {}
-    system_messages: list[AgentMessage] = []
+    system_messages: list[SystemMessage] = []
     for index, entry in enumerate(path):
-        kind = entry["type"]
-        if kind == "message":
-            message = entry.get("message")
-            if isinstance(message, dict):
+        if entry["type"] == "message":
+            message = stored_message(entry)
+            if message is not None:
                 role = message.get("role")
                 if role == "assistant":
                     model_entry = entry
                 elif role == "system":
-                    system_messages.append(cast(AgentMessage, message))
-        elif kind == "thinking_level_change":
+                    system_messages.append(cast(SystemMessage, message))
+        elif entry["type"] == "thinking_level_change":
             level = entry.get("thinkingLevel")
             if isinstance(level, str):
                 projection.thinking_level = level
-        elif kind == "model_change":
+        elif entry["type"] == "model_change":
             model_entry = entry
-        elif kind == "compaction":
+        elif entry["type"] == "compaction":
             compaction_index = index
-        elif kind == "context_edit":
+        elif entry["type"] == "context_edit":
             target = entry.get("targetId")
             if isinstance(target, str):
-                edits[target] = entry.get("replacement")  # type: ignore[assignment]
+                edits[target] = entry.get("replacement")
     projection.model = model_of(model_entry) if model_entry is not None else None
     projection.system = replay_system_messages(system_messages)
 
@@ -182,9 +195,9 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
         for entry in entries:
             if entry["type"] == "message" and not edits:
                 # Fast path for the common case: a stored message used as it is.
-                stored: Any = entry.get("message")
-                if isinstance(stored, dict) and stored.get("content") is not None:
-                    messages.append(stored)  # type: ignore[arg-type]
+                stored = stored_message(entry)
+                if stored is not None and stored.get("content") is not None:
+                    messages.append(cast(AgentMessage, stored))
                     sources.append(entry)
                     continue
             message = entry_to_message(entry)
@@ -236,12 +249,12 @@ def extend_session_projection(projection: SessionProjection, appended: Sequence[
         elif kind == "model_change":
             projection.model = model_of(entry)
         elif kind == "message":
-            stored = entry.get("message")
-            role = stored.get("role") if isinstance(stored, dict) else None
+            stored = stored_message(entry)
+            role = stored.get("role") if stored is not None else None
             if role == "assistant":
                 projection.model = model_of(entry)
             elif role == "system":
-                projection.system.apply(stored)  # type: ignore[arg-type]
+                projection.system.apply(cast(SystemMessage, stored))
         message = entry_to_message(entry)
         if message is not None:
             projection.messages.append(message)

@@ -1,14 +1,14 @@
-"""The session file's records (sessions.md sections 4 and 5): a header line, then entries.
+"""The session file's records: a header line, then entries.
 
 Plain ``TypedDict``s with Pi's camelCase keys, so parsed JSON lines are used as they are.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 from pi_harness.agent.types import AgentMessage
-from pi_harness.ai.types import ImageContent, TextContent, Usage
+from pi_harness.ai.types import ContentBlock, ImageContent, TextContent, Usage
 
 CURRENT_SESSION_VERSION = 3
 
@@ -67,7 +67,7 @@ class CompactionEntry(TypedDict):
     summary: str
     firstKeptEntryId: str
     tokensBefore: int
-    details: NotRequired[Any]
+    details: NotRequired[object]
     fromHook: NotRequired[bool]
     usage: NotRequired[Usage]
 
@@ -79,7 +79,7 @@ class BranchSummaryEntry(TypedDict):
     timestamp: str
     fromId: str
     summary: str
-    details: NotRequired[Any]
+    details: NotRequired[object]
     fromHook: NotRequired[bool]
     usage: NotRequired[Usage]
 
@@ -90,7 +90,7 @@ class CustomEntry(TypedDict):
     parentId: str | None
     timestamp: str
     customType: str
-    data: NotRequired[Any]
+    data: NotRequired[object]
 
 
 class CustomMessageEntry(TypedDict):
@@ -101,11 +101,13 @@ class CustomMessageEntry(TypedDict):
     customType: str
     content: str | list[TextContent | ImageContent]
     display: bool
-    details: NotRequired[Any]
+    details: NotRequired[object]
 
 
 class ContextEditReplacement(TypedDict):
-    content: Any
+    """The content that replaces the target message's content in every later context."""
+
+    content: str | list[ContentBlock]
 
 
 class ContextEditEntry(TypedDict):

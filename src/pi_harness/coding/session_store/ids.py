@@ -1,4 +1,4 @@
-"""Identifiers and timestamps of session records (sessions.md sections 2.3 and 3).
+"""Identifiers and timestamps of session records.
 
 Entry ids are short (8 hex chars) and only unique within one file; session ids are UUIDs or a
 caller-chosen name. Entry timestamps are ISO-8601 UTC strings with milliseconds, while message

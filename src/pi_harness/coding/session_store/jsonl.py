@@ -1,4 +1,4 @@
-"""Reading and writing session JSONL (sessions.md sections 3, 8 and 9.1).
+"""Reading and writing session JSONL.
 
 Records are compact JSON (``orjson``: no spaces, non-ASCII kept) framed by a single ``\\n``.
 Reading is tolerant: blank and unparsable lines are skipped, and a file whose first parsed record
@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import orjson
 
@@ -27,12 +27,12 @@ _HEADER_PROBE_BYTES = 512
 _HEADER_PROBE_LIMIT = 64 * 1024
 
 
-def encode_record(record: Any) -> bytes:
+def encode_record(record: object) -> bytes:
     """One JSONL line: compact UTF-8 JSON plus ``\\n``."""
     return dumps(record) + b"\n"
 
 
-def is_header(record: Any) -> bool:
+def is_header(record: object) -> bool:
     return isinstance(record, dict) and record.get("type") == "session" and isinstance(record.get("id"), str)
 
 
@@ -41,17 +41,23 @@ class SessionFileContents:
     """What a tolerant read of one session file found."""
 
     exists: bool
-    header: SessionHeader | None = None
-    # Every parsed object after the header, in file order (not yet migrated).
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    # The header record and every parsed object after it, in file order, as read: they may be
+    # of an older format (``migrate.py`` brings them to the current one, in place).
+    header_record: dict[str, object] | None = None
+    entries: list[dict[str, object]] = field(default_factory=list)
     # True when the file holds no parsable record and nothing but whitespace.
     blank: bool = True
     ends_with_newline: bool = True
     size: int = 0
 
     @property
+    def header(self) -> SessionHeader | None:
+        """The header (its ``type`` and ``id`` are checked; the rest is as the file has it)."""
+        return cast(SessionHeader | None, self.header_record)
+
+    @property
     def valid(self) -> bool:
-        return self.header is not None
+        return self.header_record is not None
 
 
 def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
@@ -62,8 +68,8 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
         return SessionFileContents(exists=False)
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    header: dict[str, Any] | None = None
-    entries: list[dict[str, Any]] = []
+    header: dict[str, object] | None = None
+    entries: list[dict[str, object]] = []
     saw_record = False
     blank = True
     last = b""
@@ -91,7 +97,7 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
         size = handle.tell()
     return SessionFileContents(
         exists=True,
-        header=cast(SessionHeader | None, header),
+        header_record=header,
         entries=entries,
         blank=blank,
         ends_with_newline=not last or last.endswith(b"\n"),
@@ -135,7 +141,7 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str | os.PathLike[str], records: Iterable[Any], *, sync_directory: bool = False) -> None:
+def atomic_write(path: str | os.PathLike[str], records: Iterable[object], *, sync_directory: bool = False) -> None:
     """Replace ``path`` with ``records`` (one JSONL line each) via a temp file and a rename.
 
     Readers see either the old or the new file, never a half-written one. The file's mode is kept.

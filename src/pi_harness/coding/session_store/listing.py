@@ -1,4 +1,4 @@
-"""Finding sessions on disk: listings for ``/resume`` and ``--session <id>`` (sessions.md 10.1).
+"""Finding sessions on disk: listings for ``/resume`` and ``--session <id>``.
 
 Listings parse every file (tolerantly) to report names, counts and the first message; lookups by
 id only read each file's first line.
@@ -9,11 +9,11 @@ from __future__ import annotations
 import builtins
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from pi_harness.coding.session_store.ids import iso_to_ms
 from pi_harness.coding.session_store.jsonl import read_header, read_session_file
@@ -57,7 +57,7 @@ def _datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-def message_text(message: dict[str, Any]) -> str:
+def message_text(message: Mapping[str, object]) -> str:
     """The text blocks (or string content) of a message, joined with spaces."""
     content = message.get("content")
     if isinstance(content, str):
@@ -112,7 +112,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
         when = (
             stamp
             if isinstance(stamp, int | float) and not isinstance(stamp, bool)
-            else iso_to_ms(entry.get("timestamp"))
+            else iso_to_ms(cast("str | None", entry.get("timestamp")))  # an entry's ISO time
         )
         modified = max(modified, int(when))
     created_ms = iso_to_ms(header.get("timestamp"))

@@ -1,4 +1,4 @@
-"""Upgrading old session files to the current format (sessions.md section 9.2).
+"""Upgrading old session files to the current format.
 
 * v1 → v2: entries get ids and a linear ``parentId`` chain; a compaction's numeric
   ``firstKeptEntryIndex`` (an index into the file's records, header included) becomes
@@ -10,18 +10,22 @@ Records are changed in place; the caller rewrites the file when anything changed
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import cast
 
-from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION
+from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader
 from pi_harness.coding.session_store.ids import new_entry_id
 
+Record = dict[str, object]
 
-def header_version(header: dict[str, Any]) -> int:
+
+def header_version(header: Mapping[str, object]) -> int:
     version = header.get("version")
     return version if isinstance(version, int) and not isinstance(version, bool) else 1
 
 
-def _v1_to_v2(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+def _v1_to_v2(header: Record, entries: list[Record]) -> None:
     taken: set[str] = set()
     previous: str | None = None
     for entry in entries:
@@ -40,7 +44,7 @@ def _v1_to_v2(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
     header["version"] = 2
 
 
-def _v2_to_v3(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+def _v2_to_v3(header: Record, entries: list[Record]) -> None:
     for entry in entries:
         message = entry.get("message")
         if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
@@ -48,7 +52,7 @@ def _v2_to_v3(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
     header["version"] = 3
 
 
-def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+def migrate(header: Record, entries: list[Record]) -> bool:
     """Bring ``header`` and ``entries`` to the current version in place; True if anything changed."""
     version = header_version(header)
     if version >= CURRENT_SESSION_VERSION:
@@ -58,3 +62,16 @@ def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
     if version < 3:
         _v2_to_v3(header, entries)
     return True
+
+
+@dataclass(frozen=True)
+class MigratedRecords:
+    header: SessionHeader
+    entries: list[SessionEntry]
+    changed: bool  # the file is of an older format and should be rewritten
+
+
+def migrate_records(header: Record, entries: list[Record]) -> MigratedRecords:
+    """``migrate``, then the records as what they now are: a current header and entries."""
+    changed = migrate(header, entries)
+    return MigratedRecords(cast(SessionHeader, header), cast(list[SessionEntry], entries), changed)

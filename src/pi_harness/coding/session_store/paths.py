@@ -1,4 +1,4 @@
-"""Where session files live and how they are named (sessions.md section 2).
+"""Where session files live and how they are named.
 
 Default layout: ``<agentDir>/sessions/--<encoded cwd>--/<fileTimestamp>_<sessionId>.jsonl``. An
 explicit session directory (``--session-dir``, ``PI_CODING_AGENT_SESSION_DIR``, the ``sessionDir``

@@ -1,4 +1,4 @@
-"""The read-only view of a session that extensions receive (sessions.md 10.2)."""
+"""The read-only view of a session that extensions receive (``ctx.session_manager``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``SessionManager``: one session's entry tree, its leaf pointer and its JSONL file (sessions.md 10).
+"""``SessionManager``: one session's entry tree, its leaf pointer and its JSONL file.
 
 Entries are kept as the parsed dicts (no per-entry objects) in file order plus an ``id → entry``
 index. Every append creates a child of the leaf and moves the leaf to it; nothing is ever
@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, cast
+from typing import cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
@@ -21,6 +21,7 @@ from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
     SessionProjection,
+    stored_message,
 )
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
@@ -32,7 +33,7 @@ from pi_harness.coding.session_store.errors import EntryNotFoundError, InvalidSe
 from pi_harness.coding.session_store.ids import iso_now, new_entry_id, new_session_id, validate_session_id
 from pi_harness.coding.session_store.jsonl import read_header, read_session_file
 from pi_harness.coding.session_store.listing import SessionFinders, normalize_session_name, session_file_names
-from pi_harness.coding.session_store.migrate import migrate
+from pi_harness.coding.session_store.migrate import migrate_records
 from pi_harness.coding.session_store.paths import default_session_dir, session_file_name
 from pi_harness.coding.session_store.system_messages import SystemState
 from pi_harness.coding.session_store.tree import (
@@ -50,7 +51,7 @@ _SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
 _EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
-def _qualifies_for_disk(entry: dict[str, Any]) -> bool:
+def _qualifies_for_disk(entry: Mapping[str, object]) -> bool:
     """1.4.0: a session file is created at its first user or assistant message."""
     if entry.get("type") != "message":
         return False
@@ -187,13 +188,13 @@ class SessionManager(SessionFinders):
         contents = read_session_file(source)
         if not contents.exists or contents.blank:
             raise ValueError(f"Cannot fork: source session file is empty or invalid: {source}")
-        if contents.header is None:
+        if contents.header_record is None:
             raise ValueError(f"Cannot fork: source session has no header: {source}")
-        migrate(cast(dict[str, Any], contents.header), contents.entries)
+        records = migrate_records(contents.header_record, contents.entries)
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd, agent_dir)
         manager = cls(target_cwd, directory, fsync=fsync, lock=lock)
         manager.new_session(session_id=session_id, parent_session=str(source))
-        manager._load_entries(cast(list[SessionEntry], contents.entries))
+        manager._load_entries(records.entries)
         manager._flush()
         return manager
 
@@ -246,7 +247,7 @@ class SessionManager(SessionFinders):
         if contents.exists and not contents.blank and contents.header is None:
             raise InvalidSessionFileError(file)
         writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
-        if contents.header is None:
+        if contents.header_record is None:
             # Missing or blank: a new session whose file will be this path.
             self.new_session()
             self._release_writer()
@@ -255,16 +256,17 @@ class SessionManager(SessionFinders):
             return
         if not self._read_only:
             writer.claim()  # before any rewrite, so a second writer is refused untouched
-        header = contents.header
-        if migrate(cast(dict[str, Any], header), contents.entries):
+        records = migrate_records(contents.header_record, contents.entries)
+        header = records.header
+        if records.changed:
             if not self._read_only:
-                writer.rewrite([header, *contents.entries])
+                writer.rewrite([header, *records.entries])
         else:
             writer.note_torn_tail(contents.ends_with_newline)
         self._release_writer()
         self._header = header
         self._cwd = header.get("cwd") or os.getcwd()
-        self._load_entries(cast(list[SessionEntry], contents.entries))
+        self._load_entries(records.entries)
         self._session_file = file
         self._writer = writer
         self._on_disk = True
@@ -298,7 +300,7 @@ class SessionManager(SessionFinders):
             except FileNotFoundError:
                 # The file was deleted under us: write it again in full rather than a headless file.
                 writer.create([self._header, *self._entries, entry])
-        elif _qualifies_for_disk(cast(dict[str, Any], entry)):
+        elif _qualifies_for_disk(entry):
             writer.create([self._header, *self._entries, entry])
             self._on_disk = True
 
@@ -308,10 +310,11 @@ class SessionManager(SessionFinders):
             if isinstance(name, str):
                 self._name = normalize_session_name(name) or None
 
-    def _append(self, kind: str, fields: dict[str, Any]) -> str:
+    def _append(self, kind: str, fields: Mapping[str, object]) -> str:
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
         entry_id = new_entry_id(self._by_id)
+        # ``kind`` and ``fields`` are one of the entry types of entries.py (the ``append_*`` methods).
         entry = cast(
             SessionEntry,
             {"type": kind, "id": entry_id, "parentId": self._leaf_id, "timestamp": iso_now(), **fields},
@@ -350,7 +353,7 @@ class SessionManager(SessionFinders):
 
     def append_usage(self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None) -> str:
         """(1.4.0) Billing that is not a message, e.g. ``kind="cache_warm"``; never in the context."""
-        fields: dict[str, Any] = {"kind": kind, "provider": provider, "model": model, "usage": usage}
+        fields: dict[str, object] = {"kind": kind, "provider": provider, "model": model, "usage": usage}
         if note is not None:
             fields["note"] = note
         return self._append("usage", fields)
@@ -360,11 +363,11 @@ class SessionManager(SessionFinders):
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "summary": summary,
             "firstKeptEntryId": first_kept_entry_id,
             "tokensBefore": tokens_before,
@@ -376,18 +379,18 @@ class SessionManager(SessionFinders):
         self,
         from_id: str,
         summary: str,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
         """A ``branch_summary`` at the current leaf (see ``branch_with_summary`` for navigation)."""
-        fields: dict[str, Any] = {"fromId": from_id, "summary": summary}
+        fields: dict[str, object] = {"fromId": from_id, "summary": summary}
         _add_optional(fields, details=details, fromHook=from_hook, usage=usage)
         return self._append("branch_summary", fields)
 
-    def append_custom(self, custom_type: str, data: Any = None) -> str:
+    def append_custom(self, custom_type: str, data: object = None) -> str:
         """Extension state (``appendCustomEntry``); never part of the model context."""
-        fields: dict[str, Any] = {"customType": custom_type}
+        fields: dict[str, object] = {"customType": custom_type}
         _add_optional(fields, data=data)
         return self._append("custom", fields)
 
@@ -396,10 +399,10 @@ class SessionManager(SessionFinders):
         custom_type: str,
         content: str | list[TextContent | ImageContent],
         display: bool,
-        details: Any = None,
+        details: object = None,
     ) -> str:
         """An extension message that enters the context as a user message."""
-        fields: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}
+        fields: dict[str, object] = {"customType": custom_type, "content": content, "display": display}
         _add_optional(fields, details=details)
         return self._append("custom_message", fields)
 
@@ -410,9 +413,9 @@ class SessionManager(SessionFinders):
             raise EntryNotFoundError(target_id)
         if target_id not in {e["id"] for e in self.get_branch()}:
             raise ValueError(f"Entry {target_id} is not on the active branch")
-        role: Any = None
+        role: object = None
         if target["type"] == "message":
-            role = cast(dict[str, Any], target.get("message") or {}).get("role")
+            role = (stored_message(target) or {}).get("role")
             if role not in _EDITABLE_ROLES:
                 raise ValueError(f"Entry {target_id} cannot be edited: its message role is {role}")
         elif target["type"] != "custom_message":
@@ -429,7 +432,7 @@ class SessionManager(SessionFinders):
         """Set (or with an empty label, clear) the bookmark of an entry."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(target_id)
-        fields: dict[str, Any] = {"targetId": target_id}
+        fields: dict[str, object] = {"targetId": target_id}
         if label:
             fields["label"] = label
         return self._append("label", fields)
@@ -492,7 +495,7 @@ class SessionManager(SessionFinders):
         self,
         entry_id: str | None,
         summary: str,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
@@ -508,7 +511,7 @@ class SessionManager(SessionFinders):
         return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
 
     def build_session_context(self) -> SessionContext:
-        """Messages, thinking level and model of the active branch (sessions.md section 7)."""
+        """Messages, thinking level and model of the active branch (see context.py)."""
         return self.build_session_projection().context()
 
     def get_system_state(self) -> SystemState:
@@ -518,7 +521,7 @@ class SessionManager(SessionFinders):
     # --- branching into new files ---------------------------------------------------------------
 
     def create_branched_session(self, leaf_id: str | None) -> Path | None:
-        """Make the path root → ``leaf_id`` a session of its own (sessions.md 11.3).
+        """Make the path root → ``leaf_id`` a session of its own.
 
         Label entries are dropped from the copy and the labels still in force on the path are
         re-added as fresh entries after it; entries keep their ids (an entry that followed a
@@ -535,7 +538,7 @@ class SessionManager(SessionFinders):
         self._load_entries(kept)
         if self._writer is None:
             return None
-        if any(_qualifies_for_disk(cast(dict[str, Any], e)) for e in kept):
+        if any(_qualifies_for_disk(e) for e in kept):
             self._flush()
         return self._session_file
 
@@ -568,7 +571,7 @@ class SessionManager(SessionFinders):
         return list(self._entries)
 
     def get_header(self) -> SessionHeader:
-        return cast(SessionHeader, dict(self._header))
+        return self._header.copy()
 
     def get_session_name(self) -> str | None:
         return self._name
@@ -593,7 +596,7 @@ class SessionManager(SessionFinders):
         return self._read_only
 
 
-def _add_optional(fields: dict[str, Any], **values: Any) -> None:
+def _add_optional(fields: dict[str, object], **values: object) -> None:
     """Optional fields are omitted when unset (TypeScript ``undefined``), never written as null."""
     for key, value in values.items():
         if value is not None:

@@ -1,4 +1,4 @@
-"""(1.4.0) The system prompt and tool set recorded in the transcript (sessions.md section 6.4).
+"""(1.4.0) The system prompt and tool set recorded in the transcript.
 
 The first request of a session persists the full prompt as named ``sections`` plus every tool
 in ``toolsAdded``; later requests persist only what changed: sections by name (``None`` deletes
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from pi_harness.agent.types import AgentMessage, SystemMessage
 from pi_harness.ai.types import Tool
@@ -70,7 +70,7 @@ class SystemState:
                 self.tools[added_name] = added
 
 
-def _tool_name(value: Any) -> str | None:
+def _tool_name(value: object) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and isinstance(value.get("name"), str):
@@ -84,7 +84,7 @@ def replay_system_messages(messages: Iterable[AgentMessage]) -> SystemState:
     state = SystemState()
     for message in messages:
         if message.get("role") == "system":
-            state.apply(message)  # type: ignore[arg-type]
+            state.apply(cast(SystemMessage, message))
     return state
 
 

@@ -1,4 +1,4 @@
-"""The entry tree of a session (sessions.md section 5.3).
+"""The entry tree of a session.
 
 Entries point to their parent with ``parentId``; a file holds every branch ever created. These
 helpers work on the manager's ``id → entry`` index and never recurse (paths can be tens of
@@ -76,9 +76,10 @@ def resolve_labels(entries: Iterable[SessionEntry]) -> dict[str, LabelInfo]:
     return labels
 
 
-def _is_root(entry: SessionEntry, by_id: Mapping[str, SessionEntry]) -> bool:
+def _tree_parent(entry: SessionEntry, by_id: Mapping[str, SessionEntry]) -> str | None:
+    """The id of the entry's parent in the tree; None for a root (no parent, itself, or unknown)."""
     parent = entry.get("parentId")
-    return parent is None or parent == entry["id"] or parent not in by_id
+    return parent if parent is not None and parent != entry["id"] and parent in by_id else None
 
 
 def children_of(entries: Iterable[SessionEntry], parent_id: str | None) -> list[SessionEntry]:
@@ -102,11 +103,11 @@ def build_tree(
         ordered.append(node)
     roots: list[SessionTreeNode] = []
     for node in ordered:
-        entry = node.entry
-        if _is_root(entry, by_id):
+        parent = _tree_parent(node.entry, by_id)
+        if parent is None:
             roots.append(node)
         else:
-            nodes[entry["parentId"]].children.append(node)  # type: ignore[index]
+            nodes[parent].children.append(node)
     for node in ordered:
         if len(node.children) > 1:
             node.children.sort(key=lambda n: n.entry.get("timestamp") or "")

@@ -1,4 +1,4 @@
-"""Putting one session's records on disk (sessions.md section 8).
+"""Putting one session's records on disk.
 
 * The file is created with an exclusive create (``O_EXCL``, Node's ``"wx"``) holding the header
   and every buffered entry, the first time the session qualifies (first user or assistant
@@ -18,7 +18,6 @@ import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from pi_harness.coding.session_store.jsonl import atomic_write, encode_record, fsync_directory
 from pi_harness.coding.session_store.lock import SessionFileLock
@@ -32,6 +31,16 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def _write_and_close(fd: int, data: bytes, *, fsync: bool) -> None:
+    """Write all of ``data`` to the open ``fd`` (durably with ``fsync``), then close it."""
+    try:
+        _write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class SessionWriter:
@@ -49,7 +58,7 @@ class SessionWriter:
     def note_torn_tail(self, ends_with_newline: bool) -> None:
         self._needs_newline = not ends_with_newline
 
-    def create(self, records: Iterable[Any]) -> None:
+    def create(self, records: Iterable[object]) -> None:
         """Write a new file holding ``records``; fails if the path already holds data."""
         self.claim()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,31 +71,20 @@ class SessionWriter:
                 fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0))
             else:
                 raise FileExistsError(errno.EEXIST, "Session file already exists", str(self.path)) from None
-        try:
-            _write_all(fd, data)
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_and_close(fd, data, fsync=self.fsync)
         if self.fsync:
             fsync_directory(self.path.parent)
         self._needs_newline = False
 
-    def append(self, record: Any) -> None:
+    def append(self, record: object) -> None:
         """Append one record; raises ``FileNotFoundError`` if the file vanished."""
         data = encode_record(record)
         if self._needs_newline:
             data = b"\n" + data
-        fd = os.open(self.path, _APPEND_FLAGS)
-        try:
-            _write_all(fd, data)
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_and_close(os.open(self.path, _APPEND_FLAGS), data, fsync=self.fsync)
         self._needs_newline = False
 
-    def rewrite(self, records: Iterable[Any]) -> None:
+    def rewrite(self, records: Iterable[object]) -> None:
         """Atomically replace the file's whole content."""
         self.claim()
         atomic_write(self.path, records, sync_directory=self.fsync)

@@ -1,5 +1,5 @@
-"""Built-in tools of the coding agent: read, bash, edit, write, grep, find, ls
-and powershell, their factories, the enabling rules and the pluggable operations."""
+"""Built-in tools of the coding agent: read, bash, edit, write, grep, find, ls and powershell,
+their factories, the enabling rules and the pluggable operations."""
 
 from pi_harness.coding.tools.bash import BASH_PARAMETERS, create_bash_tool
 from pi_harness.coding.tools.bash_exec import ExecAborted, ExecResult, ExecTimedOut

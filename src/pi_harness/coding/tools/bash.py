@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.coding.tools.bash_output import CommandOutput, OutputCollector
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
 from pi_harness.coding.tools.options import SpawnContext, ToolOptions
 from pi_harness.coding.tools.results import ToolError, format_number, text_result
@@ -23,7 +23,7 @@ from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE
 
 UPDATE_INTERVAL_SECONDS = 0.05
 
-BASH_PARAMETERS: dict[str, Any] = {
+BASH_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command line to execute."},
@@ -149,75 +149,55 @@ def default_bash_operations(options: ToolOptions) -> BashOperations:
     )
 
 
-def create_shell_tool(
-    cwd: str,
-    options: ToolOptions,
-    operations: BashOperations,
-    *,
-    name: str,
-    description: str,
-    prompt_snippet: str,
-) -> AgentTool:
-    """A tool with the bash tool's schema and behaviour around any shell's operations."""
+async def run_shell_tool(call: ToolCall[BashOperations]) -> AgentToolResult:
+    """The body of the shell tools (bash, powershell): run, stream throttled updates, report."""
+    on_update = call.on_update
+    timeout = call.params.get("timeout")
+    spawn = prepare_spawn(call.text("command"), call.cwd, call.options)
+    latest: list[OutputCollector] = []
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
-        timeout = params.get("timeout")
-        spawn = prepare_spawn(str(params["command"]), cwd, options)
-        latest: list[OutputCollector] = []
+    def emit() -> None:
+        if on_update is not None and latest:
+            text, details = latest[0].snapshot()
+            on_update({"content": [{"type": "text", "text": text}], "details": details})
 
-        def emit() -> None:
-            if on_update is not None and latest:
-                text, details = latest[0].snapshot()
-                on_update({"content": [{"type": "text", "text": text}], "details": details})
+    throttle = UpdateThrottle(emit) if on_update is not None else None
 
-        throttle = UpdateThrottle(emit) if on_update is not None else None
+    def on_chunk(_chunk: bytes, collector: OutputCollector) -> None:
+        if not latest:
+            latest.append(collector)
+        if throttle is not None:
+            throttle.poke()
 
-        def on_chunk(_chunk: bytes, collector: OutputCollector) -> None:
-            if not latest:
-                latest.append(collector)
-            if throttle is not None:
-                throttle.poke()
+    seconds = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+    try:
+        run = await run_bash(
+            spawn["command"],
+            spawn["cwd"],
+            operations=call.operations,
+            env=spawn["env"],
+            signal=call.signal,
+            timeout=seconds,
+            on_chunk=on_chunk,
+        )
+    finally:
+        if throttle is not None:
+            throttle.close()
+    if run.timeout_text is not None and seconds is not None:
+        run.timeout_text = format_number(seconds)
+    return bash_run_to_result(run)
 
-        seconds = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
-        try:
-            run = await run_bash(
-                spawn["command"],
-                spawn["cwd"],
-                operations=operations,
-                env=spawn["env"],
-                signal=signal,
-                timeout=seconds,
-                on_chunk=on_chunk,
-            )
-        finally:
-            if throttle is not None:
-                throttle.close()
-        if run.timeout_text is not None and seconds is not None:
-            run.timeout_text = format_number(seconds)
-        return bash_run_to_result(run)
 
-    return AgentTool(
-        name=name,
-        label=name,
-        description=description,
-        parameters=BASH_PARAMETERS,
-        execute=execute,
-        prompt_snippet=prompt_snippet,
-    )
+BASH_TOOL = BuiltinTool(
+    name="bash",
+    description=BASH_DESCRIPTION,
+    parameters=BASH_PARAMETERS,
+    prompt_snippet="Run shell commands in bash (ls, grep, find, git and the like)",
+    operations=default_bash_operations,
+    run=run_shell_tool,
+    abort_check_first=False,
+)
 
 
 def create_bash_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    return create_shell_tool(
-        cwd,
-        opts,
-        default_bash_operations(opts),
-        name="bash",
-        description=BASH_DESCRIPTION,
-        prompt_snippet="Run shell commands in bash (ls, grep, find, git and the like)",
-    )
+    return BASH_TOOL.create(cwd, options)

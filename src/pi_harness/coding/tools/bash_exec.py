@@ -119,9 +119,9 @@ async def run_shell_command(
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
     outcome = "exit"
     try:
-        waiting: set[asyncio.Future[object]] = {exited}  # type: ignore[arg-type]
+        waiting: set[asyncio.Future[int] | asyncio.Future[None]] = {exited}
         if aborted is not None:
-            waiting.add(aborted)  # type: ignore[arg-type]
+            waiting.add(aborted)
         limit = timeout if timeout is not None and timeout > 0 else None
         done, _ = await asyncio.wait(waiting, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
         if signal is not None and signal.aborted:

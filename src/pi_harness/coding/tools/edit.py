@@ -7,13 +7,14 @@ other mutations of it (``mutation_queue``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
 import orjson
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.jsonutil import sanitize_surrogates
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
 from pi_harness.coding.tools.edit_match import (
     EditSpec,
@@ -29,7 +30,7 @@ from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
 
-_EDIT_ITEM: dict[str, Any] = {
+_EDIT_ITEM: dict[str, object] = {
     "type": "object",
     "properties": {
         "oldText": {
@@ -43,7 +44,7 @@ _EDIT_ITEM: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-EDIT_PARAMETERS: dict[str, Any] = {
+EDIT_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -70,7 +71,7 @@ EDIT_DESCRIPTION = (
 )
 
 
-def prepare_edit_arguments(args: dict[str, Any]) -> dict[str, Any]:
+def prepare_edit_arguments(args: Mapping[str, object]) -> dict[str, object]:
     """Accept the legacy single-replacement form (top-level ``oldText``/``newText``) and ``edits``
     sent as a JSON string."""
     prepared = dict(args)
@@ -88,8 +89,10 @@ def prepare_edit_arguments(args: dict[str, Any]) -> dict[str, Any]:
     return prepared
 
 
-def _specs(params: dict[str, Any]) -> list[EditSpec]:
-    return [EditSpec(str(edit["oldText"]), str(edit["newText"])) for edit in params["edits"]]
+def _specs(params: Mapping[str, object]) -> list[EditSpec]:
+    # The arguments were validated against EDIT_PARAMETERS: a list of {oldText, newText} objects.
+    edits = cast(list[Mapping[str, object]], params["edits"])
+    return [EditSpec(str(edit["oldText"]), str(edit["newText"])) for edit in edits]
 
 
 def _split(raw: bytes) -> tuple[str, str, str]:
@@ -120,47 +123,43 @@ async def compute_edit_diff(
     return _diff(base, new)
 
 
-def create_edit_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    operations: EditOperations = opts.edit_operations or LocalEditOperations()
+async def _edit(call: ToolCall[EditOperations]) -> AgentToolResult:
+    operations, signal = call.operations, call.signal
+    shown = call.text("path")
+    absolute = resolve_to_cwd(shown, call.cwd)
+    edits = _specs(call.params)
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
+    async def mutate() -> AgentToolResult:
         raise_if_aborted(signal)
-        shown = str(params["path"])
-        absolute = resolve_to_cwd(shown, cwd)
-        edits = _specs(params)
+        try:
+            await operations.access(absolute)
+        except Exception:
+            raise ToolError(f"File not found: {shown}") from None
+        bom, ending, content = _split(await operations.read_file(absolute))
+        base, new = apply_edits(content, edits, shown)
+        raise_if_aborted(signal)
+        final = bom + restore_line_endings(new, ending)
+        await operations.write_file(absolute, final.encode("utf-8", "surrogateescape"))
+        text = (
+            f"Successfully replaced text in {shown}."
+            if len(edits) == 1
+            else f"Successfully replaced {len(edits)} block(s) in {shown}."
+        )
+        return text_result(text, dict(_diff(base, new)))
 
-        async def mutate() -> AgentToolResult:
-            raise_if_aborted(signal)
-            try:
-                await operations.access(absolute)
-            except Exception:
-                raise ToolError(f"File not found: {shown}") from None
-            bom, ending, content = _split(await operations.read_file(absolute))
-            base, new = apply_edits(content, edits, shown)
-            raise_if_aborted(signal)
-            final = bom + restore_line_endings(new, ending)
-            await operations.write_file(absolute, final.encode("utf-8", "surrogateescape"))
-            text = (
-                f"Successfully replaced text in {shown}."
-                if len(edits) == 1
-                else f"Successfully replaced {len(edits)} block(s) in {shown}."
-            )
-            return text_result(text, dict(_diff(base, new)))
+    return await with_file_mutation_queue(absolute, mutate)
 
-        return await with_file_mutation_queue(absolute, mutate)
 
-    return AgentTool(
-        name="edit",
-        label="edit",
-        description=EDIT_DESCRIPTION,
-        parameters=EDIT_PARAMETERS,
-        execute=execute,
-        prepare_arguments=prepare_edit_arguments,
-        prompt_snippet="Make targeted changes by exact text replacement (several separate changes per call allowed)",
-    )
+EDIT_TOOL: BuiltinTool[EditOperations] = BuiltinTool(
+    name="edit",
+    description=EDIT_DESCRIPTION,
+    parameters=EDIT_PARAMETERS,
+    prompt_snippet="Make targeted changes by exact text replacement (several separate changes per call allowed)",
+    operations=lambda options: options.edit_operations or LocalEditOperations(),
+    run=_edit,
+    prepare_arguments=prepare_edit_arguments,
+)
+
+
+def create_edit_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    return EDIT_TOOL.create(cwd, options)

@@ -7,13 +7,11 @@ lines themselves, and any context lines, are re-read from the files for formatti
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import GrepOperations, LocalGrepOperations
 from pi_harness.coding.tools.options import ToolOptions
-from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
 from pi_harness.coding.tools.search_types import GrepQuery
 from pi_harness.coding.tools.truncate import (
@@ -25,7 +23,7 @@ from pi_harness.coding.tools.truncate import (
 
 DEFAULT_GREP_LIMIT = 100
 
-GREP_PARAMETERS: dict[str, Any] = {
+GREP_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "pattern": {
@@ -70,74 +68,70 @@ async def _file_lines(operations: GrepOperations, path: str) -> list[str] | None
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+async def _grep(call: ToolCall[GrepOperations]) -> AgentToolResult:
+    operations, params, signal = call.operations, call.params, call.signal
+    search_path = call.directory()
+    limit = call.limit(DEFAULT_GREP_LIMIT)
+    context = max(0, as_int(params.get("context"), 0))
+    try:
+        is_directory = await operations.is_directory(search_path)
+    except FileNotFoundError:
+        raise ToolError(f"Path not found: {search_path}") from None
+    query = GrepQuery(
+        pattern=call.text("pattern"),
+        path=search_path,
+        is_directory=is_directory,
+        glob=str(params["glob"]) if params.get("glob") else None,
+        ignore_case=bool(params.get("ignoreCase")),
+        literal=bool(params.get("literal")),
+        limit=limit,
+    )
+    result = await operations.search(query, signal)
+    raise_if_aborted(signal)
+    if not result.hits:
+        return text_result("No matches found")
+    cache: dict[str, list[str] | None] = {}
+    out: list[str] = []
+    lines_truncated = False
+    for hit in result.hits:
+        if hit.rel_path not in cache:
+            target = os.path.join(search_path, hit.rel_path) if is_directory else search_path
+            cache[hit.rel_path] = await _file_lines(operations, target)
+        lines = cache[hit.rel_path]
+        if lines is None or hit.line_number > len(lines):
+            out.append(f"{hit.rel_path}:{hit.line_number}: (unable to read file)")
+            continue
+        first = max(1, hit.line_number - context)
+        last = min(len(lines), hit.line_number + context)
+        for number in range(first, last + 1):
+            text, cut = truncate_line(lines[number - 1])
+            lines_truncated = lines_truncated or cut
+            if number == hit.line_number:
+                out.append(f"{hit.rel_path}:{number}: {text}")
+            else:
+                out.append(f"{hit.rel_path}-{number}- {text}")
+    listing = ListingNotices("\n".join(out))
+    if result.limit_reached:
+        listing.add_limit(limit, "matches", "matchLimitReached")
+    listing.add_truncation()
+    if lines_truncated:
+        notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+        listing.add(notice, "linesTruncated", True)
+    return listing.result()
+
+
+GREP_TOOL: BuiltinTool[GrepOperations] = BuiltinTool(
+    name="grep",
+    description=GREP_DESCRIPTION,
+    parameters=GREP_PARAMETERS,
+    prompt_snippet="Search file contents for a pattern (respects .gitignore)",
+    operations=lambda options: (
+        options.grep_operations
+        or LocalGrepOperations(use_ripgrep=options.use_ripgrep, agent_directory=options.agent_dir)
+    ),
+    run=_grep,
+)
+
+
 def create_grep_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    operations: GrepOperations = opts.grep_operations or LocalGrepOperations(
-        use_ripgrep=opts.use_ripgrep, agent_directory=opts.agent_dir
-    )
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
-        raise_if_aborted(signal)
-        search_path = resolve_to_cwd(str(params.get("path") or "."), cwd)
-        limit = max(1, as_int(params.get("limit"), DEFAULT_GREP_LIMIT))
-        context = max(0, as_int(params.get("context"), 0))
-        try:
-            is_directory = await operations.is_directory(search_path)
-        except FileNotFoundError:
-            raise ToolError(f"Path not found: {search_path}") from None
-        query = GrepQuery(
-            pattern=str(params["pattern"]),
-            path=search_path,
-            is_directory=is_directory,
-            glob=str(params["glob"]) if params.get("glob") else None,
-            ignore_case=bool(params.get("ignoreCase")),
-            literal=bool(params.get("literal")),
-            limit=limit,
-        )
-        result = await operations.search(query, signal)
-        raise_if_aborted(signal)
-        if not result.hits:
-            return text_result("No matches found")
-        cache: dict[str, list[str] | None] = {}
-        out: list[str] = []
-        lines_truncated = False
-        for hit in result.hits:
-            if hit.rel_path not in cache:
-                target = os.path.join(search_path, hit.rel_path) if is_directory else search_path
-                cache[hit.rel_path] = await _file_lines(operations, target)
-            lines = cache[hit.rel_path]
-            if lines is None or hit.line_number > len(lines):
-                out.append(f"{hit.rel_path}:{hit.line_number}: (unable to read file)")
-                continue
-            first = max(1, hit.line_number - context)
-            last = min(len(lines), hit.line_number + context)
-            for number in range(first, last + 1):
-                text, cut = truncate_line(lines[number - 1])
-                lines_truncated = lines_truncated or cut
-                if number == hit.line_number:
-                    out.append(f"{hit.rel_path}:{number}: {text}")
-                else:
-                    out.append(f"{hit.rel_path}-{number}- {text}")
-        listing = ListingNotices("\n".join(out))
-        if result.limit_reached:
-            notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
-            listing.add(notice, "matchLimitReached", limit)
-        listing.add_truncation()
-        if lines_truncated:
-            notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-            listing.add(notice, "linesTruncated", True)
-        return text_result(listing.text(), listing.details or None)
-
-    return AgentTool(
-        name="grep",
-        label="grep",
-        description=GREP_DESCRIPTION,
-        parameters=GREP_PARAMETERS,
-        execute=execute,
-        prompt_snippet="Search file contents for a pattern (respects .gitignore)",
-    )
+    return GREP_TOOL.create(cwd, options)

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import LocalLsOperations, LsOperations
 from pi_harness.coding.tools.options import ToolOptions
-from pi_harness.coding.tools.paths import resolve_to_cwd
-from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
+from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
 from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
 
 DEFAULT_LS_LIMIT = 500
 
-LS_PARAMETERS: dict[str, Any] = {
+LS_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "description": "Directory to list (defaults to the working directory)."},
@@ -34,54 +32,50 @@ LS_DESCRIPTION = (
 )
 
 
-def create_ls_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    operations: LsOperations = opts.ls_operations or LocalLsOperations()
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
+async def _ls(call: ToolCall[LsOperations]) -> AgentToolResult:
+    operations, signal = call.operations, call.signal
+    directory = call.directory()
+    limit = call.limit(DEFAULT_LS_LIMIT)
+    if not await operations.exists(directory):
+        raise ToolError(f"Path not found: {directory}")
+    if not (await operations.stat(directory)).is_directory:
+        raise ToolError(f"Not a directory: {directory}")
+    try:
+        names = await operations.readdir(directory)
+    except OSError as exc:
+        raise ToolError(f"Cannot read directory: {exc.strerror or exc}") from None
+    except Exception as exc:
+        raise ToolError(f"Cannot read directory: {exc}") from None
+    names.sort(key=lambda name: (name.lower(), name))
+    entries: list[str] = []
+    limit_reached = False
+    for name in names:
+        if len(entries) >= limit:
+            limit_reached = True
+            break
         raise_if_aborted(signal)
-        directory = resolve_to_cwd(str(params.get("path") or "."), cwd)
-        limit = max(1, as_int(params.get("limit"), DEFAULT_LS_LIMIT))
-        if not await operations.exists(directory):
-            raise ToolError(f"Path not found: {directory}")
-        if not (await operations.stat(directory)).is_directory:
-            raise ToolError(f"Not a directory: {directory}")
         try:
-            names = await operations.readdir(directory)
-        except OSError as exc:
-            raise ToolError(f"Cannot read directory: {exc.strerror or exc}") from None
-        except Exception as exc:
-            raise ToolError(f"Cannot read directory: {exc}") from None
-        names.sort(key=lambda name: (name.lower(), name))
-        entries: list[str] = []
-        limit_reached = False
-        for name in names:
-            if len(entries) >= limit:
-                limit_reached = True
-                break
-            raise_if_aborted(signal)
-            try:
-                is_directory = (await operations.stat(os.path.join(directory, name))).is_directory
-            except Exception:
-                continue  # vanished or unreadable entries are skipped
-            entries.append(f"{name}/" if is_directory else name)
-        if not entries:
-            return text_result("(empty directory)")
-        listing = ListingNotices("\n".join(entries))
-        if limit_reached:
-            listing.add(f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit)
-        return text_result(listing.text(), listing.details or None)
+            is_directory = (await operations.stat(os.path.join(directory, name))).is_directory
+        except Exception:
+            continue  # vanished or unreadable entries are skipped
+        entries.append(f"{name}/" if is_directory else name)
+    if not entries:
+        return text_result("(empty directory)")
+    listing = ListingNotices("\n".join(entries))
+    if limit_reached:
+        listing.add_limit(limit, "entries", "entryLimitReached", refine=False)
+    return listing.result()
 
-    return AgentTool(
-        name="ls",
-        label="ls",
-        description=LS_DESCRIPTION,
-        parameters=LS_PARAMETERS,
-        execute=execute,
-        prompt_snippet="List the entries of a directory",
-    )
+
+LS_TOOL: BuiltinTool[LsOperations] = BuiltinTool(
+    name="ls",
+    description=LS_DESCRIPTION,
+    parameters=LS_PARAMETERS,
+    prompt_snippet="List the entries of a directory",
+    operations=lambda options: options.ls_operations or LocalLsOperations(),
+    run=_ls,
+)
+
+
+def create_ls_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    return LS_TOOL.create(cwd, options)

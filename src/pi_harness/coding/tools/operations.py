@@ -242,12 +242,17 @@ class LocalLsOperations:
         return await asyncio.to_thread(os.listdir, path)
 
 
-class LocalGrepOperations:
-    """Searches with ripgrep when found (``use_ripgrep`` ``None``), else with the Python walker."""
+class _LocalSearch:
+    """The choice of search engine: ripgrep when found (``use_ripgrep`` ``None``), else the Python
+    walker; ``agent_directory`` is the agent dir whose ``bin`` may hold ripgrep."""
 
     def __init__(self, *, use_ripgrep: bool | None = None, agent_directory: str | Path | None = None) -> None:
         self.use_ripgrep = use_ripgrep
         self.agent_directory = agent_directory
+
+
+class LocalGrepOperations(_LocalSearch):
+    """Searches with ripgrep when found (``use_ripgrep`` ``None``), else with the Python walker."""
 
     async def is_directory(self, path: str) -> bool:
         info = await asyncio.to_thread(os.stat, path)
@@ -260,16 +265,12 @@ class LocalGrepOperations:
         return await local_grep(query, signal, use_ripgrep=self.use_ripgrep, agent_directory=self.agent_directory)
 
 
-class LocalFindOperations:
+class LocalFindOperations(_LocalSearch):
     """Lists non-ignored files (ripgrep or the walker) and matches them against the glob.
 
     Directories are reported (with a trailing ``/``) when their path matches and they contain at
     least one listed file; empty directories are not seen by either engine.
     """
-
-    def __init__(self, *, use_ripgrep: bool | None = None, agent_directory: str | Path | None = None) -> None:
-        self.use_ripgrep = use_ripgrep
-        self.agent_directory = agent_directory
 
     async def exists(self, path: str) -> bool:
         return os.path.exists(path)

@@ -35,7 +35,7 @@ SpawnHook = Callable[[SpawnContext], SpawnContext]
 
 @dataclass
 class ToolOptions:
-    # Operations overrides; None = act on this machine.
+    # Operations overrides (see operations.py); None = act on this machine.
     read_operations: ReadOperations | None = None
     write_operations: WriteOperations | None = None
     edit_operations: EditOperations | None = None

@@ -10,8 +10,9 @@ import shutil
 import sys
 
 from pi_harness.agent.types import AgentTool
-from pi_harness.coding.tools.bash import create_shell_tool
-from pi_harness.coding.tools.operations import LocalBashOperations
+from pi_harness.coding.tools.bash import BASH_PARAMETERS, run_shell_tool
+from pi_harness.coding.tools.definition import BuiltinTool
+from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
@@ -38,22 +39,29 @@ def powershell_available() -> bool:
     return find_powershell() is not None
 
 
-def create_powershell_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+def _powershell_operations(options: ToolOptions) -> BashOperations:
     """Raises :class:`PowerShellUnavailableError` where no PowerShell executable exists."""
     executable = find_powershell()
     if executable is None:
         raise PowerShellUnavailableError("PowerShell (pwsh) is not available on this system")
-    opts = options or ToolOptions()
-    operations = opts.powershell_operations or LocalBashOperations(
+    return options.powershell_operations or LocalBashOperations(
         shell_argv=[executable, "-NoProfile", "-NonInteractive", "-Command"],
-        reap_orphans=opts.reap_orphans,
-        kill_grace=opts.kill_grace,
+        reap_orphans=options.reap_orphans,
+        kill_grace=options.kill_grace,
     )
-    return create_shell_tool(
-        cwd,
-        opts,
-        operations,
-        name="powershell",
-        description=POWERSHELL_DESCRIPTION,
-        prompt_snippet="Run PowerShell commands",
-    )
+
+
+POWERSHELL_TOOL = BuiltinTool(
+    name="powershell",
+    description=POWERSHELL_DESCRIPTION,
+    parameters=BASH_PARAMETERS,
+    prompt_snippet="Run PowerShell commands",
+    operations=_powershell_operations,
+    run=run_shell_tool,
+    abort_check_first=False,
+)
+
+
+def create_powershell_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    """Raises :class:`PowerShellUnavailableError` where no PowerShell executable exists."""
+    return POWERSHELL_TOOL.create(cwd, options)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import AsyncIterator
-from typing import Any
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.types import ImageContent, TextContent
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
 from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
 from pi_harness.coding.tools.options import ToolOptions
@@ -21,7 +20,7 @@ from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE
 CHUNK_SIZE = 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
 
-READ_PARAMETERS: dict[str, Any] = {
+READ_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -106,7 +105,9 @@ async def _read_image(operations: ReadOperations, path: str, mime_type: str, opt
     return {"content": [text, image]}
 
 
-async def _read_text(operations: ReadOperations, path: str, shown: str, offset: Any, limit: Any) -> AgentToolResult:
+async def _read_text(
+    operations: ReadOperations, path: str, shown: str, offset: object, limit: object
+) -> AgentToolResult:
     start = max(0, as_int(offset, 1) - 1)
     line_limit = None if limit is None else as_int(limit, 0)
     if isinstance(operations, ChunkedReadOperations):
@@ -115,7 +116,8 @@ async def _read_text(operations: ReadOperations, path: str, shown: str, offset: 
         chunks = _one_chunk(operations, path)
     window = await read_text_window(_refuse_binary(chunks, shown), start, line_limit)
     if start >= window.total_lines:
-        raise ToolError(f"Offset {format_number(offset)} is beyond end of file ({window.total_lines} lines total)")
+        shown_offset = format_number(offset) if isinstance(offset, int | float) else str(offset)
+        raise ToolError(f"Offset {shown_offset} is beyond end of file ({window.total_lines} lines total)")
     truncation = truncate_window(window)
     first = start + 1
     if truncation["firstLineExceedsLimit"]:
@@ -139,31 +141,27 @@ async def _read_text(operations: ReadOperations, path: str, shown: str, offset: 
     return text_result(content)
 
 
+async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
+    operations = call.operations
+    shown = call.text("path")
+    path = await _existing_variant(operations, resolve_to_cwd(shown, call.cwd))
+    await _check_readable(operations, path, shown)
+    mime_type = await operations.detect_image_mime_type(path)
+    raise_if_aborted(call.signal)
+    if mime_type is not None:
+        return await _read_image(operations, path, mime_type, call.options)
+    return await _read_text(operations, path, shown, call.params.get("offset"), call.params.get("limit"))
+
+
+READ_TOOL: BuiltinTool[ReadOperations] = BuiltinTool(
+    name="read",
+    description=READ_DESCRIPTION,
+    parameters=READ_PARAMETERS,
+    prompt_snippet="Read what a file contains",
+    operations=lambda options: options.read_operations or LocalReadOperations(),
+    run=_read,
+)
+
+
 def create_read_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    operations: ReadOperations = opts.read_operations or LocalReadOperations()
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
-        raise_if_aborted(signal)
-        shown = str(params["path"])
-        path = await _existing_variant(operations, resolve_to_cwd(shown, cwd))
-        await _check_readable(operations, path, shown)
-        mime_type = await operations.detect_image_mime_type(path)
-        raise_if_aborted(signal)
-        if mime_type is not None:
-            return await _read_image(operations, path, mime_type, opts)
-        return await _read_text(operations, path, shown, params.get("offset"), params.get("limit"))
-
-    return AgentTool(
-        name="read",
-        label="read",
-        description=READ_DESCRIPTION,
-        parameters=READ_PARAMETERS,
-        execute=execute,
-        prompt_snippet="Read what a file contains",
-    )
+    return READ_TOOL.create(cwd, options)

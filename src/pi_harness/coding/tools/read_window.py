@@ -15,6 +15,7 @@ from pi_harness.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,
+    head_lines,
     truncate_head,
     utf8_len,
 )
@@ -168,18 +169,9 @@ def truncate_window(
         result["truncatedBy"] = "bytes"
         result["firstLineExceedsLimit"] = True
         return result
-    kept: list[str] = []
-    used = 0
-    truncated_by = "lines"
-    for index, line in enumerate(window.kept[:max_lines]):
-        cost = utf8_len(line) + (1 if index > 0 else 0)
-        if used + cost > max_bytes:
-            truncated_by = "bytes"
-            break
-        kept.append(line)
-        used += cost
+    kept, truncated_by = head_lines(window.kept, max_lines, max_bytes)
     result["content"] = "\n".join(kept)
-    result["truncatedBy"] = "bytes" if truncated_by == "bytes" else "lines"
+    result["truncatedBy"] = truncated_by
     result["outputLines"] = len(kept)
     result["outputBytes"] = utf8_len(result["content"])
     return result

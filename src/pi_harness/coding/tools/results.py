@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import SupportsInt
 
 from pi_harness.agent.types import AgentToolResult
 from pi_harness.ai.abort import AbortSignal
@@ -15,7 +15,7 @@ class ToolError(Exception):
     """A tool failure whose message is shown to the model as the error result's text."""
 
 
-def text_result(text: str, details: Any = None) -> AgentToolResult:
+def text_result(text: str, details: object = None) -> AgentToolResult:
     result: AgentToolResult = {"content": [{"type": "text", "text": text}]}
     if details is not None:
         result["details"] = details
@@ -42,9 +42,9 @@ def format_number(value: float) -> str:
     return repr(value)
 
 
-def as_int(value: Any, default: int) -> int:
+def as_int(value: object, default: int) -> int:
     """A numeric argument as an integer (the schema says ``number``; models send ``5.0`` too)."""
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, bool) or not isinstance(value, str | bytes | SupportsInt):
         return default
     try:
         return int(value)

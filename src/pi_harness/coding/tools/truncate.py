@@ -8,7 +8,10 @@ stored in ``details.truncation`` with Pi's camelCase keys.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Literal, NamedTuple, TypedDict
+
+from pi_harness.agent.types import AgentToolResult
+from pi_harness.coding.tools.results import text_result
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -89,25 +92,35 @@ def truncate_head(
     A first line that alone exceeds ``max_bytes`` yields empty content with
     ``firstLineExceedsLimit`` so the caller can point at another way of reading it.
     """
-    total_bytes = utf8_len(text)
-    lines = text.split("\n")
-    total_lines = len(lines)
-    totals = _Totals(total_lines, total_bytes, max_lines, max_bytes)
-    if total_lines <= max_lines and total_bytes <= max_bytes:
-        return _result(text, totals, truncated_by=None, output_lines=total_lines)
+    lines, totals, whole = _measure(text, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     if utf8_len(lines[0]) > max_bytes:
         return _result("", totals, truncated_by="bytes", output_lines=0, first_line_exceeds_limit=True)
+    kept, truncated_by = head_lines(lines, max_lines, max_bytes)
+    return _result("\n".join(kept), totals, truncated_by=truncated_by, output_lines=len(kept))
+
+
+def head_lines(lines: list[str], max_lines: int, max_bytes: int) -> tuple[list[str], Literal["lines", "bytes"]]:
+    """The first whole lines within both budgets, and which budget stopped them."""
     kept: list[str] = []
     used = 0
-    truncated_by: Literal["lines", "bytes"] = "lines"
     for index, line in enumerate(lines[:max_lines]):
         cost = utf8_len(line) + (1 if index > 0 else 0)
         if used + cost > max_bytes:
-            truncated_by = "bytes"
-            break
+            return kept, "bytes"
         kept.append(line)
         used += cost
-    return _result("\n".join(kept), totals, truncated_by=truncated_by, output_lines=len(kept))
+    return kept, "lines"
+
+
+def _measure(text: str, max_lines: int, max_bytes: int) -> tuple[list[str], _Totals, TruncationResult | None]:
+    """The lines and totals of ``text``, and the untruncated result when it fits both budgets."""
+    lines = text.split("\n")
+    totals = _Totals(len(lines), utf8_len(text), max_lines, max_bytes)
+    if totals.lines <= max_lines and totals.bytes <= max_bytes:
+        return lines, totals, _result(text, totals, truncated_by=None, output_lines=totals.lines)
+    return lines, totals, None
 
 
 def _tail_bytes(line: str, max_bytes: int) -> str:
@@ -123,12 +136,9 @@ def truncate_tail(
     text: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep the last whole lines that fit; a last line longer than ``max_bytes`` keeps its end."""
-    total_bytes = utf8_len(text)
-    lines = text.split("\n")
-    total_lines = len(lines)
-    totals = _Totals(total_lines, total_bytes, max_lines, max_bytes)
-    if total_lines <= max_lines and total_bytes <= max_bytes:
-        return _result(text, totals, truncated_by=None, output_lines=total_lines)
+    lines, totals, whole = _measure(text, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     kept: list[str] = []
     used = 0
     truncated_by: Literal["lines", "bytes"] = "lines"
@@ -165,11 +175,16 @@ class ListingNotices:
         self.truncation = truncate_head(text, max_lines=UNLIMITED_LINES, max_bytes=DEFAULT_MAX_BYTES)
         self._pending_truncation = self.truncation["truncated"]
         self.notices: list[str] = []
-        self.details: dict[str, Any] = {}
+        self.details: dict[str, object] = {}
 
-    def add(self, notice: str, key: str, value: Any) -> None:
+    def add(self, notice: str, key: str, value: object) -> None:
         self.notices.append(notice)
         self.details[key] = value
+
+    def add_limit(self, limit: int, what: str, key: str, *, refine: bool = True) -> None:
+        """The notice that ``limit`` cut the listing short, naming the limit to ask for next."""
+        notice = f"{limit} {what} limit reached. Use limit={limit * 2} for more"
+        self.add(f"{notice}, or refine pattern" if refine else notice, key, limit)
 
     def add_truncation(self) -> None:
         """The byte-limit notice, placed where the caller wants it in the order."""
@@ -181,3 +196,7 @@ class ListingNotices:
         self.add_truncation()
         output = self.truncation["content"]
         return f"{output}\n\n[{'. '.join(self.notices)}]" if self.notices else output
+
+    def result(self) -> AgentToolResult:
+        """The listing with its notices, and the ``details`` keys when there are any."""
+        return text_result(self.text(), self.details or None)

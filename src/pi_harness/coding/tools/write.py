@@ -9,17 +9,16 @@ file system operation is over.
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_harness.ai.abort import AbortSignal
+from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_harness.coding.tools.operations import LocalWriteOperations, WriteOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import raise_if_aborted, text_result
 
-WRITE_PARAMETERS: dict[str, Any] = {
+WRITE_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -37,35 +36,31 @@ WRITE_DESCRIPTION = (
 )
 
 
-def create_write_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
-    opts = options or ToolOptions()
-    operations: WriteOperations = opts.write_operations or LocalWriteOperations()
+async def _write(call: ToolCall[WriteOperations]) -> AgentToolResult:
+    operations, signal = call.operations, call.signal
+    shown = call.text("path")
+    absolute = resolve_to_cwd(shown, call.cwd)
+    data = call.text("content").encode("utf-8", "replace")
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
+    async def mutate() -> AgentToolResult:
         raise_if_aborted(signal)
-        shown = str(params["path"])
-        absolute = resolve_to_cwd(shown, cwd)
-        data = str(params["content"]).encode("utf-8", "replace")
+        await operations.mkdir(os.path.dirname(absolute))
+        raise_if_aborted(signal)
+        await operations.write_file(absolute, data)
+        return text_result(f"Successfully wrote {len(data)} bytes to {shown}")
 
-        async def mutate() -> AgentToolResult:
-            raise_if_aborted(signal)
-            await operations.mkdir(os.path.dirname(absolute))
-            raise_if_aborted(signal)
-            await operations.write_file(absolute, data)
-            return text_result(f"Successfully wrote {len(data)} bytes to {shown}")
+    return await with_file_mutation_queue(absolute, mutate)
 
-        return await with_file_mutation_queue(absolute, mutate)
 
-    return AgentTool(
-        name="write",
-        label="write",
-        description=WRITE_DESCRIPTION,
-        parameters=WRITE_PARAMETERS,
-        execute=execute,
-        prompt_snippet="Create a new file or replace a file's whole content",
-    )
+WRITE_TOOL: BuiltinTool[WriteOperations] = BuiltinTool(
+    name="write",
+    description=WRITE_DESCRIPTION,
+    parameters=WRITE_PARAMETERS,
+    prompt_snippet="Create a new file or replace a file's whole content",
+    operations=lambda options: options.write_operations or LocalWriteOperations(),
+    run=_write,
+)
+
+
+def create_write_tool(cwd: str, options: ToolOptions | None = None) -> AgentTool:
+    return WRITE_TOOL.create(cwd, options)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 ServerKind = Literal["llama.cpp", "ollama", "lmstudio", "vllm", "generic"]
@@ -110,10 +110,11 @@ def guess_kind(name: str, base_url: str) -> ServerKind:
     return DEFAULT_PORTS.get(port, "generic") if port is not None else "generic"
 
 
-def load_local_models_config(settings: Mapping[str, Any] | None, environ: Mapping[str, str]) -> LocalModelsConfig:
+def load_local_models_config(settings: Mapping[str, object] | None, environ: Mapping[str, str]) -> LocalModelsConfig:
     """Build the server list; invalid entries become messages in ``errors`` and are skipped."""
     config = LocalModelsConfig()
-    raw: Any = settings if settings is not None else {}
+    # Typed as the caller promises, checked as what a settings file may hold.
+    raw: object = settings if settings is not None else {}
     if not isinstance(raw, Mapping):
         config.errors.append('"localModels" must be an object')
         raw = {}
@@ -170,7 +171,7 @@ def load_local_models_config(settings: Mapping[str, Any] | None, environ: Mappin
     return config
 
 
-def _server_from_settings(entry: Any) -> LocalServer:
+def _server_from_settings(entry: object) -> LocalServer:
     if not isinstance(entry, Mapping):
         raise ValueError("must be an object")
     name, base_url = entry.get("name"), entry.get("baseUrl")

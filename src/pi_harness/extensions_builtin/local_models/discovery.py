@@ -19,7 +19,7 @@ import asyncio
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pi_harness.extensions_builtin.local_models.config import DEFAULT_API_KEY, LocalServer
@@ -34,7 +34,11 @@ NOT_REACHABLE = "not reachable (connection refused or no such host)"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 # Chat templates of local servers know only the classic roles and take ``max_tokens``.
-LOCAL_COMPAT: dict[str, Any] = {"supportsStore": False, "supportsDeveloperRole": False, "maxTokensField": "max_tokens"}
+LOCAL_COMPAT: dict[str, object] = {
+    "supportsStore": False,
+    "supportsDeveloperRole": False,
+    "maxTokensField": "max_tokens",
+}
 
 
 # llama.cpp router states of a model that serve requests without loading it first
@@ -66,7 +70,7 @@ class RouterState:
 @dataclass
 class DiscoveryResult:
     server: LocalServer
-    models: list[dict[str, Any]] = field(default_factory=list)
+    models: list[dict[str, object]] = field(default_factory=list)
     error: str | None = None
     skipped: str | None = None
 
@@ -140,7 +144,7 @@ async def _probe(server: LocalServer, timeout_s: float) -> DiscoveryResult:
     return DiscoveryResult(server, models=[_model_entry(server, info) for info in offered])
 
 
-def _parse_model_list(payload: Any) -> list[ModelInfo]:
+def _parse_model_list(payload: object) -> list[ModelInfo]:
     entries = payload.get("data") if isinstance(payload, Mapping) else payload
     infos: list[ModelInfo] = []
     seen: set[str] = set()
@@ -197,7 +201,7 @@ async def _add_metadata(
                 info.vision = entry.get("type") == "vlm"
 
 
-def _ollama_context(shown: Mapping[str, Any]) -> int | None:
+def _ollama_context(shown: Mapping[str, object]) -> int | None:
     parameters = shown.get("parameters")
     if isinstance(parameters, str):
         match = re.search(r"^\s*num_ctx\s+(\d+)", parameters, re.MULTILINE)
@@ -211,17 +215,17 @@ def _ollama_context(shown: Mapping[str, Any]) -> int | None:
     return None
 
 
-async def _get_json(client: httpx2.AsyncClient, url: str) -> Any:
+async def _get_json(client: httpx2.AsyncClient, url: str) -> object:
     response = await client.get(url)
     return response.json() if response.status_code == 200 else None
 
 
-async def _post_json(client: httpx2.AsyncClient, url: str, body: dict[str, Any]) -> Any:
+async def _post_json(client: httpx2.AsyncClient, url: str, body: dict[str, object]) -> object:
     response = await client.post(url, json=body)
     return response.json() if response.status_code == 200 else None
 
 
-def _first_int(data: Mapping[str, Any], *keys: str) -> int | None:
+def _first_int(data: Mapping[str, object], *keys: str) -> int | None:
     for key in keys:
         value = data.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -229,7 +233,7 @@ def _first_int(data: Mapping[str, Any], *keys: str) -> int | None:
     return None
 
 
-def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, Any]:
+def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, object]:
     window = server.context_window or info.context_window or DEFAULT_CONTEXT_WINDOW
     return {
         "id": info.id,
@@ -244,8 +248,8 @@ def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, Any]:
     }
 
 
-def provider_config(result: DiscoveryResult) -> dict[str, Any]:
-    """The ``register_provider`` config of a reachable server."""
+def provider_config(result: DiscoveryResult) -> dict[str, object]:
+    """The ``pi.register_provider`` config of a reachable server."""
     server = result.server
     # A provider needs a key to count as usable; a server without one ignores the placeholder.
     api_key = server.api_key or DEFAULT_API_KEY

@@ -11,26 +11,23 @@ bus channel ``local-models:discovered`` (a list of ``{name, baseUrl, models, err
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TypeAlias
 
-from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
-from pi_harness.coding.config.settings import SettingsManager
-from pi_harness.coding.config.settings_rules import JsonObject
+from pi_harness.coding.extensions import SETTINGS_FILE, ExtensionAPI, ExtensionContext, ExtensionEvent, agent_dir
 from pi_harness.extensions_builtin.local_models.config import LocalModelsConfig, load_local_models_config
 from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, provider_config
 from pi_harness.extensions_builtin.local_models.startup import DiscoveryCache, LocalDiscovery, run_discovery
 
-if TYPE_CHECKING:
-    from pi_harness.coding.extensions.api import ExtensionAPI
-
-SETTINGS_KEY = "localModels"  # the settings key; read as SettingsManager.values.local_models
+SETTINGS_KEY = "localModels"
 BUS_CHANNEL = "local-models:discovered"
 
-SettingsSource = Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None
+# The ``localModels`` settings object, or a callable asked for it at each discovery.
+SettingsSource: TypeAlias = Mapping[str, object] | Callable[[], Mapping[str, object] | None] | None
 
 
 @dataclass(frozen=True)
@@ -52,9 +49,13 @@ class LocalModelsOptions:
         return load_local_models_config(value, os.environ if self.environ is None else self.environ)
 
 
-def _global_settings(directory: Path) -> JsonObject | None:
-    """``localModels`` of the global settings file (``None`` when unset or not an object)."""
-    return SettingsManager(directory / SETTINGS_FILE, None, project_trusted=False).values.local_models
+def _global_settings(directory: Path) -> Mapping[str, object] | None:
+    try:
+        data = json.loads((directory / SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get(SETTINGS_KEY) if isinstance(data, dict) else None
+    return value if isinstance(value, Mapping) else None
 
 
 async def discover_local_models(options: LocalModelsOptions | None = None) -> list[DiscoveryResult]:
@@ -70,7 +71,7 @@ def create_local_models_extension(options: LocalModelsOptions | None = None) -> 
     def extension(pi: ExtensionAPI) -> None:
         done = False
 
-        async def register_servers(event: Any, ctx: Any) -> None:
+        async def register_servers(event: ExtensionEvent, ctx: ExtensionContext) -> None:
             nonlocal done
             if done:
                 return
@@ -103,7 +104,7 @@ def _drop_vanished(pi: ExtensionAPI, previous: LocalDiscovery, current: LocalDis
             pi.unregister_provider(result.server.name)
 
 
-def _summary(result: DiscoveryResult) -> dict[str, Any]:
+def _summary(result: DiscoveryResult) -> dict[str, object]:
     return {
         "name": result.server.name,
         "baseUrl": result.server.base_url,

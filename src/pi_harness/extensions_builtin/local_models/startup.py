@@ -11,14 +11,10 @@ shares the cache, so ``/new`` or ``/resume`` cost no requests; ``/reload`` probe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from pi_harness.coding.config.paths import is_truthy_env
+from pi_harness.coding.extensions import ModelRuntime, ProviderRegistrationError, is_truthy_env
 from pi_harness.extensions_builtin.local_models.config import EXTENSION_NAME, LocalModelsConfig
 from pi_harness.extensions_builtin.local_models.discovery import DiscoveryResult, discover, provider_config
-
-if TYPE_CHECKING:
-    from pi_harness.coding.model_runtime import ModelRuntime
 
 
 @dataclass
@@ -52,8 +48,6 @@ async def run_discovery(config: LocalModelsConfig) -> LocalDiscovery:
 
 def register_discovered(runtime: ModelRuntime, discovery: LocalDiscovery) -> list[str]:
     """Add every server that answered to ``runtime`` as a provider; returns problems (never raises)."""
-    from pi_harness.coding.model_runtime import ProviderRegistrationError
-
     problems: list[str] = []
     for result in discovery.reachable:
         try:

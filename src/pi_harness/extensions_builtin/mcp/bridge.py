@@ -7,18 +7,17 @@ progress notifications as partial results and maps the answer with ``results.to_
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pi_harness.coding.extensions.types import ToolDefinition
+from pi_harness.ai.abort import AbortSignal
+from pi_harness.coding.extensions import AgentToolResult, ExtensionContext, ToolDefinition, ToolUpdateCallback
 from pi_harness.extensions_builtin.mcp.results import to_tool_result
 
 if TYPE_CHECKING:
-    from pi_harness.ai.abort import AbortSignal
     from pi_harness.extensions_builtin.mcp.connection import McpTool, ServerConnection
 
 
-def input_schema(tool: McpTool) -> dict[str, Any]:
+def input_schema(tool: McpTool) -> dict[str, object]:
     schema = dict(tool.input_schema)
     if schema.get("type") != "object":
         schema["type"] = "object"
@@ -36,11 +35,11 @@ def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str)
 
     async def execute(
         tool_call_id: str,
-        params: dict[str, Any],
+        params: dict[str, object],
         signal: AbortSignal | None,
-        on_update: Callable[[Any], None] | None,
-        ctx: Any = None,
-    ) -> dict[str, Any]:
+        on_update: ToolUpdateCallback | None,
+        ctx: ExtensionContext | None = None,
+    ) -> AgentToolResult:
         def progress(value: float, total: float | None, message: str | None) -> None:
             if on_update is None:
                 return

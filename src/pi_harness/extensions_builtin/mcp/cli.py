@@ -1,8 +1,8 @@
 """``pi mcp list``: connect to every configured server once and print a status table.
 
-Exit code 1 when a configuration is invalid or an enabled server could not be connected, else 0,
-so scripts can check the servers. The function returns the text and the code; the CLI prints and
-exits.
+Exit code 1 when a configuration is invalid or an enabled server could not be connected, else 0
+(docs/extensions.md, "MCP servers"). The function returns the text and the code; the CLI prints
+and exits.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""mcp.json: which MCP servers to start.
+"""mcp.json: which MCP servers to start (docs/extensions.md, "MCP servers").
 
 Files: ``<agentDir>/mcp.json`` (global) and ``<cwd>/.pi/mcp.json`` (project, read only for a
 trusted project). Both use the shape shared by Claude Code, Cursor and Pi's MCP adapters::
@@ -30,9 +30,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
-from pi_harness.coding.config.paths import MCP_FILE, expand_home, project_dir
+from pi_harness.coding.extensions import MCP_FILE, expand_home, project_dir
 
 Transport = Literal["stdio", "http"]
 
@@ -117,7 +117,7 @@ def load_mcp_config(
 def _load_file(path: Path, config: McpConfig, env: Mapping[str, str]) -> list[McpServerConfig]:
     try:
         text = path.read_text(encoding="utf-8")
-        data: Any = json.loads(text) if text.strip() else {}
+        data: object = json.loads(text) if text.strip() else {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         config.errors.append(f"Failed to parse {path}: {exc}")
         return []
@@ -141,7 +141,17 @@ class _InvalidServer(ValueError):
     pass
 
 
-def _parse_server(name: str, raw: Any, source: str, env: Mapping[str, str], warnings: list[str]) -> McpServerConfig:
+class _CommonFields(TypedDict):
+    """The fields of ``McpServerConfig`` both transports share."""
+
+    name: str
+    source: str
+    disabled: bool
+    direct_tools: bool | tuple[str, ...]
+    timeout_s: float | None
+
+
+def _parse_server(name: str, raw: object, source: str, env: Mapping[str, str], warnings: list[str]) -> McpServerConfig:
     if not isinstance(raw, dict):
         raise _InvalidServer("the entry must be an object")
     if not name.strip():
@@ -177,7 +187,7 @@ def _parse_server(name: str, raw: Any, source: str, env: Mapping[str, str], warn
     timeout = raw.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
         raise _InvalidServer('"timeout" must be a positive number of milliseconds')
-    common: dict[str, Any] = {
+    common: _CommonFields = {
         "name": name,
         "source": source,
         "disabled": disabled,
@@ -221,14 +231,14 @@ def _parse_server(name: str, raw: Any, source: str, env: Mapping[str, str], warn
     return McpServerConfig(transport="http", url=url, headers={k: expand(v) for k, v in headers.items()}, **common)
 
 
-def _optional_bool(raw: dict[str, Any], key: str, default: bool = False) -> bool:
+def _optional_bool(raw: Mapping[str, object], key: str, default: bool = False) -> bool:
     value = raw.get(key, default)
     if not isinstance(value, bool):
         raise _InvalidServer(f'"{key}" must be a boolean')
     return value
 
 
-def _string_map(raw: dict[str, Any], key: str) -> dict[str, str]:
+def _string_map(raw: Mapping[str, object], key: str) -> dict[str, str]:
     value = raw.get(key, {})
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise _InvalidServer(f'"{key}" must be an object of strings')

@@ -17,7 +17,7 @@ import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 import anyio
 import httpx2
@@ -29,12 +29,13 @@ try:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.dispatcher import ProgressFnT as RequestProgress
     from mcp.shared.exceptions import MCPError
 except ModuleNotFoundError as error:  # a base dependency, but installs can be partial
     raise missing_dependency(error, "mcp", "MCP support", extra="mcp") from None
 
-from pi_harness.__about__ import __version__
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.coding.extensions import HARNESS_VERSION
 from pi_harness.extensions_builtin.mcp.config import McpServerConfig
 from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
 from pi_harness.extensions_builtin.mcp.log import McpLog
@@ -61,8 +62,8 @@ class McpNotConnected(Exception):
 class McpTool:
     name: str
     description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None = None
+    input_schema: dict[str, object]
+    output_schema: dict[str, object] | None = None
     title: str | None = None
 
 
@@ -182,10 +183,10 @@ class ServerConnection:
                         read,
                         write,
                         logging_callback=self._on_server_log,
-                        client_info=mcp_types.Implementation(name="pi-harness", version=__version__),
+                        client_info=mcp_types.Implementation(name="pi-harness", version=HARNESS_VERSION),
                     )
                 )
-                init = await self._bounded(session.initialize, timeout=self.connect_timeout_s)
+                init = await self._bounded(lambda _progress: session.initialize(), timeout=self.connect_timeout_s)
                 self.server_label = f"{init.server_info.name} {init.server_info.version}".strip()
                 self.instructions = init.instructions
                 self.tools = await self._list_tools(session)
@@ -268,14 +269,16 @@ class ServerConnection:
 
     async def _bounded(
         self,
-        request: Callable[..., Awaitable[T]],
-        *args: Any,
+        request: Callable[[RequestProgress | None], Awaitable[T]],
+        *,
         signal: AbortSignal | None = None,
         on_progress: ProgressHandler | None = None,
         timeout: float | None = None,
-        **kwargs: Any,
     ) -> T:
-        """Run one request under the per-request timeout; progress pushes the deadline back."""
+        """Run one request under the per-request timeout; progress pushes the deadline back.
+
+        ``request`` starts the request with the progress callback to hand the SDK (None when
+        the caller does not follow progress)."""
         timeout = timeout or self.timeout_s
         aborted = False
         result: T | None = None
@@ -283,22 +286,20 @@ class ServerConnection:
         with anyio.CancelScope() as scope:
             scope.deadline = anyio.current_time() + timeout
 
-            def abort(_reason: Any) -> None:
+            def abort(_reason: object) -> None:
                 nonlocal aborted
                 aborted = True
                 scope.cancel()
 
-            async def progress(value: float, total: float | None, message: str | None) -> None:
+            async def progress(progress: float, total: float | None, message: str | None) -> None:
                 scope.deadline = anyio.current_time() + timeout
                 if on_progress is not None:
-                    on_progress(value, total, message)
+                    on_progress(progress, total, message)
 
-            if on_progress is not None:
-                kwargs["progress_callback"] = progress
             if signal is not None:
                 signal.add_listener(abort)
             try:
-                result = await request(*args, **kwargs)
+                result = await request(progress if on_progress is not None else None)
                 finished = True
             finally:
                 if signal is not None:
@@ -307,14 +308,18 @@ class ServerConnection:
             if aborted:
                 raise AbortError()
             raise McpRequestTimeout(f"MCP request to {self.name} timed out after {_seconds(timeout)} without progress")
-        return result  # type: ignore[return-value]
+        return cast(T, result)  # finished: ``result`` holds what the request returned
 
     async def _list_tools(self, session: ClientSession) -> list[McpTool]:
+        async def list_page(params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
+            return await self._bounded(
+                lambda _progress: session.list_tools(params=params), timeout=self.connect_timeout_s
+            )
+
         tools: list[McpTool] = []
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
-            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self._bounded(session.list_tools, params=params, timeout=self.connect_timeout_s)
+            page = await list_page(mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None)
             tools.extend(_tool_info(tool) for tool in page.tools)
             cursor = page.next_cursor
             if not cursor:
@@ -324,11 +329,11 @@ class ServerConnection:
     async def call_tool(
         self,
         name: str,
-        arguments: dict[str, Any],
+        arguments: dict[str, object],
         *,
         signal: AbortSignal | None = None,
         on_progress: ProgressHandler | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Call a tool once (never retried); returns the result as a camelCase JSON dict."""
         session = self._session
         if session is None or self.status != "connected":
@@ -336,7 +341,9 @@ class ServerConnection:
             raise McpNotConnected(f'MCP server "{self.name}" is not connected{reason}')
         try:
             result = await self._bounded(
-                session.call_tool, name, arguments, signal=signal, on_progress=on_progress or _ignore_progress
+                lambda progress: session.call_tool(name, arguments, progress_callback=progress),
+                signal=signal,
+                on_progress=on_progress or _ignore_progress,
             )
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
@@ -344,7 +351,7 @@ class ServerConnection:
                 self.error = "Connection closed"
                 self._log.write(self.name, "connection closed")
             raise RuntimeError(f'MCP server "{self.name}" returned an error for {name}: {self._describe(exc)}') from exc
-        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped: dict[str, object] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
 
 

@@ -15,9 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pi_harness.coding.config.paths import agent_dir
+from pi_harness.coding.extensions import (
+    ExtensionAPI,
+    ExtensionCommandContext,
+    ExtensionContext,
+    ExtensionEvent,
+    agent_dir,
+)
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager, format_statuses
@@ -25,7 +31,6 @@ from pi_harness.extensions_builtin.mcp.names import tool_name
 from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings, RetryPolicy
 
 if TYPE_CHECKING:
-    from pi_harness.coding.extensions.api import ExtensionAPI
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
 
 EXTENSION_NAME = "builtin:mcp"
@@ -82,9 +87,9 @@ class _McpState:
         self.log = McpLog(options.resolved_agent_dir() / LOG_FILE)
         self.waited_first_prompt = False
         self._taken: set[str] = set()
-        self._ctx: Any = None
+        self._ctx: ExtensionContext | None = None
 
-    async def on_session_start(self, _event: Any, ctx: Any) -> None:
+    async def on_session_start(self, _event: ExtensionEvent, ctx: ExtensionContext) -> None:
         if self.manager is not None:
             return
         self._ctx = ctx
@@ -107,7 +112,7 @@ class _McpState:
         )
         self.manager.start()
 
-    async def on_before_agent_start(self, _event: Any, _ctx: Any) -> None:
+    async def on_before_agent_start(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self.waited_first_prompt or self.manager is None:
             return
         self.waited_first_prompt = True
@@ -115,11 +120,11 @@ class _McpState:
         if pending:
             self.log.write(None, f"first prompt sent before these servers were ready: {', '.join(pending)}")
 
-    async def on_session_shutdown(self, _event: Any, _ctx: Any) -> None:
+    async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self.manager is not None:
             await self.manager.close()
 
-    async def on_command(self, _args: str, ctx: Any) -> None:
+    async def on_command(self, _args: str, ctx: ExtensionCommandContext) -> None:
         if self.config is None or self.manager is None:
             ctx.ui.notify("MCP is not started yet.", "info")
             return

@@ -5,22 +5,28 @@ text (or an image for embedded image blobs), since the model's context holds onl
 images. ``structuredContent`` is kept as is (and shown as JSON text when the server sent no
 content). ``isError`` carries over. Text is cut at 2000 lines / 50 KB in total, like the built-in
 tools, with a notice telling the model that output was cut.
+
+``raw`` is the SDK's validated ``CallToolResult`` dumped to JSON, so its blocks have the shapes
+the MCP schema gives them; values are passed on as the server sent them.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
 from pi_harness.ai.jsonutil import dumps_str, sanitize_surrogates
+from pi_harness.ai.types import ImageContent, TextContent, UserContent
+from pi_harness.coding.extensions import AgentToolResult
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 
 
-def to_tool_result(raw: dict[str, Any], *, server: str, tool: str) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for block in raw.get("content") or []:
+def to_tool_result(raw: Mapping[str, object], *, server: str, tool: str) -> AgentToolResult:
+    content: list[UserContent] = []
+    for block in cast("list[object]", raw.get("content") or []):
         if isinstance(block, dict):
             content.append(_convert_block(block))
     structured = raw.get("structuredContent")
@@ -29,10 +35,10 @@ def to_tool_result(raw: dict[str, Any], *, server: str, tool: str) -> dict[str, 
     if not content:
         content.append(_text("(no output)"))
     content, truncated = _truncate(content)
-    details: dict[str, Any] = {"server": server, "tool": tool}
+    details: dict[str, object] = {"server": server, "tool": tool}
     if truncated:
         details["truncated"] = True
-    result: dict[str, Any] = {"content": content, "details": details}
+    result: AgentToolResult = {"content": content, "details": details}
     if raw.get("isError"):
         result["isError"] = True
     if structured is not None:
@@ -40,39 +46,43 @@ def to_tool_result(raw: dict[str, Any], *, server: str, tool: str) -> dict[str, 
     return result
 
 
-def _text(text: str) -> dict[str, Any]:
+def _text(text: str) -> TextContent:
     return {"type": "text", "text": sanitize_surrogates(text)}
 
 
-def _convert_block(block: dict[str, Any]) -> dict[str, Any]:
+def _image(data: object, mime_type: object) -> ImageContent:
+    return cast(ImageContent, {"type": "image", "data": data, "mimeType": mime_type})
+
+
+def _convert_block(block: Mapping[str, object]) -> UserContent:
     kind = block.get("type")
     if kind == "text":
         return _text(str(block.get("text", "")))
     if kind == "image":
-        return {"type": "image", "data": block.get("data", ""), "mimeType": block.get("mimeType", "image/png")}
+        return _image(block.get("data", ""), block.get("mimeType", "image/png"))
     if kind == "audio":
         size = _decoded_size(block.get("data", ""))
         return _text(f"[audio ({block.get('mimeType', 'unknown type')}, {size} bytes) not shown]")
     if kind == "resource_link":
         label = block.get("title") or block.get("name") or ""
-        lines = [f"[resource link: {block.get('uri', '')}{' ' + label if label else ''}]"]
+        lines = [f"[resource link: {block.get('uri', '')}{f' {label}' if label else ''}]"]
         if block.get("description"):
             lines.append(str(block["description"]))
         return _text("\n".join(lines))
     if kind == "resource":
-        resource = block.get("resource") or {}
+        resource = cast(Mapping[str, object], block.get("resource") or {})
         uri = resource.get("uri", "")
         mime = resource.get("mimeType") or "unknown type"
         if "text" in resource:
             return _text(f"[resource {uri}]\n{resource['text']}")
         blob = resource.get("blob", "")
         if isinstance(mime, str) and mime.startswith("image/"):
-            return {"type": "image", "data": blob, "mimeType": mime}
+            return _image(blob, mime)
         return _text(f"[binary resource {uri} ({mime}, {_decoded_size(blob)} bytes) not shown]")
     return _text(f"[unsupported MCP content block of type {kind!r}]")
 
 
-def _decoded_size(data: Any) -> int:
+def _decoded_size(data: object) -> int:
     if not isinstance(data, str):
         return 0
     try:
@@ -81,9 +91,9 @@ def _decoded_size(data: Any) -> int:
         return len(data)
 
 
-def _truncate(content: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+def _truncate(content: list[UserContent]) -> tuple[list[UserContent], bool]:
     lines_left, bytes_left = MAX_LINES, MAX_BYTES
-    out: list[dict[str, Any]] = []
+    out: list[UserContent] = []
     for index, block in enumerate(content):
         if block["type"] != "text":
             out.append(block)

@@ -1,0 +1,103 @@
+"""What each extension registered, and the merged views the session and the UI read.
+
+Registrations are kept per extension, in registration order; the merged views walk the
+extensions in load order. The first registration of a tool, command or flag name wins and the
+later ones are reported as conflicts (commands also lose to built-in command names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from pi_harness.coding.extensions.types import (
+    CommandDefinition,
+    FlagDefinition,
+    MessageRenderer,
+    ShortcutDefinition,
+    ToolDefinition,
+)
+
+# A handler is written ``(event)`` or ``(event, ctx)`` and may be sync or async; the runner
+# looks at its arity when it calls it, so its parameters are not fixed here.
+EventHandler = Callable[..., object]
+
+
+@dataclass
+class Extension:
+    path: str
+    handlers: dict[str, list[EventHandler]] = field(default_factory=dict)
+    tools: list[ToolDefinition] = field(default_factory=list)
+    commands: list[CommandDefinition] = field(default_factory=list)
+    shortcuts: list[ShortcutDefinition] = field(default_factory=list)
+    flags: list[FlagDefinition] = field(default_factory=list)
+    message_renderers: dict[str, MessageRenderer] = field(default_factory=dict)
+
+
+def tool_definitions(extensions: Sequence[Extension]) -> list[tuple[ToolDefinition, str]]:
+    """Extension tools with their extension's path; the first registration of a name wins."""
+    seen: set[str] = set()
+    out: list[tuple[ToolDefinition, str]] = []
+    for ext in extensions:
+        for tool in ext.tools:
+            if tool.name not in seen:
+                seen.add(tool.name)
+                out.append((tool, ext.path))
+    return out
+
+
+def tool_conflicts(extensions: Sequence[Extension]) -> list[str]:
+    seen: dict[str, str] = {}
+    messages = []
+    for ext in extensions:
+        for tool in ext.tools:
+            if tool.name in seen and seen[tool.name] != ext.path:
+                messages.append(f'Tool "{tool.name}" conflicts with {seen[tool.name]}')
+            seen.setdefault(tool.name, ext.path)
+    return messages
+
+
+def commands(
+    extensions: Sequence[Extension], builtin_names: Iterable[str] = ()
+) -> tuple[list[tuple[CommandDefinition, str]], list[str]]:
+    """Commands in load order and the conflict diagnostics (duplicates and built-in names)."""
+    builtins = set(builtin_names)
+    owners: dict[str, str] = {}
+    out: list[tuple[CommandDefinition, str]] = []
+    diagnostics: list[str] = []
+    for ext in extensions:
+        for command in ext.commands:
+            if command.name in builtins:
+                diagnostics.append(
+                    f"Extension command '{command.name}' from {ext.path} conflicts with built-in commands. Skipping."
+                )
+            elif command.name in owners:
+                diagnostics.append(
+                    f"Extension command '{command.name}' from {ext.path} conflicts with {owners[command.name]}. "
+                    "Skipping."
+                )
+            else:
+                owners[command.name] = ext.path
+                out.append((command, ext.path))
+    return out, diagnostics
+
+
+def flags(extensions: Sequence[Extension]) -> tuple[list[tuple[FlagDefinition, str]], list[str]]:
+    owners: dict[str, str] = {}
+    out: list[tuple[FlagDefinition, str]] = []
+    diagnostics: list[str] = []
+    for ext in extensions:
+        for flag in ext.flags:
+            if flag.name in owners:
+                diagnostics.append(f'Flag "--{flag.name}" conflicts with {ext.path}')
+                continue
+            owners[flag.name] = ext.path
+            out.append((flag, ext.path))
+    return out, diagnostics
+
+
+def message_renderer(extensions: Sequence[Extension], custom_type: str) -> MessageRenderer | None:
+    for ext in extensions:
+        if custom_type in ext.message_renderers:
+            return ext.message_renderers[custom_type]
+    return None
