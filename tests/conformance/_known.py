@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -114,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     if options.update:
         known = {name: entries for name, entries in known.items() if name in {s.name for s in SCENARIOS} | {RPC_CLIENT}}
         KNOWN_FILE.write_text(render(known))
+        ruff = Path(sys.executable).with_name("ruff")
+        if ruff.exists():  # keep the file as `ruff format` would write it
+            subprocess.run([str(ruff), "format", "-q", str(KNOWN_FILE)], check=False)
         print(f"wrote {KNOWN_FILE}", file=sys.stderr)
         if unclassified:
             print(f"{unclassified} difference(s) unclassified: add rules to _reasons.py", file=sys.stderr)

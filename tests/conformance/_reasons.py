@@ -77,6 +77,7 @@ REASONS: dict[str, tuple[str, str]] = {
         REQUEST_SHAPE,
     ),
     "gg-system-role": ('google systemInstruction lacks role "user"', REQUEST_SHAPE),
+    "gg-thinking-budget": ("google thinkingConfig sends a fixed thinkingBudget; Pi sends -1 (dynamic)", REQUEST_SHAPE),
     "am-thinking-display": ('anthropic thinking config lacks display: "summarized"', REQUEST_SHAPE),
     "error-message-start": (
         "on an HTTP error Pi's message_start already holds the final error message; ours starts a pending one",
@@ -133,6 +134,7 @@ RULES: list[tuple[str, str]] = [
         "or-system-content",
     ),
     (r"systemInstruction: missing role", "gg-system-role"),
+    (r"param generationConfig: Pi .*\"thinkingBudget\": -1", "gg-thinking-budget"),
     (r"param thinking: Pi \{.*\"display\": \"summarized\"", "am-thinking-display"),
     (r"uuid-v7.*ours <uuid-v4", "uuid-v4"),
     (r"sections\.\w+: Pi str<\w+>…</\w+>, ours str", "untagged-sections"),

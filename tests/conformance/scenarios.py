@@ -61,7 +61,7 @@ add(
     per_wire(
         "json_tool_read",
         "a read tool call on a project file, then the answer",
-        (OC, AM, OR),
+        (OC, AM, OR, GG),
         files={"notes.txt": "alpha\nbeta\n"},
         runs=(json_run("What is in notes.txt?"),),
         responses=(
@@ -128,7 +128,7 @@ add(
     per_wire(
         "json_thinking",
         "a reasoning model at --thinking high: thinking then text",
-        (AM, OC, OR),
+        (AM, OC, OR, GG),
         model={"reasoning": True},
         runs=(json_run("--thinking", "high", "Think, then answer"),),
         responses=(
