@@ -20,6 +20,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import _golden
@@ -45,6 +46,26 @@ KNOWN: dict[str, dict[str, str]] = {
 '''
 
 
+def client_summary(entries: dict[str, str]) -> list[str]:
+    """Comment lines naming the RpcClient methods whose answers are (not) shaped like Pi's."""
+    golden = _golden.GOLDENS / RPC_CLIENT / "result.json"
+    if not golden.is_file():
+        return []
+    methods = [call["method"] for call in json.loads(golden.read_text())["calls"]]
+    differing = set()
+    for line in entries:
+        rest = line.removeprefix("method ")
+        named = [m for m in methods if rest.startswith((f"{m}:", f"{m} "))]
+        if named:
+            differing.add(max(named, key=len))
+    same = [m for m in methods if m not in differing]
+    wrapped = textwrap.wrap(", ".join(same), 92)
+    summary = ["    # RpcClient methods answered like Pi:\n"] + [f"    #   {line}\n" for line in wrapped]
+    wrapped = textwrap.wrap(", ".join(m for m in methods if m in differing), 92)
+    summary += ["    # RpcClient methods answered unlike Pi (the entries below):\n"]
+    return summary + [f"    #   {line}\n" for line in wrapped]
+
+
 def render(known: dict[str, dict[str, str]]) -> str:
     order = [s.name for s in SCENARIOS] + [RPC_CLIENT]
     names = [n for n in order if n in known] + sorted(n for n in known if n not in order)
@@ -54,6 +75,8 @@ def render(known: dict[str, dict[str, str]]) -> str:
         if not entries:
             lines.append(f"    {json.dumps(name)}: {{}},\n")
             continue
+        if name == RPC_CLIENT:
+            lines += client_summary(entries)
         lines.append(f"    {json.dumps(name)}: {{\n")
         for line in sorted(entries):
             lines.append(f"        {json.dumps(line, ensure_ascii=False)}: {json.dumps(entries[line])},\n")

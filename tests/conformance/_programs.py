@@ -100,7 +100,7 @@ def find_reference(*, install: bool = False) -> tuple[Reference | None, str]:
                 if reference.complete():
                     return reference, ""
             looked.append(f"{tool} (exit {done.returncode}: {done.stderr.strip()[-200:]})")
-    elif install:
+    elif install and not os.environ.get("PI_REFERENCE"):
         looked.append(f"{tool} (not found)")
     return None, ", ".join(looked)
 

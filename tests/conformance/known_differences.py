@@ -2215,7 +2215,17 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
         "session 1 session_info: parentId: Pi null, ours <id>": "name-entry-order",
     },
+    # RpcClient methods answered like Pi:
+    #   start, onEvent, getStderr, getAvailableModels, setModel, cycleModel,
+    #   getAvailableThinkingLevels, setThinkingLevel, cycleThinkingLevel, setThinkingLevel(off),
+    #   setSteeringMode, setFollowUpMode, setAutoCompaction, setAutoRetry, getLastAssistantText,
+    #   bash, abortBash, prompt, clearQueue, waitForIdle, prompt(slow), abort, abortRetry, compact,
+    #   exportHtml, clone, getForkMessages, fork, setSessionName, newSession, switchSession, stop
+    # RpcClient methods answered unlike Pi (the entries below):
+    #   getState, getCommands, promptAndWait, getMessages, getSessionStats, steer, followUp,
+    #   collectEvents, getEntries, getEntries(since), getTree, getState(after switch)
     "rpc_client": {
+        "method collectEvents event order: extra ['entry_appended'] after #4 message_end, #7 message_end": "entry-appended",
         "method followUp: threw \"Cannot read properties of undefined (reading 'disposition')\"; Pi answered": "rpc-disposition",
         "method getCommands: extra [].path: str": "get-commands-path",
         "method getCommands: missing [].sourceInfo (+4 below): object": "get-commands-path",
@@ -2276,6 +2286,7 @@ KNOWN: dict[str, dict[str, str]] = {
         "method getTree message(system): sections.tools: Pi str<tools>…</tools>, ours str": "untagged-sections",
         "method getTree message(toolResult): missing durationMs: <duration>": "tool-result-duration",
         "method getTree tree order: missing ['model_change'] after #2 thinking_level_change": "set-model-entry",
+        "method promptAndWait event order: extra ['entry_appended'] after #4 message_end, #6 message_end, #9 message_end": "entry-appended",
         "method steer: threw \"Cannot read properties of undefined (reading 'disposition')\"; Pi answered": "rpc-disposition",
     },
 }

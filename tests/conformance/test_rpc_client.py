@@ -143,7 +143,21 @@ RESPONSE_OF = {
 }
 
 
+EVENT_LISTS = {"promptAndWait", "collectEvents"}  # these return events: compared as event orders
+
+
+def _event_types(value: Any) -> list[str]:
+    order: list[str] = []
+    for kind in value if isinstance(value, list) else []:
+        if kind == "tool_execution_update" or (order and kind == order[-1] == "message_update"):
+            continue
+        order.append(str(kind))
+    return order
+
+
 def compare_values(where: str, method: str, expected: Any, actual: Any) -> list[str]:
+    if method in EVENT_LISTS:
+        return compare_sequences(f"{where} event order", _event_types(expected), _event_types(actual))
     command = RESPONSE_OF.get(method)
     if command is None:
         return compare_shapes(where, shape(expected), shape(actual))
