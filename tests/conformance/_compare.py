@@ -65,6 +65,16 @@ DISCRIMINATORS = {
     "cancelled",
     "customType",
     "finish_reason",
+    # session state as get_state reports it
+    "steeringMode",
+    "followUpMode",
+    "isStreaming",
+    "isCompacting",
+    "autoCompactionEnabled",
+    "autoRetryEnabled",
+    "levels",
+    "exitCode",
+    "truncated",
 }
 # Keys whose (normalised) string values are compared exactly: user-visible error text.
 EXACT = {"errorMessage", "finalError", "error"}
@@ -85,7 +95,7 @@ def _short(value: Any) -> str:
 
 def kind(value: Any, key: str | None) -> str:
     """The signature of a leaf: its value for discriminators and exact keys, else its kind."""
-    if key in DISCRIMINATORS and (isinstance(value, str | bool) or value is None):
+    if key in DISCRIMINATORS and (isinstance(value, str | bool | int) or value is None):
         return json.dumps(value)
     if key in EXACT and isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
