@@ -30,8 +30,18 @@ Timing: the partial assistant message in ``message_start`` is compared without t
 fill in while it streams (content, usage, response id), and the running ``usage`` of
 ``message_update`` only for being there: what they hold depends on how far the stream had got.
 
-Not compared: wording of prompts, tool descriptions and other free text (ours is written in our
-own words), numbers (token counts, costs and sizes are compared by type only) and the count of
+Kinds of value (:func:`kind`): the values of ``DISCRIMINATORS`` (types, roles, stop reasons,
+queue modes, flags) and of ``EXACT`` (error texts) are compared as they are; other strings by kind
+(``str``, ``""``, a placeholder such as ``<uuid-v7>``, an XML-tagged block ``str<tools>…</tools>``),
+numbers as ``number``, empty lists and objects apart from full ones.
+
+Grouping: complete messages are taken out of the records that carry them and compared once per
+role (:func:`split_record`); a difference found in three or more event types of a run is one line
+(``run 1 all events but [...]: ...``); an order difference that repeats is one line listing the
+places.
+
+Not compared: wording of prompts, tool descriptions, tool output and other free text (ours is
+written in our own words), token counts, costs and sizes (by kind only) and the count of the
 timing-dependent events named above.
 """
 
@@ -78,7 +88,7 @@ DISCRIMINATORS = {
 }
 # Keys whose (normalised) string values are compared exactly: user-visible error text.
 EXACT = {"errorMessage", "finalError", "error"}
-# Where free-form data starts: only the key names below these are structure.
+# A whole string that is a placeholder of _normalize: its kind is the placeholder's name.
 PLACEHOLDER_RE = re.compile(r"^<([a-z-]+?)(?:-v\d)?(?:#\d+|:\d+)?>$")
 UUID_KIND_RE = re.compile(r"^<uuid-v(\d)#\d+>$")
 TAGGED_RE = re.compile(r"^<([a-z_][a-z0-9_-]*)>\n")  # an XML-tagged block: "<tools>\n…</tools>"
