@@ -62,7 +62,8 @@ class RawResult:
     requests: list[RecordedRequest]
 
 
-def base_model(api: str, server: FakeLLMServer, overrides: dict[str, Any]) -> dict[str, Any]:
+def base_model(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The ``fake/scripted`` model of models.json, with the scenario's overrides."""
     model: dict[str, Any] = {
         "id": MODEL_ID,
         "name": "Scripted fake model",
@@ -93,7 +94,7 @@ def write_config(scenario: Scenario, world: World, server: FakeLLMServer) -> Non
         "baseUrl": server.base_url(scenario.api),
         "api": scenario.api,
         "apiKey": "test-key",
-        "models": [base_model(scenario.api, server, scenario.model)],
+        "models": [base_model(scenario.model)],
     }
     (world.agent / "models.json").write_text(json.dumps({"providers": {PROVIDER: provider}}, indent=2))
     settings: dict[str, Any] = {
