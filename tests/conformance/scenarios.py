@@ -1,0 +1,659 @@
+"""The conformance scenarios (format: ``_scenario``). Each one has goldens recorded from Pi 1.4.0
+under tests/fixtures/conformance/<name>/ and an entry in known_differences.py.
+
+Names start with the mode (``json_``, ``rpc_``, ``print_``) and end with the wire API:
+``_oc`` openai-completions, ``_am`` anthropic-messages, ``_or`` openai-responses, ``_gg`` google.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _scenario import Run, Scenario, Send, Wait, ask, command, prompt, response, rpc, settled
+
+OC = "openai-completions"
+AM = "anthropic-messages"
+OR = "openai-responses"
+GG = "google-generative-ai"
+WIRE = {OC: "oc", AM: "am", OR: "or", GG: "gg"}
+
+
+def text(value: str, **extra: Any) -> dict[str, Any]:
+    return {"steps": [{"text": value}], **extra}
+
+
+def tool(name: str, arguments: dict[str, Any], call_id: str, **step: Any) -> dict[str, Any]:
+    return {"toolCall": {"name": name, "arguments": arguments, "id": call_id, **step}}
+
+
+def calls(*steps: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"steps": list(steps), **extra}
+
+
+def json_run(*args: str, **extra: Any) -> Run:
+    return Run(mode="json", args=args, **extra)
+
+
+def print_run(*args: str, **extra: Any) -> Run:
+    return Run(mode="print", args=args, **extra)
+
+
+def per_wire(base: str, description: str, apis: tuple[str, ...], **fields: Any) -> list[Scenario]:
+    return [Scenario(name=f"{base}_{WIRE[api]}", description=description, api=api, **fields) for api in apis]
+
+
+SCENARIOS: list[Scenario] = []
+add = SCENARIOS.extend
+
+# --- plain answers, every wire ----------------------------------------------------------------
+add(
+    per_wire(
+        "json_plain",
+        "one prompt, one streamed text answer",
+        (OC, AM, OR, GG),
+        runs=(json_run("Say hello"),),
+        responses=(text("Hello there! How can I help?", usage={"input": 120, "output": 9}),),
+    )
+)
+
+# --- tool turns -------------------------------------------------------------------------------
+add(
+    per_wire(
+        "json_tool_read",
+        "a read tool call on a project file, then the answer",
+        (OC, AM, OR, GG),
+        files={"notes.txt": "alpha\nbeta\n"},
+        runs=(json_run("What is in notes.txt?"),),
+        responses=(
+            calls({"text": "Let me read it."}, tool("read", {"path": "notes.txt"}, "call_read_1")),
+            text("It lists alpha and beta."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_tool_parallel",
+        "two tool calls in one response (a parallel batch), then the answer",
+        (OC, AM),
+        files={"a.txt": "first\n", "b.txt": "second\n"},
+        runs=(json_run("Read a.txt and b.txt"),),
+        responses=(
+            calls(tool("read", {"path": "a.txt"}, "call_a"), tool("read", {"path": "b.txt"}, "call_b")),
+            text("a.txt says first, b.txt says second."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_tool_failing",
+        "a read of a missing file and a call of an unknown tool: error results, then the answer",
+        (OC, AM),
+        runs=(json_run("Read missing.txt"),),
+        responses=(
+            calls(tool("read", {"path": "missing.txt"}, "call_missing"), tool("frobnicate", {"x": 1}, "call_unknown")),
+            text("The file does not exist."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_tool_bash",
+        "a bash tool call that prints two lines (tool_execution_update events), then the answer",
+        (AM,),
+        runs=(json_run("Run the greeting"),),
+        responses=(
+            calls(tool("bash", {"command": "echo one; echo two"}, "call_bash_1")),
+            text("It printed one and two."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_tool_write_edit",
+        "write a file, then edit it, then answer",
+        (OC,),
+        runs=(json_run("Create and fix greeting.txt"),),
+        responses=(
+            calls(tool("write", {"path": "greeting.txt", "content": "helo world\n"}, "call_write")),
+            calls(
+                tool("edit", {"path": "greeting.txt", "edits": [{"oldText": "helo", "newText": "hello"}]}, "call_edit")
+            ),
+            text("Done."),
+        ),
+    )
+)
+
+# --- thinking ---------------------------------------------------------------------------------
+add(
+    per_wire(
+        "json_thinking",
+        "a reasoning model at --thinking high: thinking then text",
+        (AM, OC, OR, GG),
+        model={"reasoning": True},
+        runs=(json_run("--thinking", "high", "Think, then answer"),),
+        responses=(
+            {
+                "steps": [{"thinking": "The user wants a short answer.", "signature": "sig-1"}, {"text": "42."}],
+                "usage": {"input": 50, "output": 20, "reasoning": 12},
+            },
+        ),
+    )
+)
+
+# --- errors, retries, stop reasons ------------------------------------------------------------
+add(
+    per_wire(
+        "json_retry_5xx",
+        "a 500 (retried after a short delay), then the answer",
+        (OC, AM),
+        runs=(json_run("Hello"),),
+        responses=({"httpError": {"status": 500, "message": "Internal failure"}}, text("Recovered.")),
+    )
+)
+add(
+    per_wire(
+        "json_overloaded_stream_error",
+        "an overloaded error in the middle of the stream (retried), then the answer",
+        (AM,),
+        runs=(json_run("Hello"),),
+        responses=(
+            {"steps": [{"text": "Partial"}], "streamError": {"status": 529, "message": "Overloaded"}},
+            text("Second try worked."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_rate_limit_429",
+        "a 429 rate limit with retry-after 0 (retried), then the answer",
+        (AM,),
+        runs=(json_run("Hello"),),
+        responses=(
+            {"httpError": {"status": 429, "message": "Rate limited", "headers": {"retry-after": "0"}}},
+            text("After the rate limit."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_quota_429",
+        "a 429 insufficient_quota: not retried, the run ends with an error message",
+        (OC,),
+        runs=(json_run("Hello"),),
+        responses=(
+            {
+                "httpError": {
+                    "status": 429,
+                    "message": "You exceeded your current quota, please check your plan and billing details.",
+                    "type": "insufficient_quota",
+                }
+            },
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_http_400",
+        "a 400 invalid request: not retried, the run ends with an error message",
+        (OC, AM),
+        runs=(json_run("Hello"),),
+        responses=({"httpError": {"status": 400, "message": "Invalid value for 'max_tokens'"}},),
+    )
+)
+add(
+    per_wire(
+        "json_length_stop",
+        "an answer cut by the output limit (stop reason length)",
+        (OC, AM),
+        runs=(json_run("Write a long essay"),),
+        responses=(text("This essay begins and then", stopReason="length"),),
+    )
+)
+# Keeps the last user message and what follows it: the short answers stay under 10 tokens and the
+# long last prompt goes over, so the cut point is at a user message (no split-turn summary).
+SMALL_KEEP = {"compaction": {"keepRecentTokens": 10}}
+LONG_PROMPT = "Second task: explain every file in detail, with its name, its size, its purpose and its owner"
+add(
+    per_wire(
+        "json_overflow",
+        "a json run, then a --continue run whose request overflows the context: compaction (reason "
+        "overflow, with a split-turn summary: two summary requests), then the prompt is retried",
+        (OC,),
+        settings=SMALL_KEEP,
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty."),
+            {
+                "httpError": {
+                    "status": 400,
+                    "message": "This model's maximum context length is 128000 tokens. However, your messages "
+                    "resulted in 130000 tokens. Please reduce the length of the messages.",
+                    "type": "context_length_exceeded",
+                }
+            },
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Turn context\nThe user asked for an explanation of every file."),
+            text("Here is the summary you asked for."),
+        ),
+    )
+)
+
+# --- print mode -------------------------------------------------------------------------------
+add(
+    per_wire(
+        "print_plain",
+        "pi -p: the answer on stdout, exit code 0",
+        (OC,),
+        runs=(print_run("Say hello"),),
+        responses=(text("Hello from print mode."),),
+    )
+)
+add(
+    per_wire(
+        "print_tool",
+        "pi -p with a tool turn: only the last answer is printed",
+        (AM,),
+        files={"notes.txt": "alpha\n"},
+        runs=(print_run("Read notes.txt"),),
+        responses=(calls({"text": "Reading."}, tool("read", {"path": "notes.txt"}, "call_r")), text("It says alpha.")),
+    )
+)
+add(
+    per_wire(
+        "print_error_exit",
+        "pi -p when the provider refuses (401): exit code 1, the error on stderr",
+        (OC,),
+        runs=(print_run("Say hello"),),
+        responses=({"httpError": {"status": 401, "message": "Invalid API key"}},),
+    )
+)
+add(
+    per_wire(
+        "print_quota_exit",
+        "pi -p on a quota error (429 insufficient_quota): exit code 1, the error on stderr",
+        (AM,),
+        runs=(print_run("Say hello"),),
+        responses=(
+            {"httpError": {"status": 429, "message": "Your credit balance is too low", "type": "insufficient_quota"}},
+        ),
+    )
+)
+
+# --- sessions across invocations --------------------------------------------------------------
+add(
+    per_wire(
+        "json_continue",
+        "a json run, then a second json run with --continue in the same session",
+        (OC,),
+        runs=(json_run("Remember the word mango"), json_run("--continue", "What was the word?")),
+        responses=(text("I will remember mango."), text("The word was mango.")),
+    )
+)
+add(
+    per_wire(
+        "print_session_path",
+        "a print run, then a second print run with --session <first session file>",
+        (AM,),
+        runs=(print_run("First question"), print_run("--session", "{session:1}", "Second question")),
+        responses=(text("First answer."), text("Second answer.")),
+    )
+)
+
+# --- prompt resources: context files, system prompt files, skills, templates, tool subsets -----
+CONTEXT_FILES = {
+    "AGENTS.md": "# Project rules\n\nAlways answer in English.\n",
+    "sub/README.md": "nested\n",
+}
+add(
+    per_wire(
+        "json_context_files",
+        "AGENTS.md in the project and the agent dir, APPEND_SYSTEM.md in the agent dir",
+        (OC, AM),
+        files=CONTEXT_FILES,
+        agent_files={
+            "AGENTS.md": "# Global rules\n\nBe brief.\n",
+            "APPEND_SYSTEM.md": "Extra appended instructions.\n",
+        },
+        runs=(json_run("Hello"),),
+        responses=(text("Hello, briefly."),),
+    )
+)
+add(
+    per_wire(
+        "json_system_md",
+        "SYSTEM.md in the agent dir replaces the default system prompt",
+        (AM,),
+        agent_files={"SYSTEM.md": "You are a terse assistant.\n"},
+        runs=(json_run("Hello"),),
+        responses=(text("Hi."),),
+    )
+)
+SKILL = (
+    "---\nname: greeting\ndescription: How to greet people politely. Use when asked to greet someone.\n---\n\n"
+    "# Greeting\n\nSay hello and the person's name.\n"
+)
+TEMPLATE = "---\ndescription: Review a file for bugs\n---\nReview $1 carefully and list the bugs.\n"
+add(
+    per_wire(
+        "rpc_skills_templates",
+        "a skill and a prompt template in the agent dir: get_commands, then /review and /skill:greeting",
+        (OC,),
+        agent_files={"skills/greeting/SKILL.md": SKILL, "prompts/review.md": TEMPLATE},
+        runs=(
+            rpc(
+                *ask("cmds", "get_commands"),
+                prompt("p1", "/review main.py"),
+                settled(),
+                prompt("p2", "/skill:greeting Ada"),
+                settled(),
+            ),
+        ),
+        responses=(text("No bugs found."), text("Hello, Ada!")),
+    )
+)
+add(
+    per_wire(
+        "json_tools_subset",
+        "--tools read,grep: only those tools are offered",
+        (OC, AM),
+        runs=(json_run("--tools", "read,grep", "Hello"),),
+        responses=(text("Hello."),),
+    )
+)
+add(
+    per_wire(
+        "json_no_tools",
+        "--no-tools: no tools are offered",
+        (OC,),
+        runs=(json_run("--no-tools", "Hello"),),
+        responses=(text("Hello without tools."),),
+    )
+)
+
+# --- rpc: state and inspection ----------------------------------------------------------------
+add(
+    per_wire(
+        "rpc_inspect",
+        "one prompt, then get_state, get_messages, get_session_stats, get_last_assistant_text, "
+        "get_available_models, get_available_thinking_levels, get_entries",
+        (OC, AM),
+        runs=(
+            rpc(
+                *ask("state0", "get_state"),
+                prompt("p1", "Hello"),
+                settled(),
+                *ask("state", "get_state"),
+                *ask("messages", "get_messages"),
+                *ask("stats", "get_session_stats"),
+                *ask("last", "get_last_assistant_text"),
+                *ask("models", "get_available_models"),
+                *ask("levels", "get_available_thinking_levels"),
+                *ask("entries", "get_entries"),
+                *ask("commands", "get_commands"),
+            ),
+        ),
+        responses=(text("Hello from rpc."),),
+    )
+)
+add(
+    per_wire(
+        "rpc_settings_commands",
+        "set_thinking_level, cycle_thinking_level, set_steering_mode, set_follow_up_mode, "
+        "set_auto_compaction, set_auto_retry, set_session_name, set_model, cycle_model, a bad command",
+        (OC,),
+        model={"reasoning": True},
+        runs=(
+            rpc(
+                *ask("think", "set_thinking_level", level="high"),
+                *ask("cycle", "cycle_thinking_level"),
+                *ask("steer_mode", "set_steering_mode", mode="all"),
+                *ask("follow_mode", "set_follow_up_mode", mode="all"),
+                *ask("auto_compact", "set_auto_compaction", enabled=False),
+                *ask("auto_retry", "set_auto_retry", enabled=False),
+                *ask("name", "set_session_name", name="conformance run"),
+                *ask("model", "set_model", provider="fake", modelId="scripted"),
+                *ask("cycle_model", "cycle_model"),
+                *ask("bad_model", "set_model", provider="fake", modelId="does-not-exist"),
+                *ask("unknown", "no_such_command"),
+                Send({"id": "noprompt", "type": "prompt"}),
+                response("noprompt"),
+                *ask("state", "get_state"),
+                prompt("p1", "Hello"),
+                settled(),
+            ),
+        ),
+        responses=(text("Hello."),),
+    )
+)
+add(
+    per_wire(
+        "rpc_bash",
+        "an rpc bash command (bash_execution_update), then a prompt that carries its output",
+        (OC,),
+        runs=(
+            rpc(
+                *ask("sh", "bash", command="echo from-bash"),
+                prompt("p1", "What did the command print?"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(text("It printed from-bash."),),
+    )
+)
+
+# --- rpc: compaction, abort, queues -----------------------------------------------------------
+add(
+    per_wire(
+        "rpc_compact",
+        "two prompts, then a manual compact (the summary takes a model request), then get_messages",
+        (OC, AM),
+        settings=SMALL_KEEP,
+        runs=(
+            rpc(
+                prompt("p1", "First task: list the files"),
+                settled(),
+                prompt("p2", LONG_PROMPT),
+                settled(),
+                *ask("compact", "compact", customInstructions="Keep it short"),
+                *ask("messages", "get_messages"),
+                prompt("p3", "Continue"),
+                settled(),
+            ),
+        ),
+        responses=(
+            text("None."),
+            text("Nothing."),
+            text("## Goal\nList and explain files.\n\n## Progress\nNo files found."),
+            text("Continuing after the compaction."),
+        ),
+    )
+)
+SLOW_TEXT = {"steps": [{"text": "word " * 40, "chunks": 40}], "chunkDelayMs": 150}
+add(
+    per_wire(
+        "rpc_abort",
+        "abort while the answer streams, then a new prompt",
+        (OC, AM),
+        runs=(
+            rpc(
+                prompt("p1", "Write a long text"),
+                Wait(event="message_update", where={"assistantMessageEvent.type": "text_delta"}),
+                *ask("abort", "abort"),
+                settled(),
+                prompt("p2", "Short one please"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(SLOW_TEXT, text("Short.")),
+    )
+)
+SLOW_TOOL = calls(tool("bash", {"command": "sleep 1.5; echo done"}, "call_sleep"))
+add(
+    per_wire(
+        "rpc_steer",
+        "a steer message sent while a tool runs is delivered before the next model request",
+        (OC, AM),
+        runs=(
+            rpc(
+                prompt("p1", "Run the slow command"),
+                Wait(event="tool_execution_start"),
+                command("steer", "steer", message="Also mention the time"),
+                response("steer"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(SLOW_TOOL, text("Done, and it is late.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_follow_up",
+        "a follow_up (and a prompt with streamingBehavior followUp) sent during a run are played after it",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Run the slow command"),
+                Wait(event="tool_execution_start"),
+                command("fu", "follow_up", message="Then say goodbye"),
+                response("fu"),
+                prompt("p2", "And thank me", streamingBehavior="followUp"),
+                response("p2"),
+                Wait(event="agent_settled"),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        settings={"followUpMode": "all"},
+        responses=(SLOW_TOOL, text("Done."), text("Goodbye, and thank you.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_clear_queue",
+        "steer and follow_up during a run, clear_queue returns them, the run ends without them",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Run the slow command"),
+                Wait(event="tool_execution_start"),
+                command("steer", "steer", message="Steer text"),
+                response("steer"),
+                command("fu", "follow_up", message="Follow-up text"),
+                response("fu"),
+                *ask("clear", "clear_queue"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(SLOW_TOOL, text("Done.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_prompt_while_busy",
+        "a prompt without streamingBehavior while a run is active is refused",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Run the slow command"),
+                Wait(event="tool_execution_start"),
+                prompt("p2", "Another prompt"),
+                response("p2"),
+                settled(),
+            ),
+        ),
+        responses=(SLOW_TOOL, text("Done.")),
+    )
+)
+
+# --- rpc: session tree ------------------------------------------------------------------------
+add(
+    per_wire(
+        "rpc_fork",
+        "two prompts, get_fork_messages, fork from the first prompt, prompt on the fork, get_tree",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "First question"),
+                settled(),
+                prompt("p2", "Second question"),
+                settled(),
+                *ask("forks", "get_fork_messages"),
+                *ask("fork", "fork", entryId="$ref:forks:data.messages[0].entryId"),
+                *ask("state", "get_state"),
+                prompt("p3", "A different first question"),
+                settled(),
+                *ask("tree", "get_tree"),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(text("First answer."), text("Second answer."), text("Forked answer.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_clone_new_switch",
+        "clone the session, new_session, then switch_session back to the first file",
+        (AM,),
+        runs=(
+            rpc(
+                prompt("p1", "Hello"),
+                settled(),
+                *ask("state1", "get_state"),
+                *ask("clone", "clone"),
+                *ask("state2", "get_state"),
+                *ask("new", "new_session"),
+                *ask("state3", "get_state"),
+                *ask("switch", "switch_session", sessionPath="$ref:state1:data.sessionFile"),
+                *ask("state4", "get_state"),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(text("Hello back."),),
+    )
+)
+add(
+    per_wire(
+        "rpc_entries_cursor",
+        "get_entries with a since cursor and with an unknown cursor, then get_tree",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "One"),
+                settled(),
+                *ask("all", "get_entries"),
+                prompt("p2", "Two"),
+                settled(),
+                *ask("since", "get_entries", since="$ref:all:data.leafId"),
+                *ask("bad", "get_entries", since="nope0000"),
+                *ask("tree", "get_tree"),
+            ),
+        ),
+        responses=(text("First."), text("Second.")),
+    )
+)
+
+# --- rpc: a json-mode-like run with a tool and the session name flag ---------------------------
+add(
+    per_wire(
+        "rpc_tool_named",
+        "pi --mode rpc --name: a tool turn over rpc, the session name in get_state and the file",
+        (AM,),
+        files={"notes.txt": "gamma\n"},
+        runs=(
+            rpc(
+                prompt("p1", "Read notes.txt"),
+                settled(),
+                *ask("state", "get_state"),
+                args=("--name", "named session"),
+            ),
+        ),
+        responses=(calls(tool("read", {"path": "notes.txt"}, "call_n")), text("It says gamma.")),
+    )
+)
+
+NAMES = [scenario.name for scenario in SCENARIOS]
+assert len(NAMES) == len(set(NAMES)), "scenario names must be unique"
+BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
