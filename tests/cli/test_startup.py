@@ -4,6 +4,8 @@ trust, where warnings go, and whether the started session may run."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,36 @@ def test_the_command_line_messages_become_the_first_prompts_unless_the_mode_read
     assert [prompt.text for prompt in launched.prompts] == ["first", "second"]
     assert launched.trusted is False
     assert asyncio.run(launch(RecordingStartup(False, reads_initial_input=False))).prompts == []
+
+
+def test_the_global_settings_reach_the_boot_and_the_session(
+    project: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = [{"id": model_id, "name": model_id, "contextWindow": 8000, "maxTokens": 1000} for model_id in "abc"]
+    provider = {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "k", "models": models}
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"acme": provider}}))
+    settings = {
+        "httpProxy": "http://proxy.invalid:3128",
+        "defaultProjectTrust": "never",
+        "enabledModels": ["acme/a", 7, "acme/c"],
+    }
+    (agent_dir / "settings.json").write_text(json.dumps(settings))
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text("{}")  # a protected resource: trust is decided
+    for name in ("HTTPS_PROXY", "HTTP_PROXY"):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)  # and restored to unset afterwards
+
+    async def launch(startup: RecordingStartup) -> Launched:
+        launched = await start_session(parse_args(["--no-session"]), startup)
+        assert isinstance(launched, Launched)
+        await launched.runtime.shutdown()
+        return launched
+
+    startup = RecordingStartup(False)
+    launched = asyncio.run(launch(startup))
+    assert os.environ["HTTPS_PROXY"] == os.environ["HTTP_PROXY"] == "http://proxy.invalid:3128"
+    assert (startup.boots[0].trust.trusted, startup.boots[0].trust.source) == (False, "default")
+    scoped = [model["id"] for model, _level in launched.runtime.session.models.scoped]
+    assert scoped == ["a", "c"]  # the entry that is not a string is dropped, with a warning
+    assert any("enabledModels: expected a list of strings" in line for line in startup.started[0].diagnostics)

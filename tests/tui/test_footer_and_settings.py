@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.tui.ansi import strip_ansi, visible_width
 from pi_harness.tui.components.footer import (
     Footer,
@@ -51,9 +52,13 @@ def test_git_branch_from_head_files(tmp_path: Path) -> None:
     assert git_branch(tmp_path) is None
 
 
+def ui_settings(data: dict[str, object]) -> UiSettings:
+    return UiSettings.from_values(SettingsManager.in_memory(data).values)
+
+
 def test_ui_settings_defaults_and_clamping() -> None:
-    assert UiSettings.from_settings({}) == UiSettings()
-    settings = UiSettings.from_settings({
+    assert ui_settings({}) == UiSettings(theme="dark")
+    settings = ui_settings({
         "theme": "light", "hideThinkingBlock": True, "editorPaddingX": 9, "autocompleteMaxVisible": 1,
         "markdown": {"codeBlockIndent": "    "}, "terminal": {"showImages": False}, "doubleEscapeAction": "fork",
         "treeFilterMode": "user-only", "quietStartup": "yes",
@@ -62,9 +67,7 @@ def test_ui_settings_defaults_and_clamping() -> None:
     assert settings.autocomplete_max_visible == 3 and settings.code_block_indent == "    "
     assert not settings.show_images and settings.double_escape_action == "fork"
     assert settings.tree_filter_mode == "user-only" and settings.quiet_startup is False
-    assert (
-        UiSettings.from_settings({"doubleEscapeAction": "explode", "treeFilterMode": 3}).double_escape_action == "tree"
-    )
+    assert ui_settings({"doubleEscapeAction": "explode", "treeFilterMode": 3}).double_escape_action == "tree"
 
 
 def test_a_long_directory_gives_way_to_the_branch_and_session_name(theme: Theme) -> None:

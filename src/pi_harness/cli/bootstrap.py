@@ -110,8 +110,8 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     cwd = Path(os.getcwd()).resolve()
     directory = agent_dir()
     global_settings = SettingsManager(directory / SETTINGS_FILE, None, project_trusted=False)
-    proxy = global_settings.get("httpProxy")
-    if isinstance(proxy, str) and proxy:
+    proxy = global_settings.values.http_proxy
+    if proxy:
         os.environ.setdefault("HTTPS_PROXY", proxy)
         os.environ.setdefault("HTTP_PROXY", proxy)
     timing.mark("settings")
@@ -120,7 +120,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions]
     pre_runner: ExtensionRunner | None = None
     if user_paths or cli_paths:
-        pre_runner = ExtensionRunner(handler_timeout_ms=global_settings.extension_handler_timeout_ms())
+        pre_runner = ExtensionRunner(handler_timeout_ms=global_settings.values.extension_handler_timeout_ms)
         pre_runner.on_error(lambda r: print(f"Extension error ({r.extension_path}): {r.error}", file=sys.stderr))
         failures = await pre_runner.load_paths([*cli_paths, *user_paths])
         if failures:
@@ -139,7 +139,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
         cwd,
         store=TrustStore(directory),
         cli_approve=parsed.approve,
-        default=str(global_settings.get("defaultProjectTrust") or "ask"),
+        default=global_settings.values.default_project_trust,
         ask_extensions=ask,
     )
     timing.mark("trust")
@@ -149,7 +149,9 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
 
 
 def open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManager:
-    """Section 5: which session file to use."""
+    """The session file to use, as ``select_session_action`` decides from the flags (``--no-session``,
+    ``--fork``, ``--session``, ``--continue``, ``--session-id``, else a new one); a locked or
+    invalid file stops startup."""
     from pi_harness.coding.session_store import InvalidSessionFileError, SessionLockedError
 
     try:
@@ -164,7 +166,7 @@ def _open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManag
     parsed = boot.parsed
     action = select_session_action(parsed)
     cwd = str(boot.cwd)
-    fsync, lock = bool(settings.get("sessions.fsync")), bool(settings.get("sessions.lock"))
+    fsync, lock = settings.values.sessions.fsync, settings.values.sessions.lock
     if action.kind == "in_memory":
         return SessionManager.in_memory(cwd)
     if action.kind == "continue":
@@ -235,7 +237,7 @@ async def register_local_models(
         run_discovery,
     )
 
-    options = LocalModelsOptions(settings=settings.get("localModels"), agent_dir=agent_directory)
+    options = LocalModelsOptions(settings=settings.values.local_models, agent_dir=agent_directory)
     discovery = await run_discovery(options.load())
     discovery.reported = True  # the host shows the configuration problems, not each session
     for problem in [*discovery.config.errors, *register_discovered(runtime, discovery)]:
@@ -250,7 +252,7 @@ def _local_models_extension(
     from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 
     return create_local_models_extension(
-        LocalModelsOptions(settings=settings.get("localModels"), agent_dir=agent_directory, cache=cache)
+        LocalModelsOptions(settings=settings.values.local_models, agent_dir=agent_directory, cache=cache)
     )
 
 
@@ -298,7 +300,7 @@ class Started:
 
 
 async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str], None]) -> Started:
-    """Build services and the session for the given trust decision (step 8-11)."""
+    """Build services and the session for the given trust decision (step 3 of ``cli/startup.py``)."""
     from pi_harness.ai.thinking import is_thinking_level
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.model_resolver import resolve_model_scope
@@ -329,8 +331,8 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     thinking = parsed.thinking if parsed.thinking and is_thinking_level(parsed.thinking) else suffix_level
     scoped_patterns = parsed.models
     if scoped_patterns is None:
-        enabled = settings.get("enabledModels")
-        scoped_patterns = [p for p in enabled if isinstance(p, str)] if isinstance(enabled, list) else None
+        enabled = settings.values.enabled_models
+        scoped_patterns = list(enabled) if enabled is not None else None
     scoped = (
         [(m.model, m.thinking_level) for m in resolve_model_scope(model_runtime.get_available(), scoped_patterns)]
         if scoped_patterns
@@ -352,7 +354,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         append_system_prompt=list(parsed.append_system_prompt),
     )
     builtins = builtin_extensions(
-        project_trusted=trusted, local_models_settings=settings.get("localModels"), agent_dir=boot.agent_dir
+        project_trusted=trusted, local_models_settings=settings.values.local_models, agent_dir=boot.agent_dir
     )
     if local is not None:
         from pi_harness.extensions_builtin import LOCAL_MODELS

@@ -143,7 +143,7 @@ async def start_session(parsed: ParsedArgs, startup: ModeStartup) -> Launched | 
                 started.parsed.messages,
                 started.parsed.file_args,
                 read_stdin=startup.reads_piped_stdin,
-                auto_resize=bool(runtime.session.settings.get("images.autoResize", True)),
+                auto_resize=runtime.session.settings.values.images.auto_resize,
                 cwd=str(boot.cwd),
             )
         except FileArgumentError as error:

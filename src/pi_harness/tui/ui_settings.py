@@ -6,17 +6,18 @@ The model has already checked and clamped the values (``editorPaddingX`` 0..3,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, parse_settings
+from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings
 
 __all__ = ["UiSettings"]
 
 
 @dataclass(frozen=True)
 class UiSettings:
-    theme: str | None = None  # None: not chosen yet (first run: detect the terminal background)
+    # The effective ``theme`` setting. The screen's theme is chosen apart from it (the interactive
+    # startup's ``theme_name``): without a theme in a settings file it matches the terminal.
+    theme: str | None = None
     hide_thinking_block: bool = False
     editor_padding_x: int = 0
     autocomplete_max_visible: int = 5
@@ -43,16 +44,3 @@ class UiSettings:
             # quietStartup "header" (the header without the resource listing) is not built yet.
             quiet_startup=values.quiet_startup is True,
         )
-
-    @classmethod
-    def from_settings(cls, settings: Mapping[str, object] | Settings) -> UiSettings:
-        """From the model, or from effective (merged) settings as a JSON object.
-
-        Given a JSON object without a usable ``theme``, ``theme`` stays ``None`` (not chosen),
-        where the model would give its default.
-        """
-        if isinstance(settings, Settings):
-            return cls.from_values(settings)
-        ui = cls.from_values(parse_settings(settings)[0])
-        theme = settings.get("theme")
-        return ui if isinstance(theme, str) and theme else replace(ui, theme=None)

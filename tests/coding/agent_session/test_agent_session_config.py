@@ -8,11 +8,13 @@ from pathlib import Path
 
 from _agent_session_helpers import API
 
+from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.config.trust import TrustStore
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
 from pi_harness.coding.sdk import create_agent_session, resolve_project_trust
+from pi_harness.coding.session_runtime.services import durability, tool_options_from_settings
 from pi_harness.coding.session_store import SessionManager
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
@@ -193,6 +195,48 @@ async def test_settings_reach_the_agent_and_stream_options(server: FakeLLMServer
     session.set_follow_up_mode("one-at-a-time")
     assert settings.get("followUpMode") == "one-at-a-time"
     await result.runtime.shutdown()
+
+
+async def test_run_budgets_and_a_zero_idle_timeout_from_settings(server: FakeLLMServer, tmp_path: Path) -> None:
+    settings = SettingsManager.in_memory(
+        {
+            "httpIdleTimeoutMs": 0,  # means the default, not "no timeout"
+            "agent": {"maxTurns": 4, "maxTotalTokens": 1000, "maxCost": 2},
+            "steeringMode": "ALL",
+            "thinkingBudgets": "lots",
+        }
+    )
+    result = await create_agent_session(
+        cwd=str(tmp_path),
+        settings_manager=settings,
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+        model=server.model(API),
+        api_keys={"fake": "k"},
+    )
+    session = result.session
+    options = session.agent.options
+    assert session.base_stream_options.idle_timeout_ms == 300_000
+    assert (options.max_turns, options.max_total_tokens, options.max_cost) == (4, 1000, 2.0)
+    assert session.steering_mode == "one-at-a-time" and options.thinking_budgets == DEFAULT_THINKING_BUDGETS
+    assert sum("steeringMode: expected" in d or "thinkingBudgets: expected" in d for d in result.diagnostics) == 2
+    await result.runtime.shutdown()
+
+
+def test_tool_and_session_file_options_from_settings(tmp_path: Path) -> None:
+    settings = SettingsManager.in_memory(
+        {
+            "shellCommandPrefix": "",
+            "images": {"autoResize": "no", "blockImages": 1},
+            "tools": {"reapOrphans": "yes"},
+            "sessions": {"fsync": True, "lock": 1},
+        }
+    )
+    options = tool_options_from_settings(settings, tmp_path)
+    assert options.shell_command_prefix is None and options.auto_resize_images is True
+    assert options.block_images is False and options.reap_orphans is False
+    assert durability(settings) == {"fsync": True, "lock": False}
+    warned = {d.key for d in settings.diagnostics}
+    assert warned == {"images.autoResize", "images.blockImages", "tools.reapOrphans", "sessions.lock"}
 
 
 async def test_images_reach_the_request_unless_blocked(server: FakeLLMServer, tmp_path: Path) -> None:

@@ -148,6 +148,25 @@ async def test_per_model_thinking_setting_and_explicit_level(server: FakeLLMServ
     await explicit.runtime.shutdown()
 
 
+async def test_per_model_compaction_settings_override_the_general_ones(server: FakeLLMServer, project: Path) -> None:
+    thinker = server.model("openai-completions", model_id="thinker", reasoning=True)
+    per_model = {"reserveTokens": 500, "keepRecentTokens": "many", "enabled": False}
+    settings = {
+        "compaction": {"reserveTokens": 1000, "keepRecentTokens": 100},
+        "modelSettings": {"fake/thinker": {"compaction": per_model}},
+    }
+    result = await make_session(server, project, model=thinker, settings=settings)
+    compaction = result.session.compaction
+    # A per-model value of the wrong type leaves the general setting in force (with a warning).
+    ours = compaction.settings_for(thinker)
+    assert (ours.reserve_tokens, ours.keep_recent_tokens, ours.enabled) == (500, 100, False)
+    general = compaction.settings_for(server.model("openai-completions"))
+    assert (general.reserve_tokens, general.keep_recent_tokens, general.enabled) == (1000, 100, True)
+    assert result.session.auto_compaction_enabled  # ``compaction.enabled`` itself
+    assert any("modelSettings.fake/thinker.compaction.keepRecentTokens: expected" in d for d in result.diagnostics)
+    await result.runtime.shutdown()
+
+
 async def test_manual_compaction(server: FakeLLMServer, project: Path) -> None:
     server.push(
         ScriptedResponse(steps=[TextStep("answer one " * 50)]),

@@ -239,6 +239,19 @@ async def test_skills_and_templates_expand_and_context_files_reach_the_request(
     await result.runtime.shutdown()
 
 
+async def test_skill_commands_can_be_switched_off(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+    skill = agent_dir / "skills" / "greeter"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets people warmly.\n---\nSay hello nicely.\n")
+    server.push(ScriptedResponse(steps=[TextStep("a")]))
+    result = await make_session(server, project, agent_dir=str(agent_dir), settings={"enableSkillCommands": False})
+    session = result.session
+    await session.prompt("/skill:greeter Bob")
+    assert request_texts(server.requests[0])[-1] == "user:/skill:greeter Bob"
+    assert "skill:greeter" not in {c["name"] for c in session.get_commands()}
+    await result.runtime.shutdown()
+
+
 async def test_bash_tool_sees_the_session_environment(server: FakeLLMServer, project: Path) -> None:
     command = "echo $PI_SESSION_ID/$PI_PROVIDER/$PI_MODEL/$PI_REASONING_LEVEL/[$PI_SESSION_FILE]"
     server.push(

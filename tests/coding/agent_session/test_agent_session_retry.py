@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from _agent_session_helpers import OVERFLOW, QUOTA, RATE_LIMIT, Recorder, make_session, request_texts, wait_for
 
 from pi_harness.coding.compaction import OVERFLOW_RETRY_FAILED
+from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.testing.fake_llm import FakeLLMServer, HTTPErrorSpec, ScriptedResponse, TextStep, ToolCallStep
 
 
@@ -79,6 +81,23 @@ async def test_retries_are_exhausted_after_max_retries(server: FakeLLMServer, pr
     ]
     assert [e["willRetry"] for e in recorder.of("agent_end")] == [True, True, False]
     assert result.session.get_messages()[-1]["stopReason"] == "error"
+    await result.runtime.shutdown()
+
+
+async def test_a_wrong_typed_max_retries_in_settings_json_keeps_the_default_with_a_warning(
+    server: FakeLLMServer, project: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"retry": {"maxRetries": "5", "baseDelayMs": 1, "maxAgentDelayMs": 1}}))
+    server.default = ScriptedResponse(http_error=HTTPErrorSpec(503, "Service Unavailable"))
+    result = await make_session(server, project, settings_manager=SettingsManager(path, None))
+    recorder = Recorder(result.session)
+    await result.session.prompt("hello")
+    assert len(server.requests) == 4  # the first attempt and the default 3 retries
+    assert [e["maxAttempts"] for e in recorder.of("auto_retry_start")] == [3, 3, 3]
+    assert f'{path}: retry.maxRetries: expected a non-negative integer, got "5"; using the default 3' in (
+        result.diagnostics
+    )
     await result.runtime.shutdown()
 
 

@@ -17,45 +17,23 @@ from collections.abc import Callable
 
 from pi_harness.agent import Agent, AgentOptions
 from pi_harness.agent.hooks import StreamFn
-from pi_harness.agent.options import QueueMode, Transport
 from pi_harness.agent.types import AgentMessage
-from pi_harness.ai.options import SimpleStreamOptions
+from pi_harness.ai.options import DEFAULT_HTTP_IDLE_TIMEOUT_MS, SimpleStreamOptions
 from pi_harness.ai.types import Model, ThinkingLevel
 from pi_harness.coding.agent_session.pump import EventPump
-from pi_harness.coding.agent_session.queued_messages import QUEUE_MODES
 from pi_harness.coding.agent_session.request_projection import RequestProjection
 from pi_harness.coding.agent_session.tool_hooks import ToolHooks
 from pi_harness.coding.agent_session.turn_hooks import TurnHooks
 from pi_harness.coding.config.settings import SettingsManager
 
-TRANSPORTS: tuple[Transport, ...] = ("sse", "websocket", "auto", "websocket-cached")
-DEFAULT_IDLE_TIMEOUT_MS = 300_000
-DEFAULT_MAX_RETRY_DELAY_MS = 60_000
-
-
-def non_negative_int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def queue_mode(value: object) -> QueueMode:
-    for mode in QUEUE_MODES:
-        if value == mode:
-            return mode
-    return "one-at-a-time"
-
-
-def transport(value: object) -> Transport:
-    for name in TRANSPORTS:
-        if value == name:
-            return name
-    return "sse"
-
 
 def stream_options_from_settings(settings: SettingsManager) -> SimpleStreamOptions:
     """The request options every model request of the session starts from."""
+    values = settings.values
     return SimpleStreamOptions(
-        max_retries=non_negative_int(settings.get("retry.provider.maxRetries")) or 0,
-        idle_timeout_ms=non_negative_int(settings.get("httpIdleTimeoutMs")) or DEFAULT_IDLE_TIMEOUT_MS,
+        max_retries=values.retry.provider.max_retries,
+        # ``0`` (no timeout in Pi) means the default here.
+        idle_timeout_ms=values.http_idle_timeout_ms or DEFAULT_HTTP_IDLE_TIMEOUT_MS,
     )
 
 
@@ -70,23 +48,21 @@ def agent_from_settings(
     stream_options: SimpleStreamOptions,
 ) -> Agent:
     """An agent configured from settings, without the session's hooks yet."""
-    max_delay = non_negative_int(settings.get("retry.provider.maxRetryDelayMs"))
-    budgets = settings.get("thinkingBudgets")
-    cost = settings.get("agent.maxCost")
+    values = settings.values
     return Agent(
         AgentOptions(
             initial_state={"model": model, "thinking_level": thinking_level, "messages": messages},
-            steering_mode=queue_mode(settings.get("steeringMode")),
-            follow_up_mode=queue_mode(settings.get("followUpMode")),
+            steering_mode=values.steering_mode,
+            follow_up_mode=values.follow_up_mode,
             stream_fn=stream_fn,
             session_id=session_id,
-            thinking_budgets=budgets if isinstance(budgets, dict) else None,
-            transport=transport(settings.get("transport")),
-            max_retry_delay_ms=max_delay if max_delay is not None else DEFAULT_MAX_RETRY_DELAY_MS,
+            thinking_budgets=dict(values.thinking_budgets),
+            transport=values.transport,
+            max_retry_delay_ms=values.retry.provider.max_retry_delay_ms,
             stream_options=dataclasses.replace(stream_options),
-            max_turns=non_negative_int(settings.get("agent.maxTurns")),
-            max_total_tokens=non_negative_int(settings.get("agent.maxTotalTokens")),
-            max_cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+            max_turns=values.agent.max_turns,
+            max_total_tokens=values.agent.max_total_tokens,
+            max_cost=values.agent.max_cost,
         )
     )
 
@@ -109,12 +85,4 @@ def connect_agent(
     return agent.subscribe(pump)
 
 
-__all__ = [
-    "TRANSPORTS",
-    "agent_from_settings",
-    "connect_agent",
-    "non_negative_int",
-    "queue_mode",
-    "stream_options_from_settings",
-    "transport",
-]
+__all__ = ["agent_from_settings", "connect_agent", "stream_options_from_settings"]

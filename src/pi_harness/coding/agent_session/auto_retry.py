@@ -23,14 +23,6 @@ from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.session_store.store import SessionManager
 
 RETRY_CANCELLED = "Retry cancelled"
-DEFAULT_MAX_RETRIES = 3
-DEFAULT_BASE_DELAY_MS = 2000
-DEFAULT_MAX_AGENT_DELAY_MS = 60_000
-
-
-def _int_setting(settings: SettingsManager, key: str, default: int) -> int:
-    value = settings.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
 class AutoRetry:
@@ -59,19 +51,18 @@ class AutoRetry:
 
     @property
     def enabled(self) -> bool:
-        return self._settings.get("retry.enabled") is not False
+        return self._settings.values.retry.enabled
 
     def set_enabled(self, enabled: bool) -> None:
         self._settings.set("retry.enabled", bool(enabled))
 
     @property
     def max_retries(self) -> int:
-        return _int_setting(self._settings, "retry.maxRetries", DEFAULT_MAX_RETRIES)
+        return self._settings.values.retry.max_retries
 
     def delay_ms(self, attempt: int) -> int:
-        base = _int_setting(self._settings, "retry.baseDelayMs", DEFAULT_BASE_DELAY_MS)
-        cap = _int_setting(self._settings, "retry.maxAgentDelayMs", DEFAULT_MAX_AGENT_DELAY_MS)
-        return agent_retry_delay_ms(attempt, base, cap)
+        retry = self._settings.values.retry
+        return agent_retry_delay_ms(attempt, retry.base_delay_ms, retry.max_agent_delay_ms)
 
     # -- decisions -------------------------------------------------------------------------------
 

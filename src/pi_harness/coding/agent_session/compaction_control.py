@@ -22,7 +22,7 @@ from typing import cast
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.types import AssistantMessage, Model
-from pi_harness.coding.agent_session.model_control import model_settings
+from pi_harness.coding.agent_session.model_control import model_key
 from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.compaction import (
     BeforeCompactEvent,
@@ -65,12 +65,7 @@ class CompactionControl:
     # -- settings and state ----------------------------------------------------------------------
 
     def settings_for(self, model: Model | None) -> CompactionSettings:
-        settings = self._state.settings
-        data = dict(settings.get("compaction") or {})
-        override = model_settings(settings, model).get("compaction")
-        if isinstance(override, dict):
-            data.update(override)
-        return CompactionSettings.from_dict(data)
+        return self._state.settings.values.compaction_for(model_key(model) if model is not None else None)
 
     @property
     def is_compacting(self) -> bool:
@@ -78,7 +73,7 @@ class CompactionControl:
 
     @property
     def auto_enabled(self) -> bool:
-        return self._state.settings.get("compaction.enabled") is not False
+        return self._state.settings.values.compaction.enabled
 
     def set_auto(self, enabled: bool) -> None:
         self._state.settings.set("compaction.enabled", bool(enabled))

@@ -14,7 +14,6 @@ clamped to the model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal, TypedDict, cast
 
 from pi_harness.ai.thinking import DEFAULT_THINKING_LEVEL, clamp_thinking_level, is_thinking_level, supported_levels
@@ -40,15 +39,6 @@ def model_key(model: Model) -> str:
     return f"{model['provider']}/{model['id']}"
 
 
-def model_settings(settings: SettingsManager, model: Model | None) -> Mapping[str, object]:
-    """``modelSettings["<provider>/<id>"]`` (``{}`` when absent)."""
-    if model is None:
-        return {}
-    per_model = settings.get("modelSettings") or {}
-    entry = per_model.get(model_key(model)) if isinstance(per_model, dict) else None
-    return entry if isinstance(entry, dict) else {}
-
-
 def clamp(model: Model | None, level: str) -> ThinkingLevel:
     wanted = cast(ThinkingLevel, level if is_thinking_level(level) else DEFAULT_THINKING_LEVEL)
     return clamp_thinking_level(model, wanted) if model is not None else wanted
@@ -61,11 +51,11 @@ def resolve_thinking_level(
     explicit: str | None = None,
     recorded: str | None = None,
 ) -> ThinkingLevel:
-    for candidate in (explicit, recorded, model_settings(settings, model).get("thinkingLevel")):
+    per_model = settings.values.model_entry(model_key(model) if model is not None else None).thinking_level
+    for candidate in (explicit, recorded, per_model):
         if is_thinking_level(candidate):
             return clamp(model, str(candidate))
-    default = settings.get("defaultThinkingLevel")
-    return clamp(model, default if is_thinking_level(default) else DEFAULT_THINKING_LEVEL)
+    return clamp(model, settings.values.default_thinking_level)
 
 
 def _same(a: Model | None, b: Model | None) -> bool:
@@ -102,8 +92,8 @@ class ModelControl:
         state.agent.set_model(model)
         if not _same(previous, model):
             state.events.announce_entry_soon(state.manager.append_model_change(model["provider"], model["id"]))
-        preferred = model_settings(state.settings, model).get("thinkingLevel")
-        self.set_thinking_level(str(preferred) if is_thinking_level(preferred) else self.thinking_level)
+        preferred = state.settings.values.model_entry(model_key(model)).thinking_level
+        self.set_thinking_level(preferred if preferred is not None else self.thinking_level)
         await state.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
         changed: ModelChangedEvent = {
             "type": "model_changed",
@@ -169,6 +159,5 @@ __all__ = [
     "ScopedModel",
     "clamp",
     "model_key",
-    "model_settings",
     "resolve_thinking_level",
 ]

@@ -126,7 +126,7 @@ class Prompting:
         """``/skill:name args`` first, then prompt templates."""
         state = self._state
         loader = state.resource_loader
-        if text.startswith("/skill:") and state.settings.get("enableSkillCommands") is not False:
+        if text.startswith("/skill:") and state.settings.values.enable_skill_commands:
             try:
                 expanded = expand_skill_command(text, loader.get_skills())
             except SkillExpansionError as error:

@@ -48,8 +48,7 @@ class RequestProjection:
         self._stream_fn = stream_fn
 
     def convert(self, messages: list[AgentMessage]) -> list[Message]:
-        block = self._state.settings.get("images.blockImages") is True
-        return convert_to_llm(messages, block_images=block)
+        return convert_to_llm(messages, block_images=self._state.settings.values.images.block_images)
 
     async def get_api_key(self, provider: str) -> str | None:
         return await asyncio.to_thread(self._state.model_runtime.get_api_key, provider)

@@ -25,7 +25,6 @@ from pi_harness.coding.agent_session.tool_registry import ToolRegistry
 from pi_harness.coding.compaction import (
     BeforeTreeEvent,
     BeforeTreeResult,
-    BranchSummarySettings,
     CompleteFn,
     TreePreparation,
 )
@@ -101,7 +100,7 @@ class TreeNavigator:
                 label=label,
                 model=model,
                 api_key=key,
-                settings=BranchSummarySettings.from_dict(state.settings.get("branchSummary")),
+                settings=state.settings.values.branch_summary,
                 before_tree=before_tree,
                 signal=controller.signal,
                 complete_fn=self._complete,

@@ -87,7 +87,7 @@ def session_commands(state: SessionState) -> list[dict[str, object]]:
                 "path": template.file_path,
             }
         )
-    if state.settings.get("enableSkillCommands") is not False:
+    if state.settings.values.enable_skill_commands:
         for skill in loader.get_skills():
             out.append(
                 {

@@ -46,7 +46,7 @@ class BuiltSession:
 
 async def load_extensions(services: SessionServices, config: SessionConfig) -> tuple[ExtensionRunner, list[str]]:
     runner = ExtensionRunner(
-        handler_timeout_ms=services.settings.extension_handler_timeout_ms(),
+        handler_timeout_ms=services.settings.values.extension_handler_timeout_ms,
         builtin_factories=config.builtin_extensions,
     )
     runner.flag_values.update(config.extension_flags)
@@ -71,9 +71,9 @@ def _usable(runtime: ModelRuntime, model: Model | None) -> bool:
 def fallback_model(services: SessionServices) -> Model | None:
     """``defaultProvider``/``defaultModel`` when usable, else the preferred available model."""
     runtime = services.model_runtime
-    settings = services.settings
-    provider, model_id = settings.get("defaultProvider"), settings.get("defaultModel")
-    if isinstance(provider, str) and isinstance(model_id, str):
+    values = services.settings.values
+    provider, model_id = values.default_provider, values.default_model
+    if provider is not None and model_id is not None:
         configured = runtime.find(provider, model_id)
         if _usable(runtime, configured):
             return configured
@@ -113,10 +113,9 @@ async def build_session(
         wrap_extension_tool(tool, runner) if isinstance(tool, ToolDefinition) else tool for tool in config.custom_tools
     ]
     if active_tools is None:
-        default_tools = services.settings.get("defaultTools")
-        active_tools = config.tools if config.tools is not None else (
-            [t for t in default_tools if isinstance(t, str)] if isinstance(default_tools, list) else DEFAULT_TOOL_NAMES
-        )
+        default_tools = services.settings.values.default_tools
+        fallback = list(default_tools) if default_tools is not None else DEFAULT_TOOL_NAMES
+        active_tools = config.tools if config.tools is not None else fallback
     session = AgentSession(
         cwd=services.cwd,
         agent_dir=services.agent_dir,

@@ -81,12 +81,11 @@ async def resolve_project_trust(
             runner.report(failure.path, "project_trust", failure.error)
         return await runner.emit_project_trust(project, resources)
 
-    default = settings.get("defaultProjectTrust")
     return await decide_project_trust(
         cwd_path,
         store=TrustStore(directory),
         cli_approve=approve,
-        default=default if default in ("ask", "always", "never") else "ask",
+        default=settings.values.default_project_trust,
         ask_extensions=ask_extensions,
     )
 

@@ -96,7 +96,8 @@ class Durability(TypedDict):
 
 def durability(settings: SettingsManager) -> Durability:
     """``sessions.fsync`` / ``sessions.lock`` as ``SessionManager`` keyword arguments."""
-    return {"fsync": settings.get("sessions.fsync") is True, "lock": settings.get("sessions.lock") is True}
+    sessions = settings.values.sessions
+    return {"fsync": sessions.fsync, "lock": sessions.lock}
 
 
 def new_session_manager(services: SessionServices, config: SessionConfig) -> SessionManager:
@@ -105,14 +106,14 @@ def new_session_manager(services: SessionServices, config: SessionConfig) -> Ses
 
 
 def tool_options_from_settings(settings: SettingsManager, agent_dir: Path) -> ToolOptions:
+    values = settings.values
     shell_path = settings.resolve_path_setting("shellPath")
-    prefix = settings.get("shellCommandPrefix")
     return ToolOptions(
-        auto_resize_images=settings.get("images.autoResize") is not False,
-        block_images=settings.get("images.blockImages") is True,
+        auto_resize_images=values.images.auto_resize,
+        block_images=values.images.block_images,
         shell_path=str(shell_path) if shell_path is not None else None,
-        shell_command_prefix=prefix if isinstance(prefix, str) and prefix else None,
-        reap_orphans=settings.get("tools.reapOrphans") is True,
+        shell_command_prefix=values.shell_command_prefix or None,
+        reap_orphans=values.tools.reap_orphans,
         agent_dir=agent_dir,
         settings_path=str(settings.global_path) if settings.global_path is not None else None,
     )

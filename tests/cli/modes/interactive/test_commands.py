@@ -71,6 +71,29 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
     assert len(server.requests) == 2
 
 
+async def test_tree_does_not_ask_about_a_summary_with_branch_summary_skip_prompt(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    settings = json.loads((agent_dir / "settings.json").read_text())
+    settings["branchSummary"] = {"skipPrompt": True}
+    (agent_dir / "settings.json").write_text(json.dumps(settings))
+    server.push(_answer("First answer."), _answer("Second answer."))
+    async with run_pi() as pi:
+        await pi.started()
+        for question, answer in (("first question", "First answer."), ("second question", "Second answer.")):
+            await pi.submit(question)
+            await pi.wait_for(lambda answer=answer: answer in pi.scrollback(), "an answer")
+            await pi.idle()
+        await pi.submit("/tree")
+        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.press("up", "up", "up")
+        await pi.wait_for(lambda: "user: first question" in pi.screen(), "the first message in view")
+        await pi.press("enter")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "first question", "the message back in the editor")
+        assert "Summarize the branch you are leaving?" not in pi.screen()
+    assert len(server.requests) == 2  # no summary request
+
+
 async def test_compact_writes_a_compaction_entry_from_the_summary_request(
     server: FakeLLMServer, project: Path, agent_dir: Path
 ) -> None:

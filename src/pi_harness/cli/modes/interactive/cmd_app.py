@@ -77,7 +77,7 @@ async def copy(mode: ModeContext, args: str) -> None:
 
 async def settings(mode: ModeContext, args: str) -> None:
     shell = mode.shell
-    items = default_setting_items(mode.session.settings.effective(), mode.themes.names())
+    items = default_setting_items(mode.session.settings.values, mode.themes.names())
     context = shell.context
 
     def build(done: Callable[[None], None]) -> Overlay:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, cast
 
-from pi_harness.ai.types import Model
+from pi_harness.ai.types import THINKING_LEVELS, Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
 from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
 from pi_harness.cli.modes.interactive.shell import Overlay
@@ -18,7 +18,6 @@ from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model
 from pi_harness.tui.components.autocomplete import CompletionItem
 from pi_harness.tui.components.model_selector import ModelSelector, model_key
 from pi_harness.tui.components.selector import SelectItem, Selector
-from pi_harness.tui.components.settings_view import THINKING_LEVELS
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext

@@ -180,7 +180,7 @@ async def tree(mode: ModeContext, args: str) -> None:
         shell.toast("Already at this point of the conversation")
         return
     summarize, instructions = False, None
-    skip_prompt = mode.session.settings.get("branchSummary.skipPrompt") is True
+    skip_prompt = mode.session.settings.values.branch_summary.skip_prompt
     if not skip_prompt and _leaves_something_behind(mode, target):
         answer = await _summary_choice(mode)
         if answer is None:

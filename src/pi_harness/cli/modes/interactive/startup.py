@@ -109,7 +109,7 @@ def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> S
     return Shell(
         theme=theme,
         keymap=KeyMap.load(boot.agent_dir),
-        ui=UiSettings.from_settings(settings.effective()),
+        ui=UiSettings.from_values(settings.values),
         cwd=str(boot.cwd),
         terminal=terminal,
     )
@@ -117,7 +117,7 @@ def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> S
 
 def adopt_session_look(shell: Shell, parsed: ParsedArgs, session: AgentSession) -> ThemeRegistry:
     """Settings and themes as the running session sees them (trusted project files included)."""
-    shell.apply_ui(UiSettings.from_settings(session.settings.effective()))
+    shell.apply_ui(UiSettings.from_values(session.settings.values))
     registry = ThemeRegistry(session.resource_loader.get_theme_paths())
     theme = registry.create(theme_name(parsed, session.settings), shell.theme.mode)
     shell.set_theme(theme, redraw=False)

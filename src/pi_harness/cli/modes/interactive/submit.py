@@ -72,7 +72,7 @@ class Submitter:
         self.mode.spawn(self.prompt(text, images, follow_up=follow_up))
 
     def load_images(self, paths: Sequence[str]) -> list[ImageContent]:
-        auto_resize = self.mode.session.settings.get("images.autoResize", True) is not False
+        auto_resize = self.mode.session.settings.values.images.auto_resize
         images: list[ImageContent] = []
         for path in paths:
             image = load_image(path, auto_resize=auto_resize)
