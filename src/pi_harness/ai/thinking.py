@@ -1,4 +1,4 @@
-"""Thinking levels: clamping to a model and token budgets (spec ai.md section 8)."""
+"""Thinking levels: clamping to a model and token budgets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool-argument validation against JSON Schema with type coercion (spec ai.md section 11).
+"""Tool-argument validation against JSON Schema with type coercion, worded like AJV's errors.
 
 Models often send ``"5"`` for a number or ``"true"`` for a boolean; like AJV with
 ``coerceTypes: true`` we coerce scalars towards the schema's type (on a deep copy), then validate
