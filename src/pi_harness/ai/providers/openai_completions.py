@@ -117,7 +117,7 @@ class UsageCounts:
 
 
 def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
-    """Pi's usage from an OpenAI-style ``usage`` object (spec ai.md section 5).
+    """Pi's usage from an OpenAI-style ``usage`` object.
 
     ``prompt_tokens`` includes cached tokens (and, at gateways in front of Anthropic, cache
     writes), so both are subtracted to get ``input``. ``output`` must include reasoning; most
