@@ -68,16 +68,16 @@ class SimpleStreamOptions(StreamOptions):
 _Options = TypeVar("_Options", bound=StreamOptions)
 
 
-def convert_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
-    """``options`` as an instance of an API's own options class.
-
-    An instance of ``cls`` is returned as it is; otherwise the fields every API shares are copied
-    (the same objects, not copies) and the API-specific ones keep their defaults.
-    """
-    if isinstance(options, cls):
-        return options
+def shared_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
+    """A new instance of an API's options class with the fields every API shares taken from
+    ``options`` (the same objects, not copies); the API-specific fields keep their defaults."""
     converted = cls()
     if options is not None:
         for shared in fields(StreamOptions):
             setattr(converted, shared.name, getattr(options, shared.name))
     return converted
+
+
+def convert_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
+    """``options`` as an instance of ``cls``: itself when it is one, else ``shared_options``."""
+    return options if isinstance(options, cls) else shared_options(options, cls)

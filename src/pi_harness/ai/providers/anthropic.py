@@ -12,12 +12,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Hashable, Mapping
 
-from pi_harness.ai.http import join_url, merge_headers, open_event_stream
+from pi_harness.ai.http import join_url, merge_headers
 from pi_harness.ai.json_values import as_count, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
-from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.anthropic_convert import (
     REDACTED_THINKING_TEXT,
     AnthropicOptions,
@@ -31,11 +30,12 @@ from pi_harness.ai.providers.anthropic_convert import (
 from pi_harness.ai.providers.anthropic_wire import AnthropicEffort
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import (
     adjust_max_tokens_for_budget,
-    clamp_thinking_level,
     default_max_tokens,
+    requested_level,
     thinking_budget,
 )
 from pi_harness.ai.types import Context, Model, StopReason, ThinkingLevel
@@ -314,20 +314,15 @@ def stream_anthropic(
     """Stream one response; every failure arrives as the terminal ``error`` event."""
     opts = as_anthropic_options(options)
 
-    async def run(builder: MessageBuilder) -> None:
-        async with open_event_stream(
+    def prepare() -> SSERequest:
+        return SSERequest(
             join_url(model["baseUrl"], "/v1/messages"),
-            headers=build_headers(model, context, opts),
-            body=build_request_body(model, context, opts),
-            model=model,
-            options=opts,
-            format_error=format_anthropic_error,
-        ) as events:
-            builder.start()
-            stop_reason = await _consume(events, builder)
-        builder.finish(stop_reason)
+            build_headers(model, context, opts),
+            build_request_body(model, context, opts),
+            format_anthropic_error,
+        )
 
-    return run_provider_stream(model, opts.signal, run, sequential=False)
+    return stream_sse_request(model, opts, prepare, _consume, sequential=False)
 
 
 # --- stream_simple ----------------------------------------------------------------------------
@@ -348,10 +343,8 @@ def simple_to_anthropic_options(model: Model, options: SimpleStreamOptions | Non
     simple = options if options is not None else SimpleStreamOptions()
     base = as_anthropic_options(simple)
     max_tokens = simple.max_tokens or default_max_tokens(model)
-    level = simple.reasoning
-    if level is not None and level != "off" and model.get("reasoning"):
-        level = clamp_thinking_level(model, level)
-    if level is None or level == "off" or not model.get("reasoning"):
+    level = requested_level(model, simple.reasoning)
+    if level is None:
         return dataclasses.replace(base, max_tokens=max_tokens, thinking_enabled=False)
     if supports_adaptive_thinking(model):
         return dataclasses.replace(

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_harness.ai.http import default_error_message, join_url, merge_headers, open_event_stream
+from pi_harness.ai.http import default_error_message, join_url, merge_headers
 from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, convert_options
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.providers.google_convert import (
     build_request,
     disabled_thinking_config,
@@ -33,6 +32,8 @@ from pi_harness.ai.providers.google_convert import (
 )
 from pi_harness.ai.providers.google_wire import GenerateContentRequest, ThinkingConfig
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.transform import make_google_normalizer, transform_messages
@@ -276,33 +277,29 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> Gen
     )
 
 
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
+    reader = _ChunkReader(builder)
+    async for event in events:
+        data = event.data.strip()
+        if not data:
+            continue
+        try:
+            chunk = loads(data)
+        except ValueError as exc:
+            raise ValueError(f"Malformed Gemini stream chunk: {data[:200]}") from exc
+        reader.feed(chunk)
+    return reader.stop_reason()
+
+
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else GoogleStreamOptions()
 
-    async def run(builder: MessageBuilder) -> None:
-        async with open_event_stream(
-            request_url(model),
-            headers=request_headers(model, opts),
-            body=build_payload(model, context, opts),
-            model=model,
-            options=opts,
-            format_error=format_google_error,
-        ) as events:
-            builder.start()
-            reader = _ChunkReader(builder)
-            async for event in events:
-                data = event.data.strip()
-                if not data:
-                    continue
-                try:
-                    chunk = loads(data)
-                except ValueError as exc:
-                    raise ValueError(f"Malformed Gemini stream chunk: {data[:200]}") from exc
-                reader.feed(chunk)
-            stop = reader.stop_reason()
-        builder.finish(stop)
+    def prepare() -> SSERequest:
+        return SSERequest(
+            request_url(model), request_headers(model, opts), build_payload(model, context, opts), format_google_error
+        )
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
 
 
 def stream_simple(
@@ -310,7 +307,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     """Map the unified ``reasoning`` level to ``thinkingConfig``."""
     simple = options if options is not None else SimpleStreamOptions()
-    opts = convert_options(simple, GoogleStreamOptions)
+    opts = shared_options(simple, GoogleStreamOptions)
     if opts.max_tokens is None:
         opts.max_tokens = default_max_tokens(model)
     opts.thinking_config = simple_thinking_config(model, simple.reasoning, simple.thinking_budgets)

@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Hashable, Mapping
+from collections.abc import AsyncIterator, Hashable, Mapping
 from dataclasses import dataclass
 
 from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import join_url, merge_headers, open_event_stream
+from pi_harness.ai.http import join_url, merge_headers
 from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, convert_options
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, resolve_compat
 from pi_harness.ai.providers.openai_completions_convert import REASONING_FIELDS, build_request_body
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_harness.ai.thinking import default_max_tokens, requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "openai-completions"
@@ -314,7 +315,7 @@ def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletion
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAICompletionsOptions()
 
-    async def run(builder: MessageBuilder) -> None:
+    def prepare() -> SSERequest:
         compat = resolve_compat(model)
         # Read by name: options of another API that carry these fields are honoured too.
         body = build_request_body(
@@ -325,23 +326,19 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
             reasoning_effort=getattr(opts, "reasoning_effort", None),
             tool_choice=getattr(opts, "tool_choice", None),
         )
-        reader = ChunkReader(builder)
-        async with open_event_stream(
-            join_url(model["baseUrl"], "chat/completions"),
-            headers=build_headers(model, opts, compat),
-            body=body,
-            model=model,
-            options=opts,
-            format_error=format_openai_error,
-        ) as events:
-            builder.start()
-            async for event in events:
-                reader.feed(event.data)
-                if reader.done:
-                    break
-        builder.finish(reader.stop_reason())
+        url = join_url(model["baseUrl"], "chat/completions")
+        return SSERequest(url, build_headers(model, opts, compat), body, format_openai_error)
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
+
+
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
+    reader = ChunkReader(builder)
+    async for event in events:
+        reader.feed(event.data)
+        if reader.done:
+            break  # what a server sends after ``[DONE]`` is not read
+    return reader.stop_reason()
 
 
 def stream_simple(
@@ -349,11 +346,10 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     """Map the unified ``reasoning`` level (clamped to the model) and default the output cap."""
     simple = options if options is not None else SimpleStreamOptions()
-    opts = convert_options(simple, OpenAICompletionsOptions)
+    opts = shared_options(simple, OpenAICompletionsOptions)
     opts.max_tokens = simple.max_tokens or default_max_tokens(model)
-    if simple.reasoning and simple.reasoning != "off" and model.get("reasoning"):
-        level = clamp_thinking_level(model, simple.reasoning)
-        opts.reasoning_effort = None if level == "off" else level
+    # The level's name on the wire is chosen when the body is built (``reasoning_effort_value``).
+    opts.reasoning_effort = requested_level(model, simple.reasoning)
     return stream(model, context, opts)
 
 

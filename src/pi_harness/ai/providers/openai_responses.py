@@ -9,22 +9,23 @@ The stream is read by ``ResponsesStreamReader`` (``openai_responses_events``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import default_error_message, join_url, merge_headers, open_event_stream
+from pi_harness.ai.http import default_error_message, join_url, merge_headers
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, convert_options, resolve_cache_retention
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools, juice_off_message
 from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
 from pi_harness.ai.providers.openai_responses_wire import ResponsesRequest
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
-from pi_harness.ai.types import Context, Model, ThinkingLevel
+from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.types import Context, Model, StopReason, ThinkingLevel
 
 API = "openai-responses"
 
@@ -93,32 +94,30 @@ def format_error(status: int, body: str, headers: Mapping[str, str]) -> str:
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAIResponsesOptions()
 
-    async def run(builder: MessageBuilder) -> None:
-        async with open_event_stream(
+    def prepare() -> SSERequest:
+        return SSERequest(
             join_url(model["baseUrl"], "responses"),
-            headers=build_headers(model, opts),
-            body=build_request_body(model, context, opts),
-            model=model,
-            options=opts,
-            format_error=format_error,
-        ) as events:
-            builder.start()
-            reader = ResponsesStreamReader(builder)
-            async for event in events:
-                reader.feed(event)
-                if reader.terminated:
-                    break
-            reader.finish()
+            build_headers(model, opts),
+            build_request_body(model, context, opts),
+            format_error,
+        )
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
+
+
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
+    reader = ResponsesStreamReader(builder)
+    async for event in events:
+        reader.feed(event)
+        if reader.terminated:
+            break
+    return reader.result()
 
 
 def reasoning_effort_for(model: Model, level: ThinkingLevel | None) -> str | None:
     """The ``reasoning.effort`` for a thinking level, clamped to the model; None = reasoning off."""
-    if not model.get("reasoning") or level is None or level == "off":
-        return None
-    clamped = clamp_thinking_level(model, level)
-    if clamped == "off":
+    clamped = requested_level(model, level)
+    if clamped is None:
         return None
     mapped = (model.get("thinkingLevelMap") or {}).get(clamped)
     return mapped if mapped is not None else clamped
@@ -128,7 +127,7 @@ def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
-    opts = convert_options(simple, OpenAIResponsesOptions)
+    opts = shared_options(simple, OpenAIResponsesOptions)
     opts.max_tokens = simple.max_tokens or default_max_tokens(model)
     opts.reasoning_effort = reasoning_effort_for(model, simple.reasoning)
     return stream(model, context, opts)

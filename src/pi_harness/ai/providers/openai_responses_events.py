@@ -53,10 +53,14 @@ class ResponsesStreamReader:
         event_type = data.get("type") or event.event
         self.handle(str(event_type), data)
 
-    def finish(self) -> None:
+    def result(self) -> StopReason | None:
+        """The stop reason once a terminal event arrived (``None``: the content decides)."""
         if not self.terminated:
             raise ConnectionError(STREAM_ENDED_EARLY)
-        self.builder.finish(self.stop_reason)
+        return self.stop_reason
+
+    def finish(self) -> None:
+        self.builder.finish(self.result())
 
     # -- dispatch ----------------------------------------------------------------------------
 
