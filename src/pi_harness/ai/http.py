@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.jsonutil import dumps
 from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
@@ -220,6 +221,14 @@ async def open_event_stream(
             yield events
         finally:
             await events.aclose()
+
+
+def bearer_authorization(api_key: str | None) -> dict[str, str]:
+    """``Authorization: Bearer <key>``, or nothing without a key or for the ``AUTHENTICATED``
+    placeholder (credentials another layer supplies)."""
+    if not api_key or api_key == AUTHENTICATED:
+        return {}
+    return {"Authorization": f"Bearer {api_key}"}
 
 
 def merge_headers(*sources: Mapping[str, str] | None) -> dict[str, str]:

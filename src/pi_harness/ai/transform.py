@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pi_harness.ai.types import AssistantContent, AssistantMessage, Message, Model, ToolCall, UserContent
+from pi_harness.ai.types import AssistantContent, AssistantMessage, ImageContent, Message, Model, ToolCall, UserContent
 
 IdNormalizer = Callable[[str], str]
 
@@ -32,6 +32,16 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
         and message.get("api") == model["api"]
         and message.get("model") == model["id"]
     )
+
+
+def accepts_images(model: Model) -> bool:
+    """Whether the model takes image input; converters leave images out for the others."""
+    return "image" in model.get("input", [])
+
+
+def image_data_url(image: ImageContent) -> str:
+    """The image as a ``data:`` URL, the form the OpenAI APIs take images in."""
+    return f"data:{image['mimeType']};base64,{image['data']}"
 
 
 def tool_result_texts(content: list[UserContent]) -> list[str]:

@@ -29,6 +29,7 @@ from pi_harness.ai.providers.anthropic_wire import (
 )
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
+    accepts_images,
     normalize_id_anthropic,
     tool_result_texts,
     transform_messages,
@@ -195,21 +196,21 @@ def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[ToolParam]:
 
 def convert_messages(messages: list[Message], model: Model, cache_control: CacheControl | None) -> list[MessageParam]:
     replay = transform_messages(messages, model, normalize_id_anthropic)
-    accepts_images = "image" in model.get("input", [])
+    with_images = accepts_images(model)
     params: list[MessageParam] = []
     i = 0
     while i < len(replay):
         message = replay[i]
         converted: MessageParam | None = None
         if message["role"] == "user":
-            converted = _convert_user(message, accepts_images)
+            converted = _convert_user(message, with_images)
         elif message["role"] == "assistant":
             converted = _convert_assistant(message)
         elif message["role"] == "toolResult":
             # Consecutive results answer one assistant turn: they belong in one user message.
             results: list[UserBlock] = []
             while i < len(replay) and (result := replay[i])["role"] == "toolResult":
-                results.append(_convert_tool_result(result, accepts_images))
+                results.append(_convert_tool_result(result, with_images))
                 i += 1
             params.append({"role": "user", "content": results})
             continue

@@ -38,7 +38,13 @@ from pi_harness.ai.providers.google_wire import (
     ToolDeclarations,
 )
 from pi_harness.ai.thinking import clamp_thinking_level
-from pi_harness.ai.transform import IMAGE_ONLY_RESULT_TEXT, TOOL_RESULT_IMAGES_TEXT, is_same_model, tool_result_texts
+from pi_harness.ai.transform import (
+    IMAGE_ONLY_RESULT_TEXT,
+    TOOL_RESULT_IMAGES_TEXT,
+    accepts_images,
+    is_same_model,
+    tool_result_texts,
+)
 from pi_harness.ai.types import (
     AssistantMessage,
     Context,
@@ -215,10 +221,6 @@ def _image_part(image: ImageContent) -> Part:
     return {"inlineData": {"mimeType": image["mimeType"], "data": image["data"]}}
 
 
-def _accepts_images(model: Model) -> bool:
-    return "image" in model.get("input", [])
-
-
 def _user_parts(message: UserMessage, model: Model) -> list[Part]:
     content = message["content"]
     if isinstance(content, str):
@@ -227,7 +229,7 @@ def _user_parts(message: UserMessage, model: Model) -> list[Part]:
     for block in content:
         if block["type"] == "text":
             parts.append({"text": sanitize_surrogates(block["text"])})
-        elif block["type"] == "image" and _accepts_images(model):
+        elif block["type"] == "image" and accepts_images(model):
             parts.append(_image_part(block))
     return parts
 
@@ -275,7 +277,7 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
 def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, list[Part]]:
     """The ``functionResponse`` part and the image parts that must travel beside it."""
     texts = tool_result_texts(result["content"])
-    images = [_image_part(b) for b in result["content"] if b["type"] == "image"] if _accepts_images(model) else []
+    images = [_image_part(b) for b in result["content"] if b["type"] == "image"] if accepts_images(model) else []
     value = sanitize_surrogates("\n".join(texts)) if texts else (IMAGE_ONLY_RESULT_TEXT if images else "")
     response: FunctionResponse = {
         "name": result["toolName"],

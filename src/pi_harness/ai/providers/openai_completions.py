@@ -13,8 +13,7 @@ import os
 from collections.abc import AsyncIterator, Hashable, Mapping
 from dataclasses import dataclass
 
-from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import join_url, merge_headers
+from pi_harness.ai.http import bearer_authorization, join_url, merge_headers
 from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
@@ -300,8 +299,6 @@ class ChunkReader:
 
 def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletionsCompat) -> dict[str, str]:
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    if options.api_key and options.api_key != AUTHENTICATED:
-        headers["Authorization"] = f"Bearer {options.api_key}"
     affinity: dict[str, str] = {}
     if compat["sendSessionAffinityHeaders"] and options.session_id:
         affinity = {
@@ -309,7 +306,8 @@ def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletion
             "x-client-request-id": options.session_id,
             "x-session-affinity": options.session_id,
         }
-    return merge_headers(headers, affinity, model.get("headers"), options.headers)
+    auth = bearer_authorization(options.api_key)
+    return merge_headers(headers, auth, affinity, model.get("headers"), options.headers)
 
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:

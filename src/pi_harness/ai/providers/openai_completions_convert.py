@@ -30,6 +30,8 @@ from pi_harness.ai.providers.openai_completions_wire import (
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
     TOOL_RESULT_IMAGES_TEXT,
+    accepts_images,
+    image_data_url,
     make_openai_completions_normalizer,
     tool_result_texts,
     transform_messages,
@@ -111,7 +113,7 @@ def convert_messages(
             "content": system_prompt,
         }
         out.append(system)
-    accepts_images = "image" in model.get("input", ())
+    with_images = accepts_images(model)
     pending_images: list[ImagePart] = []
 
     def emit(message: ChatMessage) -> None:
@@ -135,7 +137,7 @@ def convert_messages(
     for message in messages:
         if message["role"] == "toolResult":
             emit(_tool_result(message, compat))
-            if accepts_images:
+            if with_images:
                 pending_images.extend(
                     _image_part(block) for block in message.get("content", []) if block["type"] == "image"
                 )
@@ -143,7 +145,7 @@ def convert_messages(
         flush_images()
         converted: ChatMessage | None = None
         if message["role"] == "user":
-            converted = _user(message, accepts_images)
+            converted = _user(message, with_images)
         elif message["role"] == "assistant":
             converted = _assistant(message, compat)
         if converted is not None:
@@ -153,7 +155,7 @@ def convert_messages(
 
 
 def _image_part(block: ImageContent) -> ImagePart:
-    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
+    return {"type": "image_url", "image_url": {"url": image_data_url(block)}}
 
 
 def _user(message: UserMessage, accepts_images: bool) -> UserMessageParam | None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
-from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import default_error_message, join_url, merge_headers
+from pi_harness.ai.http import bearer_authorization, default_error_message, join_url, merge_headers
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
@@ -75,9 +74,7 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
 
 def build_headers(model: Model, options: StreamOptions) -> dict[str, str]:
     base = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    key = options.api_key
-    auth = {"Authorization": f"Bearer {key}"} if key and key != AUTHENTICATED else None
-    return merge_headers(base, auth, model.get("headers"), options.headers)
+    return merge_headers(base, bearer_authorization(options.api_key), model.get("headers"), options.headers)
 
 
 def format_error(status: int, body: str, headers: Mapping[str, str]) -> str:

@@ -30,6 +30,8 @@ from pi_harness.ai.providers.openai_responses_wire import (
 )
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
+    accepts_images,
+    image_data_url,
     is_same_model,
     normalize_id_openai_responses,
     tool_result_texts,
@@ -78,7 +80,7 @@ def _item_id(candidate: str | None, fallback: str) -> str:
 
 
 def _image_part(image: ImageContent) -> InputImage:
-    return {"type": "input_image", "detail": "auto", "image_url": f"data:{image['mimeType']};base64,{image['data']}"}
+    return {"type": "input_image", "detail": "auto", "image_url": image_data_url(image)}
 
 
 def _user_item(message: UserMessage, model: Model) -> InputMessage | None:
@@ -86,12 +88,12 @@ def _user_item(message: UserMessage, model: Model) -> InputMessage | None:
     if isinstance(content, str):
         parts: list[InputContent] = [{"type": "input_text", "text": content}]
     else:
-        accepts_images = "image" in model.get("input", [])
+        with_images = accepts_images(model)
         parts = []
         for block in content:
             if block["type"] == "text":
                 parts.append({"type": "input_text", "text": block["text"]})
-            elif block["type"] == "image" and accepts_images:
+            elif block["type"] == "image" and with_images:
                 parts.append(_image_part(block))
     if not parts:
         return None
@@ -152,7 +154,7 @@ def _tool_result_item(message: ToolResultMessage, model: Model) -> FunctionCallO
     text = "\n".join(tool_result_texts(message["content"]))
     images = [_image_part(block) for block in message["content"] if block["type"] == "image"]
     output: str | list[InputContent]
-    if images and "image" in model.get("input", []):
+    if images and accepts_images(model):
         parts: list[InputContent] = [{"type": "input_text", "text": text}] if text else []
         parts.extend(images)
         output = parts
