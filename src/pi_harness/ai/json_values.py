@@ -32,7 +32,3 @@ def as_count(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value)
-
-
-def as_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None

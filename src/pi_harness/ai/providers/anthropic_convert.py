@@ -46,8 +46,6 @@ from pi_harness.ai.types import (
     UserMessage,
 )
 
-__all__ = ["AnthropicEffort", "AnthropicOptions", "as_anthropic_options", "build_request_body"]
-
 ToolChoice: TypeAlias = str | Mapping[str, object]
 
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
