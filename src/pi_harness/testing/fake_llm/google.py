@@ -27,14 +27,7 @@ import json
 import secrets
 
 from pi_harness.ai.json_values import JsonObject, JsonValue
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-)
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
 from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 STATUS_NAMES: dict[int, str] = {
@@ -80,13 +73,8 @@ def status_name(status: int, explicit: str | None = None) -> str:
     return "UNAVAILABLE" if status >= 500 else "FAILED_PRECONDITION"
 
 
-def _wants_thoughts(request: RecordedRequest, model: str) -> bool:
-    thinking = requested(request, "generationConfig").get("thinkingConfig")
-    return "gemini-3" in model or (isinstance(thinking, dict) and thinking.get("includeThoughts") is True)
-
-
-def _usage(response: ScriptedResponse, final: bool) -> JsonObject:
-    usage = response.usage
+def _usage(usage: dict[str, int], final: bool) -> JsonObject:
+    """``usageMetadata`` from the script's usage; only the final chunk counts the output."""
     cached = usage.get("cacheRead", 0)
     prompt = usage.get("input", 0) + cached
     thoughts = usage.get("reasoning", 0)
@@ -113,11 +101,12 @@ class _Chunks(StepWriter[Parts]):
     """``GenerateContentResponse`` chunks; the steps give each chunk's ``parts`` (one chunk per text
     piece, one per tool call) and the last one carries the finish reason and final usage."""
 
-    def __init__(self, response: ScriptedResponse, request: RecordedRequest) -> None:
-        super().__init__(response, request)
-        self.model = model_from_path(request.path)
+    def begin(self) -> None:
+        self.model = model_from_path(self.request.path)
+        thinking = requested(self.request, "generationConfig").get("thinkingConfig")
+        asked = isinstance(thinking, dict) and thinking.get("includeThoughts") is True
         # The first call carries a signature when thoughts were asked for, or on Gemini 3.
-        self.needs_signature = _wants_thoughts(request, self.model)
+        self.needs_signature = "gemini-3" in self.model or asked
 
     def encode(self) -> list[bytes]:
         response = self.response
@@ -131,7 +120,7 @@ class _Chunks(StepWriter[Parts]):
                 candidate["finishReason"] = finish
             return {
                 "candidates": [candidate],
-                "usageMetadata": _usage(response, final=finish is not None),
+                "usageMetadata": _usage(response.usage, final=finish is not None),
                 "modelVersion": self.model,
                 "responseId": response_id,
             }

@@ -20,14 +20,7 @@ import orjson
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.testing.fake_llm.openai_errors import error_kind
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-)
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
 from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -57,12 +50,11 @@ class _Chunks(StepWriter[bytes]):
     """``chat.completion.chunk`` frames (every chunk repeats the response's id, model and
     fingerprint): the role, the steps' deltas, the finish reason, the usage, ``[DONE]``."""
 
-    def __init__(self, response: ScriptedResponse, request: RecordedRequest) -> None:
-        super().__init__(response, request)
-        body = request.json
-        self.include_usage = bool(requested(request, "stream_options").get("include_usage"))
+    def begin(self) -> None:
+        body = self.request.json
+        self.include_usage = bool(requested(self.request, "stream_options").get("include_usage"))
         self.base: JsonObject = {
-            "id": response.response_id or f"chatcmpl-{_random_id(29)}",
+            "id": self.response.response_id or f"chatcmpl-{_random_id(29)}",
             "object": "chat.completion.chunk",
             "created": int(time.time()),
             "model": str(body.get("model") or "fake-model"),

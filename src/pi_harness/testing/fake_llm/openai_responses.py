@@ -31,15 +31,7 @@ import orjson
 
 from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.testing.fake_llm.openai_errors import ERROR_KINDS, ErrorKind, error_kind
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-    arguments_json,
-)
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep, arguments_json
 from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 _STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"})
@@ -70,12 +62,11 @@ def error_object(error: HTTPErrorSpec) -> JsonObject:
 class _Events(StepWriter[bytes]):
     """The events of one response, numbered in order; each step is the output item at its index."""
 
-    def __init__(self, response: ScriptedResponse, request: RecordedRequest) -> None:
-        super().__init__(response, request)
-        self.body = request.json
+    def begin(self) -> None:
+        self.body = self.request.json
         self.sequence = 0
         self.output: list[JsonValue] = []
-        self.response_id = response.response_id or _new_id("resp")
+        self.response_id = self.response.response_id or _new_id("resp")
         self.created_at = int(time.time())
 
     def event(self, event_type: str, **fields: JsonValue) -> bytes:

@@ -48,6 +48,10 @@ class ResponseWriter(ABC):
     def __init__(self, response: ScriptedResponse, request: RecordedRequest) -> None:
         self.response = response
         self.request = request
+        self.begin()
+
+    def begin(self) -> None:  # noqa: B027  # a hook: writers that track nothing leave it as it is
+        """Set up what the writer tracks for this response (ids, counters); nothing by default."""
 
     @abstractmethod
     def encode(self) -> list[bytes]:
