@@ -33,12 +33,9 @@ BlockKind = Literal["text", "thinking", "toolCall"]
 BlockKey: TypeAlias = Hashable
 
 UNKNOWN_ERROR = "An unknown error occurred"
-_DONE_REASONS: dict[StopReason, DoneReason] = {
-    "stop": "stop",
-    "length": "length",
-    "toolUse": "toolUse",
-    "deferred": "deferred",
-}
+_DONE: tuple[DoneReason, ...] = ("stop", "length", "toolUse", "deferred")
+# Each stop reason of a successful response as itself; ``get`` answers None for the others.
+_DONE_REASONS: dict[StopReason, DoneReason] = {reason: reason for reason in _DONE}
 ABORTED_MESSAGE = "Request was aborted"
 
 
