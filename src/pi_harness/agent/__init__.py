@@ -75,7 +75,6 @@ from pi_harness.agent.types import (
     BudgetInfo,
     CompactionSummaryMessage,
     CustomMessage,
-    Message,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
@@ -88,6 +87,7 @@ from pi_harness.agent.types import (
     TurnEndEvent,
     TurnStartEvent,
 )
+from pi_harness.ai.types import Message
 
 __all__ = [
     "ABORTED_TEXT",

@@ -1,4 +1,4 @@
-"""The steering and follow-up queues (agent-loop.md section 5.1).
+"""The steering and follow-up queues: messages that wait for the running turn to end.
 
 Each queue has a mode: ``one-at-a-time`` (default) hands out the oldest message per poll,
 ``all`` drains the whole queue. The loop only needs ``poll`` and ``len`` (``MessageSource``).

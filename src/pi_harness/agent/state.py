@@ -1,4 +1,4 @@
-"""``AgentState``: what ``agent.state`` exposes (agent-loop.md section 2.2), and how events change it.
+"""``AgentState``: what ``agent.state`` exposes, and how events change it.
 
 ``messages`` changes only at ``message_end`` (the finished message is appended); while a
 response streams, ``stream_message`` holds the in-flight message.
@@ -7,7 +7,6 @@ response streams, ``stream_message`` holds the in-flight message.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from pi_harness.agent.types import AgentEvent, AgentMessage, AgentTool
 from pi_harness.ai.types import Model, ThinkingLevel
@@ -28,20 +27,19 @@ class AgentState:
 
     def apply(self, event: AgentEvent) -> None:
         """Fold one agent event into the state (before listeners see it)."""
-        kind = event["type"]
-        if kind in ("message_update", "message_start"):
-            self.stream_message = event["message"]  # type: ignore[typeddict-item]
-        elif kind == "message_end":
+        if event["type"] == "message_start" or event["type"] == "message_update":
+            self.stream_message = event["message"]
+        elif event["type"] == "message_end":
             self.stream_message = None
-            self.messages.append(event["message"])  # type: ignore[typeddict-item]
-        elif kind == "tool_execution_start":
-            self.pending_tool_calls.add(event["toolCallId"])  # type: ignore[typeddict-item]
-        elif kind == "tool_execution_end":
-            self.pending_tool_calls.discard(event["toolCallId"])  # type: ignore[typeddict-item]
-        elif kind == "turn_end":
-            message = cast(dict[str, Any], event["message"])  # type: ignore[typeddict-item]
-            if message.get("role") == "assistant" and message.get("errorMessage"):
-                self.error = str(message["errorMessage"])
-        elif kind == "agent_end":
+            self.messages.append(event["message"])
+        elif event["type"] == "tool_execution_start":
+            self.pending_tool_calls.add(event["toolCallId"])
+        elif event["type"] == "tool_execution_end":
+            self.pending_tool_calls.discard(event["toolCallId"])
+        elif event["type"] == "turn_end":
+            message = event["message"]
+            if message["role"] == "assistant" and message.get("errorMessage"):
+                self.error = str(message.get("errorMessage"))
+        elif event["type"] == "agent_end":
             self.is_streaming = False
             self.stream_message = None

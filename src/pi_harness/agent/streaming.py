@@ -1,4 +1,4 @@
-"""Streaming one assistant response into the context (agent-loop.md section 4.2).
+"""Streaming one assistant response into the context.
 
 ``transform_context`` → ``convert_to_llm`` → key resolution → ``stream_fn``; the partial
 message is pushed into the context at ``start`` and replaced on every content event, and the
@@ -18,8 +18,6 @@ from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, Model, ThinkingLevel
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
-
-_TERMINAL = frozenset({"done", "error"})
 
 
 def in_flight(partial: AssistantMessage) -> AssistantMessage:
@@ -85,20 +83,17 @@ async def stream_assistant_response(
     transcript = context.messages
     partial: AssistantMessage | None = None
     async for event in stream:
-        kind = event["type"]
-        if kind == "start":
-            partial = event["partial"]  # type: ignore[typeddict-item]
+        if event["type"] == "start":
+            partial = event["partial"]
             transcript.append(partial)
             # ``start`` precedes every content event; the shared partial may already be ahead of it.
             started = in_flight(partial)
             started["content"] = []
             await emit({"type": "message_start", "message": started, "runId": run_id})
-        elif kind in _TERMINAL or partial is None:
-            # The final message is taken from ``result()``; content events before ``start``
-            # are dropped.
-            continue
-        else:
-            partial = event["partial"]  # type: ignore[typeddict-item]
+        elif event["type"] == "done" or event["type"] == "error":
+            continue  # the final message is taken from ``result()``
+        elif partial is not None:  # content events before ``start`` are dropped
+            partial = event["partial"]
             transcript[-1] = partial
             await emit(
                 {

@@ -1,4 +1,4 @@
-"""Executing the tool calls of one assistant message (agent-loop.md section 6, tools.md 2.2-2.3).
+"""Executing the tool calls of one assistant message: find, prepare, validate, hook, run, report.
 
 Per call: *prepare* (find the tool, ``prepare_arguments``, JSON-Schema validation with coercion,
 ``before_tool_call``) then *execute* (``execute``, ``after_tool_call``). Nothing here raises for
@@ -23,7 +23,6 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.agent.types import (
     AfterToolCallContext,
@@ -40,6 +39,7 @@ from pi_harness.agent.types import (
     ToolExecutionUpdateEvent,
 )
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import AssistantMessage, ToolCall, ToolResultMessage
 from pi_harness.ai.validation import validate_tool_arguments
 
@@ -70,20 +70,36 @@ def error_text(error: BaseException) -> str:
 
 
 def tool_result_message(tool_call: ToolCall, result: AgentToolResult, is_error: bool) -> ToolResultMessage:
-    """The transcript message (``structuredContent``/``terminate`` stay in the events)."""
-    message: dict[str, Any] = {
-        "role": "toolResult",
-        "toolCallId": tool_call["id"],
-        "toolName": tool_call["name"],
-        "content": list(result.get("content") or []),
-    }
+    """The transcript message (``structuredContent``/``terminate`` stay in the events).
+
+    Keys are in the order sessions store them: ``details``, when the tool gave some, before
+    ``isError``; ``usage`` last.
+    """
+    call_id, name, content = tool_call["id"], tool_call["name"], list(result.get("content") or [])
+    timestamp = int(time.time() * 1000)
+    message: ToolResultMessage
     if "details" in result:
-        message["details"] = result["details"]
-    message["isError"] = is_error
-    message["timestamp"] = int(time.time() * 1000)
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": content,
+            "details": result["details"],
+            "isError": is_error,
+            "timestamp": timestamp,
+        }
+    else:
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": content,
+            "isError": is_error,
+            "timestamp": timestamp,
+        }
     if "usage" in result:
         message["usage"] = result["usage"]
-    return message  # type: ignore[return-value]
+    return message
 
 
 @dataclass
@@ -116,7 +132,7 @@ class _Call:
     def __init__(self, tool_call: ToolCall, tool: AgentTool | None) -> None:
         self.tool_call = tool_call
         self.tool = tool
-        self.args: dict[str, Any] = {}
+        self.args: JsonObject = {}
         self.result: AgentToolResult | None = None
         self.is_error = False
         self.started = 0.0
@@ -212,7 +228,7 @@ async def _prepare(env: ToolEnvironment, call: _Call) -> None:
         call.fail(not_found_text(tool_call["name"]))
         return
     try:
-        target = tool_call
+        target: ToolCall = tool_call
         if tool.prepare_arguments is not None:
             raw = copy.deepcopy(tool_call.get("arguments") or {})
             target = {**tool_call, "arguments": tool.prepare_arguments(raw)}
@@ -341,15 +357,20 @@ async def _run_parallel(env: ToolEnvironment, calls: list[_Call]) -> list[_Call]
     return prepared
 
 
+async def _run_one(env: ToolEnvironment, call: _Call) -> None:
+    """Start and prepare one call, then execute it unless preparing settled it; its end follows."""
+    await _emit_start(env, call)
+    await _prepare(env, call)
+    if call.result is None:
+        await _run_concurrently(env, [call])
+    else:
+        await env.emit(_end_event(env, call))
+
+
 async def _run_sequential(env: ToolEnvironment, calls: list[_Call]) -> list[_Call]:
     finished: list[_Call] = []
     for call in calls:
-        await _emit_start(env, call)
-        await _prepare(env, call)
-        if call.result is None:
-            await _run_concurrently(env, [call])
-        else:
-            await env.emit(_end_event(env, call))
+        await _run_one(env, call)
         await call.deliver(env)
         finished.append(call)
         if env.signal.aborted:
@@ -389,11 +410,6 @@ async def execute_tool_call(env: ToolEnvironment, tool_call: ToolCall) -> tuple[
     and returns ``(result, is_error)``; ``env.deliver`` is not used.
     """
     call = _Call(tool_call, _find_tool(env.context.tools, tool_call["name"]))
-    await _emit_start(env, call)
-    await _prepare(env, call)
-    if call.result is None:
-        await _run_concurrently(env, [call])
-    else:
-        await env.emit(_end_event(env, call))
+    await _run_one(env, call)
     assert call.result is not None
     return call.result, call.is_error

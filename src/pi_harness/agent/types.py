@@ -17,10 +17,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.events import AssistantMessageEvent
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import (
     AssistantMessage,
     ImageContent,
-    Message,
     TextContent,
     Tool,
     ToolCall,
@@ -29,7 +29,7 @@ from pi_harness.ai.types import (
     UserMessage,
 )
 
-# --- coding-agent message roles (sessions.md section 6.2) -------------------------------------
+# --- coding-agent message roles (stored in session files, see sessions.md) --------------------
 
 
 class CustomMessage(TypedDict):
@@ -38,6 +38,9 @@ class CustomMessage(TypedDict):
     content: str | list[TextContent | ImageContent]
     display: bool
     timestamp: int
+    # The extension's own data, kept in the session file. ``object`` is the honest type, but it
+    # makes a cast in coding/agent_session/tool_hooks.py redundant (an error under --strict):
+    # this Any goes when that cast does.
     details: NotRequired[Any]
 
 
@@ -68,7 +71,7 @@ class CompactionSummaryMessage(TypedDict):
 
 
 class SystemMessage(TypedDict):
-    """(1.4.0) The system prompt and tool set persisted in the transcript (sessions.md 6.4)."""
+    """(1.4.0) The system prompt and tool set persisted in the transcript."""
 
     role: Literal["system"]
     content: str
@@ -98,23 +101,25 @@ class AgentToolResult(TypedDict):
     """What a tool's ``execute`` returns. Failure is signalled by raising (or ``isError: True``)."""
 
     content: list[TextContent | ImageContent]
-    details: NotRequired[Any]
+    # Tool-specific data for renderers and the session file; never sent to the model.
+    details: NotRequired[object]
     isError: NotRequired[bool]
     terminate: NotRequired[bool]
-    structuredContent: NotRequired[Any]
+    # Machine-readable output (an MCP tool's ``structuredContent``), passed along in events.
+    structuredContent: NotRequired[object]
     # (1.4.0) nested LLM work done by the tool; copied to the tool result message
     usage: NotRequired[Usage]
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]
 ToolExecute: TypeAlias = Callable[
-    [str, dict[str, Any], AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]
+    [str, JsonObject, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]
 ]
 
 
 @dataclass
 class AgentTool:
-    """A tool the model can call (tools.md section 2.1).
+    """A tool the model can call.
 
     ``execute(tool_call_id, params, signal, on_update)`` receives validated (coerced) arguments,
     may stream partial results through ``on_update`` and raises on failure. ``on_update`` takes
@@ -125,11 +130,12 @@ class AgentTool:
     name: str
     label: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject  # JSON Schema of the arguments
     execute: ToolExecute
     execution_mode: Literal["parallel", "sequential"] | None = None
-    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    output_schema: dict[str, Any] | None = None
+    # Rewrites the raw arguments (a copy) before validation, e.g. to accept legacy names.
+    prepare_arguments: Callable[[JsonObject], JsonObject] | None = None
+    output_schema: JsonObject | None = None
     prompt_snippet: str | None = None
     prompt_guidelines: list[str] | None = None
 
@@ -152,7 +158,7 @@ class AgentContext:
 class BeforeToolCallContext:
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: dict[str, Any]  # validated; a hook may mutate it in place (not revalidated)
+    args: JsonObject  # validated; a hook may mutate it in place (not revalidated)
     context: AgentContext
 
 
@@ -165,7 +171,7 @@ class BeforeToolCallResult(TypedDict, total=False):
 class AfterToolCallContext:
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: dict[str, Any]
+    args: JsonObject
     result: AgentToolResult
     is_error: bool
     context: AgentContext
@@ -175,9 +181,9 @@ class AfterToolCallResult(TypedDict, total=False):
     """Field-by-field override of the executed result (no deep merge)."""
 
     content: list[TextContent | ImageContent]
-    details: Any
+    details: object
     isError: bool
-    structuredContent: Any
+    structuredContent: object
 
 
 BeforeToolCallHook: TypeAlias = Callable[
@@ -187,7 +193,7 @@ AfterToolCallHook: TypeAlias = Callable[
     [AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]
 ]
 
-# --- agent events (agent-loop.md section 9.1); every event also carries ``runId`` ----------------
+# --- agent events; every event also carries ``runId`` (the run it belongs to) -----------------
 
 
 class AgentStartEvent(TypedDict):
@@ -237,7 +243,7 @@ class ToolExecutionStartEvent(TypedDict):
     type: Literal["tool_execution_start"]
     toolCallId: str
     toolName: str
-    args: Any
+    args: JsonObject
     runId: str
     parentToolCallId: NotRequired[str]
 
@@ -246,7 +252,7 @@ class ToolExecutionUpdateEvent(TypedDict):
     type: Literal["tool_execution_update"]
     toolCallId: str
     toolName: str
-    args: Any
+    args: JsonObject
     partialResult: AgentToolResult
     runId: str
     parentToolCallId: NotRequired[str]
@@ -294,39 +300,3 @@ AgentEvent: TypeAlias = (
 )
 
 AgentListener: TypeAlias = Callable[[AgentEvent], "Awaitable[None] | None"]
-
-__all__ = [
-    "LLM_ROLES",
-    "AfterToolCallContext",
-    "AfterToolCallHook",
-    "AfterToolCallResult",
-    "AgentContext",
-    "AgentEndEvent",
-    "AgentEvent",
-    "AgentListener",
-    "AgentMessage",
-    "AgentStartEvent",
-    "AgentTool",
-    "AgentToolResult",
-    "BashExecutionMessage",
-    "BeforeToolCallContext",
-    "BeforeToolCallHook",
-    "BeforeToolCallResult",
-    "BranchSummaryMessage",
-    "BudgetExceededEvent",
-    "BudgetInfo",
-    "CompactionSummaryMessage",
-    "CustomMessage",
-    "Message",
-    "MessageEndEvent",
-    "MessageStartEvent",
-    "MessageUpdateEvent",
-    "SystemMessage",
-    "ToolExecute",
-    "ToolExecutionEndEvent",
-    "ToolExecutionStartEvent",
-    "ToolExecutionUpdateEvent",
-    "ToolUpdateCallback",
-    "TurnEndEvent",
-    "TurnStartEvent",
-]

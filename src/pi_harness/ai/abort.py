@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from typing import Any
 
-Listener = Callable[[Any], None]
+# Called with the abort reason: whatever ``abort(reason)`` was given (a message string by default).
+Listener = Callable[[object], None]
 
 
 class AbortError(Exception):
@@ -25,7 +25,7 @@ class AbortSignal:
 
     def __init__(self) -> None:
         self._aborted = False
-        self._reason: Any = None
+        self._reason: object = None
         self._listeners: list[Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -34,7 +34,7 @@ class AbortSignal:
         return self._aborted
 
     @property
-    def reason(self) -> Any:
+    def reason(self) -> object:
         return self._reason
 
     def add_listener(self, listener: Listener) -> None:
@@ -77,7 +77,7 @@ class AbortSignal:
             waiter.cancel()
         return not done
 
-    def _fire(self, reason: Any) -> None:
+    def _fire(self, reason: object) -> None:
         if self._aborted:
             return
         self._aborted = True
@@ -105,7 +105,7 @@ class AbortSignal:
         return controller.signal
 
     @staticmethod
-    def aborted_signal(reason: Any = "Operation aborted") -> AbortSignal:
+    def aborted_signal(reason: object = "Operation aborted") -> AbortSignal:
         controller = AbortController()
         controller.abort(reason)
         return controller.signal
@@ -122,5 +122,5 @@ class AbortController:
     def __init__(self) -> None:
         self.signal = AbortSignal()
 
-    def abort(self, reason: Any = "Operation aborted") -> None:
+    def abort(self, reason: object = "Operation aborted") -> None:
         self.signal._fire(reason)

@@ -1,4 +1,4 @@
-"""Usage pricing (spec ai.md section 5)."""
+"""Usage pricing: token counts times the model's per-million prices."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API keys from the environment (spec ai.md section 7.2).
+"""API keys from the environment: one table of provider id -> environment variables.
 
 The table is data so that new providers only add a row. ``AUTHENTICATED`` is a sentinel meaning
 "credentials exist, the provider resolves them itself"; it is never sent as a key.

@@ -1,4 +1,9 @@
-"""The streaming event protocol of ``AssistantMessageEventStream`` (spec ai.md section 4)."""
+"""The streaming event protocol of ``AssistantMessageEventStream``.
+
+``start`` comes first; each content block is opened (``*_start``), grown (``*_delta``) and closed
+(``*_end``); exactly one terminal event (``done`` or ``error``) ends the stream. Failures are
+``error`` events, never exceptions.
+"""
 
 from __future__ import annotations
 
@@ -39,9 +44,13 @@ class ToolCallEndEvent(TypedDict):
     partial: AssistantMessage
 
 
+# The stop reasons of a successful response.
+DoneReason: TypeAlias = Literal["stop", "length", "toolUse", "deferred"]
+
+
 class DoneEvent(TypedDict):
     type: Literal["done"]
-    reason: Literal["stop", "length", "toolUse", "deferred"]
+    reason: DoneReason
     message: AssistantMessage
 
 

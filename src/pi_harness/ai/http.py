@@ -1,6 +1,6 @@
 """HTTP for providers: one pooled ``httpx2`` client per event loop, streamed POSTs, errors as
 exceptions with provider-formatted messages, and the optional provider-level retry
-(spec ai.md sections 13.2 and 16).
+(``retry.provider.maxRetries`` in settings.md; off by default).
 
 Aborting is done by cancelling the request task (see ``provider_stream``): leaving the
 ``async with`` closes the connection, so an aborted request stops reading at once.
@@ -11,15 +11,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.env_keys import AUTHENTICATED
+from pi_harness.ai.jsonutil import dumps
 from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provider_backoff_ms
 from pi_harness.ai.sse import ServerSentEvent, SSEDecoder
+from pi_harness.ai.types import Model
 
 if TYPE_CHECKING:
     import httpx2
@@ -170,7 +173,7 @@ async def _retry_wait(delay_ms: int, signal: AbortSignal | None) -> None:
         raise AbortError(ABORTED_MESSAGE)
 
 
-async def iter_sse_events(response: httpx2.Response) -> AsyncIterator[ServerSentEvent]:
+async def iter_sse_events(response: httpx2.Response) -> AsyncGenerator[ServerSentEvent, None]:
     """Decode the response body as Server-Sent Events, chunk by chunk."""
     import httpx2
 
@@ -184,7 +187,7 @@ async def iter_sse_events(response: httpx2.Response) -> AsyncIterator[ServerSent
     decoder.flush()
 
 
-async def apply_payload_hook(options: StreamOptions, payload: dict[str, Any], model: Any) -> dict[str, Any]:
+async def apply_payload_hook(options: StreamOptions, payload: dict[str, object], model: Model) -> dict[str, object]:
     """Run ``options.on_payload``; a returned dict replaces the payload, ``None`` keeps it."""
     if options.on_payload is None:
         return payload
@@ -192,6 +195,40 @@ async def apply_payload_hook(options: StreamOptions, payload: dict[str, Any], mo
     if inspect.isawaitable(result):
         result = await result
     return result if isinstance(result, dict) else payload
+
+
+@asynccontextmanager
+async def open_event_stream(
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: Mapping[str, object],
+    model: Model,
+    options: StreamOptions,
+    format_error: ErrorFormatter = default_error_message,
+) -> AsyncIterator[AsyncGenerator[ServerSentEvent, None]]:
+    """POST a streaming request and yield its Server-Sent Events once the status is 2xx.
+
+    ``options.extra_body`` is laid over ``body`` and the ``on_payload`` hook sees the result, so
+    what the hook inspects is what is sent. Leaving the block stops reading and closes the
+    connection, even when the events were not read to the end.
+    """
+    payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
+    encoded = dumps(payload)
+    async with post_stream(url, headers=headers, body=encoded, options=options, format_error=format_error) as response:
+        events = iter_sse_events(response)
+        try:
+            yield events
+        finally:
+            await events.aclose()
+
+
+def bearer_authorization(api_key: str | None) -> dict[str, str]:
+    """``Authorization: Bearer <key>``, or nothing without a key or for the ``AUTHENTICATED``
+    placeholder (credentials another layer supplies)."""
+    if not api_key or api_key == AUTHENTICATED:
+        return {}
+    return {"Authorization": f"Bearer {api_key}"}
 
 
 def merge_headers(*sources: Mapping[str, str] | None) -> dict[str, str]:

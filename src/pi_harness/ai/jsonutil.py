@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import orjson
 
@@ -20,7 +19,8 @@ def sanitize_surrogates(text: str) -> str:
     return _SURROGATE.sub("", text)
 
 
-def sanitize(value: Any) -> Any:
+def sanitize(value: object) -> object:
+    """A copy of ``value`` without lone surrogates in any string (keys included); tuples become lists."""
     if isinstance(value, str):
         return sanitize_surrogates(value) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
@@ -30,7 +30,7 @@ def sanitize(value: Any) -> Any:
     return value
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     """Compact UTF-8 JSON (non-ASCII kept), sanitising lone surrogates when needed.
 
     Integers beyond 64 bits (which ``orjson`` refuses, and which a model can put in tool
@@ -46,9 +46,9 @@ def dumps(value: Any) -> bytes:
             return json.dumps(clean, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def dumps_str(value: Any) -> str:
+def dumps_str(value: object) -> str:
     return dumps(value).decode("utf-8")
 
 
-def loads(data: bytes | str) -> Any:
+def loads(data: bytes | str) -> object:
     return orjson.loads(data)

@@ -1,21 +1,24 @@
 """Builds the streamed ``AssistantMessage`` and emits the matching events.
 
 Every provider (built-in, faux, or registered by an extension) drives one ``MessageBuilder``,
-so the event protocol of spec ai.md section 4 (``start`` first, each block opened and closed,
-exactly one terminal event, failures as events) is implemented once.
+so the event protocol (``start`` first, each block opened and closed, exactly one terminal event,
+failures as events; see ``events``) is implemented once.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, cast
+from collections.abc import Hashable
+from typing import Literal, TypeAlias
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.cost import finalize_usage
-from pi_harness.ai.events import DoneEvent, ErrorEvent
+from pi_harness.ai.events import DoneEvent, DoneReason, ErrorEvent
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import (
+    AssistantContent,
     AssistantMessage,
     Model,
     StopReason,
@@ -26,8 +29,13 @@ from pi_harness.ai.types import (
 )
 
 BlockKind = Literal["text", "thinking", "toolCall"]
+# How a provider names a block: an SSE content index, a tool-call index, an output item id...
+BlockKey: TypeAlias = Hashable
 
 UNKNOWN_ERROR = "An unknown error occurred"
+_DONE: tuple[DoneReason, ...] = ("stop", "length", "toolUse", "deferred")
+# Each stop reason of a successful response as itself; ``get`` answers None for the others.
+_DONE_REASONS: dict[StopReason, DoneReason] = {reason: reason for reason in _DONE}
 ABORTED_MESSAGE = "Request was aborted"
 
 
@@ -66,7 +74,7 @@ class MessageBuilder:
         self.signal = signal
         self.sequential = sequential
         self.output: AssistantMessage = new_assistant_message(model, now_ms())
-        self._open: dict[Any, _OpenBlock] = {}
+        self._open: dict[BlockKey, _OpenBlock] = {}
         self._started = False
         self._finished = False
 
@@ -99,9 +107,11 @@ class MessageBuilder:
             self.output["stopReason"] = reason
             self.fail(self.output.get("errorMessage") or UNKNOWN_ERROR)
             return
-        self.output["stopReason"] = reason
+        # "pending" is not a final reason: the content decides, as when none is given.
+        done_reason = _DONE_REASONS.get(reason) or self._default_stop_reason()
+        self.output["stopReason"] = done_reason
         self._finished = True
-        done: DoneEvent = {"type": "done", "reason": reason, "message": self.output}  # type: ignore[typeddict-item]
+        done: DoneEvent = {"type": "done", "reason": done_reason, "message": self.output}
         self.stream.push(done)
         self.stream.end()
 
@@ -127,7 +137,7 @@ class MessageBuilder:
         self.stream.push(event)
         self.stream.end()
 
-    def _default_stop_reason(self) -> StopReason:
+    def _default_stop_reason(self) -> DoneReason:
         if any(block["type"] == "toolCall" for block in self.output["content"]):
             return "toolUse"
         return "stop"
@@ -165,14 +175,14 @@ class MessageBuilder:
 
     # -- blocks ------------------------------------------------------------------------------
 
-    def is_open(self, key: Any) -> bool:
+    def is_open(self, key: BlockKey) -> bool:
         return key in self._open
 
-    def open_kind(self, key: Any) -> BlockKind | None:
+    def open_kind(self, key: BlockKey) -> BlockKind | None:
         block = self._open.get(key)
         return block.kind if block else None
 
-    def open_text(self, key: Any = "text", *, signature: str | None = None) -> None:
+    def open_text(self, key: BlockKey = "text", *, signature: str | None = None) -> None:
         self._before_open(key)
         content: TextContent = {"type": "text", "text": ""}
         if signature is not None:
@@ -180,7 +190,9 @@ class MessageBuilder:
         self._append_block(key, "text", content)
         self.stream.push({"type": "text_start", "contentIndex": self._open[key].index, "partial": self.output})
 
-    def open_thinking(self, key: Any = "thinking", *, signature: str | None = None, redacted: bool = False) -> None:
+    def open_thinking(
+        self, key: BlockKey = "thinking", *, signature: str | None = None, redacted: bool = False
+    ) -> None:
         self._before_open(key)
         content: ThinkingContent = {"type": "thinking", "thinking": ""}
         if signature is not None:
@@ -192,11 +204,11 @@ class MessageBuilder:
 
     def open_tool_call(
         self,
-        key: Any,
+        key: BlockKey,
         tool_call_id: str,
         name: str,
         *,
-        arguments: dict[str, Any] | None = None,
+        arguments: JsonObject | None = None,
         thought_signature: str | None = None,
     ) -> None:
         self._before_open(key)
@@ -211,11 +223,11 @@ class MessageBuilder:
         self._append_block(key, "toolCall", content)
         self.stream.push({"type": "toolcall_start", "contentIndex": self._open[key].index, "partial": self.output})
 
-    def append(self, key: Any, delta: str) -> None:
+    def append(self, key: BlockKey, delta: str) -> None:
         """Append text, thinking or a raw JSON fragment of tool arguments to an open block."""
         block = self._open[key]
-        content = self._content(block.index)
-        if block.kind == "toolCall":
+        content = self.output["content"][block.index]
+        if content["type"] == "toolCall":
             assert block.parser is not None
             content["arguments"] = block.parser.feed(delta)
             self.stream.push(
@@ -231,7 +243,7 @@ class MessageBuilder:
             return
         assert block.buffer is not None
         block.buffer.append(delta)
-        if block.kind == "text":
+        if content["type"] == "text":
             text = content["text"]
             content["text"] = ""  # detached so CPython extends the string in place
             text += delta
@@ -253,26 +265,42 @@ class MessageBuilder:
                 }
             )
 
-    def block(self, key: Any) -> dict[str, Any]:
+    def block(self, key: BlockKey) -> AssistantContent:
         """The content dict of an open block, for provider metadata (signatures, ids)."""
-        return self._content(self._open[key].index)
+        return self.output["content"][self._open[key].index]
 
-    def close(self, key: Any) -> None:
+    def text_block(self, key: BlockKey) -> TextContent:
+        """The open text block ``key`` (a provider's own bookkeeping says it is one)."""
+        content = self.block(key)
+        assert content["type"] == "text", f"block {key!r} is {content['type']}, not text"
+        return content
+
+    def thinking_block(self, key: BlockKey) -> ThinkingContent:
+        content = self.block(key)
+        assert content["type"] == "thinking", f"block {key!r} is {content['type']}, not thinking"
+        return content
+
+    def tool_call_block(self, key: BlockKey) -> ToolCall:
+        content = self.block(key)
+        assert content["type"] == "toolCall", f"block {key!r} is {content['type']}, not a tool call"
+        return content
+
+    def close(self, key: BlockKey) -> None:
         block = self._open.pop(key, None)
         if block is None:
             return
-        content = self._content(block.index)
-        if block.kind == "toolCall":
+        content = self.output["content"][block.index]
+        if content["type"] == "toolCall":
             self._settle_tool_arguments(block)
             self.stream.push(
                 {
                     "type": "toolcall_end",
                     "contentIndex": block.index,
-                    "toolCall": cast(ToolCall, content),
+                    "toolCall": content,
                     "partial": self.output,
                 }
             )
-        elif block.kind == "text":
+        elif content["type"] == "text":
             self.stream.push(
                 {
                     "type": "text_end",
@@ -297,39 +325,37 @@ class MessageBuilder:
 
     # -- sequential conveniences ---------------------------------------------------------------
 
-    def text(self, delta: str, *, key: Any = "text") -> None:
+    def text(self, delta: str, *, key: BlockKey = "text") -> None:
         """Append text, opening a text block (and closing others) when needed."""
         if self.open_kind(key) != "text":
             self.open_text(key)
         self.append(key, delta)
 
-    def thinking(self, delta: str, *, key: Any = "thinking", signature: str | None = None) -> None:
+    def thinking(self, delta: str, *, key: BlockKey = "thinking", signature: str | None = None) -> None:
         if self.open_kind(key) != "thinking":
             self.open_thinking(key, signature=signature)
         self.append(key, delta)
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _before_open(self, key: Any) -> None:
+    def _before_open(self, key: BlockKey) -> None:
         self.start()
         if key in self._open:
             self.close(key)
         if self.sequential:
             self.close_all()
 
-    def _append_block(self, key: Any, kind: BlockKind, content: Any) -> None:
+    def _append_block(self, key: BlockKey, kind: BlockKind, content: AssistantContent) -> None:
         self.output["content"].append(content)
         self._open[key] = _OpenBlock(kind, len(self.output["content"]) - 1)
 
-    def _content(self, index: int) -> dict[str, Any]:
-        return cast(dict[str, Any], self.output["content"][index])
-
     def _settle_tool_arguments(self, block: _OpenBlock) -> None:
-        if block.kind != "toolCall" or block.parser is None:
+        content = self.output["content"][block.index]
+        if content["type"] != "toolCall" or block.parser is None:
             return
         text = block.parser.buffer
         if text.strip():
-            self._content(block.index)["arguments"] = parse_streaming_json(text)
+            content["arguments"] = parse_streaming_json(text)
 
 
 def _is_cancel(error: BaseException) -> bool:

@@ -1,4 +1,4 @@
-"""The built-in model catalogue (a data file) and lookups over it (spec ai.md sections 3, 6, 8).
+"""The built-in model catalogue (a data file) and lookups over it (docs: models.md).
 
 The catalogue is loaded on first use, not at import, so ``import pi_harness.ai`` stays cheap.
 """

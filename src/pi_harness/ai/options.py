@@ -1,4 +1,4 @@
-"""Request options shared by every API (spec ai.md sections 3.1, 8, 13.2, 16).
+"""Request options shared by every API: sampling, credentials, caching, hooks, retries, timeouts.
 
 Options are runtime objects (dataclasses with snake_case names), not wire data. Providers that
 accept extra, API-specific options subclass ``StreamOptions``.
@@ -7,13 +7,14 @@ accept extra, API-specific options subclass ``StreamOptions``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TypeVar
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.types import CacheRetention, Model, ThinkingLevel
 
-PayloadHook = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
+# The request body as a JSON object; the hook may change it in place or return a replacement.
+PayloadHook = Callable[[dict[str, object], Model], "dict[str, object] | Awaitable[dict[str, object] | None] | None"]
 ResponseHook = Callable[[int, Mapping[str, str]], "Awaitable[None] | None"]
 
 DEFAULT_MAX_RETRY_DELAY_MS = 60_000
@@ -22,7 +23,7 @@ DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "mediu
 
 
 def resolve_cache_retention(retention: CacheRetention | None) -> CacheRetention:
-    """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short`` (ai.md 15)."""
+    """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     if retention is not None:
         return retention
     import os
@@ -47,17 +48,36 @@ class StreamOptions:
     on_response: ResponseHook | None = None
     headers: dict[str, str] | None = None
     max_retry_delay_ms: int = DEFAULT_MAX_RETRY_DELAY_MS
-    metadata: dict[str, Any] | None = None
+    # Request metadata; Anthropic sends ``user_id`` from it, the other APIs ignore it.
+    metadata: dict[str, object] | None = None
     # Provider-level request retry (``retry.provider.maxRetries``); 0 = off, Pi's default.
     max_retries: int = 0
     idle_timeout_ms: int = DEFAULT_HTTP_IDLE_TIMEOUT_MS
     # Summarisation requests turn prompt-cache writes off (compaction, branch summaries).
     disable_cache_writes: bool = False
     # API-specific extras a caller wants merged into the request body verbatim.
-    extra_body: dict[str, Any] = field(default_factory=dict)
+    extra_body: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass
 class SimpleStreamOptions(StreamOptions):
     reasoning: ThinkingLevel | None = None
     thinking_budgets: dict[str, int] | None = None
+
+
+_Options = TypeVar("_Options", bound=StreamOptions)
+
+
+def shared_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
+    """A new instance of an API's options class with the fields every API shares taken from
+    ``options`` (the same objects, not copies); the API-specific fields keep their defaults."""
+    converted = cls()
+    if options is not None:
+        for shared in fields(StreamOptions):
+            setattr(converted, shared.name, getattr(options, shared.name))
+    return converted
+
+
+def convert_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
+    """``options`` as an instance of ``cls``: itself when it is one, else ``shared_options``."""
+    return options if isinstance(options, cls) else shared_options(options, cls)

@@ -1,4 +1,4 @@
-"""Context-overflow detection (spec ai.md section 12, compaction.md section 3.4).
+"""Context-overflow detection: whether a failed response means the prompt no longer fits.
 
 An overflow is never retried; it is handed to compaction. The pattern list is data: extensions
 and models.json providers can add patterns for servers whose message matches none of these.

@@ -1,4 +1,4 @@
-"""Best-effort parsing of streamed tool-call arguments (spec ai.md section 10).
+"""Best-effort parsing of streamed tool-call arguments, so previews can show them while they stream.
 
 ``parse_streaming_json(buffer)`` never fails and always returns a dict: strict JSON when the
 buffer is complete, otherwise the buffer repaired by closing open strings and containers and
@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import orjson
+
+from pi_harness.ai.json_values import JsonObject
 
 # Phases of the innermost open container.
 _EXPECT_KEY = 0  # after "{" or ",": a key or "}" may follow
@@ -70,7 +71,7 @@ class StreamingJsonParser:
         self._started = False
         self._done_top = False
         self._top_end = 0  # end of the complete top-level document once it has closed
-        self._last: dict[str, Any] = {}
+        self._last: JsonObject = {}
         self._throttle = throttle
         self._parsed_len = 0
 
@@ -78,7 +79,7 @@ class StreamingJsonParser:
     def buffer(self) -> str:
         return self._buffer
 
-    def feed(self, delta: str) -> dict[str, Any]:
+    def feed(self, delta: str) -> JsonObject:
         """Append ``delta`` and return the best-effort arguments so far."""
         if delta:
             # Detach the string first so CPython can grow it in place instead of copying it.
@@ -238,7 +239,7 @@ class StreamingJsonParser:
         closers = "".join(frame.closer for frame in reversed(stack))
         return head + closers
 
-    def _repair_and_parse(self) -> Any:
+    def _repair_and_parse(self) -> object:
         text = self._repaired_text()
         if text is None or not text.strip():
             return {}
@@ -265,7 +266,7 @@ def _without_pending_high_surrogate(head: str) -> str:
     return head[: n - 6] if backslashes % 2 == 1 else head
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str) -> object:
     """Strict parse (``None`` when invalid): orjson, or the stdlib where orjson would lose data."""
     if not _LONG_DIGITS.search(text):
         try:
@@ -278,7 +279,7 @@ def _loads(text: str) -> Any:
         return None
 
 
-def parse_streaming_json(buffer: str | None) -> dict[str, Any]:
+def parse_streaming_json(buffer: str | None) -> JsonObject:
     """Parse a possibly incomplete JSON object; never raises, never returns ``None``."""
     if not buffer or not buffer.strip():
         return {}

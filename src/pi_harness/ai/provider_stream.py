@@ -2,7 +2,7 @@
 
 ``run_provider_stream`` returns the stream at once; the request coroutine runs in a task that
 owns the output message. Every exception, including cancellation by the abort signal, becomes
-the ``error`` terminal event (spec ai.md section 4.1), so callers never see a raise.
+the ``error`` terminal event, so callers never see a raise.
 """
 
 from __future__ import annotations

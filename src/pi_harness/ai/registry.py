@@ -1,4 +1,4 @@
-"""The API-provider registry, keyed by ``api`` id (spec ai.md section 3).
+"""The API-provider registry, keyed by ``api`` id (a model's ``api`` field picks its provider).
 
 Built-in providers are registered lazily: their module is imported the first time a model of
 that API is streamed, so importing ``pi_harness.ai`` costs almost nothing.
@@ -9,13 +9,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import Context, Model
-
-StreamFunction = Callable[[Model, Context, Any], AssistantMessageEventStream]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Error classification for retries and the server-requested delay parsers (spec ai.md section 13).
+"""Error classification for retries and the server-requested delay parsers.
 
 Two layers use this: the agent-level automatic retry in the coding session (on by default) and
 the provider-level HTTP retry in ``pi_harness.ai.http`` (off by default).

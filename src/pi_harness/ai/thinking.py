@@ -1,4 +1,4 @@
-"""Thinking levels: clamping to a model and token budgets (spec ai.md section 8)."""
+"""Thinking levels: clamping to a model and token budgets."""
 
 from __future__ import annotations
 
@@ -59,6 +59,17 @@ def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
         if order.index(candidate) <= wanted:
             best = candidate
     return best if best is not None else levels[0]
+
+
+def requested_level(model: Model, level: ThinkingLevel | None) -> ThinkingLevel | None:
+    """The ``reasoning`` level of ``stream_simple`` clamped to the model; ``None``: ask for none.
+
+    Nothing is asked of non-reasoning models, for ``off``, or when clamping ends at ``off``.
+    """
+    if level is None or level == "off" or not model.get("reasoning"):
+        return None
+    clamped = clamp_thinking_level(model, level)
+    return None if clamped == "off" else clamped
 
 
 def thinking_budget(level: ThinkingLevel, budgets: dict[str, int] | None = None) -> int:

@@ -1,22 +1,28 @@
-"""Cross-provider replay of a conversation (spec ai.md section 9).
+"""Cross-provider replay of a conversation: what a model may see of another model's turns.
 
 Before conversion to a wire format every provider runs ``transform_messages``: content that
 only the producing model can read is dropped or downgraded, tool-call ids are normalised for
 the target API, failed assistant turns are skipped, and tool calls left without a result get a
 synthetic ``No result provided`` error result so that providers accept the sequence.
+
+The texts every converter writes in place of content an API cannot carry live here too, so all
+providers word them the same.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
-from pi_harness.ai.types import AssistantMessage, Message, Model, ToolCall, ToolResultMessage
+from pi_harness.ai.types import AssistantContent, AssistantMessage, ImageContent, Message, Model, ToolCall, UserContent
 
 IdNormalizer = Callable[[str], str]
 
 NO_RESULT_TEXT = "No result provided"
+# The text of a tool result that carried only images, so that it is never empty.
+IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
+# Introduces the images of tool results, sent as a user message where results cannot hold images.
+TOOL_RESULT_IMAGES_TEXT = "Attached image(s) from tool result:"
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -26,6 +32,21 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
         and message.get("api") == model["api"]
         and message.get("model") == model["id"]
     )
+
+
+def accepts_images(model: Model) -> bool:
+    """Whether the model takes image input; converters leave images out for the others."""
+    return "image" in model.get("input", [])
+
+
+def image_data_url(image: ImageContent) -> str:
+    """The image as a ``data:`` URL, the form the OpenAI APIs take images in."""
+    return f"data:{image['mimeType']};base64,{image['data']}"
+
+
+def tool_result_texts(content: list[UserContent]) -> list[str]:
+    """The texts of a tool result's text blocks, in order (converters join them with newlines)."""
+    return [block.get("text", "") for block in content if block["type"] == "text"]
 
 
 def sanitize_tool_call_id(tool_call_id: str, max_length: int = 64) -> str:
@@ -72,15 +93,11 @@ def transform_messages(
     renamed: dict[str, str] = {}
     first_pass: list[Message] = []
     for message in messages:
-        role = message.get("role")
-        if role == "assistant":
-            first_pass.append(_transform_assistant(message, model, normalize_tool_call_id, renamed))  # type: ignore[arg-type]
-        elif role == "toolResult":
-            result: ToolResultMessage = message  # type: ignore[assignment]
-            new_id = renamed.get(result["toolCallId"])
-            if new_id is not None:
-                result = {**result, "toolCallId": new_id}
-            first_pass.append(result)
+        if message["role"] == "assistant":
+            first_pass.append(_transform_assistant(message, model, normalize_tool_call_id, renamed))
+        elif message["role"] == "toolResult":
+            new_id = renamed.get(message["toolCallId"])
+            first_pass.append(message if new_id is None else {**message, "toolCallId": new_id})
         else:
             first_pass.append(message)
     return _repair_sequence(first_pass)
@@ -93,10 +110,9 @@ def _transform_assistant(
     renamed: dict[str, str],
 ) -> AssistantMessage:
     same = is_same_model(message, model)
-    content: list[Any] = []
+    content: list[AssistantContent] = []
     for block in message.get("content", []):
-        kind = block.get("type")
-        if kind == "thinking":
+        if block["type"] == "thinking":
             if block.get("redacted"):
                 if same:
                     content.append(block)
@@ -104,25 +120,26 @@ def _transform_assistant(
             if same and block.get("thinkingSignature"):
                 content.append(block)
                 continue
-            text = str(block.get("thinking", ""))
+            text = block.get("thinking", "")
             if not text.strip():
                 continue
             if same:
                 content.append(block)
             else:
                 content.append({"type": "text", "text": text})
-        elif kind == "toolCall":
+        elif block["type"] == "toolCall":
             if same:
                 content.append(block)
                 continue
-            call: ToolCall = {k: v for k, v in block.items() if k != "thoughtSignature"}  # type: ignore[assignment]
+            call = block.copy()
+            call.pop("thoughtSignature", None)
             if normalize is not None:
                 new_id = normalize(call["id"])
                 if new_id != call["id"]:
                     renamed[call["id"]] = new_id
                     call["id"] = new_id
             content.append(call)
-        elif kind == "text":
+        elif block["type"] == "text":
             if same or "textSignature" not in block:
                 content.append(block)
             else:
@@ -154,16 +171,14 @@ def _repair_sequence(messages: list[Message]) -> list[Message]:
         answered.clear()
 
     for message in messages:
-        role = message.get("role")
-        if role == "assistant":
-            assistant: AssistantMessage = message  # type: ignore[assignment]
-            if assistant.get("stopReason") in ("error", "aborted"):
+        if message["role"] == "assistant":
+            if message.get("stopReason") in ("error", "aborted"):
                 continue
             flush()
-            pending.extend(b for b in assistant.get("content", []) if b.get("type") == "toolCall")  # type: ignore[misc]
+            pending.extend(block for block in message.get("content", []) if block["type"] == "toolCall")
             out.append(message)
-        elif role == "toolResult":
-            call_id = message["toolCallId"]  # type: ignore[typeddict-item]
+        elif message["role"] == "toolResult":
+            call_id = message["toolCallId"]
             if not any(call["id"] == call_id for call in pending):
                 continue  # orphaned (its call was in a skipped turn): providers would reject it
             answered.add(call_id)

@@ -7,7 +7,9 @@ print, so parsed JSON can be used as is. Optional fields that TypeScript leaves 
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Literal, NotRequired, TypeAlias, TypedDict
+
+from pi_harness.ai.json_values import JsonObject
 
 # --- content blocks ---------------------------------------------------------------------------
 
@@ -35,7 +37,7 @@ class ToolCall(TypedDict):
     type: Literal["toolCall"]
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     thoughtSignature: NotRequired[str]
 
 
@@ -101,7 +103,8 @@ class ToolResultMessage(TypedDict):
     content: list[UserContent]
     isError: bool
     timestamp: int
-    details: NotRequired[Any]
+    # Tool-specific data for renderers and session files; never sent to a model.
+    details: NotRequired[object]
     usage: NotRequired[Usage]
 
 
@@ -111,7 +114,7 @@ Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 class Tool(TypedDict):
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
 
 
 class Context(TypedDict):
@@ -143,7 +146,7 @@ class Model(TypedDict):
     contextWindow: int
     maxTokens: int
     headers: NotRequired[dict[str, str]]
-    compat: NotRequired[dict[str, Any]]
+    compat: NotRequired[JsonObject]
     thinkingLevelMap: NotRequired[dict[str, str | None]]
 
 

@@ -1,4 +1,4 @@
-"""Tool-argument validation against JSON Schema with type coercion (spec ai.md section 11).
+"""Tool-argument validation against JSON Schema with type coercion, worded like AJV's errors.
 
 Models often send ``"5"`` for a number or ``"true"`` for a boolean; like AJV with
 ``coerceTypes: true`` we coerce scalars towards the schema's type (on a deep copy), then validate
@@ -13,16 +13,33 @@ import functools
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import Tool, ToolCall
+
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 
 class ToolValidationError(ValueError):
     pass
 
 
-def validate_tool_call(tools: list[Tool] | list[Any], tool_call: ToolCall) -> dict[str, Any]:
+class ToolSchema(Protocol):
+    """A tool object (such as the agent's ``AgentTool``) as validation sees it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def parameters(self) -> Mapping[str, object]: ...
+
+
+def validate_tool_call(tools: Sequence[Tool | ToolSchema], tool_call: ToolCall) -> JsonObject:
     """Find the tool by exact name and validate; unknown name → ``Tool "<name>" not found``."""
     for tool in tools:
         name = tool["name"] if isinstance(tool, dict) else getattr(tool, "name", None)
@@ -31,16 +48,18 @@ def validate_tool_call(tools: list[Tool] | list[Any], tool_call: ToolCall) -> di
     raise ToolValidationError(f'Tool "{tool_call["name"]}" not found')
 
 
-def validate_tool_arguments(tool: Tool | Any, tool_call: ToolCall) -> dict[str, Any]:
+def validate_tool_arguments(tool: Tool | ToolSchema, tool_call: ToolCall) -> JsonObject:
     """The coerced copy of the arguments, or raise ``ToolValidationError`` with every problem."""
-    schema = tool["parameters"] if isinstance(tool, dict) else tool.parameters
+    schema: object = tool["parameters"] if isinstance(tool, dict) else tool.parameters
     args = copy.deepcopy(tool_call.get("arguments") or {})
     if not isinstance(schema, dict) or not schema:
         return args
     coerced = coerce(args, schema)
-    errors = _collect_errors(schema, coerced)
+    # Coercion changes the members of an object, never the object itself into something else.
+    arguments = coerced if isinstance(coerced, dict) else args
+    errors = _collect_errors(schema, arguments)
     if not errors:
-        return coerced if isinstance(coerced, dict) else args
+        return arguments
     lines = "\n".join(f"  - {path}: {message}" for path, message in errors)
     received = json.dumps(tool_call.get("arguments"), indent=2, ensure_ascii=False)
     raise ToolValidationError(
@@ -56,7 +75,7 @@ _NUMERIC_STRING = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 _MAX_REF_HOPS = 32
 
 
-def _types(schema: dict[str, Any]) -> list[str]:
+def _types(schema: Mapping[str, object]) -> list[str]:
     kind = schema.get("type")
     if isinstance(kind, str):
         return [kind]
@@ -65,7 +84,7 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return []
 
 
-def _resolve(schema: Any, root: Any) -> Any:
+def _resolve(schema: object, root: object) -> object:
     """Follow local ``$ref``s (``#``, ``#/$defs/...``, ``#/definitions/...``) for coercion."""
     for _ in range(_MAX_REF_HOPS):
         if not isinstance(schema, dict):
@@ -73,7 +92,7 @@ def _resolve(schema: Any, root: Any) -> Any:
         ref = schema.get("$ref")
         if not isinstance(ref, str) or not ref.startswith("#"):
             return schema
-        target: Any = root
+        target = root
         for raw in [p for p in ref[1:].split("/") if p]:
             part = raw.replace("~1", "/").replace("~0", "~")
             if isinstance(target, dict) and part in target:
@@ -88,7 +107,7 @@ def _resolve(schema: Any, root: Any) -> Any:
     return schema
 
 
-def coerce(value: Any, schema: Any, root: Any = None) -> Any:
+def coerce(value: object, schema: object, root: object = None) -> object:
     """Coerce ``value`` towards ``schema`` like AJV's ``coerceTypes: true``; containers in place.
 
     ``root`` is the document local ``$ref``s point into (default: ``schema`` itself).
@@ -130,7 +149,7 @@ def coerce(value: Any, schema: Any, root: Any = None) -> Any:
     return value
 
 
-def _coerce_alternatives(value: Any, branches: list[Any], root: Any) -> Any:
+def _coerce_alternatives(value: object, branches: list[object], root: object) -> object:
     """``anyOf``/``oneOf``: AJV tries the branches in order, coercing in the first that fits.
 
     A branch whose type already matches wins (and coerces nested members); otherwise the first
@@ -149,7 +168,7 @@ def _coerce_alternatives(value: Any, branches: list[Any], root: Any) -> Any:
     return value
 
 
-def _matches(value: Any, kind: str) -> bool:
+def _matches(value: object, kind: str) -> bool:
     if kind == "string":
         return isinstance(value, str)
     if kind == "integer":
@@ -169,7 +188,7 @@ def _matches(value: Any, kind: str) -> bool:
     return True
 
 
-def _coerce_scalar(value: Any, target: str) -> tuple[Any, bool]:
+def _coerce_scalar(value: object, target: str) -> tuple[object, bool]:
     if target in ("number", "integer"):
         if isinstance(value, bool):
             return int(value), True
@@ -211,11 +230,11 @@ def _coerce_scalar(value: Any, target: str) -> tuple[Any, bool]:
 
 
 # Validators are built once per schema object: tools keep their schema for the whole session.
-_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+_VALIDATORS: dict[int, tuple[Mapping[str, object], Validator]] = {}
 _MAX_CACHED_VALIDATORS = 512
 
 
-def _validator_for(schema: dict[str, Any]) -> Any:
+def _validator_for(schema: Mapping[str, object]) -> Validator:
     cached = _VALIDATORS.get(id(schema))
     if cached is not None and cached[0] is schema:
         return cached[1]
@@ -229,7 +248,7 @@ def _validator_for(schema: dict[str, Any]) -> Any:
     return validator
 
 
-def _collect_errors(schema: dict[str, Any], instance: Any) -> list[tuple[str, str]]:
+def _collect_errors(schema: Mapping[str, object], instance: JsonObject) -> list[tuple[str, str]]:
     validator = _validator_for(schema)
     errors = []
     for error in _ajv_order(list(validator.iter_errors(instance))):
@@ -257,7 +276,7 @@ _EXTRA_FORMATS: dict[str, re.Pattern[str]] = {
 
 
 @functools.cache
-def _format_checker(validator_cls: Any) -> Any:
+def _format_checker(validator_cls: type[Validator]) -> FormatChecker:
     import jsonschema
 
     checker = jsonschema.FormatChecker()
@@ -282,11 +301,14 @@ def _check_format(name: str, pattern: re.Pattern[str], value: object) -> bool:
     return True
 
 
-def _ajv_order(errors: list[Any]) -> list[Any]:
+_Path = tuple[str | int, ...]
+
+
+def _ajv_order(errors: list[ValidationError]) -> list[ValidationError]:
     """Depth-first: an object's own errors (e.g. ``required``) before those of its members, and
     members in the order the schema visits them, which is the order AJV reports them in."""
-    children: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {(): []}
-    own: dict[tuple[Any, ...], list[Any]] = {(): []}
+    children: dict[_Path, list[_Path]] = {(): []}
+    own: dict[_Path, list[ValidationError]] = {(): []}
     for error in errors:
         path = tuple(error.absolute_path)
         for depth in range(1, len(path) + 1):
@@ -296,8 +318,8 @@ def _ajv_order(errors: list[Any]) -> list[Any]:
                 children[node] = []
                 children[path[: depth - 1]].append(node)
         own[path].append(error)
-    ordered: list[Any] = []
-    stack = [()]
+    ordered: list[ValidationError] = []
+    stack: list[_Path] = [()]
     while stack:
         node = stack.pop()
         ordered.extend(own[node])
@@ -305,7 +327,7 @@ def _ajv_order(errors: list[Any]) -> list[Any]:
     return ordered
 
 
-def _missing_property(error: Any) -> str | None:
+def _missing_property(error: ValidationError) -> str | None:
     if error.validator != "required" or not isinstance(error.validator_value, list):
         return None
     message = str(error.message)
@@ -315,7 +337,7 @@ def _missing_property(error: Any) -> str | None:
     return None
 
 
-def _ajv_message(error: Any) -> str:
+def _ajv_message(error: ValidationError) -> str:
     kind = error.validator
     value = error.validator_value
     if kind == "required":
@@ -323,7 +345,7 @@ def _ajv_message(error: Any) -> str:
         return f"must have required property '{missing}'" if missing else str(error.message)
     if kind == "type":
         types = value if isinstance(value, list) else [value]
-        return f"must be {','.join(types)}"
+        return f"must be {','.join(map(str, types))}"
     if kind == "minimum":
         return f"must be >= {value}"
     if kind == "maximum":
@@ -370,7 +392,7 @@ def _ajv_message(error: Any) -> str:
     return str(error.message)
 
 
-def _duplicate_pair(items: Any) -> tuple[int, int] | None:
+def _duplicate_pair(items: object) -> tuple[int, int] | None:
     """The pair of indices AJV names in its ``uniqueItems`` message (it scans from the end)."""
     if not isinstance(items, list):
         return None

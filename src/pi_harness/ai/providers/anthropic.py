@@ -1,4 +1,4 @@
-"""The ``anthropic-messages`` provider: Anthropic's Messages API over SSE (spec ai.md sections 2-15).
+"""The ``anthropic-messages`` provider: Anthropic's Messages API over Server-Sent Events.
 
 ``POST {baseUrl}/v1/messages`` with ``x-api-key`` (or ``Authorization: Bearer`` for OAuth tokens
 and GitHub Copilot) and ``anthropic-version: 2023-06-01``. The stream's content blocks are
@@ -10,23 +10,15 @@ taken at ``message_start`` (an aborted request keeps its input cost) and refresh
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Hashable, Mapping
 
-from pi_harness.ai.http import (
-    apply_payload_hook,
-    iter_sse_events,
-    join_url,
-    merge_headers,
-    post_stream,
-)
-from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.http import join_url, merge_headers
+from pi_harness.ai.json_values import as_count, as_object
+from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
-from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.anthropic_convert import (
     REDACTED_THINKING_TEXT,
-    AnthropicEffort,
     AnthropicOptions,
     as_anthropic_options,
     build_request_body,
@@ -35,12 +27,15 @@ from pi_harness.ai.providers.anthropic_convert import (
     thinking_mode,
     uses_eager_tool_streaming,
 )
+from pi_harness.ai.providers.anthropic_wire import AnthropicEffort
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import (
     adjust_max_tokens_for_budget,
-    clamp_thinking_level,
     default_max_tokens,
+    requested_level,
     thinking_budget,
 )
 from pi_harness.ai.types import Context, Model, StopReason, ThinkingLevel
@@ -169,12 +164,6 @@ def build_headers(model: Model, context: Context, options: AnthropicOptions) -> 
 # --- the stream -------------------------------------------------------------------------------
 
 
-def _count(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value)
-
-
 class _StreamState:
     """Feeds one response's Anthropic events into the builder, keyed by content-block index."""
 
@@ -183,38 +172,39 @@ class _StreamState:
         self.stop_reason: StopReason | None = None
         self.saw_stop = False
 
-    def handle(self, name: str, data: dict[str, Any]) -> None:
+    def handle(self, name: str, data: Mapping[str, object]) -> None:
         if name == "message_start":
-            self._message_start(data.get("message") or {})
+            self._message_start(as_object(data.get("message")))
         elif name == "content_block_start":
-            self._block_start(data.get("index"), data.get("content_block") or {})
+            self._block_start(_index(data), as_object(data.get("content_block")))
         elif name == "content_block_delta":
-            self._block_delta(data.get("index"), data.get("delta") or {})
+            self._block_delta(_index(data), as_object(data.get("delta")))
         elif name == "content_block_stop":
-            self.builder.close(data.get("index"))
+            self.builder.close(_index(data))
         elif name == "message_delta":
             self._message_delta(data)
         elif name == "message_stop":
             self.saw_stop = True
 
-    def _message_start(self, message: dict[str, Any]) -> None:
-        if isinstance(message.get("id"), str):
-            self.builder.output["responseId"] = message["id"]
-        usage = message.get("usage") or {}
+    def _message_start(self, message: Mapping[str, object]) -> None:
+        response_id = message.get("id")
+        if isinstance(response_id, str):
+            self.builder.output["responseId"] = response_id
+        usage = as_object(message.get("usage"))
         cache_creation = usage.get("cache_creation")
         self.builder.set_usage(
-            input=_count(usage.get("input_tokens")) or 0,
-            output=_count(usage.get("output_tokens")) or 0,
-            cache_read=_count(usage.get("cache_read_input_tokens")) or 0,
-            cache_write=_count(usage.get("cache_creation_input_tokens")) or 0,
+            input=as_count(usage.get("input_tokens")) or 0,
+            output=as_count(usage.get("output_tokens")) or 0,
+            cache_read=as_count(usage.get("cache_read_input_tokens")) or 0,
+            cache_write=as_count(usage.get("cache_creation_input_tokens")) or 0,
             cache_write_1h=(
-                _count(cache_creation.get("ephemeral_1h_input_tokens")) or 0
+                as_count(as_object(cache_creation).get("ephemeral_1h_input_tokens")) or 0
                 if isinstance(cache_creation, dict)
                 else None
             ),
         )
 
-    def _block_start(self, index: Any, block: dict[str, Any]) -> None:
+    def _block_start(self, index: Hashable, block: Mapping[str, object]) -> None:
         kind = block.get("type")
         builder = self.builder
         if kind == "text":
@@ -228,7 +218,7 @@ class _StreamState:
         elif kind == "redacted_thinking":
             builder.open_thinking(index, signature=str(block.get("data") or ""), redacted=True)
             # The placeholder is the block's text, not streamed content: no delta event.
-            builder.block(index)["thinking"] = REDACTED_THINKING_TEXT
+            builder.thinking_block(index)["thinking"] = REDACTED_THINKING_TEXT
         elif kind == "tool_use":
             arguments = block.get("input")
             builder.open_tool_call(
@@ -239,7 +229,7 @@ class _StreamState:
             )
         # Server-side tool blocks (web search results...) are not part of Pi's content model.
 
-    def _block_delta(self, index: Any, delta: dict[str, Any]) -> None:
+    def _block_delta(self, index: Hashable, delta: Mapping[str, object]) -> None:
         builder = self.builder
         kind = builder.open_kind(index)
         if kind is None:
@@ -250,40 +240,44 @@ class _StreamState:
         elif delta_type == "thinking_delta" and kind == "thinking":
             builder.append(index, str(delta.get("thinking") or ""))
         elif delta_type == "signature_delta" and kind == "thinking":
-            block = builder.block(index)
-            block["thinkingSignature"] = str(block.get("thinkingSignature") or "") + str(delta.get("signature") or "")
+            block = builder.thinking_block(index)
+            block["thinkingSignature"] = block.get("thinkingSignature", "") + str(delta.get("signature") or "")
         elif delta_type == "input_json_delta" and kind == "toolCall":
             builder.append(index, str(delta.get("partial_json") or ""))
 
-    def _message_delta(self, data: dict[str, Any]) -> None:
-        delta = data.get("delta") or {}
+    def _message_delta(self, data: Mapping[str, object]) -> None:
+        delta = as_object(data.get("delta"))
         reason = delta.get("stop_reason")
         if isinstance(reason, str):
             self.stop_reason = map_stop_reason(reason)
             if reason == "refusal":
-                details = delta.get("stop_details") or data.get("stop_details") or {}
-                explanation = details.get("explanation") if isinstance(details, dict) else None
+                details = delta.get("stop_details") or data.get("stop_details")
+                explanation = as_object(details).get("explanation")
                 if isinstance(explanation, str) and explanation:
                     self.builder.output["errorMessage"] = explanation
         # Proxies omit fields they do not know: only values that are present overwrite.
-        usage = data.get("usage") or {}
-        cache_creation = usage.get("cache_creation")
-        details = usage.get("output_tokens_details")
+        usage = as_object(data.get("usage"))
+        cache_creation = as_object(usage.get("cache_creation"))
+        output_details = as_object(usage.get("output_tokens_details"))
         self.builder.set_usage(
-            input=_count(usage.get("input_tokens")),
-            output=_count(usage.get("output_tokens")),
-            cache_read=_count(usage.get("cache_read_input_tokens")),
-            cache_write=_count(usage.get("cache_creation_input_tokens")),
-            cache_write_1h=(
-                _count(cache_creation.get("ephemeral_1h_input_tokens")) if isinstance(cache_creation, dict) else None
-            ),
-            reasoning=_count(details.get("thinking_tokens")) if isinstance(details, dict) else None,
+            input=as_count(usage.get("input_tokens")),
+            output=as_count(usage.get("output_tokens")),
+            cache_read=as_count(usage.get("cache_read_input_tokens")),
+            cache_write=as_count(usage.get("cache_creation_input_tokens")),
+            cache_write_1h=as_count(cache_creation.get("ephemeral_1h_input_tokens")),
+            reasoning=as_count(output_details.get("thinking_tokens")),
         )
 
 
-async def _consume(response: Any, builder: MessageBuilder) -> StopReason | None:
+def _index(data: Mapping[str, object]) -> Hashable:
+    """The content-block index an event addresses (``None`` when the event has none)."""
+    index = data.get("index")
+    return index if isinstance(index, Hashable) else None
+
+
+async def _consume(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
     state = _StreamState(builder)
-    async for sse in iter_sse_events(response):
+    async for sse in events:
         name = sse.event
         if name == "error":
             raise AnthropicStreamError(_stream_error_message(sse.data))
@@ -320,42 +314,37 @@ def stream_anthropic(
     """Stream one response; every failure arrives as the terminal ``error`` event."""
     opts = as_anthropic_options(options)
 
-    async def run(builder: MessageBuilder) -> None:
-        body = build_request_body(model, context, opts)
-        headers = build_headers(model, context, opts)
-        payload = await apply_payload_hook(opts, body, model)
-        url = join_url(model["baseUrl"], "/v1/messages")
-        async with post_stream(
-            url, headers=headers, body=dumps(payload), options=opts, format_error=format_anthropic_error
-        ) as response:
-            builder.start()
-            stop_reason = await _consume(response, builder)
-        builder.finish(stop_reason)
+    def prepare() -> SSERequest:
+        return SSERequest(
+            join_url(model["baseUrl"], "/v1/messages"),
+            build_headers(model, context, opts),
+            build_request_body(model, context, opts),
+            format_anthropic_error,
+        )
 
-    return run_provider_stream(model, opts.signal, run, sequential=False)
+    return stream_sse_request(model, opts, prepare, _consume, sequential=False)
 
 
 # --- stream_simple ----------------------------------------------------------------------------
 
 
-def map_thinking_level_to_effort(model: Model, level: ThinkingLevel) -> AnthropicEffort:
+def map_thinking_level_to_effort(model: Model, level: ThinkingLevel) -> AnthropicEffort | str:
+    """The model's ``thinkingLevelMap`` entry (sent verbatim), else Pi's mapping of the level."""
     mapped = (model.get("thinkingLevelMap") or {}).get(level)
     if isinstance(mapped, str):
-        return mapped  # type: ignore[return-value]  # models.json values are sent verbatim
+        return mapped
     if level == "xhigh":
         return "max" if has_native_max_effort(model) else "high"
     return _EFFORT_BY_LEVEL.get(level, "high")
 
 
 def simple_to_anthropic_options(model: Model, options: SimpleStreamOptions | None) -> AnthropicOptions:
-    """Map the unified ``reasoning`` level to adaptive effort or a thinking budget (spec 8.1)."""
+    """Map the unified ``reasoning`` level to adaptive effort or a thinking budget."""
     simple = options if options is not None else SimpleStreamOptions()
     base = as_anthropic_options(simple)
     max_tokens = simple.max_tokens or default_max_tokens(model)
-    level = simple.reasoning
-    if level is not None and level != "off" and model.get("reasoning"):
-        level = clamp_thinking_level(model, level)
-    if level is None or level == "off" or not model.get("reasoning"):
+    level = requested_level(model, simple.reasoning)
+    if level is None:
         return dataclasses.replace(base, max_tokens=max_tokens, thinking_enabled=False)
     if supports_adaptive_thinking(model):
         return dataclasses.replace(

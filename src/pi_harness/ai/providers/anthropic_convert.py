@@ -1,4 +1,4 @@
-"""Request building for the Anthropic Messages API (spec ai.md sections 3.1, 8.1, 9, 15).
+"""Request building for the Anthropic Messages API.
 
 Turns a ``Context`` into the ``POST /v1/messages`` body: the system prompt as a cacheable text
 block, tools with their JSON Schemas, the replayed conversation (after the cross-provider
@@ -8,36 +8,52 @@ and the thinking configuration (adaptive effort or a token budget).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Literal, TypeAlias
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
-from pi_harness.ai.options import StreamOptions, resolve_cache_retention
-from pi_harness.ai.transform import normalize_id_anthropic, transform_messages
+from pi_harness.ai.options import StreamOptions, convert_options, resolve_cache_retention
+from pi_harness.ai.providers.anthropic_wire import (
+    AnthropicEffort,
+    AssistantBlock,
+    AssistantMessageParam,
+    CacheControl,
+    ImageBlock,
+    MessageParam,
+    MessagesRequest,
+    TextBlock,
+    ToolParam,
+    ToolResultBlock,
+    UserBlock,
+    UserMessageParam,
+)
+from pi_harness.ai.transform import (
+    IMAGE_ONLY_RESULT_TEXT,
+    accepts_images,
+    normalize_id_anthropic,
+    tool_result_texts,
+    transform_messages,
+)
 from pi_harness.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
     Message,
     Model,
-    TextContent,
     Tool,
     ToolResultMessage,
+    UserContent,
     UserMessage,
 )
 
-AnthropicEffort: TypeAlias = Literal["low", "medium", "high", "xhigh", "max"]
-ToolChoice: TypeAlias = str | dict[str, Any]
+ToolChoice: TypeAlias = str | Mapping[str, object]
 
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
-# Shown in a tool result that carried only images, so the block is never empty text.
-IMAGE_ONLY_PLACEHOLDER = "(see attached image)"
 
 # Model ids whose thinking is adaptive (``thinking: {type: "adaptive"}`` + an effort level)
 # instead of a fixed token budget.
 _ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
 _NATIVE_MAX_EFFORT_MARKERS = ("opus-4-6", "opus-4.6")
-
-_CACHEABLE_LAST_BLOCKS = frozenset({"text", "image", "tool_result"})
 
 
 @dataclass
@@ -47,8 +63,9 @@ class AnthropicOptions(StreamOptions):
     thinking_enabled: bool = False
     # Budget-based thinking (non-adaptive models); 1024 when thinking is on and this is unset.
     thinking_budget_tokens: int | None = None
-    # Adaptive thinking effort (adaptive models only).
-    effort: AnthropicEffort | None = None
+    # Adaptive thinking effort (adaptive models only); a models.json ``thinkingLevelMap`` may name
+    # one this client does not list, which is sent as it is.
+    effort: AnthropicEffort | str | None = None
     # Ask for thinking between tool calls (beta header) on budget-based models.
     interleaved_thinking: bool = True
     # "auto" | "any" | "none", or a full object such as {"type": "tool", "name": "read"}.
@@ -57,12 +74,7 @@ class AnthropicOptions(StreamOptions):
 
 def as_anthropic_options(options: StreamOptions | None) -> AnthropicOptions:
     """Accept plain ``StreamOptions`` (or ``SimpleStreamOptions``) as well as ``AnthropicOptions``."""
-    if isinstance(options, AnthropicOptions):
-        return options
-    if options is None:
-        return AnthropicOptions()
-    shared = {f.name: getattr(options, f.name) for f in fields(StreamOptions)}
-    return AnthropicOptions(**shared)
+    return convert_options(options, AnthropicOptions)
 
 
 # --- model capabilities -----------------------------------------------------------------------
@@ -91,14 +103,14 @@ def uses_eager_tool_streaming(model: Model) -> bool:
 # --- prompt caching ---------------------------------------------------------------------------
 
 
-def cache_control_for(model: Model, options: StreamOptions) -> dict[str, str] | None:
+def cache_control_for(model: Model, options: StreamOptions) -> CacheControl | None:
     """The ``cache_control`` marker to place, or ``None`` when caching is off for this request."""
     if options.disable_cache_writes:
         return None
     retention = resolve_cache_retention(options.cache_retention)
     if retention == "none":
         return None
-    marker = {"type": "ephemeral"}
+    marker: CacheControl = {"type": "ephemeral"}
     # The one-hour TTL is an api.anthropic.com feature; proxies reject or ignore it.
     if retention == "long" and "api.anthropic.com" in model["baseUrl"]:
         marker["ttl"] = "1h"
@@ -119,9 +131,10 @@ def thinking_mode(model: Model, options: AnthropicOptions) -> Literal["adaptive"
     return "adaptive" if supports_adaptive_thinking(model) else "enabled"
 
 
-def build_request_body(model: Model, context: Context, options: AnthropicOptions) -> dict[str, Any]:
+def build_request_body(model: Model, context: Context, options: AnthropicOptions) -> MessagesRequest:
+    """The body before ``extra_body`` and the payload hook (``open_event_stream`` applies both)."""
     cache_control = cache_control_for(model, options)
-    body: dict[str, Any] = {
+    body: MessagesRequest = {
         "model": model["id"],
         "messages": convert_messages(context.get("messages", []), model, cache_control),
         "max_tokens": options.max_tokens or default_max_tokens_raw(model),
@@ -129,9 +142,9 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
     }
     system_prompt = context.get("systemPrompt")
     if system_prompt:
-        system_block: dict[str, Any] = {"type": "text", "text": system_prompt}
+        system_block: TextBlock = {"type": "text", "text": system_prompt}
         if cache_control is not None:
-            system_block["cache_control"] = dict(cache_control)
+            system_block["cache_control"] = cache_control.copy()
         body["system"] = [system_block]
 
     mode = thinking_mode(model, options)
@@ -157,22 +170,21 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
     if options.tool_choice is not None:
         choice = options.tool_choice
         body["tool_choice"] = {"type": choice} if isinstance(choice, str) else choice
-
-    if options.extra_body:
-        body.update(options.extra_body)
     return body
 
 
-def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[dict[str, Any]]:
-    converted: list[dict[str, Any]] = []
+def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[ToolParam]:
+    converted: list[ToolParam] = []
     for tool in tools:
         schema = dict(tool.get("parameters") or {})
         schema["type"] = "object"
         schema.setdefault("properties", {})
-        entry: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", "")}
+        name, description = tool["name"], tool.get("description", "")
+        entry: ToolParam
         if eager:
-            entry["eager_input_streaming"] = True
-        entry["input_schema"] = schema
+            entry = {"name": name, "description": description, "eager_input_streaming": True, "input_schema": schema}
+        else:
+            entry = {"name": name, "description": description, "input_schema": schema}
         converted.append(entry)
     return converted
 
@@ -180,69 +192,64 @@ def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[dict[str, A
 # --- messages ---------------------------------------------------------------------------------
 
 
-def convert_messages(
-    messages: list[Message], model: Model, cache_control: dict[str, str] | None
-) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Message], model: Model, cache_control: CacheControl | None) -> list[MessageParam]:
     replay = transform_messages(messages, model, normalize_id_anthropic)
-    accepts_images = "image" in model.get("input", [])
-    params: list[dict[str, Any]] = []
+    with_images = accepts_images(model)
+    params: list[MessageParam] = []
     i = 0
     while i < len(replay):
         message = replay[i]
-        role = message.get("role")
-        if role == "user":
-            converted = _convert_user(message, accepts_images)  # type: ignore[arg-type]
-            if converted is not None:
-                params.append(converted)
-        elif role == "assistant":
-            converted = _convert_assistant(message)  # type: ignore[arg-type]
-            if converted is not None:
-                params.append(converted)
-        elif role == "toolResult":
+        converted: MessageParam | None = None
+        if message["role"] == "user":
+            converted = _convert_user(message, with_images)
+        elif message["role"] == "assistant":
+            converted = _convert_assistant(message)
+        elif message["role"] == "toolResult":
             # Consecutive results answer one assistant turn: they belong in one user message.
-            results: list[dict[str, Any]] = []
-            while i < len(replay) and replay[i].get("role") == "toolResult":
-                results.append(_convert_tool_result(replay[i], accepts_images))  # type: ignore[arg-type]
+            results: list[UserBlock] = []
+            while i < len(replay) and (result := replay[i])["role"] == "toolResult":
+                results.append(_convert_tool_result(result, with_images))
                 i += 1
             params.append({"role": "user", "content": results})
             continue
+        if converted is not None:
+            params.append(converted)
         i += 1
     if cache_control is not None:
         _mark_last_user_message(params, cache_control)
     return params
 
 
-def _image_block(image: ImageContent) -> dict[str, Any]:
+def _image_block(image: ImageContent) -> ImageBlock:
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": image["mimeType"], "data": image["data"]},
     }
 
 
-def _convert_user(message: UserMessage, accepts_images: bool) -> dict[str, Any] | None:
+def _convert_user(message: UserMessage, accepts_images: bool) -> UserMessageParam | None:
     content = message.get("content")
     if isinstance(content, str):
         return {"role": "user", "content": content} if content.strip() else None
-    blocks: list[dict[str, Any]] = []
+    blocks: list[UserBlock] = []
     for block in content or []:
-        if block.get("type") == "text":
+        if block["type"] == "text":
             text = block.get("text", "")
-            if isinstance(text, str) and text.strip():
+            if text.strip():
                 blocks.append({"type": "text", "text": text})
-        elif block.get("type") == "image" and accepts_images:
-            blocks.append(_image_block(block))  # type: ignore[arg-type]
+        elif block["type"] == "image" and accepts_images:
+            blocks.append(_image_block(block))
     return {"role": "user", "content": blocks} if blocks else None
 
 
-def _convert_assistant(message: AssistantMessage) -> dict[str, Any] | None:
-    blocks: list[dict[str, Any]] = []
+def _convert_assistant(message: AssistantMessage) -> AssistantMessageParam | None:
+    blocks: list[AssistantBlock] = []
     for block in message.get("content", []):
-        kind = block.get("type")
-        if kind == "text":
+        if block["type"] == "text":
             text = block.get("text", "")
-            if isinstance(text, str) and text.strip():
+            if text.strip():
                 blocks.append({"type": "text", "text": text})
-        elif kind == "thinking":
+        elif block["type"] == "thinking":
             signature = str(block.get("thinkingSignature") or "")
             thinking = str(block.get("thinking") or "")
             if block.get("redacted"):
@@ -255,7 +262,7 @@ def _convert_assistant(message: AssistantMessage) -> dict[str, Any] | None:
                 # Without a signature (e.g. an aborted stream) Anthropic would reject the block;
                 # plain text keeps the reasoning visible without inviting tag mimicry.
                 blocks.append({"type": "text", "text": thinking})
-        elif kind == "toolCall":
+        elif block["type"] == "toolCall":
             blocks.append(
                 {
                     "type": "tool_use",
@@ -267,7 +274,7 @@ def _convert_assistant(message: AssistantMessage) -> dict[str, Any] | None:
     return {"role": "assistant", "content": blocks} if blocks else None
 
 
-def _convert_tool_result(message: ToolResultMessage, accepts_images: bool) -> dict[str, Any]:
+def _convert_tool_result(message: ToolResultMessage, accepts_images: bool) -> ToolResultBlock:
     return {
         "type": "tool_result",
         "tool_use_id": message["toolCallId"],
@@ -276,29 +283,29 @@ def _convert_tool_result(message: ToolResultMessage, accepts_images: bool) -> di
     }
 
 
-def _tool_result_content(content: list[TextContent | ImageContent], accepts_images: bool) -> Any:
-    images = [b for b in content if b.get("type") == "image"] if accepts_images else []
-    texts = [b for b in content if b.get("type") == "text"]
-    if not images:
-        return "\n".join(str(b.get("text", "")) for b in texts)
-    blocks: list[dict[str, Any]] = []
+def _tool_result_content(content: list[UserContent], accepts_images: bool) -> str | list[TextBlock | ImageBlock]:
+    texts = tool_result_texts(content)
+    if not accepts_images or not any(block["type"] == "image" for block in content):
+        return "\n".join(texts)
+    blocks: list[TextBlock | ImageBlock] = []
     for block in content:
-        if block.get("type") == "text":
+        if block["type"] == "text":
             blocks.append({"type": "text", "text": block.get("text", "")})
-        elif block.get("type") == "image":
-            blocks.append(_image_block(block))  # type: ignore[arg-type]
+        elif block["type"] == "image":
+            blocks.append(_image_block(block))
     if not texts:
-        blocks.insert(0, {"type": "text", "text": IMAGE_ONLY_PLACEHOLDER})
+        blocks.insert(0, {"type": "text", "text": IMAGE_ONLY_RESULT_TEXT})
     return blocks
 
 
-def _mark_last_user_message(params: list[dict[str, Any]], cache_control: dict[str, str]) -> None:
+def _mark_last_user_message(params: list[MessageParam], cache_control: CacheControl) -> None:
     """Cache the whole conversation prefix by marking the last block of the last user message."""
-    if not params or params[-1]["role"] != "user":
+    last = params[-1] if params else None
+    if last is None or last["role"] != "user":
         return
-    last = params[-1]
     if isinstance(last["content"], str):
-        last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(cache_control)}]
+        last["content"] = [{"type": "text", "text": last["content"], "cache_control": cache_control.copy()}]
         return
-    if last["content"] and last["content"][-1].get("type") in _CACHEABLE_LAST_BLOCKS:
-        last["content"][-1]["cache_control"] = dict(cache_control)
+    # Every block a user message holds (text, image, tool_result) accepts a marker.
+    if last["content"]:
+        last["content"][-1]["cache_control"] = cache_control.copy()

@@ -15,8 +15,9 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, Unpack
 
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
@@ -27,6 +28,7 @@ from pi_harness.ai.types import (
     AssistantContent,
     Context,
     Model,
+    ModelCost,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -61,6 +63,29 @@ class FauxRequest:
     model: Model
 
 
+class FauxPlayback(TypedDict, total=False):
+    """How a scripted response is played: ``FauxResponse``'s fields besides content and error."""
+
+    stop_reason: StopReason | None
+    usage: dict[str, int] | None
+    delay: float
+    chunk_size: int
+
+
+class FauxResponseFields(FauxPlayback, total=False):
+    error: str | None
+
+
+class FauxPrices(TypedDict, total=False):
+    """Per-million-token prices of the faux model; unnamed ones are 0."""
+
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+    cacheWrite1h: float
+
+
 ResponseFactory = Callable[[Context, StreamOptions | None], FauxResponse]
 Scripted = FauxResponse | ResponseFactory
 
@@ -78,7 +103,7 @@ def faux_thinking_block(text: str, signature: str | None = None) -> ThinkingCont
     return block
 
 
-def faux_tool_call(name: str, arguments: dict[str, Any], tool_call_id: str | None = None) -> ToolCall:
+def faux_tool_call(name: str, arguments: JsonObject, tool_call_id: str | None = None) -> ToolCall:
     return {
         "type": "toolCall",
         "id": tool_call_id or f"call_faux_{next(_ids)}",
@@ -87,17 +112,17 @@ def faux_tool_call(name: str, arguments: dict[str, Any], tool_call_id: str | Non
     }
 
 
-def faux_response(*blocks: AssistantContent | str, **kwargs: Any) -> FauxResponse:
+def faux_response(*blocks: AssistantContent | str, **kwargs: Unpack[FauxResponseFields]) -> FauxResponse:
     """A response from blocks; plain strings become text blocks."""
     content: list[AssistantContent] = [faux_text_block(b) if isinstance(b, str) else b for b in blocks]
     return FauxResponse(content=content, **kwargs)
 
 
-def faux_text(text: str, **kwargs: Any) -> FauxResponse:
+def faux_text(text: str, **kwargs: Unpack[FauxResponseFields]) -> FauxResponse:
     return faux_response(text, **kwargs)
 
 
-def faux_error(message: str, **kwargs: Any) -> FauxResponse:
+def faux_error(message: str, **kwargs: Unpack[FauxPlayback]) -> FauxResponse:
     return FauxResponse(content=[], error=message, **kwargs)
 
 
@@ -113,8 +138,9 @@ class FauxProvider:
         max_tokens: int = 16_384,
         reasoning: bool = False,
         input: list[str] | None = None,
-        cost: dict[str, float] | None = None,
+        cost: FauxPrices | None = None,
     ) -> None:
+        prices: ModelCost = {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, **(cost or {})}
         self.model: Model = {
             "id": model_id or f"faux-{next(_ids)}",
             "name": name,
@@ -123,7 +149,7 @@ class FauxProvider:
             "baseUrl": "faux://local",
             "reasoning": reasoning,
             "input": input or ["text", "image"],
-            "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, **(cost or {})},  # type: ignore[typeddict-item]
+            "cost": prices,
             "contextWindow": context_window,
             "maxTokens": max_tokens,
         }
@@ -198,27 +224,25 @@ async def _play(builder: MessageBuilder, response: FauxResponse, context: Contex
     builder.start()
     output_chars = 0
     for index, block in enumerate(response.content):
-        kind = block["type"]
-        if kind == "text":
-            builder.open_text(index, signature=block.get("textSignature"))  # type: ignore[arg-type]
-            for piece in _chunks(block["text"], response.chunk_size):  # type: ignore[typeddict-item]
+        if block["type"] == "text":
+            builder.open_text(index, signature=block.get("textSignature"))
+            for piece in _chunks(block["text"], response.chunk_size):
                 await tick()
                 builder.append(index, piece)
-            output_chars += len(block["text"])  # type: ignore[typeddict-item]
-        elif kind == "thinking":
+            output_chars += len(block["text"])
+        elif block["type"] == "thinking":
             builder.open_thinking(
                 index,
-                signature=block.get("thinkingSignature"),  # type: ignore[arg-type]
+                signature=block.get("thinkingSignature"),
                 redacted=bool(block.get("redacted")),
             )
-            for piece in _chunks(block["thinking"], response.chunk_size):  # type: ignore[typeddict-item]
+            for piece in _chunks(block["thinking"], response.chunk_size):
                 await tick()
                 builder.append(index, piece)
-            output_chars += len(block["thinking"])  # type: ignore[typeddict-item]
-        elif kind == "toolCall":
-            call: ToolCall = block  # type: ignore[assignment]
-            builder.open_tool_call(index, call["id"], call["name"])
-            raw = dumps_str(call["arguments"])
+            output_chars += len(block["thinking"])
+        elif block["type"] == "toolCall":
+            builder.open_tool_call(index, block["id"], block["name"])
+            raw = dumps_str(block["arguments"])
             for piece in _chunks(raw, response.chunk_size):
                 await tick()
                 builder.append(index, piece)

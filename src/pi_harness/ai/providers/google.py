@@ -7,38 +7,33 @@ arguments), and the chunk holding ``finishReason`` ends the response. ``usageMet
 every chunk and is re-read each time; ``promptTokenCount`` includes cached tokens, and
 ``thoughtsTokenCount`` is counted as output (and as its ``reasoning`` subset).
 
-Prompt caching (spec ai.md section 15): the Gemini API caches implicitly and has no per-request
+Prompt caching: the Gemini API caches implicitly and has no per-request
 cache markers, so ``cacheRetention`` and ``sessionId`` change nothing in the request; cache hits
 are reported as ``cacheRead`` from ``cachedContentTokenCount``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from pi_harness.ai.http import (
-    apply_payload_hook,
-    default_error_message,
-    iter_sse_events,
-    join_url,
-    merge_headers,
-    post_stream,
-)
-from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.http import default_error_message, join_url, merge_headers
+from pi_harness.ai.json_values import as_count, as_list, as_object
+from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.providers.google_convert import (
     build_request,
     disabled_thinking_config,
     simple_thinking_config,
 )
+from pi_harness.ai.providers.google_wire import GenerateContentRequest, ThinkingConfig
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.transform import make_google_normalizer, transform_messages
@@ -65,13 +60,13 @@ class GoogleStreamOptions(StreamOptions):
     thinking_level: str | None = None
     tool_choice: Literal["auto", "none", "any"] | None = None
     # A complete ``thinkingConfig`` sent verbatim; takes precedence over the three fields above.
-    thinking_config: dict[str, Any] | None = None
+    thinking_config: ThinkingConfig | None = None
 
 
 # --- errors -----------------------------------------------------------------------------------
 
 
-def format_error_object(error: Mapping[str, Any], status: int | None = None) -> str:
+def format_error_object(error: Mapping[str, object], status: int | None = None) -> str:
     """``<code> <STATUS>: <message>`` from Google's ``{"code", "message", "status"}`` object."""
     code = error.get("code") if isinstance(error.get("code"), int) else status
     name = error.get("status")
@@ -117,20 +112,20 @@ class _ChunkReader:
         self._current: str | None = None  # key of the open text/thinking block
         self._tool_index = 0
 
-    def feed(self, chunk: Any) -> None:
+    def feed(self, chunk: object) -> None:
         if not isinstance(chunk, dict):
             raise ValueError(f"Malformed Gemini stream chunk: {dumps_str(chunk)[:200]}")
-        if isinstance(chunk.get("error"), dict):
-            raise GeminiStreamError(format_error_object(chunk["error"]))
-        response_id = chunk.get("responseId")
+        data: Mapping[str, object] = chunk
+        error = data.get("error")
+        if isinstance(error, dict):
+            raise GeminiStreamError(format_error_object(error))
+        response_id = data.get("responseId")
         if isinstance(response_id, str) and response_id and "responseId" not in self.builder.output:
             self.builder.output["responseId"] = response_id
-        candidates = chunk.get("candidates")
-        candidate = candidates[0] if isinstance(candidates, list) and candidates else None
+        candidates = as_list(data.get("candidates"))
+        candidate = candidates[0] if candidates else None
         if isinstance(candidate, dict):
-            content = candidate.get("content")
-            parts = content.get("parts") if isinstance(content, dict) else None
-            for part in parts if isinstance(parts, list) else []:
+            for part in as_list(as_object(candidate.get("content")).get("parts")):
                 if isinstance(part, dict):
                     self._part(part)
             reason = candidate.get("finishReason")
@@ -138,14 +133,14 @@ class _ChunkReader:
                 self.finish_reason = reason
                 message = candidate.get("finishMessage")
                 self.finish_message = message if isinstance(message, str) else None
-        feedback = chunk.get("promptFeedback")
-        if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
-            self.block_reason = feedback["blockReason"]
-        usage = chunk.get("usageMetadata")
+        block_reason = as_object(data.get("promptFeedback")).get("blockReason")
+        if isinstance(block_reason, str):
+            self.block_reason = block_reason
+        usage = data.get("usageMetadata")
         if isinstance(usage, dict):
             self._usage(usage)
 
-    def _part(self, part: dict[str, Any]) -> None:
+    def _part(self, part: Mapping[str, object]) -> None:
         signature = part.get("thoughtSignature")
         signature = signature if isinstance(signature, str) and signature else None
         call = part.get("functionCall")
@@ -178,26 +173,29 @@ class _ChunkReader:
         key = self._current
         if key is None or not self.builder.is_open(key):
             return
-        field = "thinkingSignature" if key == "thinking" else "textSignature"
-        self.builder.block(key)[field] = signature
+        if key == "thinking":
+            self.builder.thinking_block(key)["thinkingSignature"] = signature
+        else:
+            self.builder.text_block(key)["textSignature"] = signature
 
-    def _function_call(self, call: dict[str, Any], signature: str | None) -> None:
-        name = call.get("name") if isinstance(call.get("name"), str) else ""
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+    def _function_call(self, call: Mapping[str, object], signature: str | None) -> None:
+        name = call.get("name")
+        name = name if isinstance(name, str) else ""
+        args = call.get("args")
+        args = args if isinstance(args, dict) else {}
         provided = call.get("id")
         taken = {b["id"] for b in self.builder.output["content"] if b["type"] == "toolCall"}
         call_id = provided if isinstance(provided, str) and provided and provided not in taken else None
         key = ("tool", self._tool_index)
         self._tool_index += 1
-        self.builder.open_tool_call(key, call_id or new_tool_call_id(str(name)), str(name), thought_signature=signature)
+        self.builder.open_tool_call(key, call_id or new_tool_call_id(name), name, thought_signature=signature)
         self._current = None
         self.builder.append(key, dumps_str(args))
         self.builder.close(key)
 
-    def _usage(self, usage: dict[str, Any]) -> None:
+    def _usage(self, usage: Mapping[str, object]) -> None:
         def count(name: str) -> int:
-            value = usage.get(name)
-            return int(value) if isinstance(value, int | float) else 0
+            return as_count(usage.get(name)) or 0
 
         # Counts missing from a chunk keep their earlier value (intermediate chunks carry only
         # the prompt side).
@@ -234,7 +232,7 @@ class _ChunkReader:
 # --- entry points -----------------------------------------------------------------------------
 
 
-def _thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | None:
+def _thinking_config(model: Model, options: StreamOptions) -> ThinkingConfig | None:
     if not model.get("reasoning") or not isinstance(options, GoogleStreamOptions):
         return None
     if options.thinking_config is not None:
@@ -243,7 +241,7 @@ def _thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | N
         return None
     if not options.thinking_enabled:
         return disabled_thinking_config(model)
-    config: dict[str, Any] = {"includeThoughts": True}
+    config: ThinkingConfig = {"includeThoughts": True}
     if options.thinking_level is not None:
         config["thinkingLevel"] = options.thinking_level
     elif options.thinking_budget is not None:
@@ -265,9 +263,10 @@ def request_headers(model: Model, options: StreamOptions) -> dict[str, str]:
     )
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> GenerateContentRequest:
+    """The body before ``extra_body`` and the payload hook (``open_event_stream`` applies both)."""
     messages = transform_messages(context.get("messages", []), model, make_google_normalizer(model))
-    payload = build_request(
+    return build_request(
         model,
         context,
         messages,
@@ -276,47 +275,39 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
         thinking_config=_thinking_config(model, options),
         tool_choice=options.tool_choice if isinstance(options, GoogleStreamOptions) else None,
     )
-    if options.extra_body:
-        payload.update(options.extra_body)
-    return payload
+
+
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
+    reader = _ChunkReader(builder)
+    async for event in events:
+        data = event.data.strip()
+        if not data:
+            continue
+        try:
+            chunk = loads(data)
+        except ValueError as exc:
+            raise ValueError(f"Malformed Gemini stream chunk: {data[:200]}") from exc
+        reader.feed(chunk)
+    return reader.stop_reason()
 
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else GoogleStreamOptions()
 
-    async def run(builder: MessageBuilder) -> None:
-        payload = await apply_payload_hook(opts, build_payload(model, context, opts), model)
-        async with post_stream(
-            request_url(model),
-            headers=request_headers(model, opts),
-            body=dumps(payload),
-            options=opts,
-            format_error=format_google_error,
-        ) as response:
-            builder.start()
-            reader = _ChunkReader(builder)
-            async for event in iter_sse_events(response):
-                data = event.data.strip()
-                if not data:
-                    continue
-                try:
-                    chunk = loads(data)
-                except ValueError as exc:
-                    raise ValueError(f"Malformed Gemini stream chunk: {data[:200]}") from exc
-                reader.feed(chunk)
-            stop = reader.stop_reason()
-        builder.finish(stop)
+    def prepare() -> SSERequest:
+        return SSERequest(
+            request_url(model), request_headers(model, opts), build_payload(model, context, opts), format_google_error
+        )
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
 
 
 def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    """Map the unified ``reasoning`` level to ``thinkingConfig`` (spec ai.md section 8.1)."""
+    """Map the unified ``reasoning`` level to ``thinkingConfig``."""
     simple = options if options is not None else SimpleStreamOptions()
-    shared = {f.name: getattr(simple, f.name) for f in dataclasses.fields(StreamOptions)}
-    opts = GoogleStreamOptions(**shared)
+    opts = shared_options(simple, GoogleStreamOptions)
     if opts.max_tokens is None:
         opts.max_tokens = default_max_tokens(model)
     opts.thinking_config = simple_thinking_config(model, simple.reasoning, simple.thinking_budgets)

@@ -1,6 +1,6 @@
 """Request building for the Gemini API (``google-generative-ai``): contents, tools, thinking.
 
-Facts this module encodes (spec ai.md sections 6.0, 8.1, 9, 9.1):
+Facts this module encodes:
 
 * Roles are ``user`` and ``model``; tool results travel as ``functionResponse`` parts of a
   ``user`` content, consecutive results merged into one content so that they answer the
@@ -21,12 +21,30 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any, cast
+from typing import TypeGuard
 
+from pi_harness.ai.json_values import JsonValue
 from pi_harness.ai.jsonutil import sanitize_surrogates
 from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
+from pi_harness.ai.providers.google_wire import (
+    Content,
+    FunctionCall,
+    FunctionDeclaration,
+    FunctionResponse,
+    GenerateContentRequest,
+    GenerationConfig,
+    Part,
+    ThinkingConfig,
+    ToolDeclarations,
+)
 from pi_harness.ai.thinking import clamp_thinking_level
-from pi_harness.ai.transform import is_same_model
+from pi_harness.ai.transform import (
+    IMAGE_ONLY_RESULT_TEXT,
+    TOOL_RESULT_IMAGES_TEXT,
+    accepts_images,
+    is_same_model,
+    tool_result_texts,
+)
 from pi_harness.ai.types import (
     AssistantMessage,
     Context,
@@ -41,9 +59,6 @@ from pi_harness.ai.types import (
 
 # Google's documented placeholder for function calls whose real signature is unavailable.
 SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator"
-# Exact strings shared with the other providers (spec ai.md section 6.1).
-IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
-TOOL_RESULT_IMAGES_TEXT = "Attached image(s) from tool result:"
 
 _GEMINI_3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
 _GEMINI_3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
@@ -77,7 +92,7 @@ def requires_tool_call_id(model_id: str) -> bool:
     return model_id.startswith(("claude-", "gpt-oss-"))
 
 
-def is_valid_signature(signature: object) -> bool:
+def is_valid_signature(signature: object) -> TypeGuard[str]:
     if not isinstance(signature, str) or not signature or len(signature) % 4 != 0:
         return False
     if not _BASE64.match(signature):
@@ -92,9 +107,9 @@ def is_valid_signature(signature: object) -> bool:
 # --- thinking ---------------------------------------------------------------------------------
 
 
-def _config_from_value(value: object, include_thoughts: bool) -> dict[str, Any]:
+def _config_from_value(value: object, include_thoughts: bool) -> ThinkingConfig:
     """A ``thinkingLevelMap`` value: a number is a budget, anything else a level name."""
-    config: dict[str, Any] = {"includeThoughts": True} if include_thoughts else {}
+    config: ThinkingConfig = {"includeThoughts": True} if include_thoughts else {}
     if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip())):
         config["thinkingBudget"] = int(value)
     else:
@@ -102,7 +117,7 @@ def _config_from_value(value: object, include_thoughts: bool) -> dict[str, Any]:
     return config
 
 
-def disabled_thinking_config(model: Model) -> dict[str, Any]:
+def disabled_thinking_config(model: Model) -> ThinkingConfig:
     """The closest thing to "thinking off" the model allows.
 
     Gemini 3 cannot turn thinking off (Pro's lowest level is ``LOW``, Flash's ``MINIMAL``) and
@@ -128,8 +143,8 @@ def disabled_thinking_config(model: Model) -> dict[str, Any]:
 
 def simple_thinking_config(
     model: Model, level: ThinkingLevel | None, budgets: dict[str, int] | None = None
-) -> dict[str, Any] | None:
-    """``thinkingConfig`` for the unified reasoning level (spec ai.md section 8.1).
+) -> ThinkingConfig | None:
+    """``thinkingConfig`` for the unified reasoning level.
 
     ``None`` for non-reasoning models (nothing is sent). A level the model's
     ``thinkingLevelMap`` marks unsupported is clamped down first, as the thinking layer does.
@@ -169,7 +184,7 @@ def thinking_budget_for(model_id: str, level: str, budgets: dict[str, int] | Non
 # --- tools ------------------------------------------------------------------------------------
 
 
-def clean_schema(schema: Any) -> Any:
+def clean_schema(schema: JsonValue) -> JsonValue:
     """Copy of a JSON Schema adjusted for Gemini (see the module docstring)."""
     if isinstance(schema, list):
         return [clean_schema(item) for item in schema]
@@ -178,7 +193,8 @@ def clean_schema(schema: Any) -> Any:
     branches = schema.get("anyOf")
     if isinstance(branches, list) and branches and all(_is_string_const(b) for b in branches):
         rest = {k: clean_schema(v) for k, v in schema.items() if k not in ("anyOf", "$schema")}
-        return {**rest, "type": "string", "enum": [b["const"] for b in branches]}
+        consts: list[JsonValue] = [b["const"] for b in branches if isinstance(b, dict)]
+        return {**rest, "type": "string", "enum": consts}
     return {key: clean_schema(value) for key, value in schema.items() if key != "$schema"}
 
 
@@ -186,8 +202,8 @@ def _is_string_const(branch: object) -> bool:
     return isinstance(branch, dict) and isinstance(branch.get("const"), str)
 
 
-def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
-    declarations = [
+def convert_tools(tools: list[Tool]) -> list[ToolDeclarations]:
+    declarations: list[FunctionDeclaration] = [
         {
             "name": tool["name"],
             "description": tool.get("description", ""),
@@ -201,39 +217,35 @@ def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
 # --- messages ---------------------------------------------------------------------------------
 
 
-def _image_part(image: ImageContent) -> dict[str, Any]:
+def _image_part(image: ImageContent) -> Part:
     return {"inlineData": {"mimeType": image["mimeType"], "data": image["data"]}}
 
 
-def _accepts_images(model: Model) -> bool:
-    return "image" in model.get("input", [])
-
-
-def _user_parts(message: UserMessage, model: Model) -> list[dict[str, Any]]:
+def _user_parts(message: UserMessage, model: Model) -> list[Part]:
     content = message["content"]
     if isinstance(content, str):
         return [{"text": sanitize_surrogates(content)}]
-    parts: list[dict[str, Any]] = []
+    parts: list[Part] = []
     for block in content:
         if block["type"] == "text":
             parts.append({"text": sanitize_surrogates(block["text"])})
-        elif block["type"] == "image" and _accepts_images(model):
+        elif block["type"] == "image" and accepts_images(model):
             parts.append(_image_part(block))
     return parts
 
 
-def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
+def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
     same = is_same_model(message, model)
 
     def signature(value: object) -> str | None:
-        return value if same and is_valid_signature(value) else None  # type: ignore[return-value]
+        return value if same and is_valid_signature(value) else None
 
-    parts: list[dict[str, Any]] = []
+    parts: list[Part] = []
     for block in message["content"]:
         if block["type"] == "text":
             if not block["text"].strip():
                 continue
-            part: dict[str, Any] = {"text": sanitize_surrogates(block["text"])}
+            part: Part = {"text": sanitize_surrogates(block["text"])}
             if sig := signature(block.get("textSignature")):
                 part["thoughtSignature"] = sig
             parts.append(part)
@@ -248,7 +260,7 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]
                 part = {"text": sanitize_surrogates(block["thinking"])}
             parts.append(part)
         elif block["type"] == "toolCall":
-            call: dict[str, Any] = {"name": block["name"], "args": block.get("arguments") or {}}
+            call: FunctionCall = {"name": block["name"], "args": block.get("arguments") or {}}
             if requires_tool_call_id(model["id"]):
                 call["id"] = block["id"]
             part = {"functionCall": call}
@@ -262,12 +274,12 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]
     return parts
 
 
-def _function_response(result: ToolResultMessage, model: Model) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, list[Part]]:
     """The ``functionResponse`` part and the image parts that must travel beside it."""
-    texts = [b["text"] for b in result["content"] if b["type"] == "text"]
-    images = [_image_part(b) for b in result["content"] if b["type"] == "image"] if _accepts_images(model) else []
+    texts = tool_result_texts(result["content"])
+    images = [_image_part(b) for b in result["content"] if b["type"] == "image"] if accepts_images(model) else []
     value = sanitize_surrogates("\n".join(texts)) if texts else (IMAGE_ONLY_RESULT_TEXT if images else "")
-    response: dict[str, Any] = {
+    response: FunctionResponse = {
         "name": result["toolName"],
         "response": {"error": value} if result.get("isError") else {"output": value},
     }
@@ -280,10 +292,10 @@ def _function_response(result: ToolResultMessage, model: Model) -> tuple[dict[st
     return {"functionResponse": response}, ([] if inline_images else images)
 
 
-def convert_messages(messages: list[Message], model: Model) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Message], model: Model) -> list[Content]:
     """Already transformed messages (``transform_messages``) → Gemini ``contents``."""
-    contents: list[dict[str, Any]] = []
-    pending_images: list[dict[str, Any]] = []
+    contents: list[Content] = []
+    pending_images: list[Part] = []
 
     def flush_images() -> None:
         if pending_images:
@@ -291,9 +303,8 @@ def convert_messages(messages: list[Message], model: Model) -> list[dict[str, An
             pending_images.clear()
 
     for message in messages:
-        role = message["role"]
-        if role == "toolResult":
-            part, images = _function_response(cast(ToolResultMessage, message), model)
+        if message["role"] == "toolResult":
+            part, images = _function_response(message, model)
             last = contents[-1] if contents else None
             if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
                 last["parts"].append(part)
@@ -302,12 +313,12 @@ def convert_messages(messages: list[Message], model: Model) -> list[dict[str, An
             pending_images.extend(images)
             continue
         flush_images()
-        if role == "user":
-            parts = _user_parts(cast(UserMessage, message), model)
+        if message["role"] == "user":
+            parts = _user_parts(message, model)
             if parts:
                 contents.append({"role": "user", "parts": parts})
-        elif role == "assistant":
-            parts = _model_parts(cast(AssistantMessage, message), model)
+        elif message["role"] == "assistant":
+            parts = _model_parts(message, model)
             if parts:
                 contents.append({"role": "model", "parts": parts})
     flush_images()
@@ -321,11 +332,11 @@ def build_request(
     *,
     temperature: float | None,
     max_tokens: int | None,
-    thinking_config: dict[str, Any] | None,
+    thinking_config: ThinkingConfig | None,
     tool_choice: str | None,
-) -> dict[str, Any]:
+) -> GenerateContentRequest:
     """The ``GenerateContentRequest`` body (REST field names)."""
-    body: dict[str, Any] = {"contents": convert_messages(messages, model)}
+    body: GenerateContentRequest = {"contents": convert_messages(messages, model)}
     system_prompt = context.get("systemPrompt")
     if system_prompt:
         body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(system_prompt)}]}
@@ -334,7 +345,7 @@ def build_request(
         body["tools"] = convert_tools(tools)
         if tool_choice:
             body["toolConfig"] = {"functionCallingConfig": {"mode": tool_choice.upper()}}
-    generation: dict[str, Any] = {}
+    generation: GenerationConfig = {}
     if temperature is not None:
         generation["temperature"] = temperature
     if max_tokens is not None:

@@ -2,28 +2,29 @@
 (OpenRouter, Groq, xAI, Cerebras, DeepSeek, z.ai, llama.cpp, Ollama, vLLM, LM Studio...).
 
 ``POST {baseUrl}/chat/completions`` with ``stream: true``; the SSE ``data:`` chunks are fed into
-a ``MessageBuilder`` until ``data: [DONE]`` (spec ai.md sections 2.1, 5, 6.0, 6.1, 8.1).
+a ``MessageBuilder`` until ``data: [DONE]``. Request bodies are built in
+``openai_completions_convert``, bent by the server's ``compat`` flags.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
+from collections.abc import AsyncIterator, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import apply_payload_hook, iter_sse_events, join_url, merge_headers, post_stream
-from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.http import bearer_authorization, join_url, merge_headers
+from pi_harness.ai.json_values import as_count, as_list, as_object
+from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, resolve_compat
 from pi_harness.ai.providers.openai_completions_convert import REASONING_FIELDS, build_request_body
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_harness.ai.thinking import default_max_tokens, requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "openai-completions"
@@ -35,7 +36,7 @@ class OpenAICompletionsOptions(StreamOptions):
     # after ``thinkingLevelMap``/``reasoningEffortMap`` rename it. ``None`` = no reasoning option.
     reasoning_effort: str | None = None
     # ``"auto"``, ``"none"``, ``"required"`` or ``{"type": "function", "function": {"name": …}}``.
-    tool_choice: Any = None
+    tool_choice: str | Mapping[str, object] | None = None
 
 
 class ProviderStreamError(Exception):
@@ -45,7 +46,7 @@ class ProviderStreamError(Exception):
 # --- errors -----------------------------------------------------------------------------------
 
 
-def format_openai_error(status: int, body: str, _headers: Any = None) -> str:
+def format_openai_error(status: int, body: str, _headers: Mapping[str, str] | None = None) -> str:
     """``"<status> <error.message>"`` as the OpenAI SDK words it, plus ``\\n<raw>`` when an
     OpenRouter-style ``error.metadata.raw`` carries the upstream provider's own text."""
     text = body.strip()
@@ -62,7 +63,7 @@ def format_openai_error(status: int, body: str, _headers: Any = None) -> str:
     return f"{status} {text}" if text else f"{status} status code (no body)"
 
 
-def _error_text(error: Any) -> str:
+def _error_text(error: object) -> str:
     if isinstance(error, dict):
         message = error.get("message")
         if isinstance(message, str):
@@ -71,15 +72,14 @@ def _error_text(error: Any) -> str:
     return error if isinstance(error, str) else dumps_str(error)
 
 
-def _raw_metadata(error: Any) -> str | None:
-    metadata = error.get("metadata") if isinstance(error, dict) else None
-    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+def _raw_metadata(error: object) -> str | None:
+    raw = as_object(as_object(error).get("metadata")).get("raw")
     if raw is None or raw == "":
         return None
     return raw if isinstance(raw, str) else dumps_str(raw)
 
 
-def stream_error_message(error: Any) -> str:
+def stream_error_message(error: object) -> str:
     """An in-stream ``{"error": …}`` chunk: the message without a status, as the SDK raises it."""
     raw = _raw_metadata(error)
     message = _error_text(error)
@@ -116,8 +116,8 @@ class UsageCounts:
     reasoning: int | None
 
 
-def parse_usage(raw: dict[str, Any]) -> UsageCounts:
-    """Pi's usage from an OpenAI-style ``usage`` object (spec ai.md section 5).
+def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
+    """Pi's usage from an OpenAI-style ``usage`` object.
 
     ``prompt_tokens`` includes cached tokens (and, at gateways in front of Anthropic, cache
     writes), so both are subtracted to get ``input``. ``output`` must include reasoning; most
@@ -129,14 +129,13 @@ def parse_usage(raw: dict[str, Any]) -> UsageCounts:
     """
     prompt = _int(raw.get("prompt_tokens"))
     completion = _int(raw.get("completion_tokens"))
-    prompt_details = raw.get("prompt_tokens_details") or {}
+    prompt_details = as_object(raw.get("prompt_tokens_details"))
     cached = prompt_details.get("cached_tokens")
     if cached is None:
         cached = raw.get("prompt_cache_hit_tokens")  # DeepSeek's older field
     cache_read = _int(cached)
     cache_write = _int(prompt_details.get("cache_write_tokens"))
-    details = raw.get("completion_tokens_details") or {}
-    reasoning_raw = details.get("reasoning_tokens")
+    reasoning_raw = as_object(raw.get("completion_tokens_details")).get("reasoning_tokens")
     reasoning = _int(reasoning_raw) if reasoning_raw is not None else None
     output = completion
     if reasoning:
@@ -156,8 +155,8 @@ def parse_usage(raw: dict[str, Any]) -> UsageCounts:
     )
 
 
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+def _int(value: object) -> int:
+    return as_count(value) or 0
 
 
 # --- the chunk reader -------------------------------------------------------------------------
@@ -173,8 +172,9 @@ class ChunkReader:
         self.done = False
         self.finish_reason: str | None = None
         self.saw_finish = False
-        self._tools: dict[Any, tuple[Any, bool]] = {}  # stream index -> (builder key, id was invented)
-        self._last_tool: Any = None
+        # The call a fragment belongs to (its index, else its id) -> (builder key, id was invented).
+        self._tools: dict[Hashable, tuple[Hashable, bool]] = {}
+        self._last_tool: Hashable = None
         self._counter = itertools.count()
         self._details: dict[str, str] = {}  # tool call id -> encrypted reasoning detail (JSON)
 
@@ -188,30 +188,31 @@ class ChunkReader:
             raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data[:200]}") from None
         if not isinstance(chunk, dict):
             raise ProviderStreamError(f"Unexpected stream chunk: {data[:200]}")
-        error = chunk.get("error")
+        fields: Mapping[str, object] = chunk
+        error = fields.get("error")
         if error:
             raise ProviderStreamError(stream_error_message(error))
         output = self.builder.output
-        if "responseId" not in output and isinstance(chunk.get("id"), str) and chunk["id"]:
-            output["responseId"] = chunk["id"]
-        usage = chunk.get("usage")
-        choices = chunk.get("choices")
+        response_id = fields.get("id")
+        if "responseId" not in output and isinstance(response_id, str) and response_id:
+            output["responseId"] = response_id
+        usage = fields.get("usage")
+        choices = as_list(fields.get("choices"))
         if choices:
-            choice = choices[0]
+            choice = as_object(choices[0])
             if usage is None:
                 usage = choice.get("usage")  # Moonshot reports usage on the choice
             delta = choice.get("delta")
             if delta:
-                self._delta(delta)
+                self._delta(as_object(delta))
             finish = choice.get("finish_reason")
             if finish is not None:
-                self.finish_reason = finish
+                self.finish_reason = str(finish)
                 self.saw_finish = True
         if usage is None:
-            groq = chunk.get("x_groq")
-            usage = groq.get("usage") if isinstance(groq, dict) else None
+            usage = as_object(fields.get("x_groq")).get("usage")
         if usage:
-            counts = parse_usage(usage)
+            counts = parse_usage(as_object(usage))
             self.builder.set_usage(
                 input=counts.input,
                 output=counts.output,
@@ -220,7 +221,7 @@ class ChunkReader:
                 reasoning=counts.reasoning,
             )
 
-    def _delta(self, delta: dict[str, Any]) -> None:
+    def _delta(self, delta: Mapping[str, object]) -> None:
         for name in REASONING_FIELDS:
             reasoning = delta.get(name)
             if reasoning and isinstance(reasoning, str):
@@ -229,28 +230,26 @@ class ChunkReader:
         content = delta.get("content")
         if content and isinstance(content, str):
             self.builder.text(content)
-        tool_calls = delta.get("tool_calls")
-        if tool_calls:
-            for call in tool_calls:
-                self._tool_call(call)
+        for call in as_list(delta.get("tool_calls")):
+            self._tool_call(as_object(call))
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(details)
 
-    def _tool_call(self, call: dict[str, Any]) -> None:
+    def _tool_call(self, call: Mapping[str, object]) -> None:
         builder = self.builder
         index = call.get("index")
-        call_id = call.get("id") or ""
-        function = call.get("function") or {}
-        name = function.get("name") or ""
+        call_id = str(call.get("id") or "")
+        function = as_object(call.get("function"))
+        name = str(function.get("name") or "")
         arguments = function.get("arguments")
-        slot: Any = index if isinstance(index, int) else ("id", call_id) if call_id else self._last_tool
+        slot: Hashable = index if isinstance(index, int) else ("id", call_id) if call_id else self._last_tool
         entry = self._tools.get(slot)
-        key: Any = None
+        key: Hashable = None
         if entry is not None:
             open_key, invented = entry
             if builder.is_open(open_key):
-                block = builder.block(open_key)
+                block = builder.tool_call_block(open_key)
                 if not call_id or call_id == block["id"]:
                     key = open_key
                 elif invented:  # the server named the call after its first fragment
@@ -266,14 +265,14 @@ class ChunkReader:
             builder.open_tool_call(key, call_id or f"call_{os.urandom(12).hex()}", name)
             self._tools[slot] = (key, not call_id)
             self._attach_detail(call_id)
-        elif name and not builder.block(key)["name"]:
-            builder.block(key)["name"] = name
+        elif name and not builder.tool_call_block(key)["name"]:
+            builder.tool_call_block(key)["name"] = name
         self._last_tool = slot
         # Every tool-call chunk is one ``toolcall_delta``, possibly with an empty fragment.
         builder.append(key, arguments if isinstance(arguments, str) else "")
 
-    def _reasoning_details(self, details: Any) -> None:
-        for detail in details if isinstance(details, list) else ():
+    def _reasoning_details(self, details: object) -> None:
+        for detail in as_list(details):
             if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted" and detail.get("id"):
                 self._details[str(detail["id"])] = dumps_str(detail)
                 self._attach_detail(str(detail["id"]))
@@ -300,8 +299,6 @@ class ChunkReader:
 
 def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletionsCompat) -> dict[str, str]:
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    if options.api_key and options.api_key != AUTHENTICATED:
-        headers["Authorization"] = f"Bearer {options.api_key}"
     affinity: dict[str, str] = {}
     if compat["sendSessionAffinityHeaders"] and options.session_id:
         affinity = {
@@ -309,14 +306,16 @@ def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletion
             "x-client-request-id": options.session_id,
             "x-session-affinity": options.session_id,
         }
-    return merge_headers(headers, affinity, model.get("headers"), options.headers)
+    auth = bearer_authorization(options.api_key)
+    return merge_headers(headers, auth, affinity, model.get("headers"), options.headers)
 
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAICompletionsOptions()
 
-    async def run(builder: MessageBuilder) -> None:
+    def prepare() -> SSERequest:
         compat = resolve_compat(model)
+        # Read by name: options of another API that carry these fields are honoured too.
         body = build_request_body(
             model,
             context,
@@ -325,40 +324,31 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
             reasoning_effort=getattr(opts, "reasoning_effort", None),
             tool_choice=getattr(opts, "tool_choice", None),
         )
-        body = await apply_payload_hook(opts, body, model)
         url = join_url(model["baseUrl"], "chat/completions")
-        headers = build_headers(model, opts, compat)
-        reader = ChunkReader(builder)
-        async with post_stream(
-            url, headers=headers, body=dumps(body), options=opts, format_error=format_openai_error
-        ) as response:
-            builder.start()
-            events = iter_sse_events(response)
-            try:
-                async for event in events:
-                    reader.feed(event.data)
-                    if reader.done:
-                        break
-            finally:
-                await events.aclose()  # type: ignore[attr-defined]
-        builder.finish(reader.stop_reason())
+        return SSERequest(url, build_headers(model, opts, compat), body, format_openai_error)
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
+
+
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
+    reader = ChunkReader(builder)
+    async for event in events:
+        reader.feed(event.data)
+        if reader.done:
+            break  # what a server sends after ``[DONE]`` is not read
+    return reader.stop_reason()
 
 
 def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Map the unified ``reasoning`` level (clamped to the model) and default the output cap."""
-    opts = options if options is not None else SimpleStreamOptions()
-    base = {field.name: getattr(opts, field.name) for field in dataclasses.fields(StreamOptions)}
-    if not base["max_tokens"]:
-        base["max_tokens"] = default_max_tokens(model)
-    effort: str | None = None
-    if opts.reasoning and opts.reasoning != "off" and model.get("reasoning"):
-        level = clamp_thinking_level(model, opts.reasoning)
-        effort = None if level == "off" else level
-    return stream(model, context, OpenAICompletionsOptions(**base, reasoning_effort=effort))
+    simple = options if options is not None else SimpleStreamOptions()
+    opts = shared_options(simple, OpenAICompletionsOptions)
+    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    # The level's name on the wire is chosen when the body is built (``reasoning_effort_value``).
+    opts.reasoning_effort = requested_level(model, simple.reasoning)
+    return stream(model, context, opts)
 
 
 PROVIDER = ApiProvider(api=API, stream=stream, stream_simple=stream_simple)

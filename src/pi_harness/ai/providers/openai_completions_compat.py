@@ -1,4 +1,4 @@
-"""Compatibility flags of OpenAI-compatible servers (spec ai.md section 6.1).
+"""Compatibility flags of OpenAI-compatible servers.
 
 Every server that speaks Chat Completions deviates a little: some reject ``store`` or the
 ``developer`` role, some want ``max_tokens`` instead of ``max_completion_tokens``, some switch
@@ -9,7 +9,7 @@ over them: a field the model sets wins, every other field keeps its detected val
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
+from typing import Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from pi_harness.ai.types import Model
 
@@ -96,6 +96,7 @@ def resolve_compat(model: Model) -> OpenAICompletionsCompat:
     explicit = model.get("compat")
     if not explicit:
         return detected
-    merged: dict[str, Any] = dict(detected)
+    merged: dict[str, object] = dict(detected)
     merged.update({key: value for key, value in explicit.items() if value is not None})
+    # models.json values are taken as the flags they name, unchecked, as Pi does.
     return cast(OpenAICompletionsCompat, merged)

@@ -1,4 +1,4 @@
-"""Request bodies for ``openai-completions`` (spec ai.md sections 6.0, 6.1, 8.1, 9, 15).
+"""Request bodies for ``openai-completions``: Chat Completions as OpenAI-compatible servers take it.
 
 A ``Context`` becomes ``{"model", "messages", "stream": true, ...}``: the history is first run
 through the cross-provider transform (with this API's tool-call id normaliser), then each message
@@ -7,32 +7,55 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
-from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat
-from pi_harness.ai.transform import make_openai_completions_normalizer, transform_messages
+from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
+from pi_harness.ai.providers.openai_completions_wire import (
+    AssistantMessageParam,
+    CacheControl,
+    ChatCompletionsRequest,
+    ChatMessage,
+    FunctionDefinition,
+    ImagePart,
+    ReasoningField,
+    SystemMessageParam,
+    TextPart,
+    ToolDefinition,
+    ToolMessageParam,
+    UserMessageParam,
+)
+from pi_harness.ai.transform import (
+    IMAGE_ONLY_RESULT_TEXT,
+    TOOL_RESULT_IMAGES_TEXT,
+    accepts_images,
+    image_data_url,
+    make_openai_completions_normalizer,
+    tool_result_texts,
+    transform_messages,
+)
 from pi_harness.ai.types import (
     AssistantMessage,
     CacheRetention,
     Context,
+    ImageContent,
     Message,
     Model,
+    ThinkingContent,
     Tool,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 
-# Fields OpenAI-compatible servers stream reasoning in, in the order they are tried; the one a
-# thinking block came from is its signature and is where same-model replay writes it back.
-REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+# The reasoning fields in the order a streamed delta is searched for them.
+REASONING_FIELDS: tuple[ReasoningField, ...] = ("reasoning_content", "reasoning", "reasoning_text")
 
-IMAGE_ONLY_TOOL_RESULT = "(see attached image)"
-TOOL_RESULT_IMAGES_INTRO = "Attached image(s) from tool result:"
 ASSISTANT_AFTER_TOOL_RESULT = "I have processed the tool results."
 
-_EPHEMERAL = {"type": "ephemeral"}
+_EPHEMERAL: CacheControl = {"type": "ephemeral"}
 
 
 def build_request_body(
@@ -42,11 +65,12 @@ def build_request_body(
     compat: OpenAICompletionsCompat,
     *,
     reasoning_effort: str | None = None,
-    tool_choice: Any = None,
-) -> dict[str, Any]:
-    """The JSON body of ``POST {baseUrl}/chat/completions`` before the ``on_payload`` hook."""
+    tool_choice: str | Mapping[str, object] | None = None,
+) -> ChatCompletionsRequest:
+    """The body of ``POST {baseUrl}/chat/completions`` before ``extra_body`` and the payload hook
+    (``open_event_stream`` applies both)."""
     messages = transform_messages(context["messages"], model, make_openai_completions_normalizer(model))
-    body: dict[str, Any] = {
+    body: ChatCompletionsRequest = {
         "model": model["id"],
         "messages": convert_messages(model, context.get("systemPrompt"), messages, compat),
         "stream": True,
@@ -72,8 +96,6 @@ def build_request_body(
     apply_reasoning(body, model, compat, reasoning_effort)
     _apply_routing(body, model, compat)
     _apply_caching(body, model, compat, options)
-    if options.extra_body:
-        body.update(options.extra_body)
     return body
 
 
@@ -82,90 +104,90 @@ def build_request_body(
 
 def convert_messages(
     model: Model, system_prompt: str | None, messages: list[Message], compat: OpenAICompletionsCompat
-) -> list[dict[str, Any]]:
+) -> list[ChatMessage]:
     """Transformed Pi messages → Chat Completions ``messages``."""
-    out: list[dict[str, Any]] = []
+    out: list[ChatMessage] = []
     if system_prompt:
-        role = "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
-        out.append({"role": role, "content": system_prompt})
-    accepts_images = "image" in model.get("input", ())
-    pending_images: list[dict[str, Any]] = []
+        system: SystemMessageParam = {
+            "role": "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system",
+            "content": system_prompt,
+        }
+        out.append(system)
+    with_images = accepts_images(model)
+    pending_images: list[ImagePart] = []
 
-    def emit(message: dict[str, Any]) -> None:
+    def emit(message: ChatMessage) -> None:
         if (
             message["role"] == "user"
             and compat["requiresAssistantAfterToolResult"]
             and out
             and out[-1]["role"] == "tool"
         ):
-            out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT})
+            filler: AssistantMessageParam = {"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT}
+            out.append(filler)
         out.append(message)
 
     def flush_images() -> None:
         # Images cannot go into ``tool`` messages; they follow the run of tool results as one
         # user message so the tool-call/tool-result sequence stays unbroken.
         if pending_images:
-            emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_INTRO}, *pending_images]})
+            emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
             pending_images.clear()
 
     for message in messages:
-        role = message.get("role")
-        if role == "toolResult":
-            result: ToolResultMessage = message  # type: ignore[assignment]
-            emit(_tool_result(result, compat))
-            if accepts_images:
+        if message["role"] == "toolResult":
+            emit(_tool_result(message, compat))
+            if with_images:
                 pending_images.extend(
-                    _image_part(block) for block in result.get("content", []) if block.get("type") == "image"
+                    _image_part(block) for block in message.get("content", []) if block["type"] == "image"
                 )
             continue
         flush_images()
-        if role == "user":
-            converted = _user(message, accepts_images)  # type: ignore[arg-type]
-        elif role == "assistant":
-            converted = _assistant(message, compat)  # type: ignore[arg-type]
-        else:
-            converted = None
+        converted: ChatMessage | None = None
+        if message["role"] == "user":
+            converted = _user(message, with_images)
+        elif message["role"] == "assistant":
+            converted = _assistant(message, compat)
         if converted is not None:
             emit(converted)
     flush_images()
     return out
 
 
-def _image_part(block: Any) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
+def _image_part(block: ImageContent) -> ImagePart:
+    return {"type": "image_url", "image_url": {"url": image_data_url(block)}}
 
 
-def _user(message: UserMessage, accepts_images: bool) -> dict[str, Any] | None:
+def _user(message: UserMessage, accepts_images: bool) -> UserMessageParam | None:
     content = message.get("content")
     if isinstance(content, str):
         return {"role": "user", "content": content}
-    parts: list[dict[str, Any]] = []
+    parts: list[TextPart | ImagePart] = []
     for block in content or []:
-        if block.get("type") == "text":
-            parts.append({"type": "text", "text": block["text"]})  # type: ignore[typeddict-item]
-        elif block.get("type") == "image" and accepts_images:
+        if block["type"] == "text":
+            parts.append({"type": "text", "text": block["text"]})
+        elif block["type"] == "image" and accepts_images:
             parts.append(_image_part(block))
     if not parts:
         return None  # only images, sent to a text-only model
     return {"role": "user", "content": parts}
 
 
-def _assistant(message: AssistantMessage, compat: OpenAICompletionsCompat) -> dict[str, Any] | None:
+def _assistant(message: AssistantMessage, compat: OpenAICompletionsCompat) -> AssistantMessageParam | None:
     texts: list[str] = []
-    thinking: list[Any] = []
-    calls: list[Any] = []
+    thinking: list[ThinkingContent] = []
+    calls: list[ToolCall] = []
     for block in message.get("content", []):
-        kind = block.get("type")
-        if kind == "text":
-            if block["text"].strip():  # type: ignore[typeddict-item]
-                texts.append(block["text"])  # type: ignore[typeddict-item]
-        elif kind == "thinking":
-            if block["thinking"].strip():  # type: ignore[typeddict-item]
+        if block["type"] == "text":
+            if block["text"].strip():
+                texts.append(block["text"])
+        elif block["type"] == "thinking":
+            if block["thinking"].strip():
                 thinking.append(block)
-        elif kind == "toolCall":
+        elif block["type"] == "toolCall":
             calls.append(block)
     text = "\n\n".join(texts)  # blocks split by thinking or tool calls read as paragraphs
-    reasoning_field: str | None = None
+    reasoning_field: ReasoningField | None = None
     if thinking and compat["requiresThinkingAsText"]:
         thinking_text = "\n\n".join(block["thinking"] for block in thinking)
         text = f"{thinking_text}\n\n{text}" if text else thinking_text
@@ -175,7 +197,7 @@ def _assistant(message: AssistantMessage, compat: OpenAICompletionsCompat) -> di
             reasoning_field = signature
     if not text and not calls:
         return None  # nothing a server would accept (empty or reasoning-only turn)
-    converted: dict[str, Any] = {
+    converted: AssistantMessageParam = {
         "role": "assistant",
         "content": text or ("" if compat["requiresAssistantAfterToolResult"] else None),
     }
@@ -198,9 +220,9 @@ def _assistant(message: AssistantMessage, compat: OpenAICompletionsCompat) -> di
     return converted
 
 
-def _reasoning_details(calls: list[Any]) -> list[dict[str, Any]]:
+def _reasoning_details(calls: list[ToolCall]) -> list[JsonObject]:
     """Encrypted reasoning items (OpenRouter ``reasoning_details``) kept on same-model tool calls."""
-    details: list[dict[str, Any]] = []
+    details: list[JsonObject] = []
     for call in calls:
         signature = call.get("thoughtSignature")
         if not signature:
@@ -214,12 +236,12 @@ def _reasoning_details(calls: list[Any]) -> list[dict[str, Any]]:
     return details
 
 
-def _tool_result(message: ToolResultMessage, compat: OpenAICompletionsCompat) -> dict[str, Any]:
+def _tool_result(message: ToolResultMessage, compat: OpenAICompletionsCompat) -> ToolMessageParam:
     blocks = message.get("content", [])
-    text = "\n".join(block["text"] for block in blocks if block.get("type") == "text")  # type: ignore[typeddict-item]
-    if not text and any(block.get("type") == "image" for block in blocks):
-        text = IMAGE_ONLY_TOOL_RESULT
-    converted: dict[str, Any] = {"role": "tool", "tool_call_id": message["toolCallId"], "content": text}
+    text = "\n".join(tool_result_texts(blocks))
+    if not text and any(block["type"] == "image" for block in blocks):
+        text = IMAGE_ONLY_RESULT_TEXT
+    converted: ToolMessageParam = {"role": "tool", "tool_call_id": message["toolCallId"], "content": text}
     if compat["requiresToolResultName"] and message.get("toolName"):
         converted["name"] = message["toolName"]
     return converted
@@ -227,11 +249,9 @@ def _tool_result(message: ToolResultMessage, compat: OpenAICompletionsCompat) ->
 
 def _has_tool_history(messages: list[Message]) -> bool:
     for message in messages:
-        if message.get("role") == "toolResult":
+        if message["role"] == "toolResult":
             return True
-        if message.get("role") == "assistant" and any(
-            block.get("type") == "toolCall" for block in message.get("content", []) if isinstance(block, dict)
-        ):
+        if message["role"] == "assistant" and any(block["type"] == "toolCall" for block in message.get("content", [])):
             return True
     return False
 
@@ -239,10 +259,10 @@ def _has_tool_history(messages: list[Message]) -> bool:
 # --- tools ------------------------------------------------------------------------------------
 
 
-def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[dict[str, Any]]:
-    converted: list[dict[str, Any]] = []
+def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[ToolDefinition]:
+    converted: list[ToolDefinition] = []
     for tool in tools:
-        function: dict[str, Any] = {
+        function: FunctionDefinition = {
             "name": tool["name"],
             "description": tool.get("description", ""),
             "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
@@ -266,7 +286,9 @@ def reasoning_effort_value(model: Model, compat: OpenAICompletionsCompat, level:
     return compat["reasoningEffortMap"].get(level, level)
 
 
-def apply_reasoning(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat, level: str | None) -> None:
+def apply_reasoning(
+    body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, level: str | None
+) -> None:
     """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only)."""
     if not model.get("reasoning"):
         return
@@ -278,30 +300,35 @@ def apply_reasoning(body: dict[str, Any], model: Model, compat: OpenAICompletion
     elif fmt == "qwen-chat-template":
         body["chat_template_kwargs"] = {"enable_thinking": enabled}
     elif fmt == "deepseek":
-        body["thinking"] = {"type": "enabled" if enabled else "disabled"}
-        if enabled and compat["supportsReasoningEffort"]:
+        body["thinking"] = {"type": "enabled" if effort is not None else "disabled"}
+        if effort is not None and compat["supportsReasoningEffort"]:
             body["reasoning_effort"] = effort
     elif fmt == "together":
         body["reasoning"] = {"enabled": enabled}
-        if enabled and compat["supportsReasoningEffort"]:
+        if effort is not None and compat["supportsReasoningEffort"]:
             body["reasoning_effort"] = effort
     elif fmt == "openrouter":
-        if enabled:
+        if effort is not None:
             body["reasoning"] = {"effort": effort}
-    elif enabled and compat["supportsReasoningEffort"]:
+    elif effort is not None and compat["supportsReasoningEffort"]:
         body["reasoning_effort"] = effort
 
 
 # --- gateways and caching ---------------------------------------------------------------------
 
 
-def _apply_routing(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat) -> None:
+def _apply_routing(body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat) -> None:
     base_url = model.get("baseUrl", "")
     if "openrouter.ai" in base_url and compat["openRouterRouting"]:
-        body["provider"] = dict(compat["openRouterRouting"])
+        body["provider"] = compat["openRouterRouting"].copy()
     if "ai-gateway.vercel.sh" in base_url:
         routing = compat["vercelGatewayRouting"]
-        gateway = {key: value for key, value in routing.items() if key in ("only", "order") and value}
+        gateway: Routing = {}
+        for key in routing:  # in the order the compat object names them
+            if key == "only" and routing["only"]:
+                gateway["only"] = routing["only"]
+            elif key == "order" and routing["order"]:
+                gateway["order"] = routing["order"]
         if gateway:
             body["providerOptions"] = {"gateway": gateway}
 
@@ -310,7 +337,9 @@ def cache_retention(options: StreamOptions) -> CacheRetention:
     return resolve_cache_retention(options.cache_retention)
 
 
-def _apply_caching(body: dict[str, Any], model: Model, compat: OpenAICompletionsCompat, options: StreamOptions) -> None:
+def _apply_caching(
+    body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, options: StreamOptions
+) -> None:
     retention = cache_retention(options)
     if retention == "none" or options.disable_cache_writes:
         return
@@ -323,26 +352,26 @@ def _apply_caching(body: dict[str, Any], model: Model, compat: OpenAICompletions
     if model.get("provider") == "openrouter" and model["id"].startswith("anthropic/"):
         _mark_last_text_for_cache(messages)
     elif compat.get("cacheControlFormat") == "anthropic":
-        if messages and messages[0]["role"] in ("system", "developer") and isinstance(messages[0]["content"], str):
-            messages[0]["content"] = [
-                {"type": "text", "text": messages[0]["content"], "cache_control": dict(_EPHEMERAL)}
-            ]
-        if body.get("tools"):
-            body["tools"][-1]["cache_control"] = dict(_EPHEMERAL)
+        first = messages[0] if messages else None
+        if first is not None and first["role"] in ("system", "developer") and isinstance(first["content"], str):
+            first["content"] = [{"type": "text", "text": first["content"], "cache_control": _EPHEMERAL.copy()}]
+        tools = body.get("tools")
+        if tools:
+            tools[-1]["cache_control"] = _EPHEMERAL.copy()
         _mark_last_text_for_cache(messages)
 
 
-def _mark_last_text_for_cache(messages: list[dict[str, Any]]) -> None:
+def _mark_last_text_for_cache(messages: list[ChatMessage]) -> None:
     """Anthropic-style ``cache_control`` on the last text part of the last user/assistant message."""
     for message in reversed(messages):
-        if message["role"] not in ("user", "assistant"):
+        if message["role"] != "user" and message["role"] != "assistant":
             continue
-        content = message.get("content")
+        content = message["content"]
         if isinstance(content, str) and content:
-            message["content"] = [{"type": "text", "text": content, "cache_control": dict(_EPHEMERAL)}]
+            message["content"] = [{"type": "text", "text": content, "cache_control": _EPHEMERAL.copy()}]
             return
         if isinstance(content, list):
             for part in reversed(content):
-                if part.get("type") == "text":
-                    part["cache_control"] = dict(_EPHEMERAL)
+                if part["type"] == "text":
+                    part["cache_control"] = _EPHEMERAL.copy()
                     return

@@ -1,6 +1,6 @@
 """``openai-responses``: the OpenAI Responses API (``POST {baseUrl}/responses``, streamed SSE).
 
-Request rules (spec ai.md sections 6.0, 8.1, 15): ``Authorization: Bearer <key>``; ``store: false``;
+Request rules: ``Authorization: Bearer <key>``; ``store: false``;
 reasoning models get ``reasoning: {effort, summary}`` plus ``include:
 ["reasoning.encrypted_content"]`` so reasoning can be replayed statelessly; ``prompt_cache_key`` is
 the session id unless caching is off, and long retention asks api.openai.com for ``24h``.
@@ -9,30 +9,22 @@ The stream is read by ``ResponsesStreamReader`` (``openai_responses_events``).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from pi_harness.ai.env_keys import AUTHENTICATED
-from pi_harness.ai.http import (
-    apply_payload_hook,
-    default_error_message,
-    iter_sse_events,
-    join_url,
-    merge_headers,
-    post_stream,
-)
-from pi_harness.ai.jsonutil import dumps, dumps_str, loads
+from pi_harness.ai.http import bearer_authorization, default_error_message, join_url, merge_headers
+from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention
-from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools, juice_off_message
 from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
+from pi_harness.ai.providers.openai_responses_wire import ResponsesRequest
 from pi_harness.ai.registry import ApiProvider
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import clamp_thinking_level, default_max_tokens
-from pi_harness.ai.types import Context, Model, ThinkingLevel
+from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.types import Context, Model, StopReason, ThinkingLevel
 
 API = "openai-responses"
 
@@ -47,9 +39,13 @@ class OpenAIResponsesOptions(StreamOptions):
     service_tier: str | None = None
 
 
-def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_request_body(model: Model, context: Context, options: StreamOptions) -> ResponsesRequest:
+    """The body before ``extra_body`` and the payload hook (``open_event_stream`` applies both).
+
+    The API-specific fields are read by name, so options of another API that carry them count.
+    """
     input_items = build_input(model, context)
-    body: dict[str, Any] = {"model": model["id"], "input": input_items, "stream": True, "store": False}
+    body: ResponsesRequest = {"model": model["id"], "input": input_items, "stream": True, "store": False}
     retention = resolve_cache_retention(options.cache_retention)
     if retention != "none" and options.session_id:
         body["prompt_cache_key"] = options.session_id
@@ -73,15 +69,12 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
             body["include"] = ["reasoning.encrypted_content"]
         elif model["name"].startswith("gpt-5"):
             input_items.append(juice_off_message())
-    body.update(options.extra_body)
     return body
 
 
 def build_headers(model: Model, options: StreamOptions) -> dict[str, str]:
     base = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    key = options.api_key
-    auth = {"Authorization": f"Bearer {key}"} if key and key != AUTHENTICATED else None
-    return merge_headers(base, auth, model.get("headers"), options.headers)
+    return merge_headers(base, bearer_authorization(options.api_key), model.get("headers"), options.headers)
 
 
 def format_error(status: int, body: str, headers: Mapping[str, str]) -> str:
@@ -98,29 +91,30 @@ def format_error(status: int, body: str, headers: Mapping[str, str]) -> str:
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAIResponsesOptions()
 
-    async def run(builder: MessageBuilder) -> None:
-        body = await apply_payload_hook(opts, build_request_body(model, context, opts), model)
-        url = join_url(model["baseUrl"], "responses")
-        async with post_stream(
-            url, headers=build_headers(model, opts), body=dumps(body), options=opts, format_error=format_error
-        ) as response:
-            builder.start()
-            reader = ResponsesStreamReader(builder)
-            async for event in iter_sse_events(response):
-                reader.feed(event)
-                if reader.terminated:
-                    break
-            reader.finish()
+    def prepare() -> SSERequest:
+        return SSERequest(
+            join_url(model["baseUrl"], "responses"),
+            build_headers(model, opts),
+            build_request_body(model, context, opts),
+            format_error,
+        )
 
-    return run_provider_stream(model, opts.signal, run)
+    return stream_sse_request(model, opts, prepare, _read)
+
+
+async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
+    reader = ResponsesStreamReader(builder)
+    async for event in events:
+        reader.feed(event)
+        if reader.terminated:
+            break
+    return reader.result()
 
 
 def reasoning_effort_for(model: Model, level: ThinkingLevel | None) -> str | None:
     """The ``reasoning.effort`` for a thinking level, clamped to the model; None = reasoning off."""
-    if not model.get("reasoning") or level is None or level == "off":
-        return None
-    clamped = clamp_thinking_level(model, level)
-    if clamped == "off":
+    clamped = requested_level(model, level)
+    if clamped is None:
         return None
     mapped = (model.get("thinkingLevelMap") or {}).get(clamped)
     return mapped if mapped is not None else clamped
@@ -129,12 +123,11 @@ def reasoning_effort_for(model: Model, level: ThinkingLevel | None) -> str | Non
 def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    opts = options if options is not None else SimpleStreamOptions()
-    base = {field.name: getattr(opts, field.name) for field in dataclasses.fields(StreamOptions)}
-    if not base["max_tokens"]:
-        base["max_tokens"] = default_max_tokens(model)
-    responses_options = OpenAIResponsesOptions(**base, reasoning_effort=reasoning_effort_for(model, opts.reasoning))
-    return stream(model, context, responses_options)
+    simple = options if options is not None else SimpleStreamOptions()
+    opts = shared_options(simple, OpenAIResponsesOptions)
+    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.reasoning_effort = reasoning_effort_for(model, simple.reasoning)
+    return stream(model, context, opts)
 
 
 PROVIDER = ApiProvider(api=API, stream=stream, stream_simple=stream_simple)

@@ -1,6 +1,6 @@
 """Context → OpenAI Responses request pieces: ``input`` items, tools, and the replay signatures.
 
-Replay metadata (spec ai.md section 1.1) only survives for the same model (``transform_messages``
+Replay metadata (the signatures Pi keeps on content blocks) only survives for the same model (``transform_messages``
 drops or downgrades it otherwise):
 
 * a text block's ``textSignature`` names its output message item: a JSON string
@@ -14,10 +14,29 @@ drops or downgrades it otherwise):
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
-from pi_harness.ai.transform import is_same_model, normalize_id_openai_responses, transform_messages
+from pi_harness.ai.providers.openai_responses_wire import (
+    FunctionCallItem,
+    FunctionCallOutputItem,
+    FunctionTool,
+    InputContent,
+    InputImage,
+    InputItem,
+    InputMessage,
+    OutputMessageItem,
+    TextSignature,
+)
+from pi_harness.ai.transform import (
+    IMAGE_ONLY_RESULT_TEXT,
+    accepts_images,
+    image_data_url,
+    is_same_model,
+    normalize_id_openai_responses,
+    tool_result_texts,
+    transform_messages,
+)
 from pi_harness.ai.types import (
     AssistantMessage,
     Context,
@@ -30,12 +49,11 @@ from pi_harness.ai.types import (
 )
 
 JUICE_OFF = "# Juice: 0 !important"
-IMAGE_ONLY_TOOL_RESULT = "(see attached image)"
 _MAX_ITEM_ID = 64
 
 
 def encode_text_signature(item_id: str, phase: str | None = None) -> str:
-    signature: dict[str, Any] = {"v": 1, "id": item_id}
+    signature: TextSignature = {"v": 1, "id": item_id}
     if phase:
         signature["phase"] = phase
     return dumps_str(signature)
@@ -61,30 +79,30 @@ def _item_id(candidate: str | None, fallback: str) -> str:
     return item_id
 
 
-def _image_part(image: ImageContent) -> dict[str, Any]:
-    return {"type": "input_image", "detail": "auto", "image_url": f"data:{image['mimeType']};base64,{image['data']}"}
+def _image_part(image: ImageContent) -> InputImage:
+    return {"type": "input_image", "detail": "auto", "image_url": image_data_url(image)}
 
 
-def _user_item(message: UserMessage, model: Model) -> dict[str, Any] | None:
+def _user_item(message: UserMessage, model: Model) -> InputMessage | None:
     content = message["content"]
     if isinstance(content, str):
-        parts: list[dict[str, Any]] = [{"type": "input_text", "text": content}]
+        parts: list[InputContent] = [{"type": "input_text", "text": content}]
     else:
-        accepts_images = "image" in model.get("input", [])
+        with_images = accepts_images(model)
         parts = []
         for block in content:
             if block["type"] == "text":
                 parts.append({"type": "input_text", "text": block["text"]})
-            elif block["type"] == "image" and accepts_images:
+            elif block["type"] == "image" and with_images:
                 parts.append(_image_part(block))
     if not parts:
         return None
     return {"role": "user", "content": parts}
 
 
-def _assistant_items(message: AssistantMessage, model: Model, message_index: int) -> list[dict[str, Any]]:
+def _assistant_items(message: AssistantMessage, model: Model, message_index: int) -> list[InputItem]:
     same_model = is_same_model(message, model)
-    items: list[dict[str, Any]] = []
+    items: list[InputItem] = []
     for block_index, block in enumerate(message["content"]):
         if block["type"] == "thinking":
             reasoning = _reasoning_item(block.get("thinkingSignature"))
@@ -96,7 +114,7 @@ def _assistant_items(message: AssistantMessage, model: Model, message_index: int
                 continue
             signature = text_block.get("textSignature")
             item_id, phase = decode_text_signature(signature) if signature else (None, None)
-            item: dict[str, Any] = {
+            item: OutputMessageItem = {
                 "type": "message",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": text_block["text"], "annotations": []}],
@@ -108,7 +126,7 @@ def _assistant_items(message: AssistantMessage, model: Model, message_index: int
             items.append(item)
         elif block["type"] == "toolCall":
             call_id, _, fc_id = block["id"].partition("|")
-            call: dict[str, Any] = {
+            call: FunctionCallItem = {
                 "type": "function_call",
                 "call_id": call_id,
                 "name": block["name"],
@@ -120,7 +138,7 @@ def _assistant_items(message: AssistantMessage, model: Model, message_index: int
     return items
 
 
-def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
+def _reasoning_item(signature: str | None) -> JsonObject | None:
     if not signature:
         return None
     try:
@@ -132,16 +150,16 @@ def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
     return None
 
 
-def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any]:
-    text = "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
-    images = [block for block in message["content"] if block["type"] == "image"]
-    output: str | list[dict[str, Any]]
-    if images and "image" in model.get("input", []):
-        parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if text else []
-        parts.extend(_image_part(image) for image in images)
+def _tool_result_item(message: ToolResultMessage, model: Model) -> FunctionCallOutputItem:
+    text = "\n".join(tool_result_texts(message["content"]))
+    images = [_image_part(block) for block in message["content"] if block["type"] == "image"]
+    output: str | list[InputContent]
+    if images and accepts_images(model):
+        parts: list[InputContent] = [{"type": "input_text", "text": text}] if text else []
+        parts.extend(images)
         output = parts
     else:
-        output = text if text else (IMAGE_ONLY_TOOL_RESULT if images else "")
+        output = text if text else (IMAGE_ONLY_RESULT_TEXT if images else "")
     return {
         "type": "function_call_output",
         "call_id": message["toolCallId"].partition("|")[0],
@@ -149,13 +167,16 @@ def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any
     }
 
 
-def build_input(model: Model, context: Context) -> list[dict[str, Any]]:
+def build_input(model: Model, context: Context) -> list[InputItem]:
     """The ``input`` array: system prompt, then the replayable conversation."""
-    items: list[dict[str, Any]] = []
+    items: list[InputItem] = []
     system_prompt = context.get("systemPrompt")
     if system_prompt:
-        role = "developer" if model.get("reasoning") else "system"
-        items.append({"role": role, "content": [{"type": "input_text", "text": system_prompt}]})
+        system: InputMessage = {
+            "role": "developer" if model.get("reasoning") else "system",
+            "content": [{"type": "input_text", "text": system_prompt}],
+        }
+        items.append(system)
     messages = transform_messages(context.get("messages", []), model, normalize_id_openai_responses)
     for index, message in enumerate(messages):
         if message["role"] == "user":
@@ -169,12 +190,12 @@ def build_input(model: Model, context: Context) -> list[dict[str, Any]]:
     return items
 
 
-def juice_off_message() -> dict[str, Any]:
+def juice_off_message() -> InputMessage:
     """The developer hint GPT-5 models get when reasoning is off (they cannot disable it)."""
     return {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
 
 
-def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
+def convert_tools(tools: list[Tool]) -> list[FunctionTool]:
     return [
         {
             "type": "function",

@@ -9,8 +9,9 @@ and decide the stop reason; ``response.failed`` and ``error`` end the stream wit
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable, Mapping
 
+from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.providers.openai_responses_convert import encode_text_signature
@@ -35,8 +36,8 @@ class ResponsesStreamReader:
         self.builder = builder
         self.terminated = False
         self.stop_reason: StopReason | None = None
-        self._arguments: dict[Any, str] = {}  # tool-call key -> argument JSON received so far
-        self._summary_parts: dict[Any, int] = {}  # reasoning key -> summary parts started
+        self._arguments: dict[Hashable, str] = {}  # tool-call key -> argument JSON received so far
+        self._summary_parts: dict[Hashable, int] = {}  # reasoning key -> summary parts started
 
     # -- entry points ------------------------------------------------------------------------
 
@@ -52,18 +53,22 @@ class ResponsesStreamReader:
         event_type = data.get("type") or event.event
         self.handle(str(event_type), data)
 
-    def finish(self) -> None:
+    def result(self) -> StopReason | None:
+        """The stop reason once a terminal event arrived (``None``: the content decides)."""
         if not self.terminated:
             raise ConnectionError(STREAM_ENDED_EARLY)
-        self.builder.finish(self.stop_reason)
+        return self.stop_reason
+
+    def finish(self) -> None:
+        self.builder.finish(self.result())
 
     # -- dispatch ----------------------------------------------------------------------------
 
-    def handle(self, event_type: str, data: dict[str, Any]) -> None:
+    def handle(self, event_type: str, data: Mapping[str, object]) -> None:
         if event_type in ("response.created", "response.in_progress", "response.queued"):
             self._remember_response_id(data.get("response"))
         elif event_type == "response.output_item.added":
-            self._item_added(_key(data), data.get("item") or {})
+            self._item_added(_key(data), as_object(data.get("item")))
         elif event_type == "response.reasoning_summary_part.added":
             key = _key(data)
             self._ensure_thinking(key)
@@ -90,16 +95,16 @@ class ResponsesStreamReader:
             if self.builder.open_kind(key) == "toolCall":
                 self._complete_arguments(key, data.get("arguments"))
         elif event_type == "response.output_item.done":
-            self._item_done(_key(data), data.get("item") or {})
+            self._item_done(_key(data), as_object(data.get("item")))
         elif event_type in _TERMINAL:
-            self._terminal(event_type, data.get("response") or {})
+            self._terminal(event_type, as_object(data.get("response")))
         elif event_type == "error":
             raise ResponsesStreamError(_error_text(data.get("code"), data.get("message")))
         # Other events (content_part.*, *.done texts, annotations, hosted tools) carry nothing new.
 
     # -- output items ------------------------------------------------------------------------
 
-    def _item_added(self, key: Any, item: dict[str, Any]) -> None:
+    def _item_added(self, key: Hashable, item: Mapping[str, object]) -> None:
         kind = item.get("type")
         if kind == "reasoning":
             self.builder.open_thinking(key)
@@ -109,7 +114,7 @@ class ResponsesStreamReader:
         elif kind == "function_call":
             self._open_tool_call(key, item)
 
-    def _open_tool_call(self, key: Any, item: dict[str, Any]) -> None:
+    def _open_tool_call(self, key: Hashable, item: Mapping[str, object]) -> None:
         call_id = str(item.get("call_id") or "")
         item_id = item.get("id")
         tool_call_id = f"{call_id}|{item_id}" if item_id else call_id
@@ -120,25 +125,26 @@ class ResponsesStreamReader:
             self._arguments[key] = initial
             self.builder.append(key, initial)
 
-    def _item_done(self, key: Any, item: dict[str, Any]) -> None:
+    def _item_done(self, key: Hashable, item: Mapping[str, object]) -> None:
         kind = item.get("type")
         if kind == "reasoning":
             self._ensure_thinking(key)
-            if not self.builder.block(key)["thinking"]:
+            if not self.builder.thinking_block(key)["thinking"]:
                 summary = "\n\n".join(
-                    str(part.get("text", "")) for part in item.get("summary") or [] if isinstance(part, dict)
+                    str(part.get("text", "")) for part in as_list(item.get("summary")) if isinstance(part, dict)
                 )
                 self.builder.append(key, summary)
-            self.builder.block(key)["thinkingSignature"] = dumps_str(item)
+            self.builder.thinking_block(key)["thinkingSignature"] = dumps_str(item)
             self.builder.close(key)
         elif kind == "message":
             self._ensure_text(key)
-            if not self.builder.block(key)["text"]:
+            if not self.builder.text_block(key)["text"]:
                 self.builder.append(key, _message_text(item))
-            if isinstance(item.get("id"), str):
+            item_id = item.get("id")
+            if isinstance(item_id, str):
                 phase = item.get("phase")
-                self.builder.block(key)["textSignature"] = encode_text_signature(
-                    item["id"], phase if isinstance(phase, str) else None
+                self.builder.text_block(key)["textSignature"] = encode_text_signature(
+                    item_id, phase if isinstance(phase, str) else None
                 )
             self.builder.close(key)
         elif kind == "function_call":
@@ -148,7 +154,7 @@ class ResponsesStreamReader:
             self._arguments.pop(key, None)
             self.builder.close(key)
 
-    def _complete_arguments(self, key: Any, final: object) -> None:
+    def _complete_arguments(self, key: Hashable, final: object) -> None:
         """Top up streamed arguments with what the final event holds (deltas may be missing)."""
         if not isinstance(final, str):
             return
@@ -157,21 +163,22 @@ class ResponsesStreamReader:
             self._arguments[key] = final
             self.builder.append(key, final[len(received) :])
 
-    def _ensure_thinking(self, key: Any) -> None:
+    def _ensure_thinking(self, key: Hashable) -> None:
         if self.builder.open_kind(key) != "thinking":
             self.builder.open_thinking(key)
 
-    def _ensure_text(self, key: Any) -> None:
+    def _ensure_text(self, key: Hashable) -> None:
         if self.builder.open_kind(key) != "text":
             self.builder.open_text(key)
 
     # -- response lifecycle ------------------------------------------------------------------
 
     def _remember_response_id(self, response: object) -> None:
-        if isinstance(response, dict) and isinstance(response.get("id"), str):
-            self.builder.output["responseId"] = response["id"]
+        response_id = as_object(response).get("id")
+        if isinstance(response_id, str):
+            self.builder.output["responseId"] = response_id
 
-    def _terminal(self, event_type: str, response: dict[str, Any]) -> None:
+    def _terminal(self, event_type: str, response: Mapping[str, object]) -> None:
         self.terminated = True
         self._remember_response_id(response)
         usage = response.get("usage")
@@ -184,18 +191,17 @@ class ResponsesStreamReader:
                 raise ResponsesStreamError(_error_text(error.get("code"), error.get("message")))
             raise ResponsesStreamError(f"Response {status or 'failed'} without error details")
         if event_type == "response.incomplete" or status == "incomplete":
-            details = response.get("incomplete_details")
-            reason = details.get("reason") if isinstance(details, dict) else None
+            reason = as_object(response.get("incomplete_details")).get("reason")
             if reason == "content_filter":
                 raise ResponsesStreamError("Response incomplete: content_filter")
             self.stop_reason = "length"
             return
         self.stop_reason = None  # completed: stop, or toolUse when the output has tool calls
 
-    def _set_usage(self, usage: dict[str, Any]) -> None:
+    def _set_usage(self, usage: Mapping[str, object]) -> None:
         input_details = usage.get("input_tokens_details")
         output_details = usage.get("output_tokens_details")
-        cached = _int(input_details.get("cached_tokens")) if isinstance(input_details, dict) else 0
+        cached = _int(as_object(input_details).get("cached_tokens"))
         reasoning = _int(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else None
         self.builder.set_usage(
             input=_int(usage.get("input_tokens")) - cached,
@@ -207,18 +213,22 @@ class ResponsesStreamReader:
         )
 
 
-def _key(data: dict[str, Any]) -> Any:
+def _key(data: Mapping[str, object]) -> Hashable:
+    """The block an event addresses: its ``output_index``, else its ``item_id``."""
     index = data.get("output_index")
-    return index if isinstance(index, int) else data.get("item_id")
+    if isinstance(index, int):
+        return index
+    item_id = data.get("item_id")
+    return item_id if isinstance(item_id, Hashable) else None
 
 
 def _int(value: object) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+    return as_count(value) or 0
 
 
-def _message_text(item: dict[str, Any]) -> str:
+def _message_text(item: Mapping[str, object]) -> str:
     texts = []
-    for part in item.get("content") or []:
+    for part in as_list(item.get("content")):
         if isinstance(part, dict):
             text = part.get("text") if part.get("type") == "output_text" else part.get("refusal")
             if isinstance(text, str):

@@ -13,9 +13,8 @@ from pi_harness.testing.fake_llm.script import (
     TextStep,
     ThinkingStep,
     ToolCallStep,
-    load_script,
-    response_from_dict,
 )
+from pi_harness.testing.fake_llm.script_file import load_script, response_from_dict
 from pi_harness.testing.fake_llm.server import NO_RESPONSE_LEFT, FakeLLMServer
 
 __all__ = [

@@ -10,17 +10,19 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from pi_harness.testing.fake_llm.script import RecordedRequest, ScriptedResponse, TextStep, load_script
+from pi_harness.ai.json_values import JsonValue, as_list
+from pi_harness.testing.fake_llm.script import RecordedRequest, ScriptedResponse, TextStep
+from pi_harness.testing.fake_llm.script_file import load_script
 from pi_harness.testing.fake_llm.server import FakeLLMServer
 
 
-def _last_user_text(body: Any) -> str:
+def _last_user_text(body: JsonValue) -> str:
+    """The last user text of any protocol's request (``messages``, ``input`` or ``contents``)."""
     if not isinstance(body, dict):
         return ""
-    messages = body.get("messages") or body.get("input") or body.get("contents") or []
-    for message in reversed(messages if isinstance(messages, list) else []):
+    messages = body.get("messages") or body.get("input") or body.get("contents")
+    for message in reversed(as_list(messages)):
         if not isinstance(message, dict) or message.get("role") not in ("user", None):
             continue
         content = message.get("content", message.get("parts"))

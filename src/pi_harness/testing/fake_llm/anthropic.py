@@ -18,20 +18,12 @@ from __future__ import annotations
 
 import secrets
 import string
-from typing import Any
 
 import orjson
 
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-    arguments_json,
-    split_text,
-)
+from pi_harness.ai.json_values import JsonObject
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
+from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, sse_frame
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -56,8 +48,8 @@ def _random_id(prefix: str) -> str:
     return prefix + "01" + "".join(secrets.choice(_ALPHABET) for _ in range(22))
 
 
-def _frame(event: str, data: dict[str, Any]) -> bytes:
-    return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
+def _frame(event: str, data: JsonObject) -> bytes:
+    return sse_frame(orjson.dumps(data), event)
 
 
 # The service writes its keep-alive with a space after the colon; kept byte-for-byte.
@@ -70,12 +62,13 @@ def _error_type(status: int) -> str:
     return "api_error" if status >= 500 else "invalid_request_error"
 
 
-class AnthropicProtocol:
-    api = "anthropic-messages"
+class _Blocks(StepWriter[bytes]):
+    """``message_start``, each step as one content block at the step's index, ``message_delta``
+    with the stop reason and output usage, ``message_stop``."""
 
-    def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
-        body = request.json
-        model = body.get("model") if isinstance(body.get("model"), str) else "fake-model"
+    def encode(self) -> list[bytes]:
+        response = self.response
+        model = self.request.json.get("model")
         usage = response.usage
         cache_write = int(usage.get("cacheWrite", 0))
         cache_write_1h = min(int(usage.get("cacheWrite1h", 0)), cache_write)
@@ -89,7 +82,7 @@ class AnthropicProtocol:
                         "id": response.response_id or _random_id("msg_"),
                         "type": "message",
                         "role": "assistant",
-                        "model": model,
+                        "model": model if isinstance(model, str) else "fake-model",
                         "content": [],
                         "stop_reason": None,
                         "stop_sequence": None,
@@ -108,11 +101,7 @@ class AnthropicProtocol:
                 },
             )
         ]
-        for index, step in enumerate(response.steps):
-            block = self._block(index, step)
-            if index == 0:  # the keep-alive follows the first block's start
-                block.insert(1, _PING)
-            frames.extend(block)
+        frames.extend(self.steps())
         if not response.steps:
             frames.append(_PING)
         if response.stream_error is not None:
@@ -124,7 +113,7 @@ class AnthropicProtocol:
                 )
             )
             return frames
-        delta_usage: dict[str, Any] = {"output_tokens": output_tokens}
+        delta_usage: JsonObject = {"output_tokens": output_tokens}
         if "reasoning" in usage:
             delta_usage["output_tokens_details"] = {"thinking_tokens": int(usage["reasoning"])}
         frames.append(
@@ -143,56 +132,55 @@ class AnthropicProtocol:
         frames.append(_frame("message_stop", {"type": "message_stop"}))
         return frames
 
-    def _block(self, index: int, step: TextStep | ThinkingStep | ToolCallStep) -> list[bytes]:
-        frames: list[bytes] = []
+    def text(self, step: TextStep, index: int) -> list[bytes]:
+        deltas: list[JsonObject] = [{"type": "text_delta", "text": piece} for piece in self.deltas(step)]
+        return self._block(index, {"type": "text", "text": ""}, deltas)
 
-        def delta(payload: dict[str, Any]) -> None:
-            frames.append(
-                _frame("content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload})
-            )
+    def thinking(self, step: ThinkingStep, index: int) -> list[bytes]:
+        if step.redacted:
+            return self._block(index, {"type": "redacted_thinking", "data": step.signature or ""}, [])
+        deltas: list[JsonObject] = [{"type": "thinking_delta", "thinking": piece} for piece in self.deltas(step)]
+        if step.signature:
+            deltas.append({"type": "signature_delta", "signature": step.signature})
+        return self._block(index, {"type": "thinking", "thinking": "", "signature": ""}, deltas)
 
-        def start(block: dict[str, Any]) -> None:
-            frames.append(
-                _frame(
-                    "content_block_start",
-                    {"type": "content_block_start", "index": index, "content_block": block},
-                )
-            )
+    def tool_call(self, step: ToolCallStep, index: int) -> list[bytes]:
+        start: JsonObject = {"type": "tool_use", "id": step.id or _random_id("toolu_"), "name": step.name, "input": {}}
+        # The service opens every tool input with an empty fragment.
+        deltas: list[JsonObject] = [{"type": "input_json_delta", "partial_json": ""}]
+        deltas.extend({"type": "input_json_delta", "partial_json": piece} for piece in self.argument_deltas(step))
+        return self._block(index, start, deltas)
 
-        if isinstance(step, TextStep):
-            start({"type": "text", "text": ""})
-            for piece in split_text(step.text, step.chunks):
-                delta({"type": "text_delta", "text": piece})
-        elif isinstance(step, ThinkingStep) and step.redacted:
-            start({"type": "redacted_thinking", "data": step.signature or ""})
-        elif isinstance(step, ThinkingStep):
-            start({"type": "thinking", "thinking": "", "signature": ""})
-            for piece in split_text(step.text, step.chunks):
-                delta({"type": "thinking_delta", "thinking": piece})
-            if step.signature:
-                delta({"type": "signature_delta", "signature": step.signature})
-        else:
-            start({"type": "tool_use", "id": step.id or _random_id("toolu_"), "name": step.name, "input": {}})
-            # The service opens every tool input with an empty fragment.
-            delta({"type": "input_json_delta", "partial_json": ""})
-            for piece in split_text(arguments_json(step), step.chunks):
-                delta({"type": "input_json_delta", "partial_json": piece})
+    @staticmethod
+    def _block(index: int, start: JsonObject, deltas: list[JsonObject]) -> list[bytes]:
+        frames = [
+            _frame("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        ]
+        if index == 0:  # the keep-alive follows the first block's start
+            frames.append(_PING)
+        frames.extend(
+            _frame("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            for delta in deltas
+        )
         frames.append(_frame("content_block_stop", {"type": "content_block_stop", "index": index}))
         return frames
 
-    def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
-        request_id = _random_id("req_")
-        headers = {"request-id": request_id}
-        if error.status == 429:
-            headers["retry-after"] = "1"  # scripts override it, e.g. "0" for fast retry tests
-        if error.body is not None:
-            return error.status, headers, error.body.encode("utf-8")
-        body = {
+
+class AnthropicProtocol(ScriptedProtocol):
+    api = "anthropic-messages"
+    writer = _Blocks
+    retry_after_429 = "1"
+
+    def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
+        return {"request-id": _random_id("req_")}
+
+    def error_body(self, error: HTTPErrorSpec, headers: dict[str, str]) -> bytes:
+        body: JsonObject = {
             "type": "error",
             "error": {"type": error.type or _error_type(error.status), "message": error.message},
-            "request_id": request_id,
+            "request_id": headers["request-id"],
         }
-        return error.status, headers, orjson.dumps(body)
+        return orjson.dumps(body)
 
 
 PROTOCOL = AnthropicProtocol()

@@ -25,17 +25,10 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from typing import Any
 
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-    split_text,
-)
+from pi_harness.ai.json_values import JsonObject, JsonValue
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
+from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 STATUS_NAMES: dict[int, str] = {
     400: "INVALID_ARGUMENT",
@@ -54,14 +47,17 @@ STATUS_NAMES: dict[int, str] = {
 FINISH_REASONS = {"stop": "STOP", "toolUse": "STOP", "length": "MAX_TOKENS", "error": "SAFETY"}
 DEFAULT_RETRY_DELAY_S = 12
 
+# The ``parts`` of one response chunk.
+Parts = list[JsonValue]
 
-def _json(value: Any) -> str:
+
+def _json(value: JsonValue) -> str:
     # Google's streaming JSON: no space between items, one after each key's colon.
     return json.dumps(value, ensure_ascii=False, separators=(",", ": "))
 
 
-def _frame(value: Any) -> bytes:
-    return f"data: {_json(value)}\r\n\r\n".encode()
+def _frame(value: JsonObject) -> bytes:
+    return sse_frame(_json(value).encode(), line_end=b"\r\n")
 
 
 def model_from_path(path: str) -> str:
@@ -77,19 +73,13 @@ def status_name(status: int, explicit: str | None = None) -> str:
     return "UNAVAILABLE" if status >= 500 else "FAILED_PRECONDITION"
 
 
-def _wants_thoughts(request: RecordedRequest, model: str) -> bool:
-    config = request.json.get("generationConfig")
-    thinking = config.get("thinkingConfig") if isinstance(config, dict) else None
-    return "gemini-3" in model or (isinstance(thinking, dict) and thinking.get("includeThoughts") is True)
-
-
-def _usage(response: ScriptedResponse, final: bool) -> dict[str, Any]:
-    usage = response.usage
+def _usage(usage: dict[str, int], final: bool) -> JsonObject:
+    """``usageMetadata`` from the script's usage; only the final chunk counts the output."""
     cached = usage.get("cacheRead", 0)
     prompt = usage.get("input", 0) + cached
     thoughts = usage.get("reasoning", 0)
     candidates = max(0, usage.get("output", 0) - thoughts)
-    meta: dict[str, Any] = {"promptTokenCount": prompt}
+    meta: JsonObject = {"promptTokenCount": prompt}
     if final:
         meta["candidatesTokenCount"] = candidates
         meta["totalTokenCount"] = prompt + candidates + thoughts
@@ -107,56 +97,38 @@ def _usage(response: ScriptedResponse, final: bool) -> dict[str, Any]:
     return meta
 
 
-def _step_parts(response: ScriptedResponse, request: RecordedRequest, model: str) -> list[list[dict[str, Any]]]:
-    """The ``parts`` of each content chunk, in order."""
-    chunks: list[list[dict[str, Any]]] = []
-    needs_signature = _wants_thoughts(request, model)
-    for step in response.steps:
-        if isinstance(step, TextStep):
-            chunks.extend([{"text": piece}] for piece in split_text(step.text, step.chunks))
-        elif isinstance(step, ThinkingStep):
-            pieces = split_text(step.text, step.chunks)
-            for index, piece in enumerate(pieces):
-                part: dict[str, Any] = {"text": piece, "thought": True}
-                if step.signature and index == len(pieces) - 1:
-                    part["thoughtSignature"] = step.signature
-                chunks.append([part])
-        elif isinstance(step, ToolCallStep):
-            call: dict[str, Any] = {"name": step.name, "args": step.arguments}
-            if step.id:
-                call["id"] = step.id
-            part = {"functionCall": call}
-            if needs_signature:
-                part["thoughtSignature"] = base64.b64encode(f"fake-signature:{step.name}".encode()).decode()
-                needs_signature = False
-            chunks.append([part])
-    return chunks
+class _Chunks(StepWriter[Parts]):
+    """``GenerateContentResponse`` chunks; the steps give each chunk's ``parts`` (one chunk per text
+    piece, one per tool call) and the last one carries the finish reason and final usage."""
 
+    def begin(self) -> None:
+        self.model = model_from_path(self.request.path)
+        thinking = requested(self.request, "generationConfig").get("thinkingConfig")
+        asked = isinstance(thinking, dict) and thinking.get("includeThoughts") is True
+        # The first call carries a signature when thoughts were asked for, or on Gemini 3.
+        self.needs_signature = "gemini-3" in self.model or asked
 
-class GoogleProtocol:
-    api = "google-generative-ai"
-
-    def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
-        model = model_from_path(request.path)
+    def encode(self) -> list[bytes]:
+        response = self.response
         response_id = response.response_id or secrets.token_urlsafe(17)[:23]
-        chunks = _step_parts(response, request, model)
+        chunks = self.steps()
         frames: list[bytes] = []
 
-        def chunk(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
-            candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
+        def chunk(parts: Parts, finish: str | None) -> JsonObject:
+            candidate: JsonObject = {"content": {"parts": parts, "role": "model"}}
             if finish is not None:
                 candidate["finishReason"] = finish
             return {
                 "candidates": [candidate],
-                "usageMetadata": _usage(response, final=finish is not None),
-                "modelVersion": model,
+                "usageMetadata": _usage(response.usage, final=finish is not None),
+                "modelVersion": self.model,
                 "responseId": response_id,
             }
 
         if response.stream_error is not None:
             frames.extend(_frame(chunk(parts, None)) for parts in chunks)
             error = response.stream_error
-            body = {
+            body: JsonObject = {
                 "error": {
                     "code": error.status,
                     "message": error.message,
@@ -172,11 +144,39 @@ class GoogleProtocol:
             frames.append(_frame(chunk(parts, finish if index == len(chunks) - 1 else None)))
         return frames
 
-    def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
-        headers = {"content-type": "application/json; charset=UTF-8"}
-        if error.body is not None:
-            return error.status, headers, error.body.encode()
-        details: list[dict[str, Any]] = []
+    def text(self, step: TextStep, index: int) -> list[Parts]:
+        return [[{"text": piece}] for piece in self.deltas(step)]
+
+    def thinking(self, step: ThinkingStep, index: int) -> list[Parts]:
+        pieces = self.deltas(step)
+        chunks: list[Parts] = []
+        for number, piece in enumerate(pieces):
+            part: JsonObject = {"text": piece, "thought": True}
+            if step.signature and number == len(pieces) - 1:
+                part["thoughtSignature"] = step.signature
+            chunks.append([part])
+        return chunks
+
+    def tool_call(self, step: ToolCallStep, index: int) -> list[Parts]:
+        call: JsonObject = {"name": step.name, "args": step.arguments}
+        if step.id:
+            call["id"] = step.id
+        part: JsonObject = {"functionCall": call}
+        if self.needs_signature:
+            part["thoughtSignature"] = base64.b64encode(f"fake-signature:{step.name}".encode()).decode()
+            self.needs_signature = False
+        return [[part]]
+
+
+class GoogleProtocol(ScriptedProtocol):
+    api = "google-generative-ai"
+    writer = _Chunks
+
+    def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
+        return {"content-type": "application/json; charset=UTF-8"}
+
+    def error_body(self, error: HTTPErrorSpec, headers: dict[str, str]) -> bytes:
+        details: list[JsonValue] = []
         if error.status == 429:
             delay = _retry_after_seconds(error.headers)
             details.append(
@@ -194,15 +194,14 @@ class GoogleProtocol:
                     "metadata": {"service": "generativelanguage.googleapis.com"},
                 }
             )
-        payload: dict[str, Any] = {
+        payload: JsonObject = {
             "code": error.status,
             "message": error.message,
             "status": status_name(error.status, error.type),
         }
         if details:
             payload["details"] = details
-        body = json.dumps({"error": payload}, ensure_ascii=False, indent=2) + "\n"
-        return error.status, headers, body.encode()
+        return (json.dumps({"error": payload}, ensure_ascii=False, indent=2) + "\n").encode()
 
 
 def _retry_after_seconds(headers: dict[str, str]) -> int:

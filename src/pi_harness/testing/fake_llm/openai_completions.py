@@ -15,36 +15,18 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import Any
 
 import orjson
 
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-    arguments_json,
-    split_text,
-)
+from pi_harness.ai.json_values import JsonObject
+from pi_harness.testing.fake_llm.openai_errors import error_kind
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
+from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 _FINISH = {"stop": "stop", "length": "length", "toolUse": "tool_calls", "error": "content_filter"}
 _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
-# status -> (error.type, error.code) when the script names neither
-_DEFAULT_ERRORS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", "unsupported_country_region_territory"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    503: ("server_error", None),
-    529: ("server_error", "overloaded"),
-}
 # error types that OpenAI reports as the ``code`` (with the type given here)
 _CODE_TYPES: dict[str, str] = {
     "context_length_exceeded": "invalid_request_error",
@@ -60,118 +42,125 @@ def _random_id(length: int) -> str:
     return "".join(_ID_ALPHABET[b % len(_ID_ALPHABET)] for b in os.urandom(length))
 
 
-def _frame(payload: Any) -> bytes:
-    return b"data: " + orjson.dumps(payload) + b"\n\n"
+def _frame(payload: JsonObject) -> bytes:
+    return sse_frame(orjson.dumps(payload))
 
 
-class OpenAICompletionsProtocol:
-    api = "openai-completions"
+class _Chunks(StepWriter[bytes]):
+    """``chat.completion.chunk`` frames (every chunk repeats the response's id, model and
+    fingerprint): the role, the steps' deltas, the finish reason, the usage, ``[DONE]``."""
 
-    def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
-        body = request.json
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        base: dict[str, Any] = {
-            "id": response.response_id or f"chatcmpl-{_random_id(29)}",
+    def begin(self) -> None:
+        body = self.request.json
+        self.include_usage = bool(requested(self.request, "stream_options").get("include_usage"))
+        self.base: JsonObject = {
+            "id": self.response.response_id or f"chatcmpl-{_random_id(29)}",
             "object": "chat.completion.chunk",
             "created": int(time.time()),
             "model": str(body.get("model") or "fake-model"),
             "service_tier": "default",
             "system_fingerprint": "fp_fake0llm0",
         }
+        self.tool_index = 0  # tool calls are numbered among themselves, not among the steps
 
-        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-            payload: dict[str, Any] = {
-                **base,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-            }
-            if include_usage:
-                payload["usage"] = None
-            return _frame(payload)
+    def chunk(self, delta: JsonObject, finish: str | None = None) -> bytes:
+        payload: JsonObject = {
+            **self.base,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        if self.include_usage:
+            payload["usage"] = None
+        return _frame(payload)
 
-        frames = [chunk({"role": "assistant", "content": "", "refusal": None})]
-        tool_index = 0
-        for step in response.steps:
-            if isinstance(step, TextStep):
-                frames.extend(chunk({"content": piece}) for piece in split_text(step.text, step.chunks))
-            elif isinstance(step, ThinkingStep):
-                if step.redacted:
-                    continue  # Chat Completions has no redacted reasoning
-                field = step.signature if step.signature in REASONING_FIELDS else "reasoning_content"
-                frames.extend(chunk({"content": None, field: piece}) for piece in split_text(step.text, step.chunks))
-            elif isinstance(step, ToolCallStep):
-                frames.extend(self._tool_call_chunks(step, tool_index, chunk))
-                tool_index += 1
+    def encode(self) -> list[bytes]:
+        response = self.response
+        frames = [self.chunk({"role": "assistant", "content": "", "refusal": None})]
+        frames.extend(self.steps())
         if response.stream_error is not None:
-            frames.append(self._stream_error(response.stream_error))
+            frames.append(_stream_error(response.stream_error))
             return frames
         finish = response.native_stop or _FINISH[response.resolved_stop]
-        frames.append(chunk({}, finish))
-        if include_usage:
-            frames.append(_frame({**base, "choices": [], "usage": self.usage(response.usage)}))
-        frames.append(b"data: [DONE]\n\n")
+        frames.append(self.chunk({}, finish))
+        if self.include_usage:
+            frames.append(_frame({**self.base, "choices": [], "usage": usage_object(response.usage)}))
+        frames.append(sse_frame(b"[DONE]"))
         return frames
 
-    @staticmethod
-    def _tool_call_chunks(step: ToolCallStep, index: int, chunk: Any) -> list[bytes]:
-        call_id = step.id or f"call_{_random_id(24)}"
-        first = {
-            "index": index,
-            "id": call_id,
+    def text(self, step: TextStep, index: int) -> list[bytes]:
+        return [self.chunk({"content": piece}) for piece in self.deltas(step)]
+
+    def thinking(self, step: ThinkingStep, index: int) -> list[bytes]:
+        if step.redacted:
+            return []  # Chat Completions has no redacted reasoning
+        field = step.signature if step.signature in REASONING_FIELDS else "reasoning_content"
+        return [self.chunk({"content": None, field: piece}) for piece in self.deltas(step)]
+
+    def tool_call(self, step: ToolCallStep, index: int) -> list[bytes]:
+        call_index = self.tool_index
+        self.tool_index += 1
+        first: JsonObject = {
+            "index": call_index,
+            "id": step.id or f"call_{_random_id(24)}",
             "type": "function",
             "function": {"name": step.name, "arguments": ""},
         }
-        frames = [chunk({"tool_calls": [first]})]
-        for piece in split_text(arguments_json(step), step.chunks):
-            frames.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+        frames = [self.chunk({"tool_calls": [first]})]
+        for piece in self.argument_deltas(step):
+            frames.append(self.chunk({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}))
         return frames
 
-    @staticmethod
-    def usage(usage: dict[str, int]) -> dict[str, Any]:
-        """OpenAI counts cached (and gateway cache-write) tokens inside ``prompt_tokens`` and
-        reasoning tokens inside ``completion_tokens``."""
-        cache_read = usage.get("cacheRead", 0)
-        cache_write = usage.get("cacheWrite", 0)
-        prompt = usage.get("input", 0) + cache_read + cache_write
-        completion = usage.get("output", 0)
-        prompt_details: dict[str, int] = {"cached_tokens": cache_read, "audio_tokens": 0}
-        if cache_write:
-            prompt_details["cache_write_tokens"] = cache_write  # OpenRouter's field
-        return {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-            "prompt_tokens_details": prompt_details,
-            "completion_tokens_details": {
-                "reasoning_tokens": usage.get("reasoning", 0),
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        }
 
-    @staticmethod
-    def _stream_error(error: HTTPErrorSpec) -> bytes:
-        if error.body is not None:
-            return b"data: " + error.body.encode("utf-8") + b"\n\n"
-        return _frame({"error": _error_object(error)})
+def usage_object(usage: dict[str, int]) -> JsonObject:
+    """OpenAI counts cached (and gateway cache-write) tokens inside ``prompt_tokens`` and
+    reasoning tokens inside ``completion_tokens``."""
+    cache_read = usage.get("cacheRead", 0)
+    cache_write = usage.get("cacheWrite", 0)
+    prompt = usage.get("input", 0) + cache_read + cache_write
+    completion = usage.get("output", 0)
+    prompt_details: JsonObject = {"cached_tokens": cache_read, "audio_tokens": 0}
+    if cache_write:
+        prompt_details["cache_write_tokens"] = cache_write  # OpenRouter's field
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": prompt_details,
+        "completion_tokens_details": {
+            "reasoning_tokens": usage.get("reasoning", 0),
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
 
-    def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
-        headers = {"x-request-id": f"req_{_random_id(16)}"}
-        if error.body is not None:
-            return error.status, headers, error.body.encode("utf-8")
+
+def _stream_error(error: HTTPErrorSpec) -> bytes:
+    if error.body is not None:
+        return sse_frame(error.body.encode("utf-8"))
+    return _frame({"error": _error_object(error)})
+
+
+class OpenAICompletionsProtocol(ScriptedProtocol):
+    api = "openai-completions"
+    writer = _Chunks
+
+    def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
+        return {"x-request-id": f"req_{_random_id(16)}"}
+
+    def error_body(self, error: HTTPErrorSpec, headers: dict[str, str]) -> bytes:
         if error.type == "exceed_context_size_error":
-            payload: dict[str, Any] = {"error": {"code": error.status, "message": error.message, "type": error.type}}
+            # llama.cpp's body, with the prompt size and context size when the message names them.
+            details: JsonObject = {"code": error.status, "message": error.message, "type": error.type}
             numbers = [int(n) for n in re.findall(r"\((\d+) tokens\)", error.message)]
             if len(numbers) == 2:
-                payload["error"]["n_prompt_tokens"], payload["error"]["n_ctx"] = numbers
-            return error.status, headers, orjson.dumps(payload)
-        return error.status, headers, orjson.dumps({"error": _error_object(error)})
+                details["n_prompt_tokens"], details["n_ctx"] = numbers
+            return orjson.dumps({"error": details})
+        return orjson.dumps({"error": _error_object(error)})
 
 
-def _error_object(error: HTTPErrorSpec) -> dict[str, Any]:
-    default_type, default_code = _DEFAULT_ERRORS.get(
-        error.status, ("server_error" if error.status >= 500 else "invalid_request_error", None)
-    )
+def _error_object(error: HTTPErrorSpec) -> JsonObject:
+    # error.type and error.code when the script names neither
+    default_type, default_code = error_kind(error.status)
     error_type: str
     code: str | None
     if error.type is not None and error.type in _CODE_TYPES:

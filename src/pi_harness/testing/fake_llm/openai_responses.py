@@ -26,37 +26,23 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
 
 import orjson
 
-from pi_harness.testing.fake_llm.script import (
-    HTTPErrorSpec,
-    RecordedRequest,
-    ScriptedResponse,
-    TextStep,
-    ThinkingStep,
-    ToolCallStep,
-    arguments_json,
-    split_text,
-)
+from pi_harness.ai.json_values import JsonObject, JsonValue
+from pi_harness.testing.fake_llm.openai_errors import ERROR_KINDS, ErrorKind, error_kind
+from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep, arguments_json
+from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 _STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"})
 
-# status -> (error type, default code) of OpenAI's error bodies
-_ERROR_KINDS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", "unsupported_country_region_territory"),
-    404: ("invalid_request_error", "model_not_found"),
+# The Responses dialect names a code for more statuses than the shared table does.
+_ERROR_KINDS: dict[int, ErrorKind] = {
+    **ERROR_KINDS,
     408: ("server_error", "timeout"),
     409: ("invalid_request_error", "conflict"),
     413: ("invalid_request_error", "request_too_large"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
     502: ("server_error", None),
-    503: ("server_error", None),
-    529: ("server_error", "overloaded"),
 }
 
 
@@ -64,48 +50,40 @@ def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}{uuid.uuid4().hex[:16]}"
 
 
-def _frame(payload: dict[str, Any]) -> bytes:
-    event_type: str = payload["type"]
-    return b"event: " + event_type.encode() + b"\ndata: " + orjson.dumps(payload) + b"\n\n"
-
-
-def error_object(error: HTTPErrorSpec) -> dict[str, Any]:
+def error_object(error: HTTPErrorSpec) -> JsonObject:
     """``{"message", "type", "param", "code"}`` as OpenAI writes it for ``error``."""
-    kind, code = _ERROR_KINDS.get(
-        error.status, ("server_error" if error.status >= 500 else "invalid_request_error", None)
-    )
+    kind, code = error_kind(error.status, _ERROR_KINDS)
     if error.status == 400 and code is None and "context window" in error.message.lower():
         code = "context_length_exceeded"
     param = "input" if code == "context_length_exceeded" else None
     return {"message": error.message, "type": kind, "param": param, "code": error.type or code}
 
 
-class _Encoder:
-    """Builds the frames of one response, numbering events and tracking the output items."""
+class _Events(StepWriter[bytes]):
+    """The events of one response, numbered in order; each step is the output item at its index."""
 
-    def __init__(self, response: ScriptedResponse, request: RecordedRequest) -> None:
-        self.response = response
-        self.body = request.json
+    def begin(self) -> None:
+        self.body = self.request.json
         self.sequence = 0
-        self.frames: list[bytes] = []
-        self.output: list[dict[str, Any]] = []
-        self.response_id = response.response_id or _new_id("resp")
+        self.output: list[JsonValue] = []
+        self.response_id = self.response.response_id or _new_id("resp")
         self.created_at = int(time.time())
 
-    def emit(self, event_type: str, **fields: Any) -> None:
-        payload: dict[str, Any] = {"type": event_type, **fields, "sequence_number": self.sequence}
+    def event(self, event_type: str, **fields: JsonValue) -> bytes:
+        """The next frame: ``{"type", ...fields, "sequence_number"}``."""
+        payload: JsonObject = {"type": event_type, **fields, "sequence_number": self.sequence}
         self.sequence += 1
-        self.frames.append(_frame(payload))
+        return sse_frame(orjson.dumps(payload), event_type)
 
     def response_object(
         self,
         status: str,
         *,
-        usage: dict[str, Any] | None = None,
-        error: dict[str, Any] | None = None,
+        usage: JsonObject | None = None,
+        error: JsonObject | None = None,
         incomplete_reason: str | None = None,
-    ) -> dict[str, Any]:
-        reasoning = self.body.get("reasoning") if isinstance(self.body.get("reasoning"), dict) else None
+    ) -> JsonObject:
+        reasoning = requested(self.request, "reasoning")
         return {
             "id": self.response_id,
             "object": "response",
@@ -121,10 +99,7 @@ class _Encoder:
             "parallel_tool_calls": True,
             "previous_response_id": None,
             "prompt_cache_key": self.body.get("prompt_cache_key"),
-            "reasoning": {
-                "effort": (reasoning or {}).get("effort"),
-                "summary": (reasoning or {}).get("summary"),
-            },
+            "reasoning": {"effort": reasoning.get("effort"), "summary": reasoning.get("summary")},
             "service_tier": "default",
             "store": self.body.get("store", True),
             "temperature": self.body.get("temperature", 1.0),
@@ -138,7 +113,7 @@ class _Encoder:
             "metadata": {},
         }
 
-    def usage(self) -> dict[str, Any]:
+    def usage(self) -> JsonObject:
         usage = self.response.usage
         cached = usage.get("cacheRead", 0)
         input_tokens = usage.get("input", 0) + cached  # OpenAI's input count includes cached tokens
@@ -153,101 +128,105 @@ class _Encoder:
 
     # -- output items ------------------------------------------------------------------------
 
-    def text(self, step: TextStep) -> None:
-        index = len(self.output)
+    def text(self, step: TextStep, index: int) -> list[bytes]:
         item_id = _new_id("msg")
-        self.emit(
-            "response.output_item.added",
-            output_index=index,
-            item={"id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"},
-        )
-        empty_part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
-        self.emit("response.content_part.added", item_id=item_id, output_index=index, content_index=0, part=empty_part)
-        for piece in split_text(step.text, step.chunks):
-            self.emit(
-                "response.output_text.delta",
-                item_id=item_id,
+        frames = [
+            self.event(
+                "response.output_item.added",
                 output_index=index,
-                content_index=0,
-                delta=piece,
-                logprobs=[],
+                item={"id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"},
             )
-        self.emit(
-            "response.output_text.done",
-            item_id=item_id,
-            output_index=index,
-            content_index=0,
-            text=step.text,
-            logprobs=[],
+        ]
+        empty_part: JsonObject = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        common: JsonObject = {"item_id": item_id, "output_index": index, "content_index": 0}
+        frames.append(self.event("response.content_part.added", **common, part=empty_part))
+        frames.extend(
+            self.event("response.output_text.delta", **common, delta=piece, logprobs=[]) for piece in self.deltas(step)
         )
-        part = {**empty_part, "text": step.text}
-        self.emit("response.content_part.done", item_id=item_id, output_index=index, content_index=0, part=part)
-        item = {"id": item_id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
+        frames.append(self.event("response.output_text.done", **common, text=step.text, logprobs=[]))
+        part: JsonObject = {**empty_part, "text": step.text}
+        frames.append(self.event("response.content_part.done", **common, part=part))
+        item: JsonObject = {
+            "id": item_id,
+            "type": "message",
+            "status": "completed",
+            "content": [part],
+            "role": "assistant",
+        }
         self.output.append(item)
-        self.emit("response.output_item.done", output_index=index, item=item)
+        frames.append(self.event("response.output_item.done", output_index=index, item=item))
+        return frames
 
-    def thinking(self, step: ThinkingStep) -> None:
-        index = len(self.output)
+    def thinking(self, step: ThinkingStep, index: int) -> list[bytes]:
         item_id = _new_id("rs")
-        self.emit(
-            "response.output_item.added",
-            output_index=index,
-            item={"id": item_id, "type": "reasoning", "summary": []},
-        )
-        summary: list[dict[str, Any]] = []
+        frames = [
+            self.event(
+                "response.output_item.added",
+                output_index=index,
+                item={"id": item_id, "type": "reasoning", "summary": []},
+            )
+        ]
+        summary: list[JsonValue] = []
         if not step.redacted and step.text:
-            common = {"item_id": item_id, "output_index": index, "summary_index": 0}
-            self.emit("response.reasoning_summary_part.added", **common, part={"type": "summary_text", "text": ""})
-            for piece in split_text(step.text, step.chunks):
-                self.emit("response.reasoning_summary_text.delta", **common, delta=piece)
-            self.emit("response.reasoning_summary_text.done", **common, text=step.text)
-            part = {"type": "summary_text", "text": step.text}
-            self.emit("response.reasoning_summary_part.done", **common, part=part)
+            common: JsonObject = {"item_id": item_id, "output_index": index, "summary_index": 0}
+            frames.append(
+                self.event("response.reasoning_summary_part.added", **common, part={"type": "summary_text", "text": ""})
+            )
+            frames.extend(
+                self.event("response.reasoning_summary_text.delta", **common, delta=piece)
+                for piece in self.deltas(step)
+            )
+            frames.append(self.event("response.reasoning_summary_text.done", **common, text=step.text))
+            part: JsonObject = {"type": "summary_text", "text": step.text}
+            frames.append(self.event("response.reasoning_summary_part.done", **common, part=part))
             summary.append(part)
-        item: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": summary}
+        item: JsonObject = {"id": item_id, "type": "reasoning", "summary": summary}
         if step.signature is not None:
             item["encrypted_content"] = step.signature
         self.output.append(item)
-        self.emit("response.output_item.done", output_index=index, item=item)
+        frames.append(self.event("response.output_item.done", output_index=index, item=item))
+        return frames
 
-    def tool_call(self, step: ToolCallStep) -> None:
-        index = len(self.output)
+    def tool_call(self, step: ToolCallStep, index: int) -> list[bytes]:
         item_id = _new_id("fc")
         call_id = step.id or f"call_{uuid.uuid4().hex[:24]}"
-        base = {"id": item_id, "type": "function_call", "call_id": call_id, "name": step.name}
-        self.emit(
-            "response.output_item.added",
-            output_index=index,
-            item={**base, "status": "in_progress", "arguments": ""},
-        )
+        base: JsonObject = {"id": item_id, "type": "function_call", "call_id": call_id, "name": step.name}
+        frames = [
+            self.event(
+                "response.output_item.added",
+                output_index=index,
+                item={**base, "status": "in_progress", "arguments": ""},
+            )
+        ]
         raw = arguments_json(step)
-        for piece in split_text(raw, step.chunks):
-            self.emit("response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=piece)
-        self.emit("response.function_call_arguments.done", item_id=item_id, output_index=index, arguments=raw)
-        item = {**base, "status": "completed", "arguments": raw}
+        frames.extend(
+            self.event("response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=piece)
+            for piece in self.argument_deltas(step)
+        )
+        frames.append(
+            self.event("response.function_call_arguments.done", item_id=item_id, output_index=index, arguments=raw)
+        )
+        item: JsonObject = {**base, "status": "completed", "arguments": raw}
         self.output.append(item)
-        self.emit("response.output_item.done", output_index=index, item=item)
+        frames.append(self.event("response.output_item.done", output_index=index, item=item))
+        return frames
 
     # -- whole response ----------------------------------------------------------------------
 
     def encode(self) -> list[bytes]:
-        self.emit("response.created", response=self.response_object("in_progress"))
-        self.emit("response.in_progress", response=self.response_object("in_progress"))
-        for step in self.response.steps:
-            if isinstance(step, TextStep):
-                self.text(step)
-            elif isinstance(step, ThinkingStep):
-                self.thinking(step)
-            else:
-                self.tool_call(step)
+        frames = [
+            self.event("response.created", response=self.response_object("in_progress")),
+            self.event("response.in_progress", response=self.response_object("in_progress")),
+        ]
+        frames.extend(self.steps())
         if self.response.stream_error is not None:
             err = error_object(self.response.stream_error)
-            self.emit("error", code=err["code"], message=err["message"], param=err["param"])
-            return self.frames
-        self.terminal()
-        return self.frames
+            frames.append(self.event("error", code=err["code"], message=err["message"], param=err["param"]))
+            return frames
+        frames.append(self.terminal())
+        return frames
 
-    def terminal(self) -> None:
+    def terminal(self) -> bytes:
         native = self.response.native_stop
         if native in _STATUSES:
             status, reason = native, None
@@ -263,26 +242,22 @@ class _Encoder:
         if status == "incomplete" and reason is None:
             reason = "max_output_tokens"
         if status == "failed":
-            error = {"code": "server_error", "message": "The model failed to generate a response."}
-            self.emit("response.failed", response=self.response_object("failed", error=error))
-            return
+            error: JsonObject = {"code": "server_error", "message": "The model failed to generate a response."}
+            return self.event("response.failed", response=self.response_object("failed", error=error))
         event = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(status, "response.failed")
-        self.emit(event, response=self.response_object(status, usage=self.usage(), incomplete_reason=reason))
+        return self.event(event, response=self.response_object(status, usage=self.usage(), incomplete_reason=reason))
 
 
-class OpenAIResponsesProtocol:
+class OpenAIResponsesProtocol(ScriptedProtocol):
     api = "openai-responses"
+    writer = _Events
+    retry_after_429 = "1"
 
-    def encode_stream(self, response: ScriptedResponse, request: RecordedRequest) -> list[bytes]:
-        return _Encoder(response, request).encode()
+    def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
+        return {"x-request-id": f"req_{uuid.uuid4().hex}"}
 
-    def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
-        headers = {"x-request-id": f"req_{uuid.uuid4().hex}"}
-        if error.status == 429:
-            headers["retry-after"] = "1"
-        if error.body is not None:
-            return error.status, headers, error.body.encode("utf-8")
-        return error.status, headers, orjson.dumps({"error": error_object(error)})
+    def error_body(self, error: HTTPErrorSpec, headers: dict[str, str]) -> bytes:
+        return orjson.dumps({"error": error_object(error)})
 
 
 PROTOCOL = OpenAIResponsesProtocol()

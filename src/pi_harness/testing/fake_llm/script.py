@@ -3,16 +3,19 @@
 A script is a queue of responses; each request takes the next one. A response either streams
 content steps (text, thinking, tool calls with arguments split into fragments) with usage and a
 stop reason, or fails (an HTTP error with the provider's real error body, a mid-stream error
-event, or a connection dropped after N events). Protocol modules turn it into wire bytes.
+event, or a connection dropped after N events). Protocol modules turn it into wire bytes;
+``script_file`` reads the same responses from JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import orjson
+
+from pi_harness.ai.json_values import JsonObject, JsonValue
 
 AbstractStop = Literal["stop", "length", "toolUse", "error"]
 
@@ -34,7 +37,7 @@ class ThinkingStep:
 @dataclass
 class ToolCallStep:
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     id: str | None = None
     chunks: int = 3  # the arguments' JSON text is split into this many fragments
 
@@ -80,11 +83,12 @@ class RecordedRequest:
     path: str
     query: str
     headers: dict[str, str]  # lower-case names
-    body: Any  # parsed JSON, or the raw text when it is not JSON
+    body: JsonValue  # parsed JSON, or the raw text when it is not JSON
     protocol: str
 
     @property
-    def json(self) -> dict[str, Any]:
+    def json(self) -> JsonObject:
+        """The body when it is a JSON object, else an empty one."""
         return self.body if isinstance(self.body, dict) else {}
 
 
@@ -107,65 +111,3 @@ def split_text(text: str, parts: int) -> list[str]:
 
 def arguments_json(step: ToolCallStep) -> str:
     return orjson.dumps(step.arguments).decode("utf-8")
-
-
-# --- script files -------------------------------------------------------------------------------
-
-
-def response_from_dict(data: dict[str, Any]) -> ScriptedResponse:
-    """Build a response from the JSON script-file shape (camelCase keys)."""
-    steps: list[Step] = []
-    for raw in data.get("steps", []):
-        if "text" in raw:
-            steps.append(TextStep(raw["text"], chunks=raw.get("chunks", 3)))
-        elif "thinking" in raw:
-            steps.append(
-                ThinkingStep(
-                    raw["thinking"],
-                    chunks=raw.get("chunks", 2),
-                    signature=raw.get("signature"),
-                    redacted=raw.get("redacted", False),
-                )
-            )
-        elif "toolCall" in raw:
-            call = raw["toolCall"]
-            steps.append(
-                ToolCallStep(call["name"], call.get("arguments", {}), id=call.get("id"), chunks=call.get("chunks", 3))
-            )
-        else:
-            raise ValueError(f"unknown script step: {raw!r}")
-    if "text" in data and not steps:
-        steps.append(TextStep(data["text"]))
-
-    def error(key: str) -> HTTPErrorSpec | None:
-        spec = data.get(key)
-        if spec is None:
-            return None
-        return HTTPErrorSpec(
-            status=spec.get("status", 500),
-            message=spec.get("message", "error"),
-            type=spec.get("type"),
-            headers=spec.get("headers", {}),
-            body=spec.get("body"),
-        )
-
-    response = ScriptedResponse(
-        steps=steps,
-        stop_reason=data.get("stopReason"),
-        native_stop=data.get("nativeStop"),
-        http_error=error("httpError") or error("error"),
-        stream_error=error("streamError"),
-        drop_after=data.get("dropAfter"),
-        delay_ms=data.get("delayMs", 0),
-        chunk_delay_ms=data.get("chunkDelayMs", 0),
-        fragment_bytes=data.get("fragmentBytes"),
-        response_id=data.get("responseId"),
-    )
-    if "usage" in data:
-        response.usage = dict(data["usage"])
-    return response
-
-
-def load_script(data: dict[str, Any] | list[Any]) -> list[ScriptedResponse]:
-    items = data.get("responses", []) if isinstance(data, dict) else data
-    return [response_from_dict(item) for item in items]

@@ -14,11 +14,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 from urllib.parse import urlsplit
 
 import orjson
 
+from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.ai.types import Model
 from pi_harness.testing.fake_llm.script import (
     HTTPErrorSpec,
@@ -98,7 +99,7 @@ class FakeLLMServer:
         port: int = 0,
         default: ResponseSource | None = None,
         models: list[str] | None = None,
-        props: dict[str, Any] | None = None,
+        props: JsonObject | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -154,9 +155,12 @@ class FakeLLMServer:
             return f"{self.url}/v1beta"
         return f"{self.url}/v1"
 
-    def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: Any) -> Model:
-        """A model descriptor pointing at this server (a plain dict usable as ``Model``)."""
-        descriptor: dict[str, Any] = {
+    def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
+        """A model descriptor pointing at this server (a plain dict usable as ``Model``).
+
+        ``overrides`` replace or add ``Model`` fields as given (``reasoning=True``, ``compat={...}``).
+        """
+        descriptor: dict[str, object] = {
             "id": model_id,
             "name": f"Fake {model_id}",
             "api": api,
@@ -293,7 +297,7 @@ class FakeLLMServer:
             await _write_simple(writer, 404, {"content-type": "text/plain"}, b"Not Found")
             return True
         try:
-            parsed: Any = orjson.loads(body) if body else None
+            parsed: JsonValue = orjson.loads(body) if body else None
         except orjson.JSONDecodeError:
             parsed = body.decode("utf-8", errors="replace")
         request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api)

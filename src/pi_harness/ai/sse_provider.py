@@ -1,0 +1,60 @@
+"""The request cycle every built-in HTTP provider shares.
+
+Build the request, POST it, read its Server-Sent Events into the message builder, finish with
+the stop reason they gave. A provider supplies only what differs: how the request is made from
+the model, context and options (``prepare``) and how its events are read (``read``). Both run
+inside the request task, so a failure in either becomes the stream's ``error`` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from pi_harness.ai.http import ErrorFormatter, default_error_message, open_event_stream
+from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.sse import ServerSentEvent
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.types import Model, StopReason
+
+
+@dataclass(frozen=True)
+class SSERequest:
+    url: str
+    headers: Mapping[str, str]
+    # Before ``extra_body`` and the payload hook, which ``open_event_stream`` applies.
+    body: Mapping[str, object]
+    format_error: ErrorFormatter = default_error_message
+
+
+# Reads the events into the builder; returns the stop reason (``None``: the content decides).
+EventReader = Callable[[AsyncIterator[ServerSentEvent], MessageBuilder], Awaitable[StopReason | None]]
+
+
+def stream_sse_request(
+    model: Model,
+    options: StreamOptions,
+    prepare: Callable[[], SSERequest],
+    read: EventReader,
+    *,
+    sequential: bool = True,
+) -> AssistantMessageEventStream:
+    """Run one request as a provider stream (see ``run_provider_stream``)."""
+
+    async def run(builder: MessageBuilder) -> None:
+        request = prepare()
+        async with open_event_stream(
+            request.url,
+            headers=request.headers,
+            body=request.body,
+            model=model,
+            options=options,
+            format_error=request.format_error,
+        ) as events:
+            builder.start()
+            stop_reason = await read(events, builder)
+        builder.finish(stop_reason)
+
+    return run_provider_stream(model, options.signal, run, sequential=sequential)
