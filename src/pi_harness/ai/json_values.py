@@ -32,3 +32,15 @@ def as_count(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value)
+
+
+def json_arguments(value: Mapping[str, object]) -> JsonObject:
+    """``value`` as a JSON object, checked by a round trip through JSON: arguments that code (not a
+    model) passes to a tool end up in the session file as JSON, so anything else is refused here
+    (``TypeError``) rather than when the entry is written."""
+    import orjson
+
+    decoded = orjson.loads(orjson.dumps(dict(value)))
+    if not isinstance(decoded, dict):  # pragma: no cover - a dict always encodes as an object
+        raise TypeError("tool arguments must be a JSON object")
+    return decoded

@@ -32,6 +32,7 @@ from pi_harness.agent.types import (
     BeforeToolCallResult,
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
+from pi_harness.ai.json_values import json_arguments
 from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
@@ -205,7 +206,7 @@ class ToolHooks:
             raise RuntimeError(DEPTH_EXCEEDED)
         parent = parent_tool_call_id or CURRENT_TOOL_CALL.get()
         call_id = f"nested_{uuid.uuid4().hex[:16]}"
-        tool_call: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": dict(args)}
+        tool_call: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": json_arguments(args)}
 
         async def emit(event: AgentEvent) -> None:
             if on_update is not None and event["type"] == "tool_execution_update" and event["toolCallId"] == call_id:

@@ -20,6 +20,7 @@ from typing import cast
 
 from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions.events import normalize_result
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ToolDefinition, schema_of
@@ -50,7 +51,7 @@ def wrap_extension_tool(definition: ToolDefinition, runner: ExtensionRunner) -> 
     """An ``AgentTool`` that calls ``definition.execute(id, params, signal, on_update, ctx)``."""
 
     async def execute(
-        tool_call_id: str, params: dict[str, object], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, params: JsonObject, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         ctx = runner.create_context() if runner.host is not None else None
         outcome = definition.execute(tool_call_id, params, signal, on_update, ctx)
@@ -77,7 +78,7 @@ def with_call_context(tool: AgentTool) -> AgentTool:
     inner = tool.execute
 
     async def execute(
-        tool_call_id: str, params: dict[str, object], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, params: JsonObject, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         token = CURRENT_TOOL_CALL.set(tool_call_id)
         try:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, NamedTuple, Protocol, TypeVar, overload
 
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.bus import EventBus
 from pi_harness.coding.extensions.events import EVENT_NAMES
@@ -115,8 +116,8 @@ class ExtensionAPI:
         prompt_snippet: str | None = None,
         prompt_guidelines: list[str] | None = None,
         execution_mode: Literal["parallel", "sequential"] | None = None,
-        prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None,
-        output_schema: dict[str, object] | None = None,
+        prepare_arguments: Callable[[JsonObject], JsonObject] | None = None,
+        output_schema: JsonObject | None = None,
         render_call: ToolRenderer | None = None,
         render_result: ToolRenderer | None = None,
     ) -> Callable[[T], T]:

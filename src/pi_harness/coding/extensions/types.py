@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
 from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import UserContent
 
 if TYPE_CHECKING:
@@ -44,14 +45,14 @@ class ToolResult:
 # not bound to a session. It returns a ``ToolResult``, a result dict, text or None, or an
 # awaitable of one of those.
 ToolExecuteWithContext: TypeAlias = Callable[
-    [str, dict[str, object], AbortSignal | None, ToolUpdateCallback | None, "ExtensionContext | None"], object
+    [str, JsonObject, AbortSignal | None, ToolUpdateCallback | None, "ExtensionContext | None"], object
 ]
 # Called by the interactive UI with arguments of its own types (the tool's arguments or result,
 # and its render context), which this layer cannot name; they return the lines to show.
 ToolRenderer: TypeAlias = Callable[..., list[str]]
 MessageRenderer: TypeAlias = Callable[..., list[str]]
 # A JSON Schema dict, or a Pydantic model class (anything with ``model_json_schema()``).
-ToolParameters: TypeAlias = dict[str, object] | type
+ToolParameters: TypeAlias = JsonObject | type
 # ``handler(args, ctx)``; the result may be awaitable.
 CommandHandler: TypeAlias = Callable[[str, "ExtensionCommandContext"], object]
 # Strings, ``{value, label?, description?}`` dicts or objects with those attributes.
@@ -72,8 +73,8 @@ class ToolDefinition:
     prompt_snippet: str | None = None
     prompt_guidelines: list[str] | None = None
     execution_mode: Literal["parallel", "sequential"] | None = None
-    prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None
-    output_schema: dict[str, object] | None = None
+    prepare_arguments: Callable[[JsonObject], JsonObject] | None = None
+    output_schema: JsonObject | None = None
     render_call: ToolRenderer | None = None
     render_result: ToolRenderer | None = None
 
@@ -117,7 +118,7 @@ class ExtensionErrorRecord:
         return data
 
 
-def schema_of(parameters: ToolParameters) -> dict[str, object]:
+def schema_of(parameters: ToolParameters) -> JsonObject:
     """A JSON Schema dict from a dict or a Pydantic model class (titles dropped)."""
     if isinstance(parameters, dict):
         return parameters
@@ -125,7 +126,7 @@ def schema_of(parameters: ToolParameters) -> dict[str, object]:
     if callable(model_json_schema):
         schema = _strip_titles(model_json_schema())
         if isinstance(schema, dict):
-            return schema
+            return cast("JsonObject", schema)  # Pydantic's model_json_schema() is JSON by contract
     raise TypeError("tool parameters must be a JSON Schema dict or a Pydantic model class")
 
 

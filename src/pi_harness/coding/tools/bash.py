@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.bash_output import CommandOutput, OutputCollector
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
@@ -23,7 +24,7 @@ from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE
 
 UPDATE_INTERVAL_SECONDS = 0.05
 
-BASH_PARAMETERS: dict[str, object] = {
+BASH_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command line to execute."},

@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 
 from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import as_int, raise_if_aborted
@@ -52,12 +53,12 @@ class BuiltinTool(Generic[Ops]):
 
     name: str
     description: str
-    parameters: dict[str, object]
+    parameters: JsonObject
     prompt_snippet: str
     # The operations a tool created with these options works through.
     operations: Callable[[ToolOptions], Ops]
     run: Callable[[ToolCall[Ops]], Awaitable[AgentToolResult]]
-    prepare_arguments: Callable[[Mapping[str, object]], dict[str, object]] | None = None
+    prepare_arguments: Callable[[JsonObject], JsonObject] | None = None
     # False for the shell tools: an abort before the command starts is reported by the command
     # runner in its own words ("Command aborted"), like an abort while it runs.
     abort_check_first: bool = True
@@ -70,7 +71,7 @@ class BuiltinTool(Generic[Ops]):
 
         async def execute(
             tool_call_id: str,
-            params: Mapping[str, object],
+            params: JsonObject,
             signal: AbortSignal | None = None,
             on_update: ToolUpdateCallback | None = None,
         ) -> AgentToolResult:

@@ -13,6 +13,7 @@ from typing import cast
 import orjson
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import sanitize_surrogates
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
@@ -30,7 +31,7 @@ from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
 
-_EDIT_ITEM: dict[str, object] = {
+_EDIT_ITEM: JsonObject = {
     "type": "object",
     "properties": {
         "oldText": {
@@ -44,7 +45,7 @@ _EDIT_ITEM: dict[str, object] = {
     "additionalProperties": False,
 }
 
-EDIT_PARAMETERS: dict[str, object] = {
+EDIT_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "path": {
@@ -71,7 +72,7 @@ EDIT_DESCRIPTION = (
 )
 
 
-def prepare_edit_arguments(args: Mapping[str, object]) -> dict[str, object]:
+def prepare_edit_arguments(args: JsonObject) -> JsonObject:
     """Accept the legacy single-replacement form (top-level ``oldText``/``newText``) and ``edits``
     sent as a JSON string."""
     prepared = dict(args)

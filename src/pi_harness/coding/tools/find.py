@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import FindOperations, LocalFindOperations
 from pi_harness.coding.tools.options import ToolOptions
@@ -16,7 +17,7 @@ DEFAULT_FIND_LIMIT = 1000
 # What a custom glob implementation should skip (the local one honours .gitignore instead).
 DEFAULT_FIND_IGNORE = ("**/node_modules/**", "**/.git/**")
 
-FIND_PARAMETERS: dict[str, object] = {
+FIND_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "pattern": {

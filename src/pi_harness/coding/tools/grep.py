@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import GrepOperations, LocalGrepOperations
 from pi_harness.coding.tools.options import ToolOptions
@@ -23,7 +24,7 @@ from pi_harness.coding.tools.truncate import (
 
 DEFAULT_GREP_LIMIT = 100
 
-GREP_PARAMETERS: dict[str, object] = {
+GREP_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "pattern": {

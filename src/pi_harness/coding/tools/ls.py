@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import LocalLsOperations, LsOperations
 from pi_harness.coding.tools.options import ToolOptions
@@ -13,7 +14,7 @@ from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
 
 DEFAULT_LS_LIMIT = 500
 
-LS_PARAMETERS: dict[str, object] = {
+LS_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "description": "Directory to list (defaults to the working directory)."},

@@ -7,6 +7,7 @@ import base64
 from collections.abc import AsyncIterator
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import ImageContent, TextContent
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
@@ -20,7 +21,7 @@ from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE
 CHUNK_SIZE = 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
 
-READ_PARAMETERS: dict[str, object] = {
+READ_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "path": {

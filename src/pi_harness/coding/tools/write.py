@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_harness.coding.tools.operations import LocalWriteOperations, WriteOperations
@@ -18,7 +19,7 @@ from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import raise_if_aborted, text_result
 
-WRITE_PARAMETERS: dict[str, object] = {
+WRITE_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {
         "path": {

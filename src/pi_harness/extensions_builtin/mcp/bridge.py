@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions import AgentToolResult, ExtensionContext, ToolDefinition, ToolUpdateCallback
 from pi_harness.extensions_builtin.mcp.results import to_tool_result
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import McpTool, ServerConnection
 
 
-def input_schema(tool: McpTool) -> dict[str, object]:
+def input_schema(tool: McpTool) -> JsonObject:
     schema = dict(tool.input_schema)
     if schema.get("type") != "object":
         schema["type"] = "object"
@@ -35,7 +36,7 @@ def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str)
 
     async def execute(
         tool_call_id: str,
-        params: dict[str, object],
+        params: JsonObject,
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
         ctx: ExtensionContext | None = None,

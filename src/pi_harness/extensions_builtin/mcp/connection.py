@@ -35,6 +35,7 @@ except ModuleNotFoundError as error:  # a base dependency, but installs can be p
     raise missing_dependency(error, "mcp", "MCP support", extra="mcp") from None
 
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions import HARNESS_VERSION
 from pi_harness.extensions_builtin.mcp.config import McpServerConfig
 from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
@@ -62,8 +63,9 @@ class McpNotConnected(Exception):
 class McpTool:
     name: str
     description: str
-    input_schema: dict[str, object]
-    output_schema: dict[str, object] | None = None
+    # JSON Schemas as the server sent them (the SDK parsed them from JSON).
+    input_schema: JsonObject
+    output_schema: JsonObject | None = None
     title: str | None = None
 
 
