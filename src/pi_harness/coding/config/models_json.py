@@ -182,7 +182,7 @@ def build_custom_model(config: ProviderConfig, raw: dict[str, Any]) -> Model:
         model["compat"] = compat
     if isinstance(raw.get("thinkingLevelMap"), dict):
         model["thinkingLevelMap"] = dict(raw["thinkingLevelMap"])
-    return model  # type: ignore[return-value]
+    return model  # type: ignore[return-value]  # assembled key by key from the checked models.json entry
 
 
 def apply_override(model: Model, override: dict[str, Any]) -> Model:
@@ -196,7 +196,7 @@ def apply_override(model: Model, override: dict[str, Any]) -> Model:
         patched["headers"] = {**model.get("headers", {}), **override["headers"]}
     if isinstance(override.get("compat"), dict):
         patched["compat"] = merge_compat(model.get("compat"), override["compat"])
-    return patched  # type: ignore[return-value]
+    return patched  # type: ignore[return-value]  # a Model with some of its keys replaced by checked values
 
 
 def apply_models_config(catalog: dict[str, list[Model]], configs: list[ProviderConfig]) -> dict[str, list[Model]]:
@@ -216,7 +216,8 @@ def apply_models_config(catalog: dict[str, list[Model]], configs: list[ProviderC
             if config.compat is not None:
                 patched["compat"] = merge_compat(model.get("compat"), config.compat)
             override = config.model_overrides.get(model["id"])
-            rerouted.append(apply_override(patched, override) if override else patched)  # type: ignore[arg-type]
+            # A Model with some keys replaced by checked config values; mypy cannot follow the dict copy.
+            rerouted.append(apply_override(patched, override) if override else patched)  # type: ignore[arg-type]  # see above
         for raw in config.models or []:
             custom = build_custom_model(config, raw)
             rerouted = [m for m in rerouted if m["id"] != custom["id"]] + [custom]
