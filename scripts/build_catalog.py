@@ -4,7 +4,7 @@ Usage:
     python scripts/build_catalog.py [SOURCE_JSON] [--check]
 
 The source is Pi 0.73.1's catalogue dump (``{provider: [model, ...]}``). We keep only the
-descriptor fields of spec ai.md section 6, drop models without a usable API id, and write
+fields of a model descriptor (``FIELDS`` below), drop models without a usable API id, and write
 ``src/pi_harness/ai/catalog.json`` sorted by provider and id so diffs stay readable.
 ``--check`` exits 1 when the package file differs from what the source would produce.
 """

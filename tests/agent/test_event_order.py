@@ -1,4 +1,4 @@
-"""Canonical event orders (agent-loop.md section 10, agent-level part) and ``runId``."""
+"""Canonical event orders and ``runId``."""
 
 from __future__ import annotations
 

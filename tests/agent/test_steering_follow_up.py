@@ -1,4 +1,4 @@
-"""Steering and follow-up queues: poll points, delivery, modes (agent-loop.md section 5)."""
+"""Steering and follow-up queues: poll points, delivery, modes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The AbortController/AbortSignal pair shared by ai, agent and tools (ai.md section 14)."""
+"""The AbortController/AbortSignal pair shared by ai, agent and tools."""
 
 from __future__ import annotations
 

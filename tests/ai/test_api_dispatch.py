@@ -1,4 +1,4 @@
-"""Entry points and the API-provider registry (ai.md sections 3 and 4.1)."""
+"""Entry points and the API-provider registry."""
 
 from __future__ import annotations
 

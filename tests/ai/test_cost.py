@@ -1,4 +1,4 @@
-"""Usage pricing (ai.md section 5)."""
+"""Usage pricing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API keys from the environment (ai.md section 7.2)."""
+"""API keys from the environment."""
 
 from __future__ import annotations
 

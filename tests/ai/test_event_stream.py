@@ -1,4 +1,4 @@
-"""The event protocol (ai.md section 4): the stream, the message builder and the provider task,
+"""The event protocol: the stream, the message builder and the provider task,
 driven through the in-process faux provider."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``pi_harness.ai.http`` against the real loopback fake server: streamed POSTs, provider-format
-errors, the provider-level retry of ai.md section 13.2, connection drops and aborts.
+errors, the provider-level retry, connection drops and aborts.
 
 The fake server speaks a tiny test protocol here (installed in place of the openai-completions
 one for the duration of a test) so that these tests exercise only the HTTP plumbing.

@@ -1,4 +1,4 @@
-"""The built-in model catalogue and its lookups (ai.md sections 3, 6, 8)."""
+"""The built-in model catalogue and its lookups."""
 
 from __future__ import annotations
 

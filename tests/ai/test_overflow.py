@@ -1,4 +1,4 @@
-"""Context-overflow detection (ai.md section 12)."""
+"""Context-overflow detection."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Best-effort parsing of streamed tool arguments (ai.md section 10)."""
+"""Best-effort parsing of streamed tool arguments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Retry classification, backoff and server-requested delays (ai.md section 13)."""
+"""Retry classification, backoff and server-requested delays."""
 
 from __future__ import annotations
 

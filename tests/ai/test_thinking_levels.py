@@ -1,4 +1,4 @@
-"""Thinking levels: clamping, budgets and the max-token adjustment (ai.md section 8)."""
+"""Thinking levels: clamping, budgets and the max-token adjustment."""
 
 from __future__ import annotations
 

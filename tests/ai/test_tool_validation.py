@@ -1,4 +1,4 @@
-"""Tool-argument validation with AJV-style coercion and Pi's error text (ai.md section 11)."""
+"""Tool-argument validation with AJV-style coercion and Pi's error text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cross-provider replay rules and tool-call id normalisers (ai.md section 9)."""
+"""Cross-provider replay rules and tool-call id normalisers."""
 
 from __future__ import annotations
 

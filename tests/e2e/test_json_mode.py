@@ -9,7 +9,7 @@ from _pi_env import PiEnv
 
 from pi_harness.testing.fake_llm import HTTPErrorSpec, ScriptedResponse, TextStep, ToolCallStep
 
-# The events of agent-loop.md section 10; session bookkeeping (``entry_appended``, the system
+# The events; session bookkeeping (``entry_appended``, the system
 # message announcing the tools) and streaming details are checked separately.
 CANONICAL = {
     "agent_start",

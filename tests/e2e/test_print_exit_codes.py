@@ -1,4 +1,4 @@
-"""Print mode and startup exit codes (modes-and-cli.md section 2), run as a user would."""
+"""Print mode and startup exit codes, run as a user would."""
 
 from __future__ import annotations
 

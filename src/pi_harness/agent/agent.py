@@ -1,4 +1,4 @@
-"""``Agent``: the stateful wrapper around the loop (agent-loop.md section 2).
+"""``Agent``: the stateful wrapper around the loop.
 
 One run at a time; each run gets a fresh abort controller and a fresh ``run_id`` carried by every
 event (``runId``). Events update ``agent.state`` first, then go to the listeners, which are
@@ -7,7 +7,7 @@ listens to is still in progress.
 
 When a non-tool hook or the stream function raises, the run ends with a synthesised error
 assistant message (``message_start``/``message_end``/``turn_end``/``agent_end``), ``state.error``
-is set, and ``prompt``/``continue_`` return normally (section 2.4).
+is set, and ``prompt``/``continue_`` return normally: a failed run is data, not an exception.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ CANNOT_RESET_WHILE_RUNNING = "Cannot reset while the agent is processing. Call a
 
 
 class AgentError(RuntimeError):
-    """A method was called in a state that does not allow it (the texts of section 2.3)."""
+    """A method was called in a state that does not allow it (a run already going, nothing to continue)."""
 
 
 def now_ms() -> int:

@@ -1,4 +1,4 @@
-"""The agent loop (agent-loop.md sections 3-5, the 1.4.0 algorithm of 4.1).
+"""The agent loop: turns, tool calls, steering and follow-ups, as Pi 1.4.0 runs them.
 
 Two nested loops. The inner one runs one *turn* per iteration: ``turn_start`` (except for the
 first turn, whose ``turn_start`` the run start emits), pending messages into the context, one

@@ -1,4 +1,4 @@
-"""Branch summaries and tree navigation (compaction.md section 9, sessions.md 11.1)."""
+"""Branch summaries and tree navigation."""
 
 from __future__ import annotations
 

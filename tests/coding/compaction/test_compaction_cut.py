@@ -1,4 +1,4 @@
-"""Cut points and compaction plans on crafted histories (compaction.md section 4)."""
+"""Cut points and compaction plans on crafted histories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Token estimation and the automatic trigger rules (compaction.md sections 2 and 3)."""
+"""Token estimation and the automatic trigger rules."""
 
 from __future__ import annotations
 

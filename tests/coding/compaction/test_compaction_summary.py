@@ -1,4 +1,4 @@
-"""Summary requests: serialisation, request layout, split turns, errors (compaction.md section 5)."""
+"""Summary requests: serialisation, request layout, split turns, errors."""
 
 from __future__ import annotations
 

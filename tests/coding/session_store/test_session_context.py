@@ -1,4 +1,4 @@
-"""Rebuilding the model context from the active path (sessions.md section 7)."""
+"""Rebuilding the model context from the active path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Migrations v1 → v2 → v3 (sessions.md section 9.2), on hand-written and real files."""
+"""Migrations v1 → v2 → v3, on hand-written and real files."""
 
 from __future__ import annotations
 

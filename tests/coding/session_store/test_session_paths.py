@@ -1,4 +1,4 @@
-"""Session locations and names (sessions.md section 2)."""
+"""Session locations and names."""
 
 from __future__ import annotations
 

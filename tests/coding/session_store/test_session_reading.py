@@ -1,4 +1,4 @@
-"""Tolerant reading of damaged files (sessions.md section 9.1)."""
+"""Tolerant reading of damaged files."""
 
 from __future__ import annotations
 
