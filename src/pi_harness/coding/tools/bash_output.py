@@ -84,7 +84,10 @@ class OutputCollector:
     def _spill(self) -> None:
         """Start the full-output file with everything seen so far (all of it is still buffered)."""
         path = temp_output_path(self._temp_dir)
-        self._file = open(path, "wb")  # noqa: SIM115 - stays open while the command runs
+        # Owner-only, as Pi: the output may hold secrets and the directory is shared. O_EXCL
+        # refuses a file someone else placed under the (random) name in advance.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self._file = os.fdopen(fd, "wb")
         self.full_output_path = path
         for chunk in self._chunks:
             self._file.write(chunk)

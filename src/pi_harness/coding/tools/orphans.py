@@ -99,18 +99,31 @@ class OrphanReaper:
         if self._scanner is not None:
             self._scanner.cancel()
         try:
-            alive = self._without_shell(self.record())
+            alive = self._without_shell(self.record() | self._recorded_alive())
             if alive:
                 signal_pids(alive, signal.SIGTERM)
                 deadline = time.monotonic() + grace
                 while time.monotonic() < deadline and any_alive(alive):
                     await asyncio.sleep(_POLL_SECONDS)
-                alive |= self._without_shell(self.record())  # children forked during the grace
+                alive |= self._without_shell(self.record() | self._recorded_alive())  # forked during the grace
                 signal_pids(alive, getattr(signal, "SIGKILL", signal.SIGTERM))
             await self._reap()
             return len(alive)
         finally:
             untrack_call_marker(self.marker)
+
+    def _recorded_alive(self) -> set[int]:
+        """Recorded processes still running that a new scan cannot find: one started with a
+        cleared environment (``env -i setsid ...``) carries no marker, and once the shell is gone
+        it descends from nothing we know. Only a pid whose parent is us (it was re-parented) or
+        another recorded process counts, so a pid reused by an unrelated process is left alone."""
+        me = os.getpid()
+        found: set[int] = set()
+        for pid in self.known:
+            info = read_proc_info(pid)
+            if info is not None and info.state not in ("Z", "X") and (info.ppid == me or info.ppid in self.known):
+                found.add(pid)
+        return found
 
     def _without_shell(self, pids: set[int]) -> set[int]:
         """The shell itself is asyncio's child: never signal or wait for it here."""
