@@ -121,3 +121,59 @@ class Procs:
                     os.kill(pid, 9)
                 except OSError:
                     pass
+
+
+# One extension for the whole fault matrix: ``faults`` maps an event to what its handler does
+# (``raise``, ``hang``, ``sleep``, ``cancel``, ``exit``, ``log``); every handler first appends the
+# event's name to the marks file, so a test knows when a fault is under way.
+FAULT_EXTENSION = """
+import asyncio
+import time
+
+FAULTS = {faults!r}
+MARKS = {marks!r}
+
+
+def extension(pi):
+    def make(event, fault):
+        async def handler(ev, ctx):
+            with open(MARKS, "a") as marks:
+                marks.write(event + "\\n")
+            if fault == "raise":
+                raise RuntimeError("boom in " + event)
+            if fault == "hang":
+                await asyncio.Event().wait()
+            if fault == "sleep":
+                time.sleep(60)
+            if fault == "cancel":
+                raise asyncio.CancelledError()
+            if fault == "exit":
+                raise SystemExit(7)
+            return None
+
+        return handler
+
+    for event, fault in FAULTS.items():
+        pi.on(event, make(event, fault))
+"""
+
+
+def fault_extension(directory: Path, faults: dict[str, str]) -> tuple[Path, Path]:
+    """The extension file and its marks file."""
+    marks = directory / "marks.log"
+    extension = directory / "fault_ext.py"
+    extension.write_text(FAULT_EXTENSION.format(faults=faults, marks=str(marks)))
+    return extension, marks
+
+
+def marks(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def wait_for_mark(path: Path, event: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if event in marks(path):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no {event} handler ran; marks: {marks(path)}")

@@ -7,6 +7,13 @@ error channel and goes on as if the handler had returned nothing, ``"raise"`` le
 (the gates ``tool_call`` and ``user_bash`` fail closed: the tool call or command is blocked).
 ``handler_timeout_ms`` (beyond Pi, off by default) cancels a slow handler, which then counts as
 having raised ``HandlerTimeout``.
+
+A handler is foreign code, so whatever it raises is its error, ``BaseException`` included: a
+``SystemExit`` or a ``CancelledError`` of its own making is reported (or, for the gates, blocks)
+like any other error. Only a cancellation of the task running the handlers (a real abort) and a
+``KeyboardInterrupt`` propagate. Shutdown must win over every handler: ``interrupt()`` cancels
+the handlers in flight (after a short grace) and bounds every later one (``session_shutdown``
+included).
 """
 
 from __future__ import annotations
@@ -23,8 +30,40 @@ from pi_harness.coding.extensions.registry import EventHandler
 OnError = Literal["report", "raise"]
 
 
+# Shutdown's bounds on extension handlers (see ``HandlerCaller.interrupt``).
+CUT_AFTER_S = 0.5
+LATE_HANDLER_S = 1.0
+ALL_HANDLERS_S = 3.0
+
+
 class HandlerTimeout(Exception):
     pass
+
+
+class HandlerInterrupted(Exception):
+    """The handler was still running when shutdown began, or ran past the shutdown deadline."""
+
+
+class HandlerEscape(Exception):
+    """A handler raised a ``BaseException`` that is not an abort (``SystemExit``, a stray
+    ``CancelledError``); it stands in for it so the error policy applies."""
+
+
+def as_handler_error(error: BaseException) -> Exception | None:
+    """The error to apply the policy to, or None when ``error`` must propagate (a real abort)."""
+    if isinstance(error, Exception):
+        return error
+    if isinstance(error, asyncio.CancelledError):
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            return None  # the run itself is being cancelled: not the handler's doing
+    elif isinstance(error, (KeyboardInterrupt, GeneratorExit)):
+        return None
+    detail = str(error)
+    escaped = HandlerEscape(f"{type(error).__name__}({detail})" if detail else type(error).__name__)
+    escaped.__cause__ = error
+    escaped.__traceback__ = error.__traceback__
+    return escaped
 
 
 class Combiner(Protocol):
@@ -53,6 +92,22 @@ class HandlerCaller:
     ) -> None:
         self._make_context = make_context
         self._timeout_ms = timeout_ms  # read at every call: the host may change it
+        self._scopes: set[asyncio.Timeout] = set()  # the handlers being awaited
+        self._cut: set[asyncio.Timeout] = set()
+        self._deadline: float | None = None  # loop time; set by ``interrupt``
+
+    def interrupt(self) -> None:
+        """Shutdown has begun: the handlers awaited now get ``CUT_AFTER_S`` more (a dialog that
+        shutdown has just answered can still finish), each later one ``LATE_HANDLER_S``, and all
+        of them end within ``ALL_HANDLERS_S``."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._deadline is None:
+            self._deadline = now + ALL_HANDLERS_S
+        for scope in list(self._scopes):
+            self._cut.add(scope)
+            when = scope.when()
+            scope.reschedule(now + CUT_AFTER_S if when is None else min(when, now + CUT_AFTER_S))
 
     async def __call__(self, handler: EventHandler, event: ExtensionEvent, *, with_ctx: bool) -> object:
         # Handlers may be written ``(event)`` or ``(event, ctx)``; ctx is None where none exists
@@ -66,12 +121,28 @@ class HandlerCaller:
         return normalize_result(result)
 
     async def _wait(self, awaitable: Awaitable[object], event_type: str) -> object:
+        # The handler is awaited in the caller's task (the run task: code that asks "am I the
+        # run?" must keep getting yes) under a timeout scope that ``interrupt`` can expire.
+        loop = asyncio.get_running_loop()
         timeout_ms = self._timeout_ms()
-        if not timeout_ms:
-            return await awaitable
+        when = loop.time() + timeout_ms / 1000 if timeout_ms else None
+        shutdown_limit = None
+        if self._deadline is not None:
+            shutdown_limit = min(self._deadline, loop.time() + LATE_HANDLER_S)
+            when = shutdown_limit if when is None else min(when, shutdown_limit)
+        scope = asyncio.timeout_at(when)
         try:
-            return await asyncio.wait_for(_as_coroutine(awaitable), timeout_ms / 1000)
+            async with scope:
+                self._scopes.add(scope)
+                try:
+                    return await awaitable
+                finally:
+                    self._scopes.discard(scope)
         except TimeoutError as exc:
+            if not scope.expired():
+                raise  # the handler's own TimeoutError
+            if scope in self._cut or (shutdown_limit is not None and when == shutdown_limit):
+                raise HandlerInterrupted(f"Extension handler for {event_type} cut short by shutdown") from exc
             raise HandlerTimeout(f"Extension handler for {event_type} timed out after {timeout_ms} ms") from exc
 
 
@@ -87,14 +158,18 @@ async def dispatch(
     """Run ``handlers`` (``(extension path, handler)`` pairs) into ``combiner``, which is returned."""
     for extension_path, handler in handlers:
         event = combiner.next_event()
-        if on_error == "raise":
+        try:
             result = await call(handler, event, with_ctx=with_ctx)
-        else:
-            try:
-                result = await call(handler, event, with_ctx=with_ctx)
-            except Exception as exc:
-                report(extension_path, event.type, exc)
-                continue
+        except BaseException as raised:
+            error = as_handler_error(raised)
+            if error is None:
+                raise
+            if on_error == "raise":
+                if error is raised:
+                    raise
+                raise error from raised
+            report(extension_path, event.type, error)
+            continue
         if combiner.take(result, extension_path):
             break
     return combiner
@@ -125,7 +200,3 @@ def _positional_arity(handler: EventHandler) -> int:
     except TypeError:
         pass
     return count
-
-
-async def _as_coroutine(awaitable: Awaitable[object]) -> object:
-    return await awaitable

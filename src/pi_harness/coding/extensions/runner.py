@@ -3,7 +3,8 @@
 Handlers run sequentially in extension load order, and within one extension in registration
 order. The error policy lives here, not in handlers: a raising handler is reported on the error
 channel (``on_error``) and processing continues, except for ``tool_call`` and ``user_bash``,
-where it blocks the call or command (fail closed). ``handler_timeout_ms`` (beyond Pi, off by
+where it blocks the call or command (fail closed); ``BaseException`` counts as an error too,
+except a real abort (see ``dispatch.py``). ``handler_timeout_ms`` (beyond Pi, off by
 default) cancels a slow handler and treats it as having raised.
 """
 
@@ -32,7 +33,7 @@ from pi_harness.coding.extensions.combine import (
     as_dict,
 )
 from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext, Generation
-from pi_harness.coding.extensions.dispatch import Combiner, HandlerCaller, OnError, dispatch
+from pi_harness.coding.extensions.dispatch import Combiner, HandlerCaller, OnError, as_handler_error, dispatch
 from pi_harness.coding.extensions.host import ExtensionHost
 from pi_harness.coding.extensions.loader import ExtensionLoadError, entry_files, import_factory
 from pi_harness.coding.extensions.registry import EventHandler, Extension
@@ -122,8 +123,11 @@ class ExtensionRunner:
             result = factory(api)
             if inspect.isawaitable(result):
                 await result
-        except Exception as exc:
-            raise ExtensionLoadError(path, f"Failed to load extension: {exc}") from exc
+        except BaseException as raised:
+            error = as_handler_error(raised)
+            if error is None:
+                raise
+            raise ExtensionLoadError(path, f"Failed to load extension: {error}") from raised
         self.extensions.append(extension)
         self.tools_changed()
         return extension
@@ -229,6 +233,10 @@ class ExtensionRunner:
     # Each ``emit_*`` declares how its event's handler results combine (``combine.py``) and what
     # a raising handler means; ``dispatch.py`` runs the handlers.
 
+    def interrupt(self) -> None:
+        """Shutdown has begun: no handler may keep the process alive (bounds in ``dispatch.py``)."""
+        self._caller.interrupt()
+
     def has_handlers(self, event: str) -> bool:
         return any(event in ext.handlers for ext in self.extensions)
 
@@ -294,7 +302,8 @@ class ExtensionRunner:
         return (await self._run(chain)).current
 
     async def emit_tool_call(self, payload: dict[str, object]) -> dict[str, object] | None:
-        """Gate: the first ``{block: true}`` short-circuits. A raising handler is NOT caught (it blocks)."""
+        """Gate: the first ``{block: true}`` short-circuits. A raising handler's error propagates
+        (``BaseException`` as ``HandlerEscape``): the caller blocks the tool (fail closed)."""
         gate = Gate("tool_call", payload, _blocking)
         return (await self._run(gate, on_error="raise")).answer
 
@@ -323,8 +332,11 @@ class ExtensionRunner:
             result = command.handler(args, self.create_command_context())
             if inspect.isawaitable(result):
                 await result
-        except Exception as exc:
-            self.report(f"command:{name}", "command", exc)
+        except BaseException as raised:
+            error = as_handler_error(raised)
+            if error is None:
+                raise
+            self.report(f"command:{name}", "command", error)
         return True
 
 
