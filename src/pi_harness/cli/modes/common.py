@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.initial_input import PromptInput
@@ -15,7 +19,10 @@ if TYPE_CHECKING:
     from pi_harness.coding.extensions.types import ExtensionErrorRecord
     from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
-SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
+SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
+# A loop that has not run for this long after shutdown began is blocked (a synchronous handler
+# sleeping, a busy loop): the process exits without finishing the graceful path.
+BLOCKED_LOOP_EXIT_S = 3.0
 
 
 def kill_child_processes() -> None:
@@ -54,30 +61,114 @@ def last_assistant(session: AgentSession) -> dict[str, object] | None:
     return None
 
 
+class ShutdownGuard:
+    """Makes SIGTERM/SIGHUP/SIGINT (and RPC's stdin EOF) end the process in bounded time.
+
+    The signal handlers are Python-level (``signal.signal``), not the event loop's: they run
+    between two bytecodes of the main thread even while a synchronous extension handler blocks
+    the loop, and hand the signal to the loop with ``call_soon_threadsafe``. A watchdog thread,
+    armed by the first signal or EOF, keeps asking the loop for a heartbeat; when none comes for
+    ``BLOCKED_LOOP_EXIT_S`` it kills the tools' processes and exits with the signal's code.
+    Session entries are written whole, so the file stays valid JSON lines; a forced exit during
+    a tool call can leave that call without a result entry.
+    """
+
+    def __init__(self, on_signal: Callable[[int], None]) -> None:
+        self._on_signal = on_signal
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._previous: dict[int, object] = {}
+        self._armed_code: int | None = None  # plain assignments: safe from a signal handler
+        self._last_tick = 0.0
+        self._stopped = False
+
+    def install(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        for signum in SIGNAL_EXIT_CODES:
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except (ValueError, OSError):  # not the main thread, or a platform without it
+                pass
+        threading.Thread(target=self._watch, name="pi-shutdown-watchdog", daemon=True).start()
+
+    def uninstall(self) -> None:
+        self._stopped = True
+        for signum, previous in self._previous.items():
+            if callable(previous) or isinstance(previous, int):
+                signal.signal(signum, previous)
+        self._previous.clear()
+
+    def arm(self, code: int) -> None:
+        """Shutdown has begun (any thread): from now on the loop must keep running."""
+        if self._armed_code is None:
+            self._last_tick = time.monotonic()
+            self._armed_code = code
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        code = SIGNAL_EXIT_CODES[signal.Signals(signum)]
+        self.arm(code)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._on_signal, code)
+            except RuntimeError:  # the loop closed meanwhile: nothing left to stop gracefully
+                pass
+
+    def _tick(self) -> None:
+        self._last_tick = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stopped:
+            time.sleep(0.1)
+            code = self._armed_code
+            loop = self._loop
+            if code is None or loop is None:
+                continue
+            try:
+                loop.call_soon_threadsafe(self._tick)
+            except RuntimeError:
+                return  # the loop is closed: the process is ending anyway
+            if time.monotonic() - self._last_tick > BLOCKED_LOOP_EXIT_S:
+                force_exit(code)
+
+
+def force_exit(code: int) -> None:
+    """The last resort when the event loop no longer runs: no flush, no ``session_shutdown``."""
+    try:
+        kill_child_processes()
+        os.write(2, b"pi: shutdown blocked (an extension handler does not return); exiting now\n")
+    finally:
+        os._exit(code)
+
+
+def interrupt_extensions(runtime: AgentSessionRuntime) -> None:
+    """Shutdown wins over extension handlers: cut short the running ones, bound the later ones."""
+    try:
+        runtime.session.extensions.interrupt()
+    except Exception as exc:  # must never stop the shutdown itself
+        print(f"Extension interrupt failed: {exc}", file=sys.stderr, flush=True)
+
+
 class SignalExit(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(f"terminated by signal (exit {code})")
         self.code = code
 
 
-async def run_with_signal_shutdown(work: Awaitable[int], shutdown: Callable[[], Awaitable[None]]) -> int:
-    """Run ``work``; SIGTERM/SIGHUP abort it, run ``shutdown`` and give 143/129."""
-    loop = asyncio.get_running_loop()
+async def run_with_signal_shutdown(
+    work: Awaitable[int], shutdown: Callable[[], Awaitable[None]], runtime: AgentSessionRuntime
+) -> int:
+    """Run ``work``; SIGTERM/SIGHUP/SIGINT abort it, run ``shutdown`` and give 143/129/130."""
     task = asyncio.ensure_future(work)
     received: list[int] = []
 
-    def on_signal(signum: int) -> None:
+    def on_signal(code: int) -> None:
         if not received:
-            received.append(SIGNAL_EXIT_CODES[signal.Signals(signum)])
+            received.append(code)
+            interrupt_extensions(runtime)
             task.cancel()
 
-    installed = []
-    for signum in SIGNAL_EXIT_CODES:
-        try:
-            loop.add_signal_handler(signum, on_signal, signum)
-            installed.append(signum)
-        except (RuntimeError, ValueError):  # also "not implemented" on platforms without signals
-            pass
+    guard = ShutdownGuard(on_signal)
+    guard.install()
     try:
         try:
             return await task
@@ -88,5 +179,4 @@ async def run_with_signal_shutdown(work: Awaitable[int], shutdown: Callable[[], 
         kill_child_processes()
         return received[0]
     finally:
-        for signum in installed:
-            loop.remove_signal_handler(signum)
+        guard.uninstall()

@@ -44,7 +44,7 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
 
     code = 1
     try:
-        code = await run_with_signal_shutdown(work(), runtime.shutdown)
+        code = await run_with_signal_shutdown(work(), runtime.shutdown, runtime)
         return code
     finally:
         await runtime.shutdown()

@@ -58,6 +58,6 @@ async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput
         return 0
 
     try:
-        return await run_with_signal_shutdown(work(), runtime.shutdown)
+        return await run_with_signal_shutdown(work(), runtime.shutdown, runtime)
     finally:
         await runtime.shutdown()

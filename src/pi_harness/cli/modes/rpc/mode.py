@@ -4,7 +4,8 @@ stdin is read by a thread (works for pipes, files and terminals alike) and split
 on LF only. Every command runs in its own task, so several can be in flight and responses are
 correlated by ``id``; prompt-family commands are accepted in arrival order. Output goes through
 the non-blocking ``RecordWriter``. Shutdown: stdin EOF → abort, ``session_shutdown``, exit 0;
-SIGTERM/SIGHUP → the same with 143/129; an extension's ``ctx.shutdown()`` → after the next
+SIGTERM/SIGHUP/SIGINT → the same with 143/129/130 (``ShutdownGuard``: extension handlers are
+cut short, a blocked loop ends the process); an extension's ``ctx.shutdown()`` → after the next
 command has been answered.
 """
 
@@ -13,14 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING
 
 import orjson
 
-from pi_harness.cli.modes.common import SIGNAL_EXIT_CODES, kill_child_processes
+from pi_harness.cli.modes.common import ShutdownGuard, interrupt_extensions, kill_child_processes
 from pi_harness.cli.modes.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
 from pi_harness.cli.modes.rpc.framing import LineSplitter
 from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 
 
-async def stdin_chunks(fd: int = 0) -> AsyncIterator[bytes]:
-    """Raw chunks of ``fd`` read by a daemon thread; ends at EOF."""
+async def stdin_chunks(fd: int = 0, on_eof: Callable[[], None] | None = None) -> AsyncIterator[bytes]:
+    """Raw chunks of ``fd`` read by a daemon thread; ends at EOF (``on_eof`` is called from that
+    thread at once, even while the event loop is blocked)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
 
@@ -42,6 +43,8 @@ async def stdin_chunks(fd: int = 0) -> AsyncIterator[bytes]:
                 chunk = os.read(fd, 65536)
             except OSError:
                 chunk = b""
+            if not chunk and on_eof is not None:
+                on_eof()
             loop.call_soon_threadsafe(queue.put_nowait, chunk or None)
             if not chunk:
                 return
@@ -64,6 +67,13 @@ class RpcServer:
         self._unsubscribe: Callable[[], None] | None = None
         self._shutdown_requested = False
         self._exit = asyncio.Event()
+        self._exit_code: list[int] = []
+        self.guard = ShutdownGuard(self._on_signal)
+
+    def _on_signal(self, code: int) -> None:
+        if not self._exit_code:
+            self._exit_code.append(code)
+            self._exit.set()
 
     # -- output --------------------------------------------------------------------------------
 
@@ -146,19 +156,7 @@ class RpcServer:
         replaced = getattr(self.runtime, "on_session_replaced", None)
         if callable(replaced):
             replaced(lambda *_: asyncio.ensure_future(self.attach()))
-        loop = asyncio.get_running_loop()
-        exit_code: list[int] = []
-
-        def on_signal(signum: int) -> None:
-            if not exit_code:
-                exit_code.append(SIGNAL_EXIT_CODES[signal.Signals(signum)])
-                self._exit.set()
-
-        installed = []
-        for signum in SIGNAL_EXIT_CODES:
-            with contextlib.suppress(RuntimeError, ValueError):  # also "not implemented" on platforms without signals
-                loop.add_signal_handler(signum, on_signal, signum)
-                installed.append(signum)
+        self.guard.install()
 
         async def read_all() -> None:
             splitter = LineSplitter()
@@ -171,17 +169,20 @@ class RpcServer:
         reader = asyncio.ensure_future(read_all())
         exit_waiter = asyncio.ensure_future(self._exit.wait())
         try:
-            await asyncio.wait({reader, exit_waiter}, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                await asyncio.wait({reader, exit_waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                exit_waiter.cancel()
+                reader.cancel()
+            self.guard.arm(self._exit_code[0] if self._exit_code else 0)
+            await self.shutdown()
         finally:
-            for signum in installed:
-                loop.remove_signal_handler(signum)
-            exit_waiter.cancel()
-            reader.cancel()
-        await self.shutdown()
-        return exit_code[0] if exit_code else 0
+            self.guard.uninstall()
+        return self._exit_code[0] if self._exit_code else 0
 
     async def shutdown(self) -> None:
         """Abort what runs, emit ``session_shutdown`` and flush every record."""
+        interrupt_extensions(self.runtime)
         self.ui.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.runtime.session.abort(), 10)
@@ -195,4 +196,4 @@ class RpcServer:
 
 async def run_rpc_mode(runtime: AgentSessionRuntime, writer: RecordWriter, stdin_fd: int = 0) -> int:
     server = RpcServer(runtime, writer)
-    return await server.serve(stdin_chunks(stdin_fd))
+    return await server.serve(stdin_chunks(stdin_fd, on_eof=lambda: server.guard.arm(0)))
