@@ -124,8 +124,9 @@ class Procs:
 
 
 # One extension for the whole fault matrix: ``faults`` maps an event to what its handler does
-# (``raise``, ``hang``, ``sleep``, ``cancel``, ``exit``, ``log``); every handler first appends the
-# event's name to the marks file, so a test knows when a fault is under way.
+# (``raise``, ``hang``, ``stubborn`` = hang and swallow the cancellation, ``sleep``, ``cancel``,
+# ``exit``, ``log``); every handler first appends the event's name to the marks file, so a test
+# knows when a fault is under way.
 FAULT_EXTENSION = """
 import asyncio
 import time
@@ -143,6 +144,11 @@ def extension(pi):
                 raise RuntimeError("boom in " + event)
             if fault == "hang":
                 await asyncio.Event().wait()
+            if fault == "stubborn":
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    await asyncio.Event().wait()
             if fault == "sleep":
                 time.sleep(60)
             if fault == "cancel":

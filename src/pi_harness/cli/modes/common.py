@@ -23,6 +23,9 @@ SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130
 # A loop that has not run for this long after shutdown began is blocked (a synchronous handler
 # sleeping, a busy loop): the process exits without finishing the graceful path.
 BLOCKED_LOOP_EXIT_S = 3.0
+# However busy the loop, shutdown takes no longer than this up to the final flush of the output
+# (a handler that swallows its cancellation and waits on is not cut short otherwise).
+SHUTDOWN_EXIT_S = 6.0
 
 
 def kill_child_processes() -> None:
@@ -68,7 +71,8 @@ class ShutdownGuard:
     between two bytecodes of the main thread even while a synchronous extension handler blocks
     the loop, and hand the signal to the loop with ``call_soon_threadsafe``. A watchdog thread,
     armed by the first signal or EOF, keeps asking the loop for a heartbeat; when none comes for
-    ``BLOCKED_LOOP_EXIT_S`` it kills the tools' processes and exits with the signal's code.
+    ``BLOCKED_LOOP_EXIT_S`` it kills the tools' processes and exits with the signal's code; so it
+    does when shutdown has not reached the final flush (``flushing``) within ``SHUTDOWN_EXIT_S``.
     Session entries are written whole, so the file stays valid JSON lines; a forced exit during
     a tool call can leave that call without a result entry.
     """
@@ -79,6 +83,8 @@ class ShutdownGuard:
         self._previous: dict[int, object] = {}
         self._armed_code: int | None = None  # plain assignments: safe from a signal handler
         self._last_tick = 0.0
+        self._armed_at = 0.0
+        self._flushing = False
         self._stopped = False
 
     def install(self) -> None:
@@ -100,8 +106,12 @@ class ShutdownGuard:
     def arm(self, code: int) -> None:
         """Shutdown has begun (any thread): from now on the loop must keep running."""
         if self._armed_code is None:
-            self._last_tick = time.monotonic()
+            self._armed_at = self._last_tick = time.monotonic()
             self._armed_code = code
+
+    def flushing(self) -> None:
+        """Only the output is left to write: its wait is bounded by the mode, not here."""
+        self._flushing = True
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         code = SIGNAL_EXIT_CODES[signal.Signals(signum)]
@@ -127,7 +137,10 @@ class ShutdownGuard:
                 loop.call_soon_threadsafe(self._tick)
             except RuntimeError:
                 return  # the loop is closed: the process is ending anyway
-            if time.monotonic() - self._last_tick > BLOCKED_LOOP_EXIT_S:
+            now = time.monotonic()
+            if now - self._last_tick > BLOCKED_LOOP_EXIT_S:
+                force_exit(code)
+            if not self._flushing and now - self._armed_at > SHUTDOWN_EXIT_S:
                 force_exit(code)
 
 

@@ -191,6 +191,7 @@ class RpcServer:
         for task in list(self._tasks):
             task.cancel()
         kill_child_processes()
+        self.guard.flushing()
         await self.writer.flush()
 
 
