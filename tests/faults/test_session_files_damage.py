@@ -83,6 +83,7 @@ CASES: dict[str, tuple[Callable[[Path], bytes], list[str]]] = {
     "dangling_parent": (lambda c: _join(_base(c, d1_parentId="gone0001")), ["r2"]),
     "cycle": (lambda c: _join(_base(c, a1_parentId="d1")), BASE),
     "small_cycle": (_small_cycle, BASE),
+    "repeated_line": (lambda c: _join([*_base(c), _base(c)[4]]), BASE),
     "self_parent": (lambda c: _join(_base(c, a1_parentId="a1")), BASE),
     "duplicate_id": (_duplicate, [*BASE, "q3"]),
     "mistyped_block": (_mistyped, ["q1", "r1", "5", "r2"]),
@@ -213,8 +214,8 @@ _MEASURE = textwrap.dedent(
     manager = SessionManager.open(sys.argv[1])
     count = len(manager.build_session_context().messages)
     manager.append_message({"role": "user", "content": "new", "timestamp": 1})
-    again = SessionManager.open(sys.argv[1])
     del manager
+    again = SessionManager.open(sys.argv[1])
     last = again.build_session_context().messages[-1]["content"]
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     print(count, len(again.build_session_context().messages), last, grown // 1024)
@@ -223,6 +224,8 @@ _MEASURE = textwrap.dedent(
 
 
 def _measure(path: Path) -> tuple[int, int, str, int]:
+    """Open the file in a fresh Python, append a prompt, open it again: the message counts, the
+    last message and how much the peak RSS grew (MB) over the process after its imports."""
     out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], capture_output=True, text=True, check=True)
     count, after, last, grown_mb = out.stdout.split()
     return int(count), int(after), last, int(grown_mb)
@@ -232,26 +235,32 @@ LINE_MB = 100
 
 
 @pytest.mark.timeout(60)
-def test_a_100_mb_line_opens_in_bounded_memory(tmp_path: Path) -> None:
-    """A torn 100 MB line (a huge tool output cut short) between readable entries: the peak memory
-    of two full loads grows by less than 3x the line (one raw line is held at a time)."""
+@pytest.mark.parametrize("readable", [False, True], ids=["torn", "readable"])
+def test_a_100_mb_line_opens_in_bounded_memory(readable: bool, tmp_path: Path) -> None:
+    """A 100 MB line between readable entries, torn (a huge tool output cut short) or whole.
+
+    Bound on the peak RSS growth of two full loads and an append: 2.5x the line when torn (the raw
+    line plus the parser's scratch copy; measured about 1.8x), 3.5x when readable (plus the string
+    that is kept; measured about 2.8x). Only one raw line is held at a time."""
     path = tmp_path / "big.jsonl"
     records = _base(tmp_path)
     with path.open("wb") as out:
         out.writelines(line(r) for r in records[:3])
-        out.write(b'{"type":"message","id":"big1","parentId":"b1","message":{"content":"')
+        out.write(b'{"type":"custom","id":"big1","parentId":"b1","timestamp":"2026-01-01T00:00:03.000Z",')
+        out.write(b'"customType":"blob","data":"')
         chunk = b"x" * (1024 * 1024)
         for _ in range(LINE_MB):
             out.write(chunk)
-        out.write(b"\n")
+        out.write(b'"}\n' if readable else b"\n")
         out.writelines(line(r) for r in records[3:])
     count, after, last, grown_mb = _measure(path)
     assert (count, after, last) == (4, 5, "new")
-    assert grown_mb < 3 * LINE_MB
+    assert grown_mb < (3.5 if readable else 2.5) * LINE_MB, f"peak RSS grew by {grown_mb} MB"
 
 
 @pytest.mark.timeout(60)
 def test_50k_entries_open_and_take_a_prompt(tmp_path: Path) -> None:
+    """50,000 linked messages (a ~15 MB file): peak RSS growth under 256 MB (measured about 70)."""
     path = tmp_path / "long.jsonl"
     with path.open("wb") as out:
         out.write(line(header(tmp_path)))
@@ -262,4 +271,4 @@ def test_50k_entries_open_and_take_a_prompt(tmp_path: Path) -> None:
             parent = entry_id
     count, after, last, grown_mb = _measure(path)
     assert (count, after, last) == (50_000, 50_001, "new")
-    assert grown_mb < 1024
+    assert grown_mb < 256, f"peak RSS grew by {grown_mb} MB"

@@ -102,7 +102,7 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
             except decode_error:
                 record = _loads_replacing(line)
                 if record is None:
-                    if blank and line.strip():
+                    if blank and line and not line.isspace():
                         blank = False
                     continue
             blank = False
@@ -130,6 +130,8 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
 def _loads_replacing(line: bytes) -> object:
     """A line that is JSON apart from invalid UTF-8, decoded with U+FFFD for the bad bytes (as a
     JavaScript reader does) instead of being lost with every entry that descends from it."""
+    if line.isascii():
+        return None  # cannot be a UTF-8 problem; checked without copying a possibly huge line
     try:
         line.decode("utf-8")
     except UnicodeDecodeError:
