@@ -8,8 +8,10 @@ import stat
 from pathlib import Path
 from typing import cast
 
+import pytest
+
 from pi_harness.coding.session_store.entries import SessionEntry
-from pi_harness.coding.session_store.jsonl import make_private_dirs, read_header
+from pi_harness.coding.session_store.jsonl import encode_record, make_private_dirs, read_header
 from pi_harness.coding.session_store.repair import repair_entries
 
 
@@ -90,3 +92,20 @@ def test_make_private_dirs_sets_0700_on_created_directories_only(tmp_path: Path)
     assert stat.S_IMODE(existing.stat().st_mode) == 0o755
     assert stat.S_IMODE((existing / "a").stat().st_mode) == 0o700
     assert stat.S_IMODE((existing / "a" / "b").stat().st_mode) == 0o700
+
+
+def test_the_same_damage_is_reported_once_per_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_harness.coding.session_store import SessionManager, repair
+
+    notices: list[str] = []
+    monkeypatch.setattr(repair, "reporter", notices.append)
+    path = tmp_path / "s.jsonl"
+    records = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(tmp_path)},
+        {"type": "message", "id": "a", "parentId": "a", "timestamp": "t", "message": {"role": "user", "content": 7}},
+    ]
+    path.write_bytes(b"".join(encode_record(r) for r in records))
+    SessionManager.open(path)
+    SessionManager.open(path)
+    assert len(notices) == 1
+    assert str(path) in notices[0] and "themselves as parent" in notices[0] and "mistyped" in notices[0]
