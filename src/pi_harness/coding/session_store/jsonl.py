@@ -1,8 +1,9 @@
 """Reading and writing session JSONL.
 
 Records are compact JSON (``orjson``: no spaces, non-ASCII kept) framed by a single ``\\n``.
-Reading is tolerant: blank and unparsable lines are skipped, and a file whose first parsed record
-is not a session header counts as invalid. Files are read line by line in binary mode, which
+Reading is tolerant: blank and unparsable lines are skipped, invalid UTF-8 is decoded with
+replacement characters, and a file whose first parsed record is not a session header counts as
+invalid. Files are read line by line in binary mode, which
 splits on ``\\n`` only (never ``str.splitlines()``, which would also split on U+2028 and friends)
 and keeps just one raw line in memory at a time.
 """
@@ -23,8 +24,27 @@ from pi_harness.ai.jsonutil import dumps
 from pi_harness.coding.session_store.entries import SessionHeader
 
 _BOM = b"\xef\xbb\xbf"
-_HEADER_PROBE_BYTES = 512
 _HEADER_PROBE_LIMIT = 64 * 1024
+# Sessions hold prompts, tool output and whatever secrets those contain: files and directories
+# the store creates are for their owner only (existing ones keep the mode they have).
+SESSION_FILE_MODE = 0o600
+SESSION_DIR_MODE = 0o700
+
+
+def make_private_dirs(directory: Path) -> None:
+    """``mkdir -p`` where every directory created (not the existing ones) is ``0700``."""
+    missing: list[Path] = []
+    current = directory
+    while not current.exists() and current.parent != current:
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=SESSION_DIR_MODE)
+        except FileExistsError:
+            continue
+        # mkdir applies the umask; an unusual one could take the owner's own bits, so set it exactly.
+        os.chmod(path, SESSION_DIR_MODE)
 
 
 def encode_record(record: object) -> bytes:
@@ -80,9 +100,11 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
             try:
                 record = loads(line)
             except decode_error:
-                if blank and line.strip():
-                    blank = False
-                continue
+                record = _loads_replacing(line)
+                if record is None:
+                    if blank and line and not line.isspace():
+                        blank = False
+                    continue
             blank = False
             if not isinstance(record, dict):
                 continue
@@ -105,26 +127,50 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
     )
 
 
+def _loads_replacing(line: bytes) -> object:
+    """A line that is JSON apart from invalid UTF-8, decoded with U+FFFD for the bad bytes (as a
+    JavaScript reader does) instead of being lost with every entry that descends from it."""
+    if line.isascii():
+        return None  # cannot be a UTF-8 problem; checked without copying a possibly huge line
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return orjson.loads(line.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            return None
+    return None
+
+
 def read_header(path: str | os.PathLike[str]) -> SessionHeader | None:
-    """Cheap validity check for listings: parse only the first line."""
+    """The header as ``read_session_file`` finds it (the first parsable record, unparsable lines
+    before it skipped), reading only up to it. A line longer than a header can be is skipped
+    unread beyond its first bytes, so a huge torn line costs no memory."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read(_HEADER_PROBE_BYTES)
-            while b"\n" not in data and len(data) < _HEADER_PROBE_LIMIT:
-                more = handle.read(_HEADER_PROBE_BYTES * 8)
-                if not more:
-                    break
-                data += more
+            first = True
+            while True:
+                line = handle.readline(_HEADER_PROBE_LIMIT)
+                if not line:
+                    return None
+                if not line.endswith(b"\n") and len(line) >= _HEADER_PROBE_LIMIT:
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(_HEADER_PROBE_LIMIT)
+                    first = False
+                    continue
+                if first and line.startswith(_BOM):
+                    line = line[len(_BOM) :]
+                first = False
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    record = _loads_replacing(line)
+                    if record is None:
+                        continue
+                if isinstance(record, dict):
+                    return cast(SessionHeader, record) if is_header(record) else None
     except OSError:
         return None
-    first = data.split(b"\n", 1)[0]
-    if first.startswith(_BOM):
-        first = first[len(_BOM) :]
-    try:
-        record = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return None
-    return cast(SessionHeader, record) if is_header(record) else None
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:
@@ -157,7 +203,7 @@ def atomic_write(path: str | os.PathLike[str], records: Iterable[object], *, syn
         try:
             os.chmod(temp_name, stat.S_IMODE(os.stat(target).st_mode))
         except FileNotFoundError:
-            os.chmod(temp_name, 0o644)
+            os.chmod(temp_name, SESSION_FILE_MODE)
         os.replace(temp_name, target)
     except BaseException:
         try:

@@ -1,7 +1,7 @@
 """Finding sessions on disk: listings for ``/resume`` and ``--session <id>``.
 
 Listings parse every file (tolerantly) to report names, counts and the first message; lookups by
-id only read each file's first line.
+id only read each file up to its header.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pi_harness.coding.session_store.jsonl import make_private_dirs
+
 
 class SessionLockedError(RuntimeError):
     """Another process is writing this session file."""
@@ -47,7 +49,7 @@ class SessionFileLock:
 
         if self._lock.is_locked:
             return
-        self.session_file.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.session_file.parent)
         try:
             self._lock.acquire(timeout=0)
         except Timeout:

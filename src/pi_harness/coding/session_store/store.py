@@ -35,6 +35,7 @@ from pi_harness.coding.session_store.jsonl import read_header, read_session_file
 from pi_harness.coding.session_store.listing import SessionFinders, normalize_session_name, session_file_names
 from pi_harness.coding.session_store.migrate import migrate_records
 from pi_harness.coding.session_store.paths import default_session_dir, session_file_name
+from pi_harness.coding.session_store.repair import report_repairs
 from pi_harness.coding.session_store.system_messages import SystemState
 from pi_harness.coding.session_store.tree import (
     LabelInfo,
@@ -194,7 +195,7 @@ class SessionManager(SessionFinders):
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd, agent_dir)
         manager = cls(target_cwd, directory, fsync=fsync, lock=lock)
         manager.new_session(session_id=session_id, parent_session=str(source))
-        manager._load_entries(records.entries)
+        manager._load_entries(report_repairs(source, records.entries))
         manager._flush()
         return manager
 
@@ -266,7 +267,7 @@ class SessionManager(SessionFinders):
         self._release_writer()
         self._header = header
         self._cwd = header.get("cwd") or os.getcwd()
-        self._load_entries(records.entries)
+        self._load_entries(report_repairs(file, records.entries))
         self._session_file = file
         self._writer = writer
         self._on_disk = True

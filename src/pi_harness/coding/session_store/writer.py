@@ -6,6 +6,8 @@
 * Every later entry is one append of one line (``O_APPEND``, a single ``write``).
 * A file that did not end with ``\\n`` (a torn last line) gets one before the next record.
 * Whole-file rewrites (migration) go through a temp file and a rename.
+* Files and directories created here are ``0600`` / ``0700`` (beyond Pi, which leaves them to the
+  umask): sessions hold secrets. Existing files keep their mode.
 
 Beyond Pi, both off by default: ``fsync`` makes every append durable before it is acknowledged
 (and the directory after the file was created); ``lock`` holds a cross-process lock while this
@@ -19,7 +21,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from pi_harness.coding.session_store.jsonl import atomic_write, encode_record, fsync_directory
+from pi_harness.coding.session_store.jsonl import (
+    SESSION_FILE_MODE,
+    atomic_write,
+    encode_record,
+    fsync_directory,
+    make_private_dirs,
+)
 from pi_harness.coding.session_store.lock import SessionFileLock
 
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
@@ -61,10 +69,10 @@ class SessionWriter:
     def create(self, records: Iterable[object]) -> None:
         """Write a new file holding ``records``; fails if the path already holds data."""
         self.claim()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.path.parent)
         data = b"".join(encode_record(r) for r in records)
         try:
-            fd = os.open(self.path, _CREATE_FLAGS, 0o644)
+            fd = os.open(self.path, _CREATE_FLAGS, SESSION_FILE_MODE)
         except FileExistsError:
             # An existing but blank file (e.g. opened explicitly while empty) may be reused.
             if self.path.is_file() and not self.path.read_bytes().strip():
