@@ -27,6 +27,7 @@ from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ToolDefinition
 from pi_harness.coding.model_resolver import default_model
 from pi_harness.coding.model_runtime import ModelRuntime
+from pi_harness.coding.resources.source_info import SourceMetadata
 from pi_harness.coding.session_runtime.services import (
     SessionConfig,
     SessionServices,
@@ -59,6 +60,8 @@ async def load_extensions(services: SessionServices, config: SessionConfig) -> t
             diagnostics.append(str(error))
     cwd = Path(services.cwd)
     explicit = [str((cwd / p).resolve()) if not p.startswith("builtin:") else p for p in config.extension_paths]
+    cli = SourceMetadata("cli", "temporary")  # -e paths (and the SDK's extension_paths), as Pi names them
+    runner.path_sources.update((p, cli) for p in explicit if not p.startswith("builtin:"))
     failures = await runner.load_paths([*explicit, *services.resource_loader.get_extension_paths()])
     diagnostics += [failure.error for failure in failures]
     return runner, diagnostics
