@@ -6,8 +6,9 @@ factories and the loader's extension paths, so contexts of the previous session 
 
 Model on start: explicit > the session's recorded model (when it exists and has credentials;
 else ``Could not restore model <provider>/<id>``) > ``defaultProvider``/``defaultModel`` > the
-preferred available model. A new session records its model and thinking level; an existing one
-records the level when its branch has none.
+preferred available model. A new session (no messages yet) records its model and thinking level;
+an existing one only records the level when its branch has none, so a ``--model`` given for one
+run does not rewrite what the session restores next time (as in Pi).
 """
 
 from __future__ import annotations
@@ -140,14 +141,19 @@ async def build_session(
         runtime=runtime,
         restored_model=restored,
     )
-    recorded_model = context.model
-    if chosen is not None and (
-        recorded_model is None
-        or (recorded_model["provider"], recorded_model["modelId"]) != (chosen["provider"], chosen["id"])
-    ):
-        session.record_entry(manager.append_model_change(chosen["provider"], chosen["id"]))
-    if recorded_level != level:
-        session.record_entry(manager.append_thinking_level_change(level))
+    if not has_messages:
+        # A new session records its choice (once: /reload rebuilds a session that may have no
+        # messages yet either).
+        recorded_model = context.model
+        if chosen is not None and (
+            recorded_model is None
+            or (recorded_model["provider"], recorded_model["modelId"]) != (chosen["provider"], chosen["id"])
+        ):
+            manager.append_model_change(chosen["provider"], chosen["id"])
+        if recorded_level != level:
+            manager.append_thinking_level_change(level)
+    elif recorded_level is None:
+        manager.append_thinking_level_change(level)
     return BuiltSession(session, fallback_message, diagnostics)
 
 

@@ -125,7 +125,7 @@ async def _edit_label(mode: ModeContext, selector: TreeSelector, entry_id: str) 
     if label is None:
         return
     session = mode.session
-    session.record_entry(session.session_manager.append_label(entry_id, label.strip() or None))
+    session.session_manager.append_label(entry_id, label.strip() or None)
     if node is not None:
         node.label = label.strip() or None
         node.label_timestamp = None
