@@ -109,6 +109,9 @@ async def build_session(
             chosen, restored = found, True
         else:
             fallback_message = f"Could not restore model {ref['provider']}/{ref['modelId']}"
+    if chosen is None and not has_messages and config.new_session_model is not None:
+        chosen, scoped_level = config.new_session_model
+        thinking_level = thinking_level or scoped_level
     if chosen is None:
         chosen = fallback_model(services)
     level = resolve_thinking_level(chosen, services.settings, explicit=thinking_level, recorded=recorded_level)

@@ -91,7 +91,15 @@ async def fork(mode: ModeContext, args: str) -> None:
 
 
 async def clone(mode: ModeContext, args: str) -> None:
-    if not _cancelled(mode, await mode.runtime.clone(), "the clone"):
+    if mode.session.session_manager.get_leaf_id() is None:
+        mode.shell.notice("info", "Nothing to clone yet")
+        return
+    try:
+        result = await mode.runtime.clone()
+    except ValueError as error:  # e.g. nothing saved yet
+        mode.shell.notice("error", str(error))
+        return
+    if not _cancelled(mode, result, "the clone"):
         mode.shell.notice("success", "Cloned the conversation into a new session")
 
 
