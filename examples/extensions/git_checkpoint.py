@@ -107,7 +107,7 @@ def extension(pi: ExtensionAPI) -> None:
     pi.on("agent_end", end_of_run)
 
     async def offer_restore(event: ExtensionEvent, ctx: ExtensionContext) -> None:
-        if event.get("reason") == "clone":  # a clone keeps the current state by definition
+        if event.get("position") == "at":  # a clone keeps the current state by definition
             return
         target = checkpoints.by_entry.get(str(event.get("entryId")))
         if target is None or not ctx.has_ui:

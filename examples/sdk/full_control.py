@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pi_harness import create_agent_session
@@ -24,6 +24,7 @@ from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.context_files import ContextFile
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.skills import Skill
+from pi_harness.coding.resources.source_info import SourceInfo
 from pi_harness.coding.resources.templates import PromptTemplate
 from pi_harness.coding.session_store import SessionManager
 
@@ -60,9 +61,17 @@ class FixedResources:
         return []
 
     def extend_resources(
-        self, skill_paths: Sequence[str] = (), prompt_paths: Sequence[str] = (), theme_paths: Sequence[str] = ()
+        self,
+        skill_paths: Sequence[str] = (),
+        prompt_paths: Sequence[str] = (),
+        theme_paths: Sequence[str] = (),
+        *,
+        origins: Mapping[str, str] | None = None,
     ) -> None:
         return None
+
+    def source_info(self, path: str) -> SourceInfo:
+        return {"path": path, "source": "sdk", "scope": "temporary", "origin": "top-level"}
 
 
 async def main(model: str | None = None, api_key: str | None = None, provider: str | None = None) -> str | None:

@@ -616,6 +616,29 @@ add(
 )
 add(
     per_wire(
+        "rpc_clone_cli_thinking",
+        "pi --mode rpc --thinking high: clone before anything is saved (refused), then after a "
+        "set_thinking_level; the clone and a new session start with the command line's level again",
+        (OC,),
+        model={"reasoning": True},
+        runs=(
+            rpc(
+                *ask("early", "clone"),
+                prompt("p1", "Hello"),
+                settled(),
+                *ask("low", "set_thinking_level", level="low"),
+                *ask("clone", "clone"),
+                *ask("cloned", "get_state"),
+                *ask("new", "new_session"),
+                *ask("fresh", "get_state"),
+                args=("--thinking", "high"),
+            ),
+        ),
+        responses=(text("Hello back."),),
+    )
+)
+add(
+    per_wire(
         "rpc_entries_cursor",
         "get_entries with a since cursor and with an unknown cursor, then get_tree",
         (OC,),

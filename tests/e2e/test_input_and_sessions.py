@@ -130,7 +130,9 @@ def test_session_dir_session_id_and_name(pi_env: PiEnv, tmp_path: Path) -> None:
     assert len(files) == 1 and pi_env.sessions() == []
     lines = session_lines(files[0])
     assert lines[0]["id"] == session_id
-    assert any(e.get("type") == "session_info" and e.get("name") == "Named run" for e in lines)
+    # As in Pi, --name is the first entry of a new session, before its model and thinking level.
+    assert [e["type"] for e in lines[1:4]] == ["session_info", "model_change", "thinking_level_change"]
+    assert lines[1]["name"] == "Named run" and lines[1]["parentId"] is None
 
     again = pi_env.run("--session-dir", str(directory), "--session-id", session_id, "-p", "again")
     assert again.returncode == 0, again.stderr

@@ -221,6 +221,13 @@ def test_session_stats_and_commands(pi_env: PiEnv, start_rpc: StartRpc) -> None:
     commands = client.request("get_commands")["data"]["commands"]
     hello = next(c for c in commands if c["name"] == "hello")
     assert hello["source"] == "extension" and hello["description"] == "Say hello"
+    # Pi's sourceInfo: an -e extension is a "cli" one, for this run only.
+    assert hello["sourceInfo"] == {
+        "path": str(extension.resolve()),
+        "source": "cli",
+        "scope": "temporary",
+        "origin": "top-level",
+    }
 
     # An extension command runs at once; its notify arrives as a UI request.
     start = client.mark()

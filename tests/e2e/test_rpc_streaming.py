@@ -104,8 +104,9 @@ def test_steer_follow_up_and_clear_queue(pi_env: PiEnv, start_rpc: StartRpc) -> 
 
     steer = client.request("steer", message="steer me")
     follow = client.request("follow_up", message="follow me")
-    assert steer["success"] is True and "data" not in steer
-    assert follow["success"] is True and "data" not in follow
+    # Pi's shape: RpcClient.steer()/followUp() return data.disposition.
+    assert steer["success"] is True and steer["data"] == {"disposition": "queued"}
+    assert follow["success"] is True and follow["data"] == {"disposition": "queued"}
     client.wait_event("queue_update", start=start, steering=["steer me"], followUp=["follow me"])
 
     cleared = client.request("clear_queue")

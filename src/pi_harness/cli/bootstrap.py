@@ -307,12 +307,19 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     from pi_harness.coding.model_runtime import ModelRuntime
     from pi_harness.coding.resources.loader import ResourceOptions
     from pi_harness.coding.sdk import create_agent_session
+    from pi_harness.coding.session_store.listing import normalize_session_name
     from pi_harness.coding.tools import available_tool_names, resolve_tool_selection
     from pi_harness.extensions_builtin import builtin_extensions
 
     parsed = boot.parsed
     settings = SettingsManager.create(boot.cwd, boot.agent_dir, project_trusted=trusted)
     manager = open_session_manager(boot, settings)
+    if parsed.name is not None:
+        # Written before the session is built, so it is the first entry of a new session and
+        # extensions see the name at session_start (as in Pi).
+        if not normalize_session_name(parsed.name):
+            raise StartupError("Error: --name requires a non-empty value")
+        manager.append_session_info(parsed.name)
     timing.mark("session manager")
     model_runtime = ModelRuntime.create(boot.agent_dir)
     # Before the model is resolved: ``--model llama.cpp/<id>`` and the default-model choice (which
@@ -338,8 +345,9 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         if scoped_patterns
         else []
     )
-    if model is None and parsed.models and scoped:
-        model, thinking = scoped[0][0], thinking or scoped[0][1]
+    # Without --model, a new session starts with the first --models entry; one with messages
+    # restores its own model (as in Pi).
+    new_session_model = scoped[0] if model is None and parsed.models and scoped else None
     options = ResourceOptions(
         extension_paths=[],
         skill_paths=list(parsed.skills),
@@ -375,6 +383,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         project_trusted=trusted,
         mode=boot.mode,
         scoped_models=scoped,
+        new_session_model=new_session_model,
         session_dir=boot.session_dir,
         resource_options=options,
     )
@@ -405,8 +414,6 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         for warning in selection.warnings:
             on_warning(warning)
         session.set_active_tools(list(selection.names))
-    if parsed.name:
-        session.set_session_name(parsed.name)
     return Started(result.runtime, diagnostics, result.model_fallback_message, reparsed)
 
 

@@ -9,6 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# Session events for in-process listeners only: Pi's JSON and RPC streams have no such event.
+IN_PROCESS_EVENTS = frozenset({"model_changed"})
+
+
+def wire_event(event: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The record to write for a session event, or ``None`` when it stays in-process."""
+    if event.get("type") in IN_PROCESS_EVENTS:
+        return None
+    return event_record(event)
+
 
 def event_record(event: Mapping[str, object]) -> Mapping[str, object]:
     if event.get("type") != "message_update":

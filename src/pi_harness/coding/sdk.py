@@ -131,6 +131,7 @@ async def create_agent_session(
     project_trusted: bool = True,
     mode: str = "sdk",
     scoped_models: Sequence[Model | str | tuple[Model, str | None]] | None = None,
+    new_session_model: tuple[Model, str | None] | None = None,
     system_prompt: str | None = None,
     append_system_prompt: str | Sequence[str] | None = None,
     session_dir: str | os.PathLike[str] | None = None,
@@ -144,6 +145,9 @@ async def create_agent_session(
     include ``AgentTool`` objects; ``custom_tools`` adds tools (also extension-style
     ``ToolDefinition``s). ``api_keys`` are runtime keys by provider (``--api-key``).
     ``extension_factories`` are ``extension(pi)`` callables (or ``(path, callable)`` pairs).
+    ``model`` and ``thinking_level`` apply to every session the runtime makes (new, resumed,
+    forked, cloned), as Pi's command-line options do; ``new_session_model`` (a model and its
+    thinking level) only to sessions without messages, when ``model`` is not given.
     """
     cwd_text = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
     directory = resolve_agent_dir(agent_dir)
@@ -182,6 +186,7 @@ async def create_agent_session(
         system_prompt=system_prompt,
         append_system_prompt=appended,
         scoped_models=_scoped(runtime_models, scoped_models or []),
+        new_session_model=new_session_model,
         mode=mode,
         session_dir=os.fspath(session_dir) if session_dir is not None else None,
     )

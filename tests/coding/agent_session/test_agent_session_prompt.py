@@ -234,12 +234,26 @@ async def test_skills_and_templates_expand_and_context_files_reach_the_request(
     assert "Say hello nicely.\n</skill>\n\nBob" in first_user
     assert request_texts(server.requests[1])[-1] == "user:Review main.py carefully, then main.py fast.\n"
     commands = {c["name"]: c for c in session.get_commands()}
-    assert commands["review"]["source"] == "prompt" and commands["review"]["location"] == "user"
+    # Pi's sourceInfo: discovered in the agent dir (source auto, scope user), the agent dir as baseDir.
+    assert commands["review"]["source"] == "prompt"
+    assert commands["review"]["sourceInfo"] == {
+        "path": str((prompts / "review.md").resolve()),
+        "source": "auto",
+        "scope": "user",
+        "origin": "top-level",
+        "baseDir": str(agent_dir),
+    }
     assert commands["skill:greeter"]["source"] == "skill"
+    assert commands["skill:greeter"]["sourceInfo"]["source"] == "auto"
+    assert commands["skill:greeter"]["sourceInfo"]["scope"] == "user"
     await result.runtime.shutdown()
 
 
-async def test_skill_commands_can_be_switched_off(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+async def test_skill_commands_off_still_expands_a_typed_skill_command(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    # As in Pi 1.4.0, enableSkillCommands only hides skills from interactive completion
+    # (tests/cli/modes/interactive); a typed /skill:name is expanded and get_commands lists it.
     skill = agent_dir / "skills" / "greeter"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets people warmly.\n---\nSay hello nicely.\n")
@@ -247,8 +261,8 @@ async def test_skill_commands_can_be_switched_off(server: FakeLLMServer, project
     result = await make_session(server, project, agent_dir=str(agent_dir), settings={"enableSkillCommands": False})
     session = result.session
     await session.prompt("/skill:greeter Bob")
-    assert request_texts(server.requests[0])[-1] == "user:/skill:greeter Bob"
-    assert "skill:greeter" not in {c["name"] for c in session.get_commands()}
+    assert request_texts(server.requests[0])[-1].startswith('user:<skill name="greeter"')
+    assert "skill:greeter" in {c["name"] for c in session.get_commands()}
     await result.runtime.shutdown()
 
 

@@ -192,7 +192,7 @@ async def test_entries_and_tree_views(server: FakeLLMServer, project: Path) -> N
     ids = [e["id"] for e in everything["entries"]]
     later = session.get_entries(since=ids[1])
     assert [e["id"] for e in later["entries"]] == ids[2:]
-    with pytest.raises(ValueError, match="Entry nope not found"):
+    with pytest.raises(ValueError, match="Entry not found: nope"):  # Pi's text for get_entries
         session.get_entries(since="nope")
     tree = session.get_tree()
     assert len(tree) == 1 and tree[0]["entry"]["id"] == ids[0]

@@ -37,8 +37,9 @@ def test_discovery_description_and_collisions(tmp_path: Path, agent_dir: Path) -
     templates = load_templates([(project, "project"), (user, "user")], diags)
     by_name = {t.name: t for t in templates}
     assert sorted(by_name) == ["long", "review"]
-    assert by_name["review"].description == "project review $@ (project)"
-    assert by_name["long"].description == "x" * 60 + "... (user)"
+    # Pi 1.4.0's description: no "(user)"/"(project)" label (its origin is in sourceInfo).
+    assert by_name["review"].description == "project review $@"
+    assert by_name["long"].description == "x" * 60 + "..."
     assert [d.message for d in diags] == ['name "/review" collision']
     assert expand_template("/review a.py b.py", templates) == "project review a.py b.py"
     assert expand_template("/nope x", templates) == "/nope x"

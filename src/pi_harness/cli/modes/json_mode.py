@@ -15,7 +15,7 @@ from pi_harness.cli.modes.common import (
     run_prompts,
     run_with_signal_shutdown,
 )
-from pi_harness.cli.records import event_record
+from pi_harness.cli.records import wire_event
 
 FLUSH_AFTER_SIGNAL_S = 5.0
 
@@ -32,7 +32,9 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
     report_extension_errors_to_stderr(session)
 
     def on_event(event: Mapping[str, object]) -> None:
-        writer.write(event_record(event))
+        record = wire_event(event)
+        if record is not None:
+            writer.write(record)
 
     session.subscribe(on_event)
     # An extension may replace the session (``ctx.new_session()``...): keep streaming its events.

@@ -279,10 +279,6 @@ class AgentSession:
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         return self.listeners.subscribe(listener)
 
-    def record_entry(self, entry_id: str) -> None:
-        """Announce an entry a host wrote to the session file (``entry_appended``)."""
-        self.listeners.announce_entry_soon(entry_id)
-
     @property
     def model(self) -> Model | None:
         return self._state.model

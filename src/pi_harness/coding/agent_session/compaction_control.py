@@ -59,6 +59,7 @@ class CompactionControl:
             before_compact=self._before_compact,
             on_compacted=self._on_compacted,
             on_failed=self._on_failed,
+            on_omitted=self._on_omitted,
             complete_fn=complete,
         )
 
@@ -173,8 +174,12 @@ class CompactionControl:
     async def _on_compacted(self, entry: CompactionEntry, from_extension: bool) -> None:
         state = self._state
         state.sync_agent_messages()
-        await state.events.announce_entry(entry["id"])
         await state.extensions.emit("session_compact", {"compactionEntry": entry, "fromExtension": from_extension})
+
+    async def _on_omitted(self, edit_ids: list[str]) -> None:
+        # Like auto-retry's, the recovery's context_edit entries are announced (as in Pi).
+        for edit_id in edit_ids:
+            await self._state.events.announce_entry(edit_id)
 
     async def _on_failed(self, failure: CompactionFailure) -> None:
         payload: dict[str, object] = {

@@ -89,12 +89,17 @@ class ExtensionBinding:
             "resources_discover", {"cwd": state.cwd, "reason": "reload" if reason == "reload" else "startup"}
         )
         paths: dict[str, list[str]] = {key: [] for key in _DISCOVERED_KEYS}
-        for _path, result in discovered:
+        origins: dict[str, str] = {}  # each contributed path's extension: its sourceInfo
+        for extension_path, result in discovered:
             if isinstance(result, dict):
                 for key, collected in paths.items():
-                    collected += [p for p in result.get(key) or [] if isinstance(p, str)]
+                    found = [p for p in result.get(key) or [] if isinstance(p, str)]
+                    collected.extend(found)
+                    origins.update((p, extension_path) for p in found if p not in origins)
         if any(paths.values()):
-            state.resource_loader.extend_resources(paths["skillPaths"], paths["promptPaths"], paths["themePaths"])
+            state.resource_loader.extend_resources(
+                paths["skillPaths"], paths["promptPaths"], paths["themePaths"], origins=origins
+            )
         if self._restored_model and state.model is not None:
             await runner.emit("model_select", {"model": state.model, "previousModel": None, "source": "restore"})
 

@@ -90,8 +90,8 @@ class ModelControl:
         state = self._state
         previous = self.model
         state.agent.set_model(model)
-        if not _same(previous, model):
-            state.events.announce_entry_soon(state.manager.append_model_change(model["provider"], model["id"]))
+        # Recorded even when the model stays the same, as Pi does.
+        state.manager.append_model_change(model["provider"], model["id"])
         preferred = state.settings.values.model_entry(model_key(model)).thinking_level
         self.set_thinking_level(preferred if preferred is not None else self.thinking_level)
         await state.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
@@ -138,7 +138,7 @@ class ModelControl:
         if clamped == self.thinking_level:
             return
         state.agent.set_thinking_level(clamped)
-        state.events.announce_entry_soon(state.manager.append_thinking_level_change(clamped))
+        state.manager.append_thinking_level_change(clamped)
         changed: ThinkingLevelChangedEvent = {"type": "thinking_level_changed", "level": clamped}
         state.events.emit_soon(changed)
 

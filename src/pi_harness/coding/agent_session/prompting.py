@@ -126,7 +126,9 @@ class Prompting:
         """``/skill:name args`` first, then prompt templates."""
         state = self._state
         loader = state.resource_loader
-        if text.startswith("/skill:") and state.settings.values.enable_skill_commands:
+        # ``enableSkillCommands`` only hides skills from interactive completion; a typed
+        # ``/skill:name`` is expanded either way.
+        if text.startswith("/skill:"):
             try:
                 expanded = expand_skill_command(text, loader.get_skills())
             except SkillExpansionError as error:

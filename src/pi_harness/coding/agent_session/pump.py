@@ -133,7 +133,6 @@ class EventPump:
                 self._retry.note_entry(cast(AssistantMessage, message), entry_id)
         else:
             return None
-        await self._state.events.announce_entry(entry_id)
         return entry_id
 
     async def deliver(self, message: AgentMessage) -> None:

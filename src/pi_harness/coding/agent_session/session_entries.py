@@ -1,7 +1,7 @@
 """Entries hosts and extensions write directly: the session name, labels and custom entries.
 
-Each is announced with ``entry_appended``; naming the session also emits
-``session_info_changed``.
+Naming the session emits ``session_info_changed``; a custom entry (an extension's
+``append_entry``) is announced with ``entry_appended``, the other entries are not (as in Pi).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class SessionEntries:
         if not name or not name.strip():
             raise ValueError(SESSION_NAME_EMPTY)
         manager = self._manager
-        self._events.announce_entry_soon(manager.append_session_info(name))
+        manager.append_session_info(name)
         event: SessionInfoChangedEvent = {"type": "session_info_changed"}
         current = manager.get_session_name()
         if current is not None:
@@ -30,7 +30,7 @@ class SessionEntries:
         self._events.emit_soon(event)
 
     def set_label(self, entry_id: str, label: str | None) -> None:
-        self._events.announce_entry_soon(self._manager.append_label(entry_id, label))
+        self._manager.append_label(entry_id, label)
 
     def append_custom(self, custom_type: str, data: object) -> str:
         entry_id = self._manager.append_custom(custom_type, data)

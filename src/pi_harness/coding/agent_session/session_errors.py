@@ -16,6 +16,8 @@ NAVIGATION_WHILE_STREAMING = "Cannot navigate the session tree while the agent i
 NAVIGATION_WHILE_COMPACTING = "Cannot navigate the session tree while compaction is in progress"
 NO_RUNTIME = "Session replacement needs an AgentSessionRuntime (create the session with create_agent_session)"
 SESSION_DISPOSED = "This session was disposed (the runtime replaced or shut it down)"
+CLONE_WITHOUT_LEAF = "Cannot clone session: no current entry selected"
+NOT_SAVED_YET = "This session has not been saved yet. Send a message before cloning or forking it."
 
 
 def no_api_key(provider: str, agent_dir: str | None = None) -> str:

@@ -4,7 +4,12 @@ Session listeners get every agent event (``runId`` included, ``agent_end`` exten
 ``willRetry``) plus the session's own events below, as plain dicts with Pi's camelCase keys.
 Listeners are awaited one after another in subscription order, so a slow listener
 back-pressures the session (as in Pi 1.4.0); a listener that raises is reported on stderr and
-skipped. ``entry_appended`` is how hosts hear about every entry written to the session file.
+skipped.
+
+``entry_appended`` is emitted for the entries Pi announces: a custom entry an extension appends
+(``append_entry``) and the ``context_edit`` entries that hide a failed attempt (auto-retry,
+overflow recovery). Other entries are not announced; hosts that need them read the session
+(``get_entries``). ``model_changed`` is pi-harness's own: the JSON and RPC modes do not write it.
 """
 
 from __future__ import annotations
@@ -77,7 +82,9 @@ class BashExecutionUpdateEvent(TypedDict):
 
 
 class ModelChangedEvent(TypedDict):
-    """pi-harness's own: the session's model changed (``set_model``, cycling, restore)."""
+    """pi-harness's own: the session's model changed (``set_model``, cycling, restore). For
+    in-process listeners (the interactive footer, SDK hosts); not written on the JSON/RPC wire,
+    where Pi has no such event."""
 
     type: Literal["model_changed"]
     model: Model
@@ -129,7 +136,8 @@ class SessionEvents:
         return {"type": "entry_appended", "entry": entry} if entry is not None else None
 
     def announce_entry_soon(self, entry_id: str) -> None:
-        """``entry_appended`` for an entry just written (synchronous callers)."""
+        """``entry_appended`` for an entry just written (synchronous callers); only for the
+        entries Pi announces (see the module's description)."""
         event = self._appended(entry_id)
         if event is not None:
             self.emit_soon(event)

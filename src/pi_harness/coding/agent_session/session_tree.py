@@ -118,8 +118,6 @@ class TreeNavigator:
         recorded = state.manager.get_system_state()
         if recorded.declared:  # the tool set recorded on the new branch
             self._tools.set_active(list(recorded.tools))
-        if result.summary_entry is not None:
-            await state.events.announce_entry(result.summary_entry["id"])
         event: dict[str, object] = {"newLeafId": result.new_leaf_id, "oldLeafId": result.old_leaf_id}
         if result.summary_entry is not None:
             event["summaryEntry"] = result.summary_entry

@@ -153,9 +153,8 @@ class UserShell:
 
     async def _append(self, message: BashExecutionMessage) -> None:
         state = self._state
-        entry_id = state.manager.append_message(message)
+        state.manager.append_message(message)
         state.agent.append_message(message)
-        await state.events.announce_entry(entry_id)
 
     async def flush(self) -> None:
         """Append the results held while a run was active."""

@@ -10,8 +10,8 @@ from pi_harness.agent.types import AgentMessage
 from pi_harness.coding.agent_session.compaction_control import CompactionControl
 from pi_harness.coding.agent_session.queued_messages import QueuedMessages
 from pi_harness.coding.agent_session.session_state import SessionState
+from pi_harness.coding.resources.source_info import SourceInfo
 from pi_harness.coding.session_store.entries import SessionEntry
-from pi_harness.coding.session_store.errors import EntryNotFoundError
 from pi_harness.coding.session_store.listing import message_text
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.tree import SessionTreeNode
@@ -61,12 +61,15 @@ def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
     return None
 
 
-def _location(source: str) -> str:
-    return source if source in ("user", "project") else "path"
+def _extension_source(state: SessionState, path: str) -> SourceInfo:
+    known = state.extensions.path_sources.get(path)
+    return known.info(path) if known is not None else state.resource_loader.source_info(path)
 
 
 def session_commands(state: SessionState) -> list[dict[str, object]]:
-    """Extension commands, then prompt templates, then skills (``skill:<name>``)."""
+    """``get_commands``: extension commands, then prompt templates, then skills (``skill:<name>``),
+    each ``{name, description?, source, sourceInfo}``. Skills are listed whatever
+    ``enableSkillCommands`` says: that setting only hides them from interactive completion."""
     out: list[dict[str, object]] = []
     commands, _conflicts = state.extensions.commands()
     for command, path in commands:
@@ -74,7 +77,7 @@ def session_commands(state: SessionState) -> list[dict[str, object]]:
         if command.description:
             item["description"] = command.description
         item["source"] = "extension"
-        item["path"] = path
+        item["sourceInfo"] = _extension_source(state, path)
         out.append(item)
     loader = state.resource_loader
     for template in loader.get_prompts():
@@ -83,21 +86,18 @@ def session_commands(state: SessionState) -> list[dict[str, object]]:
                 "name": template.name,
                 "description": template.description,
                 "source": "prompt",
-                "location": _location(template.source),
-                "path": template.file_path,
+                "sourceInfo": loader.source_info(template.file_path),
             }
         )
-    if state.settings.values.enable_skill_commands:
-        for skill in loader.get_skills():
-            out.append(
-                {
-                    "name": f"skill:{skill.name}",
-                    "description": skill.description,
-                    "source": "skill",
-                    "location": _location(skill.source),
-                    "path": skill.file_path,
-                }
-            )
+    for skill in loader.get_skills():
+        out.append(
+            {
+                "name": f"skill:{skill.name}",
+                "description": skill.description,
+                "source": "skill",
+                "sourceInfo": loader.source_info(skill.file_path),
+            }
+        )
     return out
 
 
@@ -140,13 +140,21 @@ def tree_dicts(roots: list[SessionTreeNode]) -> list[dict[str, object]]:
     return top
 
 
+class UnknownCursorError(ValueError):
+    """``get_entries`` with a ``since`` that names no entry (Pi words this one unlike the others)."""
+
+    def __init__(self, entry_id: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(f"Entry not found: {entry_id}")
+
+
 def entries_since(manager: SessionManager, since: str | None) -> dict[str, object]:
     """``get_entries``: entries after ``since`` in file order (all without it), and the leaf."""
     entries: list[SessionEntry] = manager.get_entries()
     if since is not None:
         index = next((i for i, entry in enumerate(entries) if entry["id"] == since), None)
         if index is None:
-            raise EntryNotFoundError(since)
+            raise UnknownCursorError(since)
         entries = entries[index + 1 :]
     return {"entries": entries, "leafId": manager.get_leaf_id()}
 

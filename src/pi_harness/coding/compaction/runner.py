@@ -94,6 +94,8 @@ EventSink = Callable[[CompactionEvent], "Awaitable[None] | None"]
 BeforeCompactHook = Callable[[BeforeCompactEvent], Awaitable[BeforeCompactResult | None]]
 CompactedHook = Callable[[CompactionEntry, bool], "Awaitable[None] | None"]
 FailedHook = Callable[[CompactionFailure], "Awaitable[None] | None"]
+# The ids of the ``context_edit`` entries that hid a failed attempt (overflow recovery).
+OmittedHook = Callable[[list[str]], "Awaitable[None] | None"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class CompactionRunner:
         before_compact: BeforeCompactHook | None = None,
         on_compacted: CompactedHook | None = None,
         on_failed: FailedHook | None = None,
+        on_omitted: OmittedHook | None = None,
         complete_fn: CompleteFn = complete_simple,
     ) -> None:
         self.session = session
@@ -135,6 +138,7 @@ class CompactionRunner:
         self.before_compact = before_compact
         self.on_compacted = on_compacted
         self.on_failed = on_failed
+        self.on_omitted = on_omitted
         self.complete_fn = complete_fn
         self.overflow_recovery_attempted = False
         self._controller: AbortController | None = None
@@ -364,7 +368,9 @@ class CompactionRunner:
         self.overflow_recovery_attempted = True
         entry_id = self._entry_of(assistant)
         if entry_id is not None:
-            self.session.omit_failed_attempt(entry_id)
+            edits = self.session.omit_failed_attempt(entry_id)
+            if self.on_omitted is not None:
+                await _maybe_await(self.on_omitted(edits))
         compacted = await self.run_auto("overflow", model, api_key, will_retry=True)
         return CheckOutcome("retry" if compacted else "failed", "overflow")
 

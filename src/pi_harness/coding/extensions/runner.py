@@ -47,6 +47,7 @@ from pi_harness.coding.extensions.types import (
     ToolDefinition,
 )
 from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
+from pi_harness.coding.resources.source_info import SourceMetadata
 
 # ``extension(pi)``; it may be a coroutine function (awaited while loading).
 Factory = Callable[[ExtensionAPI], object]
@@ -78,6 +79,9 @@ class ExtensionRunner:
         self.host: ExtensionHost | None = None
         self.bus = EventBus()
         self.flag_values: dict[str, FlagValue] = {}
+        # Where the host got extension paths from, when the resource loader did not resolve them
+        # (``-e`` paths): the ``sourceInfo`` of their commands.
+        self.path_sources: dict[str, SourceMetadata] = {}
         self._generation = Generation()
         self._error_listeners: list[ErrorListener] = []
         self._pending_providers: list[ProviderAction] = []

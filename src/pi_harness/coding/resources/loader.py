@@ -10,10 +10,10 @@ implementing ``ResourceLoader``.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pi_harness.coding.config.paths import expand_home, project_dir
 from pi_harness.coding.config.settings import PathListKey, SettingsManager
@@ -21,6 +21,7 @@ from pi_harness.coding.config.trust import project_agents_skill_dirs
 from pi_harness.coding.resources.context_files import ContextFile, load_context_files
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.skills import Skill, SkillSource, load_skills
+from pi_harness.coding.resources.source_info import SourceIndex, SourceInfo, SourceMetadata, extension_source
 from pi_harness.coding.resources.system_files import find_append_system_prompt, find_system_prompt, text_or_file
 from pi_harness.coding.resources.templates import PromptTemplate, TemplateSource, load_templates
 
@@ -38,8 +39,14 @@ class ResourceLoader(Protocol):
     def get_system_prompt(self) -> str | None: ...
     def get_append_system_prompt(self) -> list[str]: ...
     def extend_resources(
-        self, skill_paths: Sequence[str] = (), prompt_paths: Sequence[str] = (), theme_paths: Sequence[str] = ()
+        self,
+        skill_paths: Sequence[str] = (),
+        prompt_paths: Sequence[str] = (),
+        theme_paths: Sequence[str] = (),
+        *,
+        origins: Mapping[str, str] | None = None,
     ) -> None: ...
+    def source_info(self, path: str) -> SourceInfo: ...
 
 
 @dataclass
@@ -143,11 +150,13 @@ class DefaultResourceLoader:
         self._extra_skill_paths: list[str] = []
         self._extra_prompt_paths: list[str] = []
         self._extra_theme_paths: list[str] = []
+        self._sources = SourceIndex(agent_directory, project_dir(self.cwd))
 
     # -- reload ------------------------------------------------------------------------------
 
     def reload(self) -> None:
         self.diagnostics = []
+        self._sources.clear()
         self._extensions = self._resolve_extensions()
         self._skills = self._resolve_skills()
         self._prompts = self._resolve_prompts()
@@ -169,16 +178,35 @@ class DefaultResourceLoader:
             self._append = [found] if found else []
 
     def _settings_patterns(self, key: PathListKey) -> list[tuple[str, Path]]:
-        return [(value, base) for value, base, _scope in self.settings.path_entries(key)]
+        """The setting's entries with their base directories; plain entries are noted as ``local``."""
+        entries = self.settings.path_entries(key)
+        for value, base, scope in entries:
+            if not value.startswith(("!", "+", "-")):
+                metadata = SourceMetadata("local", "project" if scope == "project" else "user", base_dir=str(base))
+                self._sources.add(_resolve(value, base), metadata)
+        return [(value, base) for value, base, _scope in entries]
+
+    def _discovered(self, root: Path, scope: Literal["user", "project"], base: Path) -> Path:
+        """A discovery root, noted as ``auto`` for what is found under it."""
+        self._sources.add(root, SourceMetadata("auto", scope, base_dir=str(base)))
+        return root
+
+    def _user_root(self, kind: str) -> Path:
+        return self._discovered(self.agent_dir / kind, "user", self.agent_dir)
+
+    def _project_root(self, kind: str) -> Path:
+        return self._discovered(project_dir(self.cwd) / kind, "project", project_dir(self.cwd))
 
     def _resolve_extensions(self) -> list[str]:
         cli = [str(_resolve(p, self.cwd)) for p in self.options.extension_paths]
+        for path in cli:
+            self._sources.add(path, SourceMetadata("cli", "temporary"))
         if self.options.no_extensions:
             return cli
         discovered: list[Path] = []
         if self.project_trusted:
-            discovered += discover_extension_entries(project_dir(self.cwd) / "extensions", self.diagnostics)
-        discovered += discover_extension_entries(self.agent_dir / "extensions", self.diagnostics)
+            discovered += discover_extension_entries(self._project_root("extensions"), self.diagnostics)
+        discovered += discover_extension_entries(self._user_root("extensions"), self.diagnostics)
         kept, added = apply_path_filters(discovered, self._settings_patterns("extensions"))
         ordered: list[str] = []
         for path in [*cli, *(str(p) for p in added), *(str(p) for p in kept)]:
@@ -193,10 +221,12 @@ class DefaultResourceLoader:
             _kept, added = apply_path_filters([], self._settings_patterns("skills"))
             locations += [(p, "path") for p in added]
             if self.project_trusted:
-                locations.append((project_dir(self.cwd) / "skills", "project"))
-                locations += [(d, "project") for d in project_agents_skill_dirs(self.cwd)]
-            locations.append((self.agent_dir / "skills", "user"))
-            locations.append((Path.home() / ".agents" / "skills", "user"))
+                locations.append((self._project_root("skills"), "project"))
+                agents = project_agents_skill_dirs(self.cwd)
+                locations += [(self._discovered(d, "project", d.parent), "project") for d in agents]
+            locations.append((self._user_root("skills"), "user"))
+            home_agents = Path.home() / ".agents"
+            locations.append((self._discovered(home_agents / "skills", "user", home_agents), "user"))
         return load_skills(locations, self.diagnostics)
 
     def _resolve_prompts(self) -> list[PromptTemplate]:
@@ -208,8 +238,8 @@ class DefaultResourceLoader:
             _kept, added = apply_path_filters([], self._settings_patterns("prompts"))
             locations += [(p, "path") for p in added]
             if self.project_trusted:
-                locations.append((project_dir(self.cwd) / "prompts", "project"))
-            locations.append((self.agent_dir / "prompts", "user"))
+                locations.append((self._project_root("prompts"), "project"))
+            locations.append((self._user_root("prompts"), "user"))
         return load_templates(locations, self.diagnostics)
 
     def _resolve_themes(self) -> list[str]:
@@ -248,10 +278,24 @@ class DefaultResourceLoader:
     def get_append_system_prompt(self) -> list[str]:
         return list(self._append)
 
+    def source_info(self, path: str) -> SourceInfo:
+        """Pi's ``sourceInfo`` of a resource this loader resolved (or of any path, by location)."""
+        return self._sources.lookup(path)
+
     def extend_resources(
-        self, skill_paths: Sequence[str] = (), prompt_paths: Sequence[str] = (), theme_paths: Sequence[str] = ()
+        self,
+        skill_paths: Sequence[str] = (),
+        prompt_paths: Sequence[str] = (),
+        theme_paths: Sequence[str] = (),
+        *,
+        origins: Mapping[str, str] | None = None,
     ) -> None:
-        """Paths contributed by extensions (``resources_discover``); applied on the next load."""
+        """Paths contributed by extensions (``resources_discover``); applied on the next load.
+
+        ``origins`` maps a contributed path to the extension that contributed it.
+        """
+        for path, extension_path in (origins or {}).items():
+            self._sources.add(_resolve(path, self.cwd), extension_source(extension_path))
         self._extra_skill_paths += [p for p in skill_paths if p not in self._extra_skill_paths]
         self._extra_prompt_paths += [p for p in prompt_paths if p not in self._extra_prompt_paths]
         self._extra_theme_paths += [p for p in theme_paths if p not in self._extra_theme_paths]

@@ -23,15 +23,16 @@ class PromptTemplate:
     source: TemplateSource
 
 
-def _description(meta: dict[str, object], body: str, source: TemplateSource, path: Path) -> str:
+def _description(meta: dict[str, object], body: str) -> str:
+    """The frontmatter ``description``, else the first non-empty line (60 characters at most).
+
+    Where the template comes from is not part of it: hosts show ``sourceInfo`` as they like.
+    """
     text = meta.get("description")
     if isinstance(text, str) and text.strip():
-        base = text.strip()
-    else:
-        first = next((line.strip() for line in body.splitlines() if line.strip()), "")
-        base = first if len(first) <= 60 else first[:60] + "..."
-    label = f"(path:{path.name})" if source == "path" else f"({source})"
-    return f"{base} {label}".strip()
+        return text.strip()
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return first if len(first) <= 60 else first[:60] + "..."
 
 
 def load_template_file(
@@ -42,7 +43,7 @@ def load_template_file(
     except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
         diagnostics.append(ResourceDiagnostic("warning", str(exc), str(path)))
         return None
-    return PromptTemplate(path.stem, _description(meta, body, source, path), body, str(path.resolve()), source)
+    return PromptTemplate(path.stem, _description(meta, body), body, str(path.resolve()), source)
 
 
 def load_templates(

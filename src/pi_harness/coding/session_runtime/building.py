@@ -6,8 +6,9 @@ factories and the loader's extension paths, so contexts of the previous session 
 
 Model on start: explicit > the session's recorded model (when it exists and has credentials;
 else ``Could not restore model <provider>/<id>``) > ``defaultProvider``/``defaultModel`` > the
-preferred available model. A new session records its model and thinking level; an existing one
-records the level when its branch has none.
+preferred available model. A new session (no messages yet) records its model and thinking level;
+an existing one only records the level when its branch has none, so a ``--model`` given for one
+run does not rewrite what the session restores next time (as in Pi).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ToolDefinition
 from pi_harness.coding.model_resolver import default_model
 from pi_harness.coding.model_runtime import ModelRuntime
+from pi_harness.coding.resources.source_info import SourceMetadata
 from pi_harness.coding.session_runtime.services import (
     SessionConfig,
     SessionServices,
@@ -59,6 +61,8 @@ async def load_extensions(services: SessionServices, config: SessionConfig) -> t
             diagnostics.append(str(error))
     cwd = Path(services.cwd)
     explicit = [str((cwd / p).resolve()) if not p.startswith("builtin:") else p for p in config.extension_paths]
+    cli = SourceMetadata("cli", "temporary")  # -e paths (and the SDK's extension_paths), as Pi names them
+    runner.path_sources.update((p, cli) for p in explicit if not p.startswith("builtin:"))
     failures = await runner.load_paths([*explicit, *services.resource_loader.get_extension_paths()])
     diagnostics += [failure.error for failure in failures]
     return runner, diagnostics
@@ -105,6 +109,9 @@ async def build_session(
             chosen, restored = found, True
         else:
             fallback_message = f"Could not restore model {ref['provider']}/{ref['modelId']}"
+    if chosen is None and not has_messages and config.new_session_model is not None:
+        chosen, scoped_level = config.new_session_model
+        thinking_level = thinking_level or scoped_level
     if chosen is None:
         chosen = fallback_model(services)
     level = resolve_thinking_level(chosen, services.settings, explicit=thinking_level, recorded=recorded_level)
@@ -137,14 +144,19 @@ async def build_session(
         runtime=runtime,
         restored_model=restored,
     )
-    recorded_model = context.model
-    if chosen is not None and (
-        recorded_model is None
-        or (recorded_model["provider"], recorded_model["modelId"]) != (chosen["provider"], chosen["id"])
-    ):
-        session.record_entry(manager.append_model_change(chosen["provider"], chosen["id"]))
-    if recorded_level != level:
-        session.record_entry(manager.append_thinking_level_change(level))
+    if not has_messages:
+        # A new session records its choice (once: /reload rebuilds a session that may have no
+        # messages yet either).
+        recorded_model = context.model
+        if chosen is not None and (
+            recorded_model is None
+            or (recorded_model["provider"], recorded_model["modelId"]) != (chosen["provider"], chosen["id"])
+        ):
+            manager.append_model_change(chosen["provider"], chosen["id"])
+        if recorded_level != level:
+            manager.append_thinking_level_change(level)
+    elif recorded_level is None:
+        manager.append_thinking_level_change(level)
     return BuiltSession(session, fallback_message, diagnostics)
 
 

@@ -6,8 +6,10 @@ Every replacement - new session, switch, fork, clone, import, reload - runs the 
 2. the old session is disposed: its run is aborted, extensions get ``session_shutdown`` and every
    old ``ctx`` becomes stale;
 3. the services are rebuilt for the new session's working directory;
-4. a new ``AgentSession`` with a new extension runner is created and bound with the previous
-   binding (UI, mode); extensions get ``session_start {reason, previousSessionFile}`` and, for
+4. a new ``AgentSession`` with a new extension runner is created - with the model and thinking
+   level given to ``create`` (command-line options) when there were any, else with what the
+   session file records (reload keeps the current ones) - and bound with the previous binding
+   (UI, mode); extensions get ``session_start {reason, previousSessionFile}`` and, for
    compatibility with 0.58.3 extensions, ``session_switch``/``session_fork`` after it;
 5. ``on_session_replaced`` listeners get the new session (modes subscribe to it again).
 """
@@ -15,10 +17,12 @@ Every replacement - new session, switch, fork, clone, import, reload - runs the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from pi_harness.agent.listeners import ListenerRegistry
 from pi_harness.ai.types import Model
 from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.agent_session.session_errors import CLONE_WITHOUT_LEAF, NOT_SAVED_YET
 from pi_harness.coding.agent_session.session_owner import SessionSetup
 from pi_harness.coding.extensions.ui import ExtensionUI
 from pi_harness.coding.session_runtime.building import build_session, call_setup
@@ -44,6 +48,10 @@ class AgentSessionRuntime:
         self._replaced: ListenerRegistry[AgentSession] = ListenerRegistry()
         self._closed = False
         self._shutdown_requested = False
+        # ``--model``/``--thinking`` (or the SDK's ``model``/``thinking_level``): every session this
+        # runtime makes starts with them, as in Pi; without them a session restores its own.
+        self._model: Model | None = None
+        self._thinking_level: str | None = None
 
     @classmethod
     async def create(
@@ -56,6 +64,7 @@ class AgentSessionRuntime:
         thinking_level: str | None = None,
     ) -> AgentSessionRuntime:
         runtime = cls(services, config)
+        runtime._model, runtime._thinking_level = model, thinking_level
         built = await build_session(
             manager, services, config, model=model, thinking_level=thinking_level, runtime=runtime
         )
@@ -106,13 +115,14 @@ class AgentSessionRuntime:
         reason: str,
         previous_file: str | None,
         compat: tuple[str, dict[str, object]] | None = None,
-        model: Model | None = None,
-        thinking_level: str | None = None,
+        keep: tuple[Model | None, str] | None = None,
         active_tools: list[str] | None = None,
     ) -> None:
+        """Build and bind the new session; ``keep``: the model and level to stay with (reload)."""
         self._shutdown_requested = self.shutdown_requested
         services = self.services.for_cwd(manager.get_cwd())
         self.services = services
+        model, thinking_level = keep if keep is not None else (self._model, self._thinking_level)
         built = await build_session(
             manager,
             services,
@@ -189,7 +199,7 @@ class AgentSessionRuntime:
         manager = old.session_manager
         entry = manager.get_entry(entry_id)
         text = fork_text(entry, {e["id"] for e in manager.get_branch()})
-        if await self._before("session_before_fork", {"entryId": entry_id}):
+        if await self._before("session_before_fork", {"entryId": entry_id, "position": "before"}):
             return {"text": text, "cancelled": True}
         previous = self._previous_file()
         active = old.get_active_tool_names()
@@ -205,27 +215,30 @@ class AgentSessionRuntime:
         return {"text": text, "cancelled": False}
 
     async def clone(self) -> dict[str, object]:
-        """``/clone``: a new session duplicating the whole active branch (``{cancelled}``)."""
+        """``/clone``: a new session duplicating the whole active branch (``{cancelled}``).
+
+        Like a fork at the leaf: the copy restores the model and thinking level its entries record
+        (unless command-line options say otherwise), not whatever the old session had set last.
+        """
         old = self.session
         manager = old.session_manager
         leaf = manager.get_leaf_id()
-        if await self._before("session_before_fork", {"entryId": leaf, "reason": "clone"}):
+        if leaf is None:
+            raise ValueError(CLONE_WITHOUT_LEAF)
+        if await self._before("session_before_fork", {"entryId": leaf, "position": "at"}):
             return {"cancelled": True}
         previous = self._previous_file()
+        if manager.is_persisted() and (previous is None or not Path(previous).exists()):
+            # Nothing was written yet (a session file appears with the first answer).
+            raise ValueError(NOT_SAVED_YET)
         active = old.get_active_tool_names()
-        model, level = old.model, old.thinking_level
         await old.dispose()
-        if leaf is None:
-            manager.new_session(parent_session=previous)
-        else:
-            manager.clone()
+        manager.clone()
         await self._install(
             manager,
             reason="fork",
             previous_file=previous,
             compat=("session_fork", {"previousSessionFile": previous}),
-            model=model,
-            thinking_level=level,
             active_tools=active,
         )
         return {"cancelled": False}
@@ -253,18 +266,11 @@ class AgentSessionRuntime:
     async def reload(self) -> None:
         """``/reload``: shutdown, settings/models/resources read again, extensions re-imported."""
         old = self.session
-        model, level = old.model, old.thinking_level
+        keep = (old.model, old.thinking_level)
         active = old.get_active_tool_names()
         await old.dispose(close_session_manager=False)
         self.services.reload()
-        await self._install(
-            old.session_manager,
-            reason="reload",
-            previous_file=None,
-            model=model,
-            thinking_level=level,
-            active_tools=active,
-        )
+        await self._install(old.session_manager, reason="reload", previous_file=None, keep=keep, active_tools=active)
 
     async def shutdown(self) -> None:
         """Dispose the current session (``session_shutdown``); safe to call more than once."""

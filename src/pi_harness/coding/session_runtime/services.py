@@ -79,6 +79,9 @@ class SessionConfig:
     system_prompt: str | None = None
     append_system_prompt: list[str] = field(default_factory=list)
     scoped_models: list[ScopedModel] = field(default_factory=list)
+    # The model (and its thinking level) a session without messages starts with when no model
+    # is given: the first ``--models`` entry. Sessions with messages restore their own.
+    new_session_model: ScopedModel | None = None
     mode: str = "sdk"
     session_dir: str | None = None
 

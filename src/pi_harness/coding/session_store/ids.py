@@ -1,8 +1,9 @@
 """Identifiers and timestamps of session records.
 
-Entry ids are short (8 hex chars) and only unique within one file; session ids are UUIDs or a
-caller-chosen name. Entry timestamps are ISO-8601 UTC strings with milliseconds, while message
-timestamps are Unix epoch milliseconds; the helpers here convert between the two.
+Entry ids are short (8 hex chars) and only unique within one file; session ids are UUIDv7s (time
+ordered, as in Pi 1.4.0) or a caller-chosen name. Entry timestamps are ISO-8601 UTC strings with
+milliseconds, while message timestamps are Unix epoch milliseconds; the helpers here convert
+between the two.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import time
 import uuid
 from collections.abc import Container
 from datetime import UTC, datetime, timedelta
+
+from pi_harness.coding.session_store.uuid7 import uuid7
 
 _MAX_SHORT_ID_ATTEMPTS = 100
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -29,7 +32,7 @@ def new_entry_id(taken: Container[str]) -> str:
 
 
 def new_session_id() -> str:
-    return str(uuid.uuid4())
+    return str(uuid7())
 
 
 def validate_session_id(session_id: str) -> str:

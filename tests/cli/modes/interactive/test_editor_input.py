@@ -100,6 +100,23 @@ async def test_slash_completion_lists_commands_templates_skills_and_extension_co
         await pi.wait_for(lambda: "hello" in pi.screen(), "the command's notification")
 
 
+async def test_completion_tags_where_commands_come_from_and_skills_off_hides_skills(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    (agent_dir / "prompts").mkdir()
+    (agent_dir / "prompts" / "review.md").write_text("---\ndescription: Review the diff\n---\nReview $ARGUMENTS\n")
+    skill = agent_dir / "skills" / "lint-fix"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: lint-fix\ndescription: Fix lint errors.\n---\nRun the linter.\n")
+    settings = json.loads((agent_dir / "settings.json").read_text())
+    (agent_dir / "settings.json").write_text(json.dumps({**settings, "enableSkillCommands": False}))
+    async with run_pi() as pi:
+        await pi.started()
+        infos = {info.name: info.description for info in pi.mode.commands.command_infos()}
+        assert infos["review"] == "[u] Review the diff"  # a user-scope template, as Pi tags it
+        assert "skill:lint-fix" not in infos  # still in get_commands, not in the completion
+
+
 async def test_up_recalls_earlier_prompts(server: FakeLLMServer, project: Path) -> None:
     server.push(ScriptedResponse(steps=[TextStep("One.")]), ScriptedResponse(steps=[TextStep("Two.")]))
     async with run_pi() as pi:

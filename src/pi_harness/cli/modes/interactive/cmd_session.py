@@ -91,7 +91,15 @@ async def fork(mode: ModeContext, args: str) -> None:
 
 
 async def clone(mode: ModeContext, args: str) -> None:
-    if not _cancelled(mode, await mode.runtime.clone(), "the clone"):
+    if mode.session.session_manager.get_leaf_id() is None:
+        mode.shell.notice("info", "Nothing to clone yet")
+        return
+    try:
+        result = await mode.runtime.clone()
+    except ValueError as error:  # e.g. nothing saved yet
+        mode.shell.notice("error", str(error))
+        return
+    if not _cancelled(mode, result, "the clone"):
         mode.shell.notice("success", "Cloned the conversation into a new session")
 
 
@@ -125,7 +133,7 @@ async def _edit_label(mode: ModeContext, selector: TreeSelector, entry_id: str) 
     if label is None:
         return
     session = mode.session
-    session.record_entry(session.session_manager.append_label(entry_id, label.strip() or None))
+    session.session_manager.append_label(entry_id, label.strip() or None)
     if node is not None:
         node.label = label.strip() or None
         node.label_timestamp = None

@@ -29,6 +29,15 @@ def _completion(item: Any) -> CompletionItem | None:
     return CompletionItem(value, str(get("label") or value), str(get("description") or ""))
 
 
+def _tagged(description: str, source_info: object) -> str:
+    """``[u]``/``[p]``/``[t]`` (user, project, this run only) before a command's description, as
+    Pi's completion shows where a command comes from; built-in extensions stay untagged."""
+    if not isinstance(source_info, dict) or source_info.get("source") == "builtin":
+        return description
+    tag = {"user": "u", "project": "p"}.get(str(source_info.get("scope")), "t")
+    return f"[{tag}] {description}" if description else f"[{tag}]"
+
+
 class SlashCommands:
     """The registry of built-in commands the mode hands in, and how ``/`` text reaches them."""
 
@@ -68,10 +77,15 @@ class SlashCommands:
 
     def command_infos(self) -> Sequence[CommandInfo]:
         infos = [CommandInfo(command.name, command.description) for command in self.table.values()]
-        for command in self.mode.session.get_commands():
+        session = self.mode.session
+        skills_listed = session.settings.values.enable_skill_commands
+        for command in session.get_commands():
             name = str(command.get("name"))
+            if command.get("source") == "skill" and not skills_listed:
+                continue
             if name not in self.table:
-                infos.append(CommandInfo(name, str(command.get("description") or "")))
+                description = _tagged(str(command.get("description") or ""), command.get("sourceInfo"))
+                infos.append(CommandInfo(name, description))
         return infos
 
     def complete_argument(self, name: str, prefix: str) -> Sequence[CompletionItem]:

@@ -71,13 +71,12 @@ async def prompt(ctx: CommandContext, command: Request) -> object:
 
 
 async def steer(ctx: CommandContext, command: Request) -> object:
-    await ctx.session.steer(_text(command), _images(command), source="rpc")
-    return NO_DATA
+    # "queued", or "handled" when an extension's input handler took the text.
+    return {"disposition": await ctx.session.steer(_text(command), _images(command), source="rpc")}
 
 
 async def follow_up(ctx: CommandContext, command: Request) -> object:
-    await ctx.session.follow_up(_text(command), _images(command), source="rpc")
-    return NO_DATA
+    return {"disposition": await ctx.session.follow_up(_text(command), _images(command), source="rpc")}
 
 
 async def abort(ctx: CommandContext, command: Request) -> object:

@@ -24,7 +24,7 @@ from pi_harness.cli.modes.common import ShutdownGuard, interrupt_extensions, kil
 from pi_harness.cli.modes.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
 from pi_harness.cli.modes.rpc.framing import LineSplitter
 from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
-from pi_harness.cli.records import event_record
+from pi_harness.cli.records import wire_event
 
 if TYPE_CHECKING:
     from pi_harness.cli.output import Record, RecordWriter
@@ -100,9 +100,14 @@ class RpcServer:
         if self._unsubscribe is not None:
             with contextlib.suppress(Exception):
                 self._unsubscribe()
-        self._unsubscribe = session.subscribe(lambda event: self.send(event_record(event)))
+        self._unsubscribe = session.subscribe(self._on_event)
         session.extensions.on_error(lambda record: self.send({"type": "extension_error", **record.to_dict()}))
         await session.bind_extensions(ui=self.ui, has_ui=True, mode="rpc")
+
+    def _on_event(self, event: Mapping[str, object]) -> None:
+        record = wire_event(event)
+        if record is not None:
+            self.send(record)
 
     def request_shutdown(self) -> None:
         self._shutdown_requested = True
