@@ -67,6 +67,12 @@ class CompactionSummaryMessage(TypedDict):
     timestamp: int
 
 
+class ToolReference(TypedDict):
+    """A tool named by a system message's ``toolsRemoved``."""
+
+    name: str
+
+
 class SystemMessage(TypedDict):
     """(1.4.0) The system prompt and tool set persisted in the transcript (sessions.md 6.4)."""
 
@@ -75,7 +81,7 @@ class SystemMessage(TypedDict):
     timestamp: int
     sections: NotRequired[dict[str, str | None]]
     toolsAdded: NotRequired[list[Tool]]
-    toolsRemoved: NotRequired[list[Tool | str]]
+    toolsRemoved: NotRequired[list[ToolReference]]
 
 
 AgentMessage: TypeAlias = (

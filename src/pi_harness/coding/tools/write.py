@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
+from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_harness.coding.tools.operations import LocalWriteOperations, WriteOperations
@@ -59,6 +60,7 @@ WRITE_TOOL: BuiltinTool[WriteOperations] = BuiltinTool(
     prompt_snippet="Create a new file or replace a file's whole content",
     operations=lambda options: options.write_operations or LocalWriteOperations(),
     run=_write,
+    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 
