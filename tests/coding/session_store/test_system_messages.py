@@ -9,7 +9,7 @@ from typing import Any
 
 from _session_helpers import assistant, roles, user
 
-from pi_harness.coding.session_store import SessionManager, system_message_patch
+from pi_harness.coding.session_store import SessionManager, replay_system_messages, system_message_patch
 from pi_harness.coding.session_store.legacy_system import upgrade_system_entry
 
 READ = {"name": "read", "description": "Read a file", "parameters": {"type": "object"}}
@@ -147,3 +147,16 @@ def test_a_compaction_without_checkpoint_replays_the_whole_path(tmp_path: Path) 
     manager = SessionManager.open(path)
     assert manager.get_system_state().sections == {"preamble": "P"}
     assert roles(manager.build_session_context().messages) == ["compactionSummary", "user", "assistant"]
+
+
+def test_a_changed_declaration_is_removed_then_added() -> None:
+    first = system_message_patch(None, {"preamble": "P"}, [READ, BASH], timestamp=1)  # type: ignore[list-item]
+    assert first is not None
+    state = replay_system_messages([first])
+    changed = {**READ, "description": "Read any file"}
+    patch = system_message_patch(state, {"preamble": "P"}, [changed, BASH])  # type: ignore[list-item]
+    assert patch is not None
+    assert patch["toolsRemoved"] == [{"name": "read"}] and patch["toolsAdded"] == [changed]
+    assert list(patch) == ["role", "content", "timestamp", "toolsAdded", "toolsRemoved"]
+    state.apply(patch)
+    assert state.tools == {"read": changed, "bash": BASH}

@@ -162,8 +162,9 @@ def system_message_patch(
 
     ``sections`` are in their stored form (see ``tag_section``). The message holds the sections
     whose text changed (removed ones as ``None``), the tools that are new or whose declaration
-    changed (``toolsAdded``) and the tools that are gone (``toolsRemoved``), each only when not
-    empty. Against no previous declaration that is everything: the session's first message.
+    changed (``toolsAdded``) and the tools that are gone or changed (``toolsRemoved``), each only
+    when not empty. Against no previous declaration that is everything: the session's first
+    message.
     """
     before = previous or SystemState()
     changed: dict[str, str | None] = {
@@ -174,7 +175,8 @@ def system_message_patch(
             changed[name] = None
     current = {tool["name"]: tool for tool in tools}
     added = [tool for name, tool in current.items() if before.tools.get(name) != tool]
-    removed: list[ToolReference] = [{"name": name} for name in before.tools if name not in current]
+    # As in Pi, a changed declaration is a removal and an addition (replay removes first).
+    removed: list[ToolReference] = [{"name": name} for name, tool in before.tools.items() if current.get(name) != tool]
     if not changed and not added and not removed:
         return None
     # Pi's key order: role, content, sections, timestamp, then the tool changes.
