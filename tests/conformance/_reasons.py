@@ -15,7 +15,6 @@ import fnmatch
 import re
 
 # Points of the conformance issue.
-SYSTEM_MESSAGES = "issue: system messages (content and tagged sections)"
 ENTRY_APPENDED = "issue: entry_appended only for appendEntry/recovery entries"
 RPC_DISPOSITION = "issue: rpc steer/follow_up disposition"
 GET_COMMANDS = "issue: get_commands sourceInfo"
@@ -34,8 +33,6 @@ RPC_ERRORS = "found: rpc error texts"
 
 REASONS: dict[str, tuple[str, str]] = {
     # issue points
-    "system-content": ('system messages keep the whole prompt in content; Pi writes content ""', SYSTEM_MESSAGES),
-    "untagged-sections": ("system-message sections are plain text; Pi wraps each in <name>…</name>", SYSTEM_MESSAGES),
     "entry-appended": (
         "entry_appended is emitted after every session entry, Pi only for extension/recovery entries",
         ENTRY_APPENDED,
@@ -58,20 +55,12 @@ REASONS: dict[str, tuple[str, str]] = {
         "our edit tool schema adds minItems and additionalProperties: false",
         TOOL_DECLARATIONS,
     ),
-    "constrained-sampling": (
-        "tool declarations in system messages lack Pi's constrainedSampling hint",
-        TOOL_DECLARATIONS,
-    ),
     "oc-tool-strict": ("openai-completions tools carry strict; Pi sends no strict key", TOOL_DECLARATIONS),
     "am-tool-keys": (
         "anthropic tools lack eager_input_streaming (and the cache_control of the last tool)",
         TOOL_DECLARATIONS,
     ),
     "am-tool-cache": ("anthropic requests lack the cache_control marker Pi puts on the last tool", TOOL_DECLARATIONS),
-    "no-tools-declared": (
-        "with no tools, the system message has toolsAdded: [] where Pi leaves it out",
-        TOOL_DECLARATIONS,
-    ),
     "or-system-content": (
         "openai-responses system/developer item content is a list of input_text; Pi sends a string",
         REQUEST_SHAPE,
@@ -94,7 +83,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "structured-content": ("tool_execution_end results lack structuredContent", TOOL_RESULTS),
     "edit-patch": ("edit tool results lack details.patch", TOOL_RESULTS),
     "bash-first-update": ("Pi's first bash tool_execution_update has empty content; ours never does", TOOL_RESULTS),
-    "compaction-entry": ("compaction entries lack systemMessage and fromHook", COMPACTION),
     "overflow-recovery": (
         "overflow recovery differs: Pi drops the failed turn (context_edit) then compacts with a split-turn summary",
         COMPACTION,
@@ -102,10 +90,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "set-model-entry": ("set_model to the current model writes no model_change entry; Pi writes one", SESSION_ENTRIES),
     "length-stop-recovery": (
         "after a length stop ours also runs an overflow compaction (no result); Pi only appends the context_edit",
-        COMPACTION,
-    ),
-    "compaction-system-checkpoint": (
-        "after compaction get_messages lacks the system checkpoint message Pi puts first",
         COMPACTION,
     ),
     "name-entry-order": (
@@ -125,14 +109,9 @@ RULES: list[tuple[str, str]] = [
     (r"extra runId: str", "run-id"),
     (r"extra \['model_changed'\]", "model-changed-event"),
     (r"properties\.edits\.(minItems|items\.additionalProperties)", "edit-schema-constraints"),
-    (
-        r"missing toolsAdded\[\]\.constrainedSampling|missing message\.toolsAdded\[\]\.constrainedSampling",
-        "constrained-sampling",
-    ),
     (r"tool \w+ keys: Pi \[[^]]*'type'\], ours \[[^]]*'strict'", "oc-tool-strict"),
     (r"tool \w+ keys: Pi \[[^]]*'eager_input_streaming'", "am-tool-keys"),
     (r"cache markers: Pi \[.*'tools\[\d+\]=", "am-tool-cache"),
-    (r"message\(system\): extra toolsAdded: \[\]", "no-tools-declared"),
     (
         r"input\[(system|developer)\]|conversation: Pi \['(system|developer):str'\], ours \['(system|developer)\[input_text\]'\]",
         "or-system-content",
@@ -141,11 +120,6 @@ RULES: list[tuple[str, str]] = [
     (r"param generationConfig: Pi .*\"thinkingBudget\": -1", "gg-thinking-budget"),
     (r"param thinking: Pi \{.*\"display\": \"summarized\"", "am-thinking-display"),
     (r"uuid-v7.*ours <uuid-v4", "uuid-v4"),
-    (r"sections\.\w+: Pi str<\w+>…</\w+>, ours str", "untagged-sections"),
-    (
-        r"message\(system\): (message\.)?content: Pi \"\", ours str|entries\[message\]\.message\.content: Pi \"\"",
-        "system-content",
-    ),
     (r"event order: extra \['entry_appended'\]", "entry-appended"),
     (
         r"entry_appended: (extra entry\.|entry\.type: Pi \"context_edit\", ours \"context_edit\"\|\"message\"$)",
@@ -173,13 +147,11 @@ RULES: list[tuple[str, str]] = [
     (r"missing (result\.)?details\.patch", "edit-patch"),
     (r"tool_execution_update: partialResult\.content: Pi \[\]\|list, ours list", "bash-first-update"),
     (r"message_update\((text|thinking|toolcall)_end\)", "block-end-order"),
-    (r"compaction: missing (systemMessage|fromHook)", "compaction-entry"),
     (
         r"entry order: missing \['model_change'\]|model_change: parentId: Pi <id>\|null, ours null|entry model_change: none|entries\[model_change\]|tree order: missing \['model_change'\]",
         "set-model-entry",
     ),
     (r"session_info|model_change: parentId: Pi <id>, ours null", "name-entry-order"),
-    (r"\(get_messages\): missing data\.messages\[system\]", "compaction-system-checkpoint"),
     (r"method (steer|followUp): threw .*disposition", "rpc-disposition"),
     (r"method getCommands: (extra \[\]\.(path|location)|missing \[\]\.sourceInfo)", "get-commands-path"),
     (r"response \w+\(\w+\): error: Pi \"Cannot read properties of ", "rpc-validation-text"),

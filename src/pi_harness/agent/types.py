@@ -70,6 +70,12 @@ class CompactionSummaryMessage(TypedDict):
     timestamp: int
 
 
+class ToolReference(TypedDict):
+    """A tool named by a system message's ``toolsRemoved``."""
+
+    name: str
+
+
 class SystemMessage(TypedDict):
     """(1.4.0) The system prompt and tool set persisted in the transcript."""
 
@@ -78,7 +84,7 @@ class SystemMessage(TypedDict):
     timestamp: int
     sections: NotRequired[dict[str, str | None]]
     toolsAdded: NotRequired[list[Tool]]
-    toolsRemoved: NotRequired[list[Tool | str]]
+    toolsRemoved: NotRequired[list[ToolReference]]
 
 
 AgentMessage: TypeAlias = (

@@ -3,13 +3,14 @@
 Sections, in order: ``preamble``, ``tools``, ``rules``, ``docs``, ``addendum``,
 ``project_context``, ``skills``, ``cwd``, then extension sections. Every section except the
 preamble is wrapped in a tag of its own name; sections are joined by a blank line. A SYSTEM.md or
-``--system-prompt`` text replaces the first four sections. The session persists the section map
-and patches of it in the transcript, so the prompt can be rebuilt by replaying them.
+``--system-prompt`` text replaces the first four sections. The session persists the tagged
+sections and patches of them in the transcript, so the prompt can be rebuilt by replaying them.
+Nothing in the prompt changes by itself (no date, no clock): a resumed session sends the same
+bytes, which keeps the provider's prompt cache valid.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 from pi_harness.agent.types import AgentTool
 from pi_harness.coding.resources.context_files import ContextFile
 from pi_harness.coding.resources.skills import Skill, render_skills
+from pi_harness.coding.session_store.system_messages import tag_section
 
 SECTION_ORDER = ("preamble", "tools", "rules", "docs", "addendum", "project_context", "skills", "cwd")
 PREAMBLE = "You are an expert coding assistant operating inside pi-harness, a coding agent harness."
@@ -33,7 +35,6 @@ class SystemPromptInputs:
     skills: Sequence[Skill] = ()
     extra_guidelines: Sequence[str] = ()
     extension_sections: Mapping[str, str] = field(default_factory=dict)
-    today: _dt.date | None = None
     docs_dir: Path | None = None
 
 
@@ -129,7 +130,7 @@ def _context_section(files: Sequence[ContextFile]) -> str:
 
 
 def build_system_prompt_sections(inputs: SystemPromptInputs) -> dict[str, str]:
-    """The ordered section map (empty sections omitted)."""
+    """The ordered section bodies (untagged; empty sections omitted)."""
     sections: dict[str, str] = {}
     if inputs.custom_prompt is not None:
         sections["preamble"] = inputs.custom_prompt.strip()
@@ -147,23 +148,27 @@ def build_system_prompt_sections(inputs: SystemPromptInputs) -> dict[str, str]:
         skills = render_skills(inputs.skills)
         if skills:
             sections["skills"] = skills
-    today = inputs.today or _dt.date.today()
     cwd = inputs.cwd.replace("\\", "/")
-    sections["cwd"] = f"Current date: {today.isoformat()}\nCurrent working directory: {cwd}"
+    sections["cwd"] = f"Current working directory: {cwd}"
     for name, body in inputs.extension_sections.items():
         if name not in SECTION_ORDER and body.strip():
             sections[name] = body.strip()
     return sections
 
 
-def render_system_prompt(sections: Mapping[str, str | None]) -> str:
-    """Join sections in canonical order (then extension sections in insertion order)."""
+def tagged_sections(sections: Mapping[str, str | None]) -> dict[str, str]:
+    """Section bodies as the transcript stores them: in prompt order (built-in sections, then
+    the others as given), empty ones left out, every one but the preamble in its tag."""
     ordered = [name for name in SECTION_ORDER if name in sections]
     ordered += [name for name in sections if name not in SECTION_ORDER]
-    parts: list[str] = []
+    tagged: dict[str, str] = {}
     for name in ordered:
         body = sections.get(name)
-        if body is None or not body.strip():
-            continue
-        parts.append(body if name == "preamble" else f"<{name}>\n{body}\n</{name}>")
-    return "\n\n".join(parts)
+        if body is not None and body.strip():
+            tagged[name] = tag_section(name, body)
+    return tagged
+
+
+def render_system_prompt(sections: Mapping[str, str | None]) -> str:
+    """The prompt text of section bodies: the tagged sections joined by blank lines."""
+    return "\n\n".join(tagged_sections(sections).values())

@@ -55,14 +55,14 @@ async def test_set_active_tools_writes_system_patches(server: FakeLLMServer, pro
     assert trace[second_turn : second_turn + 3] == ["turn_start", "message_start:system", "message_end:system"]
     systems = [m for m in session.get_messages() if m["role"] == "system"]
     assert len(systems) == 2
-    assert systems[1]["toolsRemoved"] == ["bash"] and "toolsAdded" not in systems[1]
-    assert "bash" not in systems[1]["sections"]["tools"].split("\n")[1]
+    assert systems[1]["toolsRemoved"] == [{"name": "bash"}] and "toolsAdded" not in systems[1]
+    assert "- bash:" not in systems[1]["sections"]["tools"]
 
     session.set_active_tools(["read", "grep"])
     await session.prompt("again")
     assert tool_names(server.requests[2]) == ["read", "grep"]
     patch = [m for m in session.get_messages() if m["role"] == "system"][-1]
-    assert [t["name"] for t in patch["toolsAdded"]] == ["grep"] and patch["toolsRemoved"] == ["gate"]
+    assert [t["name"] for t in patch["toolsAdded"]] == ["grep"] and patch["toolsRemoved"] == [{"name": "gate"}]
     # Replaying the transcript gives the tool set in force.
     assert sorted(session.session_manager.get_system_state().tools) == ["grep", "read"]
     await result.runtime.shutdown()
@@ -70,7 +70,12 @@ async def test_set_active_tools_writes_system_patches(server: FakeLLMServer, pro
 
 async def test_extension_tools_are_active_and_restored_per_branch(server: FakeLLMServer, project: Path) -> None:
     def ext(pi: ExtensionAPI) -> None:
-        @pi.tool(name="hello", description="Says hello.", parameters={"type": "object", "properties": {}})
+        @pi.tool(
+            name="hello",
+            description="Says hello.",
+            parameters={"type": "object", "properties": {}},
+            constrained_sampling={"type": "json_schema", "strict": "require"},
+        )
         async def hello(tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> str:
             return f"hello from {ctx.cwd}"
 
@@ -81,6 +86,9 @@ async def test_extension_tools_are_active_and_restored_per_branch(server: FakeLL
     await session.prompt("greet")
     assert "hello" in session.get_active_tool_names()
     assert request_texts(server.requests[1])[-1] == f"tool:hello from {project}"
+    # The extension's sampling hint is part of the declaration the transcript records.
+    declared = session.session_manager.get_system_state().tools["hello"]
+    assert declared["constrainedSampling"] == {"type": "json_schema", "strict": "require"}  # type: ignore[typeddict-item]
     first_user = next(
         e["id"]
         for e in session.session_manager.get_entries()
@@ -187,7 +195,8 @@ async def test_manual_compaction(server: FakeLLMServer, project: Path) -> None:
     assert compacted["firstKeptEntryId"] and compacted["tokensBefore"] > 0
     assert "focus on answers" in request_texts(server.requests[2])[1]
     assert recorder.trace()[-2:] == ["compaction_start:manual", "compaction_end:manual"]
-    assert session.get_messages()[0]["role"] == "compactionSummary"
+    # Pi's compacted context: the system checkpoint, then the summary.
+    assert [m["role"] for m in session.get_messages()[:2]] == ["system", "compactionSummary"]
     with pytest.raises(CompactionError, match=r"^Already compacted$"):
         await session.compact()
     assert recorder.of("compaction_end")[-1]["errorMessage"] == "Compaction failed: Already compacted"

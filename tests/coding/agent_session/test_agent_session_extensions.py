@@ -86,7 +86,7 @@ async def test_context_and_before_agent_start_shape_the_request(server: FakeLLMS
     assert "- Mention the ticket number." in system
     assert request_texts(first)[1:] == ["user:normal", "user:Remember the release date."]
     recorded = session.session_manager.get_system_state()
-    assert recorded.sections["team"] == "Team conventions: write tests first."
+    assert recorded.sections["team"] == "<team>\nTeam conventions: write tests first.\n</team>"
     custom = [e for e in session.session_manager.get_entries() if e["type"] == "custom_message"]
     assert [(c["customType"], c["display"]) for c in custom] == [("memo", False)]
 

@@ -54,10 +54,16 @@ async def test_question_and_answer_follows_the_canonical_order(server: FakeLLMSe
     assert session.get_last_assistant_text() == "Hello there"
     assert session.is_idle and not session.is_streaming
     # The first request carries the whole prompt recorded in the transcript's system message.
+    # Pi's shape: the content is empty, every section but the preamble is tagged, the prompt
+    # sent is the sections joined.
     system = next(m for m in session.get_messages() if m["role"] == "system")
+    assert system["content"] == ""
     assert set(system["sections"]) >= {"preamble", "tools", "rules", "cwd"}
+    assert system["sections"]["cwd"] == f"<cwd>\nCurrent working directory: {project}\n</cwd>"
     assert [t["name"] for t in system["toolsAdded"]] == ["read", "bash", "edit", "write"]
-    assert system["timestamp"] == 0
+    assert system["toolsAdded"][0]["constrainedSampling"] == {"type": "json_schema", "strict": "prefer"}  # type: ignore[typeddict-item]
+    assert system["timestamp"] > 0
+    assert system_prompt_of(server.requests[0]) == "\n\n".join(text for text in system["sections"].values() if text)
     assert system_prompt_of(server.requests[0]).startswith("You are an expert coding assistant")
     assert [t["function"]["name"] for t in server.requests[0].json["tools"]] == ["read", "bash", "edit", "write"]
     await result.runtime.shutdown()

@@ -112,7 +112,8 @@ async def test_manual_compaction_end_to_end(tmp_path: Path, faux: FauxProvider) 
     )
     assert entry["details"] == {"readFiles": [], "modifiedFiles": ["src/app.py"]}  # type: ignore[typeddict-item]
     assert entry["usage"]["input"] == 300  # type: ignore[typeddict-item]
-    assert "fromHook" not in entry
+    assert entry["fromHook"] is False  # type: ignore[typeddict-item]
+    assert "systemMessage" not in entry  # no system message on the path: nothing to checkpoint
     assert result["summary"] == entry["summary"]  # type: ignore[typeddict-item]
     assert result["tokensBefore"] == entry["tokensBefore"] > 0  # type: ignore[typeddict-item]
     assert 0 < result["estimatedTokensAfter"] < result["tokensBefore"]

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from pi_harness.coding.system_prompt import (
     SystemPromptInputs,
     build_system_prompt_sections,
     render_system_prompt,
+    tagged_sections,
 )
 
 
@@ -40,7 +40,6 @@ def test_default_sections_in_order(tmp_path: Path) -> None:
             append=["Be nice."],
             context_files=[ContextFile("/work/proj/AGENTS.md", "Use pytest.\n")],
             skills=[Skill("pdf", "PDF work", "/s/pdf/SKILL.md", "/s/pdf", "user")],
-            today=dt.date(2026, 11, 29),
             docs_dir=tmp_path,
         )
     )
@@ -59,11 +58,15 @@ def test_default_sections_in_order(tmp_path: Path) -> None:
         sections["project_context"]
         == '<project_instructions path="/work/proj/AGENTS.md">\nUse pytest.\n</project_instructions>'
     )
-    assert sections["cwd"] == "Current date: 2026-11-29\nCurrent working directory: /work/proj"
+    # No date: the prompt stays the same bytes from day to day (prompt cache, resumed sessions).
+    assert sections["cwd"] == "Current working directory: /work/proj"
+    assert tagged_sections(sections)["cwd"] == "<cwd>\nCurrent working directory: /work/proj\n</cwd>"
+    assert tagged_sections(sections)["preamble"] == PREAMBLE
     text = render_system_prompt(sections)
+    assert text == "\n\n".join(tagged_sections(sections).values())
     assert text.startswith(PREAMBLE + "\n\n<tools>\n- read: Read files")
     assert "\n\n<addendum>\nBe nice.\n</addendum>\n\n<project_context>\n" in text
-    assert text.endswith("<cwd>\nCurrent date: 2026-11-29\nCurrent working directory: /work/proj\n</cwd>")
+    assert text.endswith("<cwd>\nCurrent working directory: /work/proj\n</cwd>")
 
 
 def test_custom_prompt_replaces_first_four_sections_and_skills_need_read(tmp_path: Path) -> None:

@@ -198,14 +198,16 @@ def test_omit_failed_attempt_hides_the_response_and_its_tool_results(tmp_path: P
 def test_system_messages_patch_and_replay(tmp_path: Path) -> None:
     read = {"name": "read", "description": "Read a file", "parameters": {"type": "object"}}
     bash = {"name": "bash", "description": "Run", "parameters": {"type": "object"}}
-    first = system_message_patch(None, {"preamble": "P", "cwd": "C"}, [read])  # type: ignore[list-item]
+    first = system_message_patch(None, {"preamble": "P", "cwd": "C"}, [read], timestamp=5)  # type: ignore[list-item]
     assert first == {
         "role": "system",
         "content": "",
         "sections": {"preamble": "P", "cwd": "C"},
         "toolsAdded": [read],
-        "timestamp": 0,
+        "timestamp": 5,
     }
+    assert first is not None and list(first) == ["role", "content", "sections", "timestamp", "toolsAdded"]
+    assert system_message_patch(None, {"preamble": "P"}, [])["timestamp"] > 0  # type: ignore[index]
     state = replay_system_messages([first])
     assert state.sections == {"preamble": "P", "cwd": "C"} and list(state.tools) == ["read"]
     assert system_message_patch(state, {"preamble": "P", "cwd": "C"}, [read]) is None  # type: ignore[list-item]
@@ -217,7 +219,7 @@ def test_system_messages_patch_and_replay(tmp_path: Path) -> None:
         "timestamp": 9,
         "sections": {"preamble": "P2", "skills": "S", "cwd": None},
         "toolsAdded": [bash],
-        "toolsRemoved": ["read"],
+        "toolsRemoved": [{"name": "read"}],
     }
     manager = SessionManager.in_memory(str(tmp_path))
     manager.append_message(first)  # type: ignore[arg-type]
@@ -225,7 +227,7 @@ def test_system_messages_patch_and_replay(tmp_path: Path) -> None:
     branch_point = manager.get_leaf_id()
     manager.append_message(patch)  # type: ignore[arg-type]
     state = manager.get_system_state()
-    assert state.ordered_sections() == [("preamble", "P2"), ("skills", "S")]
+    assert state.sections == {"preamble": "P2", "skills": "S"} and state.render() == "P2\n\nS"
     assert [t["name"] for t in state.tool_list()] == ["bash"]
     # Navigating back restores the tool loadout of that branch.
     assert branch_point is not None
@@ -240,6 +242,22 @@ def test_system_messages_patch_and_replay(tmp_path: Path) -> None:
     assert replayed.tools == {}
 
 
-def test_extension_sections_follow_builtin_ones() -> None:
-    state = SystemState(sections={"my_ext": "E", "cwd": "C", "preamble": "P"})
-    assert [name for name, _ in state.ordered_sections()] == ["preamble", "cwd", "my_ext"]
+def test_sections_render_in_the_order_they_were_first_set() -> None:
+    """Pi's replay: a changed section keeps its place, a new one comes last, content comes first."""
+    state = replay_system_messages(
+        [
+            {"role": "system", "content": "", "sections": {"preamble": "P", "cwd": "<cwd>\nC\n</cwd>"}, "timestamp": 1},
+            {"role": "system", "content": "", "sections": {"skills": "<skills>\nS\n</skills>"}, "timestamp": 2},
+            {"role": "system", "content": "", "sections": {"preamble": "P2"}, "timestamp": 3},
+            {"role": "system", "content": "Extra.", "timestamp": 4},
+        ]
+    )
+    assert state.render() == "Extra.\n\nP2\n\n<cwd>\nC\n</cwd>\n\n<skills>\nS\n</skills>"
+    assert state.timestamp == 1
+    assert state.current_message(7) == {
+        "role": "system",
+        "content": "Extra.",
+        "sections": {"preamble": "P2", "cwd": "<cwd>\nC\n</cwd>", "skills": "<skills>\nS\n</skills>"},
+        "timestamp": 7,
+    }
+    assert SystemState().current_message(7) is None

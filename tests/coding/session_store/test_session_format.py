@@ -188,8 +188,10 @@ def test_header_without_cwd_falls_back_to_process_cwd(tmp_path: Path) -> None:
 def test_pi_1_4_entry_shapes_load(tmp_path: Path) -> None:
     """The 1.4.0 fragments of sessions.md §12 (system message, context_edit, usage, compaction)."""
     path = tmp_path / "pi14.jsonl"
-    path.write_bytes(PI_EXAMPLE.read_bytes() + PI_EXAMPLE.with_name("pi_1_4_fragments.jsonl").read_bytes())
+    original = PI_EXAMPLE.read_bytes() + PI_EXAMPLE.with_name("pi_1_4_fragments.jsonl").read_bytes()
+    path.write_bytes(original)
     manager = SessionManager.open(path)
+    assert path.read_bytes() == original  # Pi's shapes need no upgrade
     assert manager.get_leaf_id() == "0c1d2e3f"
     context = manager.build_session_context()
     assert [m["role"] for m in context.messages] == ["compactionSummary", "user"]
@@ -200,4 +202,4 @@ def test_pi_1_4_entry_shapes_load(tmp_path: Path) -> None:
     assert manager.get_system_state().tools == {}
     manager.branch("7e8f9a0b")
     state = manager.get_system_state()
-    assert list(state.tools) == ["read"] and state.sections["cwd"] == "Current working directory: /home/ann/proj"
+    assert list(state.tools) == ["read"] and state.sections["cwd"] == "<cwd>\n/home/ann/proj\n</cwd>"

@@ -105,3 +105,15 @@ def test_unknown_names_warn_once_and_are_ignored() -> None:
 def test_public_api_is_exported() -> None:
     for name in tools_api.__all__:
         assert hasattr(tools_api, name), name
+
+
+def test_declarations_carry_pis_constrained_sampling_hint() -> None:
+    """Pi declares read, bash, edit and write with a JSON-schema hint; the search tools have none."""
+    declarations = {tool.name: tool.to_tool() for tool in create_all_tools("/tmp", ToolOptions())}
+    hinted = {name for name, declaration in declarations.items() if "constrainedSampling" in declaration}
+    assert hinted == {"read", "bash", "edit", "write"}
+    read = declarations["read"]
+    assert list(read) == ["name", "description", "parameters", "constrainedSampling"]
+    assert read["constrainedSampling"] == {"type": "json_schema", "strict": "prefer"}  # type: ignore[typeddict-item]
+    # Each declaration has its own copy: one stored in a session is never shared with another.
+    assert read["constrainedSampling"] is not declarations["bash"]["constrainedSampling"]  # type: ignore[typeddict-item]

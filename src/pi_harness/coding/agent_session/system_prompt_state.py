@@ -6,9 +6,10 @@ resources, the active tools, plus what ``before_agent_start`` handlers did on th
 a whole ``systemPrompt`` replaces the prompt for that run only.
 
 The transcript records it in ``system`` messages (see sessions.md): the first request of a
-session persists the full section map and tool set, later runs and turns persist only patches.
-Requests are projected from the transcript, so the prompt a request carries is the one recorded
-on the active branch.
+session persists the full section map (tagged, ``content`` empty) and tool set, later runs and
+turns persist only patches. Requests are projected from the transcript, so the prompt a request
+carries is the one recorded on the active branch, whichever program recorded it: a session
+written by Pi gets our sections patched over Pi's, by name, so the prompt is sent once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pi_harness.coding.system_prompt import (
     SystemPromptInputs,
     build_system_prompt_sections,
     render_system_prompt,
+    tagged_sections,
 )
 
 
@@ -93,16 +95,14 @@ class SystemPromptState:
 
     def patch(self, previous: SystemState) -> SystemMessage | None:
         """The system message that brings the transcript's record up to date (``None``: no change)."""
-        sections = self.sections()
-        content = render_system_prompt(sections) if not previous.declared else ""
-        return system_message_patch(previous, sections, self.declared_tools(), content=content)
+        return system_message_patch(previous, tagged_sections(self.sections()), self.declared_tools())
 
     def request_prompt(self, recorded: SystemState) -> str:
         """The prompt of a request: this run's replacement, else the one recorded on the branch."""
         if self.run_override is not None:
             return self.run_override
         if recorded.declared:
-            return render_system_prompt(dict(recorded.ordered_sections()))
+            return recorded.render()
         return self.render()
 
     # -- before_agent_start ----------------------------------------------------------------------

@@ -24,6 +24,7 @@ from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions.events import normalize_result
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ToolDefinition, schema_of
+from pi_harness.coding.tools.declared import DeclaredTool
 
 # The tool call whose ``execute`` is running in this task (``None`` outside tools).
 CURRENT_TOOL_CALL: ContextVar[str | None] = ContextVar("pi_current_tool_call", default=None)
@@ -59,7 +60,7 @@ def wrap_extension_tool(definition: ToolDefinition, runner: ExtensionRunner) -> 
             outcome = await outcome
         return tool_result_from(outcome)
 
-    return AgentTool(
+    return DeclaredTool(
         name=definition.name,
         label=definition.label or definition.name,
         description=definition.description,
@@ -70,6 +71,7 @@ def wrap_extension_tool(definition: ToolDefinition, runner: ExtensionRunner) -> 
         output_schema=definition.output_schema,
         prompt_snippet=definition.prompt_snippet,
         prompt_guidelines=definition.prompt_guidelines,
+        constrained_sampling=definition.constrained_sampling,
     )
 
 
@@ -129,7 +131,10 @@ class ToolRegistry:
 
     def all_tools(self) -> list[dict[str, object]]:
         """``getAllTools``: ``[{name, description, parameters}]`` of every registered tool."""
-        return [dict(tool.to_tool()) for tool in self._all().values()]
+        return [
+            {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+            for tool in self._all().values()
+        ]
 
     # -- changing ----------------------------------------------------------------------------------
 

@@ -145,14 +145,16 @@ def context_usage(
 
 
 def session_context_usage(messages: Sequence[StoredMessage], context_window: int | None) -> ContextUsage | None:
-    """``getContextUsage`` over a rebuilt context whose first message may be a compaction summary.
+    """``getContextUsage`` over a rebuilt context that may start with a compaction summary (after
+    the compaction's system checkpoint).
 
     Right after a compaction the size is unknown until a response newer than the compaction
     reports non-zero usage (kept messages carry usage from before the compaction).
     """
     compacted_at: int | None = None
-    if messages and messages[0].get("role") == "compactionSummary":
-        compacted_at = timestamp_ms(messages[0])
+    first = next((m for m in messages if m.get("role") != "system"), None)
+    if first is not None and first.get("role") == "compactionSummary":
+        compacted_at = timestamp_ms(first)
     fresh = compacted_at is None or any(
         has_usable_usage(m) and timestamp_ms(m) > compacted_at and _usage_tokens(m) > 0 for m in messages
     )

@@ -160,7 +160,7 @@ async def navigate_tree(
     new_leaf, editor_text = _navigation_leaf(target)
     result = TreeNavigationResult(editor_text=editor_text, old_leaf_id=old_leaf, from_extension=from_extension)
     if summary_text is not None:
-        entry_id = session.branch_with_summary(new_leaf, summary_text, details, True if from_extension else None, usage)
+        entry_id = session.branch_with_summary(new_leaf, summary_text, details, from_extension, usage)
         result.summary_entry = cast(BranchSummaryEntry, session.get_entry(entry_id))
         if label:
             session.append_label(entry_id, label)

@@ -226,7 +226,7 @@ class CompactionRunner:
             result["firstKeptEntryId"],
             result["tokensBefore"],
             result.get("details"),
-            True if from_extension else None,
+            from_extension,
             result.get("usage"),
         )
         # A heuristic over the rebuilt context: usage kept from before the compaction would overstate it.

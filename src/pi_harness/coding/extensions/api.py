@@ -32,6 +32,7 @@ from pi_harness.coding.extensions.types import (
     ToolParameters,
     ToolRenderer,
 )
+from pi_harness.coding.session_store.system_messages import ConstrainedSampling
 
 NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading."
 
@@ -120,6 +121,7 @@ class ExtensionAPI:
         output_schema: JsonObject | None = None,
         render_call: ToolRenderer | None = None,
         render_result: ToolRenderer | None = None,
+        constrained_sampling: ConstrainedSampling | None = None,
     ) -> Callable[[T], T]:
         """Register the decorated ``execute`` as a tool (the keywords are ``ToolDefinition``'s)."""
 
@@ -138,6 +140,7 @@ class ExtensionAPI:
                     output_schema=output_schema,
                     render_call=render_call,
                     render_result=render_result,
+                    constrained_sampling=constrained_sampling,
                 )
             )
             return fn

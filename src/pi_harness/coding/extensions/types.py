@@ -10,6 +10,7 @@ from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import UserContent
+from pi_harness.coding.session_store.system_messages import ConstrainedSampling
 
 if TYPE_CHECKING:
     from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext
@@ -77,6 +78,8 @@ class ToolDefinition:
     output_schema: JsonObject | None = None
     render_call: ToolRenderer | None = None
     render_result: ToolRenderer | None = None
+    # How providers may constrain the sampling of the arguments (Pi's ``constrainedSampling``).
+    constrained_sampling: ConstrainedSampling | None = None
 
 
 @dataclass

@@ -47,8 +47,8 @@ from pi_harness.coding.session_store.paths import (
 from pi_harness.coding.session_store.readonly import ReadonlySessionManager
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.system_messages import (
-    SECTION_ORDER,
     SystemState,
+    ToolDeclaration,
     replay_system_messages,
     system_message_patch,
 )
@@ -57,7 +57,6 @@ from pi_harness.coding.session_store.tree import LabelInfo, SessionTreeNode, bra
 __all__ = [
     "CURRENT_SESSION_VERSION",
     "ENTRY_TYPES",
-    "SECTION_ORDER",
     "SESSION_DIR_ENV",
     "BranchSummaryEntry",
     "CompactionEntry",
@@ -87,6 +86,7 @@ __all__ = [
     "SessionTreeNode",
     "SystemState",
     "ThinkingLevelChangeEntry",
+    "ToolDeclaration",
     "UsageEntry",
     "agent_dir",
     "branch_path",

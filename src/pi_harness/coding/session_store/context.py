@@ -1,9 +1,12 @@
 """Rebuilding the model context from the active path.
 
-The projection keeps, in order: the summary of the latest compaction on the path (if any), the
-entries the compaction kept (from ``firstKeptEntryId``), every entry after it, converted to
+The projection keeps, in order: for the latest compaction on the path (if any) its system
+checkpoint and its summary, the entries the compaction kept (from ``firstKeptEntryId``, system
+messages left out: the checkpoint holds what they declared), every entry after it, converted to
 agent messages; then the path's ``context_edit`` entries omit or rewrite their targets. It also
-reports the thinking level, the model in force at the leaf and the replayed system state.
+reports the thinking level, the model in force at the leaf and the replayed system state: the
+checkpoint and the system messages after it, or, for a compaction written without a checkpoint
+(older files), every system message of the path.
 
 Stored message dicts are returned as they are (not copied); only edited or normalised messages
 are new dicts, so callers must not mutate the messages they get.
@@ -186,13 +189,18 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
             if isinstance(target, str):
                 edits[target] = entry.get("replacement")
     projection.model = model_of(model_entry) if model_entry is not None else None
+    checkpoint = _checkpoint(path[compaction_index]) if compaction_index >= 0 else None
+    if checkpoint is not None:
+        system_messages = [checkpoint, *_system_messages(path[compaction_index + 1 :])]
     projection.system = replay_system_messages(system_messages)
 
     messages = projection.messages
     sources = projection.entries
 
-    def keep(entries: Sequence[SessionEntry]) -> None:
+    def keep(entries: Sequence[SessionEntry], *, system: bool = True) -> None:
         for entry in entries:
+            if not system and _is_system(entry):
+                continue
             if entry["type"] == "message" and not edits:
                 # Fast path for the common case: a stored message used as it is.
                 stored = stored_message(entry)
@@ -216,6 +224,9 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
         return projection
     compaction = cast(CompactionEntry, path[compaction_index])
     projection.compaction = compaction
+    if checkpoint is not None:
+        messages.append(checkpoint)
+        sources.append(compaction)
     messages.append(compaction_summary_message(compaction))
     sources.append(compaction)
     first_kept = compaction.get("firstKeptEntryId")
@@ -224,9 +235,26 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
         if path[index]["id"] == first_kept:
             start = index
             break
-    keep(path[start:compaction_index])
+    keep(path[start:compaction_index], system=False)
     keep(path[compaction_index + 1 :])
     return projection
+
+
+def _checkpoint(entry: SessionEntry) -> SystemMessage | None:
+    """A compaction's ``systemMessage``: the prompt and tools in force when it was written."""
+    if entry["type"] != "compaction":
+        return None
+    checkpoint: object = entry.get("systemMessage")
+    return cast(SystemMessage, checkpoint) if isinstance(checkpoint, dict) else None
+
+
+def _is_system(entry: SessionEntry) -> bool:
+    message = stored_message(entry)
+    return message is not None and message.get("role") == "system"
+
+
+def _system_messages(entries: Sequence[SessionEntry]) -> list[SystemMessage]:
+    return [cast(SystemMessage, stored_message(entry)) for entry in entries if _is_system(entry)]
 
 
 def extend_session_projection(projection: SessionProjection, appended: Sequence[SessionEntry]) -> bool:
@@ -293,7 +321,7 @@ class ProjectionMemo:
             messages=list(cached.messages),
             entries=list(cached.entries),
             path=list(cached.path),
-            system=SystemState(dict(cached.system.sections), dict(cached.system.tools)),
+            system=cached.system.copy(),
         )
 
     def _extended(

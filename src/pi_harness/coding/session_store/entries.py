@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypeAlias, TypedDict
 
-from pi_harness.agent.types import AgentMessage
+from pi_harness.agent.types import AgentMessage, SystemMessage
 from pi_harness.ai.types import ContentBlock, ImageContent, TextContent, Usage
 
 CURRENT_SESSION_VERSION = 3
@@ -68,8 +68,11 @@ class CompactionEntry(TypedDict):
     firstKeptEntryId: str
     tokensBefore: int
     details: NotRequired[object]
-    fromHook: NotRequired[bool]
     usage: NotRequired[Usage]
+    fromHook: NotRequired[bool]
+    # (1.4.0) The prompt and tools in force at the compaction: the compacted context's first
+    # message (absent in older files).
+    systemMessage: NotRequired[SystemMessage]
 
 
 class BranchSummaryEntry(TypedDict):

@@ -4,6 +4,7 @@
   ``firstKeptEntryIndex`` (an index into the file's records, header included) becomes
   ``firstKeptEntryId``.
 * v2 → v3: messages with the legacy role ``hookMessage`` become ``custom``.
+* within v3: system messages of earlier pi-harness versions get Pi's shape (``legacy_system.py``).
 
 Records are changed in place; the caller rewrites the file when anything changed.
 """
@@ -16,6 +17,7 @@ from typing import cast
 
 from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader
 from pi_harness.coding.session_store.ids import new_entry_id
+from pi_harness.coding.session_store.legacy_system import upgrade_system_entries
 
 Record = dict[str, object]
 
@@ -55,13 +57,12 @@ def _v2_to_v3(header: Record, entries: list[Record]) -> None:
 def migrate(header: Record, entries: list[Record]) -> bool:
     """Bring ``header`` and ``entries`` to the current version in place; True if anything changed."""
     version = header_version(header)
-    if version >= CURRENT_SESSION_VERSION:
-        return False
+    changed = version < CURRENT_SESSION_VERSION
     if version < 2:
         _v1_to_v2(header, entries)
     if version < 3:
         _v2_to_v3(header, entries)
-    return True
+    return upgrade_system_entries(entries) or changed
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from pi_harness.coding.session_store.entries import (
     SessionHeader,
 )
 from pi_harness.coding.session_store.errors import EntryNotFoundError, InvalidSessionFileError, SessionReadOnlyError
-from pi_harness.coding.session_store.ids import iso_now, new_entry_id, new_session_id, validate_session_id
+from pi_harness.coding.session_store.ids import iso_now, iso_to_ms, new_entry_id, new_session_id, validate_session_id
 from pi_harness.coding.session_store.jsonl import read_header, read_session_file
 from pi_harness.coding.session_store.listing import SessionFinders, normalize_session_name, session_file_names
 from pi_harness.coding.session_store.migrate import migrate_records
@@ -311,14 +311,14 @@ class SessionManager(SessionFinders):
             if isinstance(name, str):
                 self._name = normalize_session_name(name) or None
 
-    def _append(self, kind: str, fields: Mapping[str, object]) -> str:
+    def _append(self, kind: str, fields: Mapping[str, object], timestamp: str | None = None) -> str:
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
         entry_id = new_entry_id(self._by_id)
         # ``kind`` and ``fields`` are one of the entry types of entries.py (the ``append_*`` methods).
         entry = cast(
             SessionEntry,
-            {"type": kind, "id": entry_id, "parentId": self._leaf_id, "timestamp": iso_now(), **fields},
+            {"type": kind, "id": entry_id, "parentId": self._leaf_id, "timestamp": timestamp or iso_now(), **fields},
         )
         # Disk first: if the write fails the in-memory session is unchanged.
         self._persist(entry)
@@ -368,13 +368,20 @@ class SessionManager(SessionFinders):
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
+        """A ``compaction`` at the current leaf, with the system checkpoint of the active branch.
+
+        The checkpoint (``systemMessage``: the replayed prompt and tools, stamped with the entry's
+        time) becomes the first message of the compacted context.
+        """
+        timestamp = iso_now()
         fields: dict[str, object] = {
             "summary": summary,
             "firstKeptEntryId": first_kept_entry_id,
             "tokensBefore": tokens_before,
         }
-        _add_optional(fields, details=details, fromHook=from_hook, usage=usage)
-        return self._append("compaction", fields)
+        checkpoint = self.get_system_state().current_message(iso_to_ms(timestamp))
+        _add_optional(fields, details=details, usage=usage, fromHook=from_hook, systemMessage=checkpoint)
+        return self._append("compaction", fields, timestamp)
 
     def append_branch_summary(
         self,
@@ -386,7 +393,7 @@ class SessionManager(SessionFinders):
     ) -> str:
         """A ``branch_summary`` at the current leaf (see ``branch_with_summary`` for navigation)."""
         fields: dict[str, object] = {"fromId": from_id, "summary": summary}
-        _add_optional(fields, details=details, fromHook=from_hook, usage=usage)
+        _add_optional(fields, details=details, usage=usage, fromHook=from_hook)
         return self._append("branch_summary", fields)
 
     def append_custom(self, custom_type: str, data: object = None) -> str:

@@ -15,6 +15,7 @@ from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.bash_output import CommandOutput, OutputCollector
+from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
 from pi_harness.coding.tools.options import SpawnContext, ToolOptions
@@ -197,6 +198,7 @@ BASH_TOOL = BuiltinTool(
     operations=default_bash_operations,
     run=run_shell_tool,
     abort_check_first=False,
+    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

@@ -16,6 +16,8 @@ from typing import Generic, TypeVar
 from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.session_store.system_messages import ConstrainedSampling
+from pi_harness.coding.tools.declared import DeclaredTool
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import as_int, raise_if_aborted
@@ -62,6 +64,7 @@ class BuiltinTool(Generic[Ops]):
     # False for the shell tools: an abort before the command starts is reported by the command
     # runner in its own words ("Command aborted"), like an abort while it runs.
     abort_check_first: bool = True
+    constrained_sampling: ConstrainedSampling | None = None
 
     def create(self, cwd: str, options: ToolOptions | None = None) -> AgentTool:
         opts = options or ToolOptions()
@@ -79,7 +82,7 @@ class BuiltinTool(Generic[Ops]):
                 raise_if_aborted(signal)
             return await run(ToolCall(params, cwd, operations, opts, signal, on_update))
 
-        return AgentTool(
+        return DeclaredTool(
             name=self.name,
             label=self.name,
             description=self.description,
@@ -87,4 +90,5 @@ class BuiltinTool(Generic[Ops]):
             execute=execute,
             prepare_arguments=self.prepare_arguments,
             prompt_snippet=self.prompt_snippet,
+            constrained_sampling=self.constrained_sampling,
         )

@@ -15,6 +15,7 @@ import orjson
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import sanitize_surrogates
+from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
 from pi_harness.coding.tools.edit_match import (
@@ -159,6 +160,7 @@ EDIT_TOOL: BuiltinTool[EditOperations] = BuiltinTool(
     operations=lambda options: options.edit_operations or LocalEditOperations(),
     run=_edit,
     prepare_arguments=prepare_edit_arguments,
+    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

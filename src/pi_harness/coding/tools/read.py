@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import ImageContent, TextContent
+from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
 from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
@@ -161,6 +162,7 @@ READ_TOOL: BuiltinTool[ReadOperations] = BuiltinTool(
     prompt_snippet="Read what a file contains",
     operations=lambda options: options.read_operations or LocalReadOperations(),
     run=_read,
+    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

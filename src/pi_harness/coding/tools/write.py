@@ -12,6 +12,7 @@ import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_harness.coding.tools.operations import LocalWriteOperations, WriteOperations
@@ -60,6 +61,7 @@ WRITE_TOOL: BuiltinTool[WriteOperations] = BuiltinTool(
     prompt_snippet="Create a new file or replace a file's whole content",
     operations=lambda options: options.write_operations or LocalWriteOperations(),
     run=_write,
+    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 
