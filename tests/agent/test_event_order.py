@@ -108,8 +108,26 @@ async def test_one_tool_turn_then_answer(faux: FauxProvider) -> None:
     assert end["isError"] is False and isinstance(end["durationMs"], int) and end["durationMs"] >= 0
     assert result_text(end["result"]) == "file body"
     result_message = rec.of("message_end")[2]["message"]
-    assert set(result_message) == {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
-    assert list(result_message) == ["role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"]
+    assert set(result_message) == {
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "durationMs",
+        "timestamp",
+    }
+    assert list(result_message) == [
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "durationMs",
+        "timestamp",
+    ]
     assert result_message["toolName"] == "read" and result_message["isError"] is False
     assert rec.of("turn_end")[0]["toolResults"] == [result_message]
     # the second request answers the call with its result

@@ -92,6 +92,10 @@ class AssistantMessage(TypedDict):
     stopReason: StopReason
     timestamp: int
     errorMessage: NotRequired[str]
+    # The provider's own stop value (``finish_reason``, ``stop_reason``, ``finishReason``, status).
+    rawStopReason: NotRequired[str]
+    # Milliseconds from the start of the response stream to its final message.
+    durationMs: NotRequired[int]
     responseId: NotRequired[str]
     thinkingLevel: NotRequired[str]
 
@@ -105,6 +109,8 @@ class ToolResultMessage(TypedDict):
     timestamp: int
     # Tool-specific data for renderers and session files; never sent to a model.
     details: NotRequired[object]
+    # How long the tool's ``execute`` took; absent when it did not run.
+    durationMs: NotRequired[int]
     usage: NotRequired[Usage]
 
 

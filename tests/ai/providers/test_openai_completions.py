@@ -208,7 +208,7 @@ def test_parse_usage_counts_reasoning_once() -> None:
     assert no_total.output == 43
     # DeepSeek's older cache field.
     deepseek = parse_usage({"prompt_tokens": 50, "completion_tokens": 7, "prompt_cache_hit_tokens": 30})
-    assert (deepseek.input, deepseek.cache_read, deepseek.reasoning) == (20, 30, None)
+    assert (deepseek.input, deepseek.cache_read, deepseek.reasoning) == (20, 30, 0)
 
 
 async def test_length_and_content_filter_and_unknown_finish_reasons() -> None:

@@ -113,7 +113,7 @@ class UsageCounts:
     output: int
     cache_read: int
     cache_write: int
-    reasoning: int | None
+    reasoning: int
 
 
 def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
@@ -136,7 +136,7 @@ def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
     cache_read = _int(cached)
     cache_write = _int(prompt_details.get("cache_write_tokens"))
     reasoning_raw = as_object(raw.get("completion_tokens_details")).get("reasoning_tokens")
-    reasoning = _int(reasoning_raw) if reasoning_raw is not None else None
+    reasoning = _int(reasoning_raw)
     output = completion
     if reasoning:
         total = raw.get("total_tokens")
@@ -208,6 +208,7 @@ class ChunkReader:
             finish = choice.get("finish_reason")
             if finish is not None:
                 self.finish_reason = str(finish)
+                self.builder.output["rawStopReason"] = self.finish_reason
                 self.saw_finish = True
         if usage is None:
             usage = as_object(fields.get("x_groq")).get("usage")
