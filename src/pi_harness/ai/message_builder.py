@@ -15,7 +15,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.cost import finalize_usage
 from pi_harness.ai.events import DoneEvent, DoneReason, ErrorEvent
 from pi_harness.ai.json_values import JsonObject
-from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json
+from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json, parse_tool_call_arguments
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import (
     AssistantContent,
@@ -291,7 +291,7 @@ class MessageBuilder:
             return
         content = self.output["content"][block.index]
         if content["type"] == "toolCall":
-            self._settle_tool_arguments(block)
+            self._finalize_tool_arguments(block)
             self.stream.push(
                 {
                     "type": "toolcall_end",
@@ -349,7 +349,22 @@ class MessageBuilder:
         self.output["content"].append(content)
         self._open[key] = _OpenBlock(kind, len(self.output["content"]) - 1)
 
+    def _finalize_tool_arguments(self, block: _OpenBlock) -> None:
+        """A finished call's arguments are its complete text parsed strictly: a call cut off or
+        malformed keeps ``{}`` and ``argumentsError``, which makes the tool refuse to run."""
+        content = self.output["content"][block.index]
+        if content["type"] != "toolCall" or block.parser is None:
+            return
+        text = block.parser.buffer
+        if not text.strip():
+            return
+        arguments, error = parse_tool_call_arguments(text)
+        content["arguments"] = arguments
+        if error is not None:
+            content["argumentsError"] = error
+
     def _settle_tool_arguments(self, block: _OpenBlock) -> None:
+        """Best-effort arguments of a call cut off by a failure, for display (it never runs)."""
         content = self.output["content"][block.index]
         if content["type"] != "toolCall" or block.parser is None:
             return

@@ -39,6 +39,9 @@ class ToolCall(TypedDict):
     name: str
     arguments: JsonObject
     thoughtSignature: NotRequired[str]
+    # Set when the complete arguments text was not a JSON object (``arguments`` is then ``{}``):
+    # the problem and the raw text, reported to the model instead of running the tool.
+    argumentsError: NotRequired[str]
 
 
 UserContent: TypeAlias = TextContent | ImageContent
