@@ -46,21 +46,46 @@ class ProviderStreamError(Exception):
 # --- errors -----------------------------------------------------------------------------------
 
 
+# Longest error body quoted in an error message.
+MAX_ERROR_BODY_CHARS = 4000
+
+
 def format_openai_error(status: int, body: str, _headers: Mapping[str, str] | None = None) -> str:
-    """``"<status> <error.message>"`` as the OpenAI SDK words it, plus ``\\n<raw>`` when an
-    OpenRouter-style ``error.metadata.raw`` carries the upstream provider's own text."""
+    """The error text Pi shows for an HTTP error of an OpenAI-style API.
+
+    The SDK's own message is ``"<status> <error.message>"``; when the body holds an error object
+    that this message does not already quote, Pi shows ``"<status>: <the object as JSON>"``
+    instead, so retry and overflow patterns see the provider's type and code. An
+    OpenRouter-style ``error.metadata.raw`` (the upstream provider's own text) is appended on a
+    line of its own unless already there.
+    """
     text = body.strip()
     try:
         data = loads(text) if text else None
     except ValueError:
         data = None
-    if isinstance(data, dict) and "error" in data:
-        message = f"{status} {_error_text(data['error'])}"
-        raw = _raw_metadata(data["error"])
-        return f"{message}\n{raw}" if raw else message
-    if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return f"{status} {data['message']}"  # vLLM/FastAPI style bodies without an "error" key
-    return f"{status} {text}" if text else f"{status} status code (no body)"
+    if not isinstance(data, dict):
+        return f"{status} {body}" if body else f"{status} status code (no body)"
+    # Like the SDK: the body's ``error`` member, or the whole body when it has none.
+    error = data["error"] if data.get("error") is not None else data
+    message = f"{status} {_sdk_error_text(error)}"
+    if isinstance(error, dict) and error:
+        quoted = _truncate(dumps_str(error).strip(), MAX_ERROR_BODY_CHARS)
+        if quoted not in message:
+            message = f"{status}: {quoted}"
+    raw = _raw_metadata(error)
+    return f"{message}\n{raw}" if raw and raw not in message else message
+
+
+def _sdk_error_text(error: object) -> str:
+    message = as_object(error).get("message")
+    if isinstance(message, str) and message:
+        return message
+    return dumps_str(message if message else error)
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... [truncated {len(text) - limit} chars]"
 
 
 def _error_text(error: object) -> str:
