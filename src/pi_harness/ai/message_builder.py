@@ -37,6 +37,9 @@ _DONE: tuple[DoneReason, ...] = ("stop", "length", "toolUse", "deferred")
 # Each stop reason of a successful response as itself; ``get`` answers None for the others.
 _DONE_REASONS: dict[StopReason, DoneReason] = {reason: reason for reason in _DONE}
 ABORTED_MESSAGE = "Request was aborted"
+REDACTED = "[redacted]"
+# Shorter values are not treated as secrets: replacing them would mangle ordinary words.
+_MIN_SECRET_LENGTH = 8
 
 
 def now_ms() -> int:
@@ -77,6 +80,22 @@ class MessageBuilder:
         self._open: dict[BlockKey, _OpenBlock] = {}
         self._started = False
         self._finished = False
+        # Credentials of the request (API key, auth header values): never part of an error text.
+        self._secrets: set[str] = set()
+
+    def add_secret(self, value: str | None) -> None:
+        """Keep ``value`` (and the forms an error may quote it in) out of the error message."""
+        if not value:
+            return
+        for form in (value, value.encode("unicode_escape").decode("ascii"), *value.splitlines()):
+            stripped = form.strip()
+            if len(stripped) >= _MIN_SECRET_LENGTH:
+                self._secrets.add(stripped)
+
+    def redact(self, text: str) -> str:
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return text
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -128,7 +147,7 @@ class MessageBuilder:
         if aborted and (not message or (isinstance(error, BaseException) and _is_cancel(error))):
             message = ABORTED_MESSAGE
         self.output["stopReason"] = "aborted" if aborted else "error"
-        self.output["errorMessage"] = message or UNKNOWN_ERROR
+        self.output["errorMessage"] = self.redact(message) or UNKNOWN_ERROR
         event: ErrorEvent = {
             "type": "error",
             "reason": "aborted" if aborted else "error",
