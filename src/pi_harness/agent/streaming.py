@@ -112,10 +112,8 @@ async def stream_assistant_response(
         transcript[-1] = final
     else:
         transcript.append(final)
-        # With no partial the final message opens the message, timed already.
-        started = in_flight(final)
-        if "durationMs" in final:
-            started["durationMs"] = final["durationMs"]
-        await emit({"type": "message_start", "message": started, "runId": run_id})
+        # With no partial (a request that failed before streaming) the final message opens
+        # the message as it is: its stop reason, error and timing are known already.
+        await emit({"type": "message_start", "message": final.copy(), "runId": run_id})
     await emit({"type": "message_end", "message": final, "runId": run_id})
     return final
