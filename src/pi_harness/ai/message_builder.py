@@ -82,6 +82,9 @@ class MessageBuilder:
         self._finished = False
         # Credentials of the request (API key, auth header values): never part of an error text.
         self._secrets: set[str] = set()
+        # Whether an abort still ends the open blocks (``*_end`` events) before the error, as
+        # Pi's Chat Completions stream does; the other APIs stop mid-block.
+        self.end_blocks_on_abort = False
 
     def add_secret(self, value: str | None) -> None:
         """Keep ``value`` (and the forms an error may quote it in) out of the error message."""
@@ -138,6 +141,8 @@ class MessageBuilder:
         """Terminal failure: keep partial content and usage; ``aborted`` iff the signal fired."""
         if self._finished:
             return
+        if self.end_blocks_on_abort and self.signal is not None and self.signal.aborted:
+            self.close_all()
         self._finished = True
         for block in list(self._open.values()):
             self._settle_tool_arguments(block)

@@ -43,10 +43,12 @@ def stream_sse_request(
     read: EventReader,
     *,
     sequential: bool = True,
+    end_blocks_on_abort: bool = False,
 ) -> AssistantMessageEventStream:
     """Run one request as a provider stream (see ``run_provider_stream``)."""
 
     async def run(builder: MessageBuilder) -> None:
+        builder.end_blocks_on_abort = end_blocks_on_abort
         builder.add_secret(options.api_key)
         request = prepare()
         for name, value in request.headers.items():

@@ -93,9 +93,10 @@ async def test_thinking_comes_from_reasoning_content_and_is_signed_with_the_fiel
         "thinking_start",
         "thinking_delta",
         "thinking_delta",
-        "thinking_end",
+        # Like Pi: blocks stay open until the response ends, then close in order.
         "text_start",
         "text_delta",
+        "thinking_end",
         "text_end",
         "done",
     ]
@@ -151,10 +152,10 @@ async def test_several_tool_calls_after_text() -> None:
         events, message = await run(server)
     assert [(e["type"], e.get("contentIndex")) for e in events if e["type"].endswith(("_start", "_end"))] == [
         ("text_start", 0),
-        ("text_end", 0),
         ("toolcall_start", 1),
-        ("toolcall_end", 1),
         ("toolcall_start", 2),
+        ("text_end", 0),
+        ("toolcall_end", 1),
         ("toolcall_end", 2),
     ]
     assert message["content"][1:] == [
@@ -502,6 +503,8 @@ async def test_abort_mid_stream_keeps_partial_text_and_closes_the_connection() -
         assert server.cancelled_streams == 1
     assert events[-1]["type"] == "error"
     assert events[-1]["reason"] == "aborted"
+    # Like Pi's Chat Completions stream, the open text block still ends before the error.
+    assert events[-2]["type"] == "text_end" and events[-2]["content"] == message["content"][0]["text"]
     assert message["stopReason"] == "aborted"
     assert message["errorMessage"] == "Request was aborted"
     text = message["content"][0]["text"]

@@ -353,7 +353,8 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
         url = join_url(model["baseUrl"], "chat/completions")
         return SSERequest(url, build_headers(model, opts, compat), body, format_openai_error)
 
-    return stream_sse_request(model, opts, prepare, _read)
+    # Blocks stay open until the response ends (or is aborted), then close in order, as Pi's do.
+    return stream_sse_request(model, opts, prepare, _read, sequential=False, end_blocks_on_abort=True)
 
 
 async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
