@@ -85,6 +85,8 @@ class MessageBuilder:
         # Whether an abort still ends the open blocks (``*_end`` events) before the error, as
         # Pi's Chat Completions stream does; the other APIs stop mid-block.
         self.end_blocks_on_abort = False
+        # The text of an abort that cancels the request (a provider may word it its own way).
+        self.abort_message = ABORTED_MESSAGE
 
     def add_secret(self, value: str | None) -> None:
         """Keep ``value`` (and the forms an error may quote it in) out of the error message."""
@@ -150,7 +152,7 @@ class MessageBuilder:
         aborted = self.signal is not None and self.signal.aborted
         message = error if isinstance(error, str) else _error_text(error)
         if aborted and (not message or (isinstance(error, BaseException) and _is_cancel(error))):
-            message = ABORTED_MESSAGE
+            message = self.abort_message
         self.output["stopReason"] = "aborted" if aborted else "error"
         self.output["errorMessage"] = self.redact(message) or UNKNOWN_ERROR
         event: ErrorEvent = {

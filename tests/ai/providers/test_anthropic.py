@@ -363,7 +363,7 @@ async def test_abort_mid_stream_keeps_partial_text_and_input_usage() -> None:
     assert events[-1]["type"] == "error"
     assert events[-1]["reason"] == "aborted"
     assert result["stopReason"] == "aborted"
-    assert result["errorMessage"] == "Request was aborted"
+    assert result["errorMessage"] == "This operation was aborted"  # as Pi words an abort mid-body
     assert result["content"] == [{"type": "text", "text": "one t"}]
     assert result["usage"]["input"] == 10
     assert result["usage"]["cost"]["input"] > 0

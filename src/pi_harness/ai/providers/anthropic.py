@@ -120,6 +120,9 @@ def _stream_error_message(data: str) -> str:
     return dumps_str(parsed)
 
 
+STREAM_ABORTED_MESSAGE = "This operation was aborted"
+
+
 def map_stop_reason(reason: str) -> StopReason:
     mapped = _STOP_REASONS.get(reason)
     if mapped is None:
@@ -273,6 +276,9 @@ def _index(data: Mapping[str, object]) -> Hashable:
 
 
 async def _consume(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
+    # An abort while the body streams interrupts the read itself, which Pi reports in the
+    # words of the fetch API.
+    builder.abort_message = STREAM_ABORTED_MESSAGE
     state = _StreamState(builder)
     async for sse in events:
         name = sse.event
