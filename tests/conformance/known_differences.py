@@ -65,9 +65,6 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
     },
     "json_plain_or": {
-        "request 1 conversation: Pi ['system:str'], ours ['system[input_text]'] after the start": "or-system-content",
-        "request 1 input[system]: content: Pi str, ours list": "or-system-content",
-        "request 1 input[system]: extra content[input_text] (+2 below): object": "or-system-content",
         "request 1 param prompt_cache_key: Pi <uuid-v7#1>, ours <uuid-v4#1>": "uuid-v4",
         "request 1 tool bash keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
         "request 1 tool edit keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
@@ -97,7 +94,6 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
     },
     "json_plain_gg": {
-        'request 1 systemInstruction: missing role: "user"': "gg-system-role",
         "request 1 tool edit schema: extra properties.edits.items.additionalProperties: bool": "edit-schema-constraints",
         "request 1 tool edit schema: extra properties.edits.minItems: number": "edit-schema-constraints",
         "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
@@ -194,9 +190,6 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
     },
     "json_tool_read_or": {
-        "request 1 conversation: Pi ['system:str'], ours ['system[input_text]'] after the start": "or-system-content",
-        "request 1 input[system]: content: Pi str, ours list": "or-system-content",
-        "request 1 input[system]: extra content[input_text] (+2 below): object": "or-system-content",
         "request 1 param prompt_cache_key: Pi <uuid-v7#1>, ours <uuid-v4#1>": "uuid-v4",
         "request 1 tool bash keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
         "request 1 tool edit keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
@@ -204,9 +197,6 @@ KNOWN: dict[str, dict[str, str]] = {
         "request 1 tool edit schema: extra properties.edits.minItems: number": "edit-schema-constraints",
         "request 1 tool read keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
         "request 1 tool write keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
-        "request 2 conversation: Pi ['system:str'], ours ['system[input_text]'] after the start": "or-system-content",
-        "request 2 input[system]: content: Pi str, ours list": "or-system-content",
-        "request 2 input[system]: extra content[input_text] (+2 below): object": "or-system-content",
         "request 2 param prompt_cache_key: Pi <uuid-v7#1>, ours <uuid-v4#1>": "uuid-v4",
         "request 2 tool bash keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
         "request 2 tool edit keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
@@ -237,10 +227,8 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
     },
     "json_tool_read_gg": {
-        'request 1 systemInstruction: missing role: "user"': "gg-system-role",
         "request 1 tool edit schema: extra properties.edits.items.additionalProperties: bool": "edit-schema-constraints",
         "request 1 tool edit schema: extra properties.edits.minItems: number": "edit-schema-constraints",
-        'request 2 systemInstruction: missing role: "user"': "gg-system-role",
         "request 2 tool edit schema: extra properties.edits.items.additionalProperties: bool": "edit-schema-constraints",
         "request 2 tool edit schema: extra properties.edits.minItems: number": "edit-schema-constraints",
         "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
@@ -544,9 +532,6 @@ KNOWN: dict[str, dict[str, str]] = {
         "session 1 session: id: Pi <uuid-v7>, ours <uuid-v4>": "uuid-v4",
     },
     "json_thinking_or": {
-        "request 1 conversation: Pi ['developer:str'], ours ['developer[input_text]'] after the start": "or-system-content",
-        "request 1 input[developer]: content: Pi str, ours list": "or-system-content",
-        "request 1 input[developer]: extra content[input_text] (+2 below): object": "or-system-content",
         "request 1 param prompt_cache_key: Pi <uuid-v7#1>, ours <uuid-v4#1>": "uuid-v4",
         "request 1 tool bash keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
         "request 1 tool edit keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
@@ -577,7 +562,6 @@ KNOWN: dict[str, dict[str, str]] = {
     },
     "json_thinking_gg": {
         'request 1 param generationConfig: Pi {"maxOutputTokens": 4096, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": -1}}, ours {"maxOutputTokens": 4096, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 16384}}': "gg-thinking-budget",
-        'request 1 systemInstruction: missing role: "user"': "gg-system-role",
         "request 1 tool edit schema: extra properties.edits.items.additionalProperties: bool": "edit-schema-constraints",
         "request 1 tool edit schema: extra properties.edits.minItems: number": "edit-schema-constraints",
         "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
