@@ -12,9 +12,7 @@ from pi_harness.agent import AgentToolResult, BeforeToolCallContext
 from pi_harness.ai.abort import AbortError, AbortSignal
 from pi_harness.ai.providers.faux import FauxProvider, FauxResponse, faux_response, faux_text, faux_tool_call
 
-LENGTH_TEXT = (
-    'Tool call "{}" was not executed: the response hit the output token limit, so its arguments may be truncated.'
-)
+LENGTH_TEXT = 'Tool call "{}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.'
 
 
 @pytest.fixture
@@ -247,3 +245,16 @@ async def test_cancelling_the_prompt_cancels_tools_and_fires_the_signal(faux: Fa
     assert signals[0].aborted  # anything else listening to the run's signal stops too
     assert not agent.is_running and not agent.state.is_streaming and agent.state.pending_tool_calls == set()
     await agent.wait_for_idle()
+
+
+async def test_length_stop_results_carry_no_duration(faux: FauxProvider) -> None:
+    faux.push(
+        FauxResponse(content=[faux_tool_call("write", {"path": "a"}, "c1")], stop_reason="length"), faux_text("ok")
+    )
+    agent = make_agent(faux, [make_tool("write")])
+    rec = Recorder(agent)
+    await agent.prompt("write")
+    end = rec.of("tool_execution_end")[0]
+    assert "durationMs" not in end
+    assert result_text(end["result"]).endswith("Re-issue the tool call with complete arguments.")
+    assert "durationMs" not in rec.of("turn_end")[0]["toolResults"][0]

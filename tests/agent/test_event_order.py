@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import pytest
 from _agent_helpers import Recorder, make_agent, make_tool, request_texts, result_text
 
@@ -108,8 +111,26 @@ async def test_one_tool_turn_then_answer(faux: FauxProvider) -> None:
     assert end["isError"] is False and isinstance(end["durationMs"], int) and end["durationMs"] >= 0
     assert result_text(end["result"]) == "file body"
     result_message = rec.of("message_end")[2]["message"]
-    assert set(result_message) == {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
-    assert list(result_message) == ["role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"]
+    assert set(result_message) == {
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "durationMs",
+        "timestamp",
+    }
+    assert list(result_message) == [
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "durationMs",
+        "timestamp",
+    ]
     assert result_message["toolName"] == "read" and result_message["isError"] is False
     assert rec.of("turn_end")[0]["toolResults"] == [result_message]
     # the second request answers the call with its result
@@ -160,3 +181,31 @@ async def test_prompt_accepts_images_and_message_lists(faux: FauxProvider) -> No
         "message_end:user",
     ]
     assert request_texts(faux, 1)[-2:] == ["user:one", "user:two"]
+
+
+async def test_a_response_failing_before_its_start_opens_with_its_final_state() -> None:
+    """No ``start`` event (the request failed at once): ``message_start`` carries the final
+    message, with its stop reason, error text and duration, like ``message_end``."""
+    from pi_harness.agent import Agent, AgentOptions
+    from pi_harness.ai import create_assistant_message_event_stream
+    from pi_harness.ai.providers.faux import FauxProvider
+    from pi_harness.ai.types import new_assistant_message
+
+    faux = FauxProvider()
+
+    def failing(model: Any, context: Any, options: Any) -> Any:
+        stream = create_assistant_message_event_stream()
+        message = new_assistant_message(model, int(time.time() * 1000))
+        message["stopReason"] = "error"
+        message["errorMessage"] = "500: boom"
+        stream.push({"type": "error", "reason": "error", "error": message})
+        return stream
+
+    agent = Agent(AgentOptions(initial_state={"model": faux.model}, stream_fn=failing))
+    rec = Recorder(agent)
+    await agent.prompt("hi")
+    started = rec.of("message_start")[-1]["message"]
+    ended = rec.of("message_end")[-1]["message"]
+    assert started["stopReason"] == "error" and started["errorMessage"] == "500: boom"
+    assert started["durationMs"] == ended["durationMs"]
+    faux.close()

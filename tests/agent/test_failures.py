@@ -29,7 +29,8 @@ def assert_synthesised_failure(rec: Recorder, agent: Agent, faux: FauxProvider, 
     assert message["stopReason"] == reason and message["errorMessage"] == text
     assert (message["api"], message["provider"], message["model"]) == ("faux", "faux", faux.model["id"])
     assert message["usage"]["totalTokens"] == 0 and message["usage"]["cost"]["total"] == 0
-    assert rec.of("message_start")[-1]["message"]["stopReason"] == "pending"
+    # like Pi, the synthesised message opens with its final stop reason and error
+    assert rec.of("message_start")[-1]["message"]["stopReason"] == reason
     assert rec.of("turn_end")[-1]["message"] is message and rec.of("turn_end")[-1]["toolResults"] == []
     assert rec.of("agent_end")[-1]["messages"] == [message]
     assert agent.state.messages[-1] is message

@@ -382,3 +382,24 @@ async def test_execute_tool_call_for_nested_calls_stamps_the_parent_id() -> None
 
     result, is_error = await execute_tool_call(env, faux_tool_call("missing", {}, "nested-2"))
     assert is_error and result_text(result) == "Tool missing not found"
+
+
+async def test_duration_only_for_calls_that_ran(faux: FauxProvider) -> None:
+    """``durationMs`` times ``execute``; a call that never reached it (unknown tool, failed
+    validation, blocked) has none, neither on its end event nor on its result message."""
+
+    async def slow(call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+        await asyncio.sleep(0.05)
+        raise RuntimeError("late failure")
+
+    faux.push(tool_turn(("nope", {}, "c1"), ("slow", {}, "c2")), faux_text("ok"))
+    agent = make_agent(faux, [make_tool("slow", slow)])
+    rec = Recorder(agent)
+    await agent.prompt("go")
+    ends = {event["toolCallId"]: event for event in rec.of("tool_execution_end")}
+    assert "durationMs" not in ends["c1"]
+    assert ends["c2"]["isError"] is True and 40 <= ends["c2"]["durationMs"] < 5000
+    results = {message["toolCallId"]: message for message in rec.of("turn_end")[0]["toolResults"]}
+    assert "durationMs" not in results["c1"]
+    assert results["c2"]["durationMs"] == ends["c2"]["durationMs"]
+    assert list(results["c2"])[-2:] == ["durationMs", "timestamp"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from typing import Any
 
 import pytest
@@ -609,3 +610,22 @@ async def test_abort_cancels_a_runner_waiting_on_io() -> None:
     message = await asyncio.wait_for(s.result(), 5)
     assert message["stopReason"] == "aborted"
     assert message["content"] == [{"type": "text", "text": "waiting"}]
+
+
+async def test_final_message_is_timed_from_the_stream_start() -> None:
+    """``durationMs`` on the final message (done, error or ``end``), monotonic, once."""
+    model = _message_model()
+    s = AssistantMessageEventStream()
+    message = new_assistant_message(model, int(time.time() * 1000))
+    await asyncio.sleep(0.05)
+    message["stopReason"] = "stop"
+    s.push({"type": "done", "reason": "stop", "message": message})
+    assert 40 <= message["durationMs"] < 5000
+    result = await s.result()
+    assert result["durationMs"] == message["durationMs"]
+
+    # A message that started before the stream (forwarded from elsewhere) stays untimed.
+    older = new_assistant_message(model, 1)
+    forwarded = AssistantMessageEventStream()
+    forwarded.end(older)
+    assert "durationMs" not in older

@@ -199,3 +199,16 @@ def test_arbitrary_text_never_raises(text: str) -> None:
     parser = StreamingJsonParser()
     for ch in text:
         assert isinstance(parser.feed(ch), dict)
+
+
+def test_finished_tool_arguments_are_parsed_strictly() -> None:
+    from pi_harness.ai.partial_json import parse_tool_call_arguments
+
+    assert parse_tool_call_arguments('{"a": 1}') == ({"a": 1}, None)
+    assert parse_tool_call_arguments("  ") == ({}, None)
+    # string-literal mistakes are repaired: a raw newline, an invalid escape
+    assert parse_tool_call_arguments('{"a": "x\ny", "p": "C:\\dir"}') == ({"a": "x\ny", "p": "C:\\dir"}, None)
+    arguments, error = parse_tool_call_arguments('{"command": "ls')
+    assert arguments == {} and error is not None and error.endswith("\n\nReceived arguments:\n" + '{"command": "ls')
+    arguments, error = parse_tool_call_arguments("[1, 2]")
+    assert arguments == {} and error == "Tool arguments must be a JSON object\n\nReceived arguments:\n[1, 2]"

@@ -104,7 +104,10 @@ def test_a_tool_using_run(pi_env: PiEnv) -> None:
     kinds = [r["type"] for r in records]
     first_update = kinds.index("tool_execution_update")
     assert kinds.index("tool_execution_start") < first_update < kinds.index("tool_execution_end")
-    partials = [r["partialResult"]["content"][0]["text"] for r in records if r["type"] == "tool_execution_update"]
+    updates = [r["partialResult"]["content"] for r in records if r["type"] == "tool_execution_update"]
+    # Like Pi, the first update comes before any output, with no content.
+    assert updates[0] == []
+    partials = [content[0]["text"] for content in updates[1:]]
     # Updates are accumulated snapshots; how many arrive before the tool returns depends on timing.
     assert partials[0].startswith("one\n")
     assert all("one\ntwo\n".startswith(p) for p in partials)

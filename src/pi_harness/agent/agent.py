@@ -31,7 +31,6 @@ from pi_harness.agent.loop import AgentLoop, LoopConfig
 from pi_harness.agent.options import AgentOptions, QueueMode, Transport
 from pi_harness.agent.queues import MessageQueue
 from pi_harness.agent.state import AgentState
-from pi_harness.agent.streaming import in_flight
 from pi_harness.agent.tool_execution import error_text
 from pi_harness.agent.types import (
     AfterToolCallHook,
@@ -250,7 +249,7 @@ class Agent:
         run_id = loop.run_id
         if not loop.started:
             await self._process_event({"type": "agent_start", "runId": run_id})
-        await self._process_event({"type": "message_start", "message": in_flight(message), "runId": run_id})
+        await self._process_event({"type": "message_start", "message": message.copy(), "runId": run_id})
         await self._process_event({"type": "message_end", "message": message, "runId": run_id})
         self._state.error = text
         await self._process_event({"type": "turn_end", "message": message, "toolResults": [], "runId": run_id})

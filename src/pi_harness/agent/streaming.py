@@ -24,11 +24,12 @@ def in_flight(partial: AssistantMessage) -> AssistantMessage:
     """The copy carried by ``message_start``/``message_update``: always ``stopReason: "pending"``.
 
     A fast provider may have finished the shared partial before the loop reads its first event;
-    only ``message_end`` carries the final stop reason.
+    only ``message_end`` carries the final stop reason and the response's ``durationMs``.
     """
     snapshot = partial.copy()
     snapshot["stopReason"] = "pending"
     snapshot.pop("errorMessage", None)
+    snapshot.pop("durationMs", None)
     return snapshot
 
 
@@ -89,6 +90,7 @@ async def stream_assistant_response(
             # ``start`` precedes every content event; the shared partial may already be ahead of it.
             started = in_flight(partial)
             started["content"] = []
+            started.pop("rawStopReason", None)
             await emit({"type": "message_start", "message": started, "runId": run_id})
         elif event["type"] == "done" or event["type"] == "error":
             continue  # the final message is taken from ``result()``
@@ -110,6 +112,8 @@ async def stream_assistant_response(
         transcript[-1] = final
     else:
         transcript.append(final)
-        await emit({"type": "message_start", "message": in_flight(final), "runId": run_id})
+        # With no partial (a request that failed before streaming) the final message opens
+        # the message as it is: its stop reason, error and timing are known already.
+        await emit({"type": "message_start", "message": final.copy(), "runId": run_id})
     await emit({"type": "message_end", "message": final, "runId": run_id})
     return final

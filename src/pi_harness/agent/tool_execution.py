@@ -56,7 +56,7 @@ def not_found_text(name: str) -> str:
 def length_guard_text(name: str) -> str:
     return (
         f'Tool call "{name}" was not executed: the response hit the output token limit, '
-        "so its arguments may be truncated."
+        "so its arguments may be truncated. Re-issue the tool call with complete arguments."
     )
 
 
@@ -69,16 +69,19 @@ def error_text(error: BaseException) -> str:
     return text if text else type(error).__name__
 
 
-def tool_result_message(tool_call: ToolCall, result: AgentToolResult, is_error: bool) -> ToolResultMessage:
+def tool_result_message(
+    tool_call: ToolCall, result: AgentToolResult, is_error: bool, duration_ms: int | None = None
+) -> ToolResultMessage:
     """The transcript message (``structuredContent``/``terminate`` stay in the events).
 
     Keys are in the order sessions store them: ``details``, when the tool gave some, before
-    ``isError``; ``usage`` last.
+    ``isError``; ``usage`` last. ``durationMs`` only when the tool's ``execute`` ran.
     """
     call_id, name, content = tool_call["id"], tool_call["name"], list(result.get("content") or [])
     timestamp = int(time.time() * 1000)
     message: ToolResultMessage
-    if "details" in result:
+    # One literal per shape: TypedDicts keep insertion order and have no typed way to insert.
+    if "details" in result and duration_ms is not None:
         message = {
             "role": "toolResult",
             "toolCallId": call_id,
@@ -86,6 +89,27 @@ def tool_result_message(tool_call: ToolCall, result: AgentToolResult, is_error: 
             "content": content,
             "details": result["details"],
             "isError": is_error,
+            "durationMs": duration_ms,
+            "timestamp": timestamp,
+        }
+    elif "details" in result:
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": content,
+            "details": result["details"],
+            "isError": is_error,
+            "timestamp": timestamp,
+        }
+    elif duration_ms is not None:
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": content,
+            "isError": is_error,
+            "durationMs": duration_ms,
             "timestamp": timestamp,
         }
     else:
@@ -127,7 +151,7 @@ class BatchOutcome:
 
 
 class _Call:
-    __slots__ = ("args", "is_error", "message", "result", "started", "tool", "tool_call")
+    __slots__ = ("args", "duration_ms", "is_error", "message", "result", "tool", "tool_call")
 
     def __init__(self, tool_call: ToolCall, tool: AgentTool | None) -> None:
         self.tool_call = tool_call
@@ -135,7 +159,8 @@ class _Call:
         self.args: JsonObject = {}
         self.result: AgentToolResult | None = None
         self.is_error = False
-        self.started = 0.0
+        # How long ``execute`` took; ``None`` when the call never reached it.
+        self.duration_ms: int | None = None
         self.message: ToolResultMessage | None = None
 
     def fail(self, text: str) -> None:
@@ -144,7 +169,7 @@ class _Call:
 
     async def deliver(self, env: ToolEnvironment) -> None:
         assert self.result is not None
-        self.message = tool_result_message(self.tool_call, self.result, self.is_error)
+        self.message = tool_result_message(self.tool_call, self.result, self.is_error, self.duration_ms)
         await env.deliver(self.message)
 
 
@@ -159,7 +184,6 @@ def _find_tool(tools: list[AgentTool], name: str) -> AgentTool | None:
 
 
 async def _emit_start(env: ToolEnvironment, call: _Call) -> None:
-    call.started = time.perf_counter()
     tool_call = call.tool_call
     event: ToolExecutionStartEvent = {
         "type": "tool_execution_start",
@@ -181,9 +205,10 @@ def _end_event(env: ToolEnvironment, call: _Call) -> ToolExecutionEndEvent:
         "toolName": call.tool_call["name"],
         "result": call.result,
         "isError": call.is_error,
-        "durationMs": round((time.perf_counter() - call.started) * 1000),
         "runId": env.run_id,
     }
+    if call.duration_ms is not None:
+        event["durationMs"] = call.duration_ms
     if env.parent_tool_call_id is not None:
         event["parentToolCallId"] = env.parent_tool_call_id
     return event
@@ -244,6 +269,10 @@ async def _prepare(env: ToolEnvironment, call: _Call) -> None:
         call.fail(error_text(error))
 
 
+def _elapsed_ms(started: float) -> int:
+    return max(0, round((time.perf_counter() - started) * 1000))
+
+
 async def _execute(env: ToolEnvironment, call: _Call, push: Callable[[AgentEvent], None]) -> None:
     """Steps 5-6: run the tool (updates go to ``push`` until it returns), then ``after_tool_call``."""
     tool = call.tool
@@ -267,12 +296,15 @@ async def _execute(env: ToolEnvironment, call: _Call, push: Callable[[AgentEvent
         push(event)
 
     result: AgentToolResult
+    started = time.perf_counter()
     try:
         result = await tool.execute(tool_call["id"], call.args, env.signal, on_update)
+        call.duration_ms = _elapsed_ms(started)
         if not isinstance(result, dict):
             raise TypeError(f"Tool {tool.name} returned {type(result).__name__} instead of a result")
         is_error = result.get("isError") is True
     except Exception as error:
+        call.duration_ms = _elapsed_ms(started)
         result, is_error = error_result(error_text(error)), True
     finally:
         accepting_updates = False

@@ -270,7 +270,8 @@ class ToolExecutionEndEvent(TypedDict):
     toolName: str
     result: AgentToolResult
     isError: bool
-    durationMs: int
+    # How long ``execute`` took; absent when the tool did not run.
+    durationMs: NotRequired[int]
     runId: str
     parentToolCallId: NotRequired[str]
 

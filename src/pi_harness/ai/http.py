@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -92,6 +93,20 @@ def transport_error_message(exc: BaseException) -> str:
     return f"Connection error: {detail}"
 
 
+_HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _check_header_values(headers: Mapping[str, str]) -> None:
+    """Refuse header values HTTP cannot carry (a key with a line break pasted in) before the
+    HTTP library does: its message would quote the value, which may be a credential."""
+    for name, value in headers.items():
+        if _HEADER_CONTROL.search(value):
+            # Not a connection error: retrying cannot help.
+            raise ValueError(
+                f'Invalid value for header "{name}": it contains a line break or another control character'
+            )
+
+
 @asynccontextmanager
 async def post_stream(
     url: str,
@@ -110,6 +125,7 @@ async def post_stream(
     """
     import httpx2
 
+    _check_header_values(headers)
     client = get_client()
     timeout = httpx2.Timeout(connect=30.0, read=options.idle_timeout_ms / 1000, write=60.0, pool=60.0)
     attempt = 0

@@ -15,7 +15,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.cost import finalize_usage
 from pi_harness.ai.events import DoneEvent, DoneReason, ErrorEvent
 from pi_harness.ai.json_values import JsonObject
-from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json
+from pi_harness.ai.partial_json import StreamingJsonParser, parse_streaming_json, parse_tool_call_arguments
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import (
     AssistantContent,
@@ -37,6 +37,9 @@ _DONE: tuple[DoneReason, ...] = ("stop", "length", "toolUse", "deferred")
 # Each stop reason of a successful response as itself; ``get`` answers None for the others.
 _DONE_REASONS: dict[StopReason, DoneReason] = {reason: reason for reason in _DONE}
 ABORTED_MESSAGE = "Request was aborted"
+REDACTED = "[redacted]"
+# Shorter values are not treated as secrets: replacing them would mangle ordinary words.
+_MIN_SECRET_LENGTH = 8
 
 
 def now_ms() -> int:
@@ -77,6 +80,27 @@ class MessageBuilder:
         self._open: dict[BlockKey, _OpenBlock] = {}
         self._started = False
         self._finished = False
+        # Credentials of the request (API key, auth header values): never part of an error text.
+        self._secrets: set[str] = set()
+        # Whether an abort still ends the open blocks (``*_end`` events) before the error, as
+        # Pi's Chat Completions stream does; the other APIs stop mid-block.
+        self.end_blocks_on_abort = False
+        # The text of an abort that cancels the request (a provider may word it its own way).
+        self.abort_message = ABORTED_MESSAGE
+
+    def add_secret(self, value: str | None) -> None:
+        """Keep ``value`` (and the forms an error may quote it in) out of the error message."""
+        if not value:
+            return
+        for form in (value, value.encode("unicode_escape").decode("ascii"), *value.splitlines()):
+            stripped = form.strip()
+            if len(stripped) >= _MIN_SECRET_LENGTH:
+                self._secrets.add(stripped)
+
+    def redact(self, text: str) -> str:
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return text
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -119,6 +143,8 @@ class MessageBuilder:
         """Terminal failure: keep partial content and usage; ``aborted`` iff the signal fired."""
         if self._finished:
             return
+        if self.end_blocks_on_abort and self.signal is not None and self.signal.aborted:
+            self.close_all()
         self._finished = True
         for block in list(self._open.values()):
             self._settle_tool_arguments(block)
@@ -126,9 +152,9 @@ class MessageBuilder:
         aborted = self.signal is not None and self.signal.aborted
         message = error if isinstance(error, str) else _error_text(error)
         if aborted and (not message or (isinstance(error, BaseException) and _is_cancel(error))):
-            message = ABORTED_MESSAGE
+            message = self.abort_message
         self.output["stopReason"] = "aborted" if aborted else "error"
-        self.output["errorMessage"] = message or UNKNOWN_ERROR
+        self.output["errorMessage"] = self.redact(message) or UNKNOWN_ERROR
         event: ErrorEvent = {
             "type": "error",
             "reason": "aborted" if aborted else "error",
@@ -291,7 +317,7 @@ class MessageBuilder:
             return
         content = self.output["content"][block.index]
         if content["type"] == "toolCall":
-            self._settle_tool_arguments(block)
+            self._finalize_tool_arguments(block)
             self.stream.push(
                 {
                     "type": "toolcall_end",
@@ -349,7 +375,22 @@ class MessageBuilder:
         self.output["content"].append(content)
         self._open[key] = _OpenBlock(kind, len(self.output["content"]) - 1)
 
+    def _finalize_tool_arguments(self, block: _OpenBlock) -> None:
+        """A finished call's arguments are its complete text parsed strictly: a call cut off or
+        malformed keeps ``{}`` and ``argumentsError``, which makes the tool refuse to run."""
+        content = self.output["content"][block.index]
+        if content["type"] != "toolCall" or block.parser is None:
+            return
+        text = block.parser.buffer
+        if not text.strip():
+            return
+        arguments, error = parse_tool_call_arguments(text)
+        content["arguments"] = arguments
+        if error is not None:
+            content["argumentsError"] = error
+
     def _settle_tool_arguments(self, block: _OpenBlock) -> None:
+        """Best-effort arguments of a call cut off by a failure, for display (it never runs)."""
         content = self.output["content"][block.index]
         if content["type"] != "toolCall" or block.parser is None:
             return

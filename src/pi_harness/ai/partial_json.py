@@ -88,8 +88,10 @@ class StreamingJsonParser:
             buffer += delta
             self._buffer = buffer
             self._scan()
-        if self._throttle and len(self._buffer) > _THROTTLE_FROM and (
-            len(self._buffer) - self._parsed_len < len(self._buffer) // 16
+        if (
+            self._throttle
+            and len(self._buffer) > _THROTTLE_FROM
+            and (len(self._buffer) - self._parsed_len < len(self._buffer) // 16)
         ):
             return self._last
         self._parsed_len = len(self._buffer)
@@ -288,3 +290,63 @@ def parse_streaming_json(buffer: str | None) -> JsonObject:
         return value if isinstance(value, dict) else {}
     parser = StreamingJsonParser()
     return parser.feed(buffer)
+
+
+_VALID_ESCAPES = frozenset('"\\/bfnrtu')
+
+
+def _repair_string_literals(text: str) -> str:
+    """Escape raw control characters inside strings and double a backslash that starts no valid
+    escape: the mistakes models make in otherwise complete JSON."""
+    out: list[str] = []
+    in_string = False
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if not in_string:
+            out.append(char)
+            in_string = char == '"'
+        elif char == '"':
+            out.append(char)
+            in_string = False
+        elif char == "\\":
+            following = text[i + 1] if i + 1 < n else ""
+            if following == "u" and len(text) >= i + 6 and all(c in _HEX for c in text[i + 2 : i + 6]):
+                out.append(text[i : i + 6])
+                i += 6
+                continue
+            if following and following != "u" and following in _VALID_ESCAPES:
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            out.append("\\\\")
+        elif ord(char) < 0x20:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def parse_tool_call_arguments(text: str | None) -> tuple[JsonObject, str | None]:
+    """The arguments of a *finished* tool call, and the problem when they are not a JSON object.
+
+    Unlike ``parse_streaming_json`` nothing incomplete is kept: a call whose final text does not
+    parse (after repairing string literals) gets ``{}`` and an error naming the raw text, so the
+    call is refused instead of run with a guessed prefix of what the model meant.
+    """
+    if not text or not text.strip():
+        return {}, None
+    try:
+        try:
+            value: object = json.loads(text)
+        except ValueError:
+            repaired = _repair_string_literals(text)
+            if repaired == text:
+                raise
+            value = json.loads(repaired)
+        if not isinstance(value, dict):
+            raise ValueError("Tool arguments must be a JSON object")
+    except ValueError as error:
+        return {}, f"{error}\n\nReceived arguments:\n{text}"
+    return value, None

@@ -29,6 +29,9 @@ class SSERequest:
     format_error: ErrorFormatter = default_error_message
 
 
+# Headers whose values are credentials.
+CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
+
 # Reads the events into the builder; returns the stop reason (``None``: the content decides).
 EventReader = Callable[[AsyncIterator[ServerSentEvent], MessageBuilder], Awaitable[StopReason | None]]
 
@@ -40,11 +43,17 @@ def stream_sse_request(
     read: EventReader,
     *,
     sequential: bool = True,
+    end_blocks_on_abort: bool = False,
 ) -> AssistantMessageEventStream:
     """Run one request as a provider stream (see ``run_provider_stream``)."""
 
     async def run(builder: MessageBuilder) -> None:
+        builder.end_blocks_on_abort = end_blocks_on_abort
+        builder.add_secret(options.api_key)
         request = prepare()
+        for name, value in request.headers.items():
+            if name.lower() in CREDENTIAL_HEADERS:
+                builder.add_secret(value)
         async with open_event_stream(
             request.url,
             headers=request.headers,

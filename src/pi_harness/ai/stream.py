@@ -8,6 +8,7 @@ further pushes are ignored, so a provider can never emit two endings.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 from pi_harness.ai.events import AssistantMessageEvent
@@ -15,9 +16,12 @@ from pi_harness.ai.types import AssistantMessage
 
 
 class AssistantMessageEventStream:
-    __slots__ = ("_closed", "_events", "_result", "_result_future", "_waiter")
+    __slots__ = ("_closed", "_events", "_result", "_result_future", "_started_at", "_started_monotonic", "_waiter")
 
     def __init__(self) -> None:
+        # The final message is timed from here (``durationMs``), on a monotonic clock.
+        self._started_at = int(time.time() * 1000)
+        self._started_monotonic = time.perf_counter()
         self._events: list[AssistantMessageEvent] = []
         self._closed = False
         self._result: AssistantMessage | None = None
@@ -31,6 +35,10 @@ class AssistantMessageEventStream:
     def push(self, event: AssistantMessageEvent) -> None:
         if self._closed:
             return
+        if event["type"] == "done":
+            self._time(event["message"])
+        elif event["type"] == "error":
+            self._time(event["error"])
         self._events.append(event)
         if event["type"] == "done":
             self._result = event["message"]
@@ -45,8 +53,16 @@ class AssistantMessageEventStream:
         if self._closed:
             return
         if result is not None:
+            self._time(result)
             self._result = result
         self._close()
+
+    def _time(self, message: AssistantMessage) -> None:
+        # A message that is already timed, or that started before this stream (one forwarded
+        # from elsewhere), keeps what it has.
+        if "durationMs" in message or message["timestamp"] < self._started_at:
+            return
+        message["durationMs"] = max(0, round((time.perf_counter() - self._started_monotonic) * 1000))
 
     def _close(self) -> None:
         self._closed = True

@@ -39,6 +39,9 @@ class ToolCall(TypedDict):
     name: str
     arguments: JsonObject
     thoughtSignature: NotRequired[str]
+    # Set when the complete arguments text was not a JSON object (``arguments`` is then ``{}``):
+    # the problem and the raw text, reported to the model instead of running the tool.
+    argumentsError: NotRequired[str]
 
 
 UserContent: TypeAlias = TextContent | ImageContent
@@ -92,6 +95,10 @@ class AssistantMessage(TypedDict):
     stopReason: StopReason
     timestamp: int
     errorMessage: NotRequired[str]
+    # The provider's own stop value (``finish_reason``, ``stop_reason``, ``finishReason``, status).
+    rawStopReason: NotRequired[str]
+    # Milliseconds from the start of the response stream to its final message.
+    durationMs: NotRequired[int]
     responseId: NotRequired[str]
     thinkingLevel: NotRequired[str]
 
@@ -105,6 +112,8 @@ class ToolResultMessage(TypedDict):
     timestamp: int
     # Tool-specific data for renderers and session files; never sent to a model.
     details: NotRequired[object]
+    # How long the tool's ``execute`` took; absent when it did not run.
+    durationMs: NotRequired[int]
     usage: NotRequired[Usage]
 
 

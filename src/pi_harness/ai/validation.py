@@ -50,6 +50,9 @@ def validate_tool_call(tools: Sequence[Tool | ToolSchema], tool_call: ToolCall) 
 
 def validate_tool_arguments(tool: Tool | ToolSchema, tool_call: ToolCall) -> JsonObject:
     """The coerced copy of the arguments, or raise ``ToolValidationError`` with every problem."""
+    arguments_error = tool_call.get("argumentsError")
+    if arguments_error:
+        raise ToolValidationError(f'Invalid arguments for tool "{tool_call["name"]}": {arguments_error}')
     schema: object = tool["parameters"] if isinstance(tool, dict) else tool.parameters
     args = copy.deepcopy(tool_call.get("arguments") or {})
     if not isinstance(schema, dict) or not schema:

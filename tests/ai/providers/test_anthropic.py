@@ -363,7 +363,7 @@ async def test_abort_mid_stream_keeps_partial_text_and_input_usage() -> None:
     assert events[-1]["type"] == "error"
     assert events[-1]["reason"] == "aborted"
     assert result["stopReason"] == "aborted"
-    assert result["errorMessage"] == "Request was aborted"
+    assert result["errorMessage"] == "This operation was aborted"  # as Pi words an abort mid-body
     assert result["content"] == [{"type": "text", "text": "one t"}]
     assert result["usage"]["input"] == 10
     assert result["usage"]["cost"]["input"] > 0
@@ -684,17 +684,17 @@ async def test_budget_thinking_levels() -> None:
         model = server.model(API, "claude-sonnet-4-5", reasoning=True, maxTokens=64_000)
 
         request = await _simple_request(server, model, reasoning="medium", temperature=0.3)
-        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
         assert request.json["max_tokens"] == 32_000 + 8192
         assert "temperature" not in request.json  # ignored while thinking
         assert "interleaved-thinking-2025-05-14" in request.headers["anthropic-beta"]
         assert "output_config" not in request.json
 
         request = await _simple_request(server, model, reasoning="xhigh")  # clamped to high
-        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 16_384}
+        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 16_384, "display": "summarized"}
 
         request = await _simple_request(server, model, reasoning="low", thinking_budgets={"low": 3000})
-        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 3000}
+        assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 3000, "display": "summarized"}
         assert request.json["max_tokens"] == 35_000
 
         request = await _simple_request(server, model, reasoning="high", max_tokens=2000)
@@ -731,7 +731,7 @@ async def test_adaptive_thinking_effort(
         extra = {"thinkingLevelMap": level_map} if level_map else {}
         model = server.model(API, model_id, reasoning=True, maxTokens=128_000, **extra)
         request = await _simple_request(server, model, reasoning=level)
-    assert request.json["thinking"] == {"type": "adaptive"}
+    assert request.json["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert request.json["output_config"] == {"effort": effort}
     assert request.json["max_tokens"] == 32_000
     assert "anthropic-beta" not in request.headers  # adaptive models interleave natively

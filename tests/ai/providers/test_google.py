@@ -499,7 +499,7 @@ async def test_request_carries_system_prompt_tools_and_transformed_history() -> 
         await stream(gemini(server), context, StreamOptions(api_key=KEY, temperature=0.2, max_tokens=777)).result()
         body = server.requests[0].json
 
-    assert body["systemInstruction"] == {"parts": [{"text": "You are terse."}]}
+    assert body["systemInstruction"] == {"role": "user", "parts": [{"text": "You are terse."}]}
     assert body["generationConfig"] == {"temperature": 0.2, "maxOutputTokens": 777}
     assert body["tools"] == [
         {

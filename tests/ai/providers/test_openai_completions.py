@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -92,9 +93,10 @@ async def test_thinking_comes_from_reasoning_content_and_is_signed_with_the_fiel
         "thinking_start",
         "thinking_delta",
         "thinking_delta",
-        "thinking_end",
+        # Like Pi: blocks stay open until the response ends, then close in order.
         "text_start",
         "text_delta",
+        "thinking_end",
         "text_end",
         "done",
     ]
@@ -150,10 +152,10 @@ async def test_several_tool_calls_after_text() -> None:
         events, message = await run(server)
     assert [(e["type"], e.get("contentIndex")) for e in events if e["type"].endswith(("_start", "_end"))] == [
         ("text_start", 0),
-        ("text_end", 0),
         ("toolcall_start", 1),
-        ("toolcall_end", 1),
         ("toolcall_start", 2),
+        ("text_end", 0),
+        ("toolcall_end", 1),
         ("toolcall_end", 2),
     ]
     assert message["content"][1:] == [
@@ -208,7 +210,7 @@ def test_parse_usage_counts_reasoning_once() -> None:
     assert no_total.output == 43
     # DeepSeek's older cache field.
     deepseek = parse_usage({"prompt_tokens": 50, "completion_tokens": 7, "prompt_cache_hit_tokens": 30})
-    assert (deepseek.input, deepseek.cache_read, deepseek.reasoning) == (20, 30, None)
+    assert (deepseek.input, deepseek.cache_read, deepseek.reasoning) == (20, 30, 0)
 
 
 async def test_length_and_content_filter_and_unknown_finish_reasons() -> None:
@@ -295,6 +297,13 @@ def test_openrouter_encrypted_reasoning_details_ride_on_the_tool_call() -> None:
 
 # --- errors -------------------------------------------------------------------------------------
 
+
+def sdk_error(status: int, message: str, type_: str, code: str | None) -> str:
+    """Pi's text for an OpenAI error object: the status and the object as compact JSON."""
+    error = {"message": message, "type": type_, "param": None, "code": code}
+    return f"{status}: " + json.dumps(error, separators=(",", ":"), ensure_ascii=False)
+
+
 CONTEXT_MESSAGE = (
     "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens. "
     "Please reduce the length of the messages."
@@ -306,30 +315,47 @@ CONTEXT_MESSAGE = (
     [
         (
             HTTPErrorSpec(401, "Incorrect API key provided: sk-bad. You can find your API key at the dashboard."),
-            "401 Incorrect API key provided: sk-bad. You can find your API key at the dashboard.",
+            sdk_error(
+                401,
+                "Incorrect API key provided: sk-bad. You can find your API key at the dashboard.",
+                "invalid_request_error",
+                "invalid_api_key",
+            ),
             False,
             False,
         ),
-        (HTTPErrorSpec(400, CONTEXT_MESSAGE), f"400 {CONTEXT_MESSAGE}", True, False),
+        (
+            HTTPErrorSpec(400, CONTEXT_MESSAGE),
+            sdk_error(400, CONTEXT_MESSAGE, "invalid_request_error", "context_length_exceeded"),
+            True,
+            False,
+        ),
         (
             HTTPErrorSpec(
                 429,
                 "Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29500, Requested 900.",
                 headers={"retry-after": "2"},
             ),
-            "429 Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29500, Requested 900.",
+            sdk_error(
+                429,
+                "Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29500, Requested 900.",
+                "requests",
+                "rate_limit_exceeded",
+            ),
             False,
             True,
         ),
         (
             HTTPErrorSpec(500, "The server had an error while processing your request. Sorry about that!"),
-            "500 The server had an error while processing your request. Sorry about that!",
+            sdk_error(
+                500, "The server had an error while processing your request. Sorry about that!", "server_error", None
+            ),
             False,
             True,
         ),
         (
             HTTPErrorSpec(529, "The engine is currently overloaded, please try again later"),
-            "529 The engine is currently overloaded, please try again later",
+            sdk_error(529, "The engine is currently overloaded, please try again later", "server_error", "overloaded"),
             False,
             True,
         ),
@@ -339,7 +365,13 @@ CONTEXT_MESSAGE = (
                 "You exceeded your current quota, please check your plan and billing details.",
                 type="insufficient_quota",
             ),
-            "429 You exceeded your current quota, please check your plan and billing details.",
+            # Quoting the object keeps its code visible: a quota error is not retried.
+            sdk_error(
+                429,
+                "You exceeded your current quota, please check your plan and billing details.",
+                "insufficient_quota",
+                "insufficient_quota",
+            ),
             False,
             False,
         ),
@@ -373,7 +405,8 @@ async def test_llama_cpp_context_overflow_is_recognised() -> None:
         model = server.model(API, provider="llamacpp", model_id="qwen3-8b", contextWindow=8192)
         _, message = await run(server, model)
     assert message["errorMessage"] == (
-        "400 request (130000 tokens) exceeds the available context size (8192 tokens), try increasing it"
+        '400: {"code":400,"message":"request (130000 tokens) exceeds the available context size (8192 tokens), '
+        'try increasing it","type":"exceed_context_size_error","n_prompt_tokens":130000,"n_ctx":8192}'
     )
     assert is_context_overflow(message, 8192)
 
@@ -387,7 +420,9 @@ async def test_openrouter_raw_provider_error_is_appended() -> None:
     with FakeLLMServer([ScriptedResponse(http_error=HTTPErrorSpec(400, "", body=body))]) as server:
         _, message = await run(server)
     assert message["errorMessage"] == (
-        '400 Provider returned error\n{"type":"error","error":{"message":"prompt is too long: 210000 tokens"}}'
+        "400: "
+        + json.dumps(json.loads(body)["error"], separators=(",", ":"))
+        + '\n{"type":"error","error":{"message":"prompt is too long: 210000 tokens"}}'
     )
     assert is_context_overflow(message)
 
@@ -395,8 +430,14 @@ async def test_openrouter_raw_provider_error_is_appended() -> None:
 def test_error_bodies_without_an_openai_shape() -> None:
     assert format_openai_error(400, "") == "400 status code (no body)"
     assert format_openai_error(502, "<html>Bad Gateway</html>") == "502 <html>Bad Gateway</html>"
-    assert format_openai_error(400, '{"object":"error","message":"bad model","code":400}') == "400 bad model"
-    assert format_openai_error(404, '{"error":"model \'x\' not found"}') == "404 model 'x' not found"
+    # A body without an "error" member is quoted whole; an error that is a string, as JSON.
+    vllm = '{"object":"error","message":"bad model","code":400}'
+    assert format_openai_error(400, vllm) == f"400: {vllm}"
+    assert format_openai_error(404, '{"error":"model \'x\' not found"}') == "404 \"model 'x' not found\""
+    assert format_openai_error(500, '{"error":{}}') == "500 {}"
+    long = json.dumps({"error": {"message": "m", "detail": "x" * 5000}}, separators=(",", ":"))
+    text = format_openai_error(400, long)
+    assert text.startswith('400: {"message":"m","detail":"xxx') and text.endswith("... [truncated 1027 chars]")
 
 
 async def test_in_stream_error_keeps_partial_content() -> None:
@@ -462,6 +503,8 @@ async def test_abort_mid_stream_keeps_partial_text_and_closes_the_connection() -
         assert server.cancelled_streams == 1
     assert events[-1]["type"] == "error"
     assert events[-1]["reason"] == "aborted"
+    # Like Pi's Chat Completions stream, the open text block still ends before the error.
+    assert events[-2]["type"] == "text_end" and events[-2]["content"] == message["content"][0]["text"]
     assert message["stopReason"] == "aborted"
     assert message["errorMessage"] == "Request was aborted"
     text = message["content"][0]["text"]

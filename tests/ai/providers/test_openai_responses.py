@@ -539,7 +539,7 @@ async def test_request_carries_system_prompt_tools_and_transformed_cross_provide
         }
     ]
     assert body["input"] == [
-        {"role": "system", "content": [{"type": "input_text", "text": "You are terse."}]},
+        {"role": "system", "content": "You are terse."},
         {
             "role": "user",
             "content": [

@@ -93,7 +93,14 @@ async def test_failed_auto_compaction_is_reported(server: FakeLLMServer, project
     end = recorder.of("compaction_end")[0]
     assert end["result"] is None and end["errorMessage"].startswith("Auto-compaction failed: ")
     # (A split turn asks for two summaries at once; either failure may be the one reported.)
-    assert end["errorMessage"].lower().endswith("summarization failed: 400 bad summary request")
+    assert (
+        end["errorMessage"]
+        .lower()
+        .endswith(
+            'summarization failed: 400: {"message":"bad summary request",'
+            '"type":"invalid_request_error","param":null,"code":null}'
+        )
+    )
     failed = events_of(log, "session_compact_failed")[0]
     assert failed["reason"] == "threshold" and failed["errorMessage"] == end["errorMessage"]
     assert recorder.of("agent_settled") == [{"type": "agent_settled", "aborted": False}] * 2

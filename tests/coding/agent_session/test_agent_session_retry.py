@@ -13,6 +13,12 @@ from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.testing.fake_llm import FakeLLMServer, HTTPErrorSpec, ScriptedResponse, TextStep, ToolCallStep
 
 
+def oc_error(status: int, message: str, type_: str, code: str | None) -> str:
+    """Pi's text for an OpenAI error: the status and the error object as compact JSON."""
+    error = {"message": message, "type": type_, "param": None, "code": code}
+    return f"{status}: " + json.dumps(error, separators=(",", ":"))
+
+
 async def test_429_and_500_are_retried_with_events_and_the_failures_hidden(
     server: FakeLLMServer, project: Path
 ) -> None:
@@ -57,7 +63,7 @@ async def test_429_and_500_are_retried_with_events_and_the_failures_hidden(
     ]
     starts = recorder.of("auto_retry_start")
     assert [(s["attempt"], s["maxAttempts"], s["delayMs"]) for s in starts] == [(1, 3, 4), (2, 3, 6)]
-    assert starts[0]["errorMessage"] == f"429 {RATE_LIMIT}"
+    assert starts[0]["errorMessage"] == oc_error(429, RATE_LIMIT, "requests", "rate_limit_exceeded")
     assert recorder.of("auto_retry_end") == [{"type": "auto_retry_end", "success": True, "attempt": 2}]
     # Each retry sends the context without the failed attempt; the file keeps it, hidden by edits.
     assert request_texts(server.requests[1])[1:] == ["user:hello"]
@@ -77,7 +83,12 @@ async def test_retries_are_exhausted_after_max_retries(server: FakeLLMServer, pr
     assert len(server.requests) == 3
     assert [e["attempt"] for e in recorder.of("auto_retry_start")] == [1, 2]
     assert recorder.of("auto_retry_end") == [
-        {"type": "auto_retry_end", "success": False, "attempt": 2, "finalError": "503 Service Unavailable"}
+        {
+            "type": "auto_retry_end",
+            "success": False,
+            "attempt": 2,
+            "finalError": oc_error(503, "Service Unavailable", "server_error", None),
+        }
     ]
     assert [e["willRetry"] for e in recorder.of("agent_end")] == [True, True, False]
     assert result.session.get_messages()[-1]["stopReason"] == "error"
@@ -109,7 +120,9 @@ async def test_quota_errors_are_never_retried(server: FakeLLMServer, project: Pa
     assert len(server.requests) == 1
     assert recorder.of("auto_retry_start") == [] and recorder.of("agent_end")[0]["willRetry"] is False
     assert result.session.get_last_assistant_text() == ""
-    assert result.session.get_messages()[-1]["errorMessage"] == f"429 {QUOTA}"
+    assert result.session.get_messages()[-1]["errorMessage"] == oc_error(
+        429, QUOTA, "insufficient_quota", "insufficient_quota"
+    )
     await result.runtime.shutdown()
 
 
@@ -216,7 +229,12 @@ async def test_a_retry_ending_in_a_non_retryable_error_reports_that_error(server
     await result.session.prompt("hello")
     assert len(server.requests) == 2
     assert recorder.of("auto_retry_end") == [
-        {"type": "auto_retry_end", "success": False, "attempt": 1, "finalError": f"429 {QUOTA}"}
+        {
+            "type": "auto_retry_end",
+            "success": False,
+            "attempt": 1,
+            "finalError": oc_error(429, QUOTA, "insufficient_quota", "insufficient_quota"),
+        }
     ]
     assert recorder.trace()[-2:] == ["auto_retry_end", "agent_settled"]
     await result.runtime.shutdown()

@@ -97,6 +97,8 @@ def private_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def text(result: AgentToolResult) -> str:
+    if not result["content"]:
+        return ""  # the first update of a command, before any output
     first = result["content"][0]
     assert first["type"] == "text"
     return first["text"]
@@ -135,16 +137,50 @@ async def test_no_output_and_closed_stdin(tmp_path: Path) -> None:
 
 
 async def test_exit_codes_and_signals(tmp_path: Path) -> None:
+    # Another exit code than 0 is an error result (not a raise), with the structured content.
     tool = create_bash_tool(str(tmp_path))
-    with pytest.raises(ToolError) as info:
-        await run(tool, "echo out; exit 7")
-    assert str(info.value) == "out\n\n\nCommand exited with code 7"
-    with pytest.raises(ToolError) as info:
-        await run(tool, "exit 1")
-    assert str(info.value) == "Command exited with code 1"
-    with pytest.raises(ToolError) as info:
-        await run(tool, "kill -9 $$")
-    assert str(info.value) == "Command exited with code 137"
+    result = await run(tool, "echo out; exit 7")
+    assert result.get("isError") is True
+    assert text(result) == "out\n\n\nCommand exited with code 7"
+    structured = result.get("structuredContent")
+    assert isinstance(structured, dict)
+    assert structured["output"] == "out\n" and structured["exit_code"] == 7 and structured["truncated"] is False
+    result = await run(tool, "exit 1")
+    assert result.get("isError") is True and text(result) == "(no output)\n\nCommand exited with code 1"
+    result = await run(tool, "kill -9 $$")
+    assert text(result) == "(no output)\n\nCommand exited with code 137"
+
+
+async def test_structured_content_of_a_success(tmp_path: Path) -> None:
+    tool = create_bash_tool(str(tmp_path))
+    result = await run(tool, "printf 'a\\nb'; sleep 0.2")
+    assert "isError" not in result
+    assert result.get("structuredContent") == {
+        "output": "a\nb",
+        "truncated": False,
+        "exit_code": 0,
+        "wall_time_seconds": pytest.approx(0.2, abs=0.15),
+    }
+    assert list(result["structuredContent"]) == ["output", "truncated", "exit_code", "wall_time_seconds"]  # type: ignore[call-overload]
+
+
+async def test_structured_output_keeps_head_and_tail_beyond_one_megabyte(tmp_path: Path) -> None:
+    tool = create_bash_tool(str(tmp_path))
+    result = await run(tool, "head -c 600000 /dev/zero | tr '\\0' a; head -c 600000 /dev/zero | tr '\\0' b")
+    structured = result.get("structuredContent")
+    assert isinstance(structured, dict)
+    output = structured["output"]
+    assert isinstance(output, str)
+    assert structured["truncated"] is True and structured["full_output_path"] == result["details"]["fullOutputPath"]  # type: ignore[index]
+    omitted = 1_200_000 - 1024 * 1024
+    assert output == "a" * 524288 + f"\n\n[... {omitted} bytes omitted ...]\n\n" + "b" * 524288
+
+
+async def test_first_update_has_no_content(tmp_path: Path) -> None:
+    updates: list[AgentToolResult] = []
+    tool = create_bash_tool(str(tmp_path))
+    await tool.execute("call", {"command": "echo hi"}, None, updates.append)
+    assert updates[0] == {"content": []}
 
 
 async def test_missing_working_directory(tmp_path: Path) -> None:
@@ -193,7 +229,8 @@ async def test_streams_updates(tmp_path: Path) -> None:
     await tool.execute(
         "call", {"command": "echo first; sleep 0.2; echo second"}, None, lambda u: updates.append(text(u))
     )
-    assert updates[0] == "first\n"
+    assert updates[0] == ""
+    assert updates[1] == "first\n"
     assert updates[-1] == "first\nsecond\n"
 
 
@@ -245,10 +282,10 @@ async def test_exactly_50kb_is_not_truncated(tmp_path: Path) -> None:
 
 async def test_error_output_is_truncated_too(tmp_path: Path) -> None:
     tool = create_bash_tool(str(tmp_path))
-    with pytest.raises(ToolError) as info:
-        await run(tool, "seq 1 3000; exit 2")
-    assert str(info.value).endswith(".log]\n\nCommand exited with code 2")
-    assert "[Showing lines 1002-3001 of 3001. Full output: " in str(info.value)
+    result = await run(tool, "seq 1 3000; exit 2")
+    assert result.get("isError") is True
+    assert text(result).endswith(".log]\n\nCommand exited with code 2")
+    assert "[Showing lines 1002-3001 of 3001. Full output: " in text(result)
 
 
 async def test_abort_kills_the_whole_process_group(tmp_path: Path, procs: Procs) -> None:
@@ -298,7 +335,8 @@ async def test_shutdown_kills_running_commands(tmp_path: Path, procs: Procs) -> 
     task = await run_until(tool, f"sleep {a} & echo started; wait", "started", controller)
     await procs.wait_for(a)
     await asyncio.to_thread(kill_all_tracked_processes, 0.2)
-    assert (await error_of(task)).endswith("Command exited with code 143")
+    result = await task
+    assert result.get("isError") is True and text(result).endswith("Command exited with code 143")
     assert procs.find(a) == []
 
 

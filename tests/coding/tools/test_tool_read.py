@@ -290,3 +290,11 @@ def test_streamed_window_equals_truncating_the_selection(
     selected = all_lines[start : None if limit is None else start + limit]
     expected = truncate_head("\n".join(selected), max_lines=max_lines, max_bytes=max_bytes)
     assert truncate_window(window, max_lines=max_lines, max_bytes=max_bytes) == expected
+
+
+async def test_structured_content_is_the_text_read(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    tool = create_read_tool(str(tmp_path))
+    result = await tool.execute("call", {"path": "a.txt"}, None, None)
+    first = result["content"][0]
+    assert first["type"] == "text" and result.get("structuredContent") == first["text"]

@@ -120,6 +120,9 @@ def _stream_error_message(data: str) -> str:
     return dumps_str(parsed)
 
 
+STREAM_ABORTED_MESSAGE = "This operation was aborted"
+
+
 def map_stop_reason(reason: str) -> StopReason:
     mapped = _STOP_REASONS.get(reason)
     if mapped is None:
@@ -197,11 +200,7 @@ class _StreamState:
             output=as_count(usage.get("output_tokens")) or 0,
             cache_read=as_count(usage.get("cache_read_input_tokens")) or 0,
             cache_write=as_count(usage.get("cache_creation_input_tokens")) or 0,
-            cache_write_1h=(
-                as_count(as_object(cache_creation).get("ephemeral_1h_input_tokens")) or 0
-                if isinstance(cache_creation, dict)
-                else None
-            ),
+            cache_write_1h=as_count(as_object(cache_creation).get("ephemeral_1h_input_tokens")) or 0,
         )
 
     def _block_start(self, index: Hashable, block: Mapping[str, object]) -> None:
@@ -249,6 +248,7 @@ class _StreamState:
         delta = as_object(data.get("delta"))
         reason = delta.get("stop_reason")
         if isinstance(reason, str):
+            self.builder.output["rawStopReason"] = reason
             self.stop_reason = map_stop_reason(reason)
             if reason == "refusal":
                 details = delta.get("stop_details") or data.get("stop_details")
@@ -276,6 +276,9 @@ def _index(data: Mapping[str, object]) -> Hashable:
 
 
 async def _consume(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
+    # An abort while the body streams interrupts the read itself, which Pi reports in the
+    # words of the fetch API.
+    builder.abort_message = STREAM_ABORTED_MESSAGE
     state = _StreamState(builder)
     async for sse in events:
         name = sse.event

@@ -50,6 +50,8 @@ ToolChoice: TypeAlias = str | Mapping[str, object]
 
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 
+THINKING_DISPLAY: Literal["summarized"] = "summarized"
+
 # Model ids whose thinking is adaptive (``thinking: {type: "adaptive"}`` + an effort level)
 # instead of a fixed token budget.
 _ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
@@ -156,12 +158,18 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
     if tools:
         body["tools"] = convert_tools(tools, eager=uses_eager_tool_streaming(model))
 
+    # Thinking is shown summarized: the API default of the older Claude 4 models, which newer
+    # ones (Opus 4.7) would otherwise omit.
     if mode == "adaptive":
-        body["thinking"] = {"type": "adaptive"}
+        body["thinking"] = {"type": "adaptive", "display": THINKING_DISPLAY}
         if options.effort is not None:
             body["output_config"] = {"effort": options.effort}
     elif mode == "enabled":
-        body["thinking"] = {"type": "enabled", "budget_tokens": options.thinking_budget_tokens or 1024}
+        body["thinking"] = {
+            "type": "enabled",
+            "budget_tokens": options.thinking_budget_tokens or 1024,
+            "display": THINKING_DISPLAY,
+        }
 
     user_id = (options.metadata or {}).get("user_id")
     if isinstance(user_id, str):

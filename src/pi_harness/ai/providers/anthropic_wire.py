@@ -91,11 +91,13 @@ class ToolParam(TypedDict):
 
 class AdaptiveThinking(TypedDict):
     type: Literal["adaptive"]
+    display: NotRequired[Literal["summarized", "omitted"]]
 
 
 class BudgetThinking(TypedDict):
     type: Literal["enabled"]
     budget_tokens: int
+    display: NotRequired[Literal["summarized", "omitted"]]
 
 
 class OutputConfig(TypedDict):

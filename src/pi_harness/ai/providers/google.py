@@ -131,6 +131,7 @@ class _ChunkReader:
             reason = candidate.get("finishReason")
             if isinstance(reason, str) and reason:
                 self.finish_reason = reason
+                self.builder.output["rawStopReason"] = reason
                 message = candidate.get("finishMessage")
                 self.finish_message = message if isinstance(message, str) else None
         block_reason = as_object(data.get("promptFeedback")).get("blockReason")
@@ -208,7 +209,10 @@ class _ChunkReader:
             input=max(0, prompt - cached) if has_prompt else None,
             output=count("candidatesTokenCount") + thoughts if has_output else None,
             cache_read=cached if has_prompt else None,
-            reasoning=thoughts if "thoughtsTokenCount" in usage else None,
+            # A chunk without the count keeps an earlier one; the first usage always has one.
+            reasoning=thoughts
+            if "thoughtsTokenCount" in usage or "reasoning" not in self.builder.output["usage"]
+            else None,
             total=count("totalTokenCount") or None,
         )
 

@@ -339,7 +339,7 @@ def build_request(
     body: GenerateContentRequest = {"contents": convert_messages(messages, model)}
     system_prompt = context.get("systemPrompt")
     if system_prompt:
-        body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(system_prompt)}]}
+        body["systemInstruction"] = {"role": "user", "parts": [{"text": sanitize_surrogates(system_prompt)}]}
     tools = context.get("tools") or []
     if tools:
         body["tools"] = convert_tools(tools)

@@ -49,6 +49,8 @@ class Content(TypedDict):
 
 
 class SystemInstruction(TypedDict):
+    # The Gemini SDK sends a system instruction given as text as a user-role content.
+    role: Literal["user"]
     parts: list[Part]
 
 

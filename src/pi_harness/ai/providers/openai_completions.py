@@ -46,21 +46,46 @@ class ProviderStreamError(Exception):
 # --- errors -----------------------------------------------------------------------------------
 
 
+# Longest error body quoted in an error message.
+MAX_ERROR_BODY_CHARS = 4000
+
+
 def format_openai_error(status: int, body: str, _headers: Mapping[str, str] | None = None) -> str:
-    """``"<status> <error.message>"`` as the OpenAI SDK words it, plus ``\\n<raw>`` when an
-    OpenRouter-style ``error.metadata.raw`` carries the upstream provider's own text."""
+    """The error text Pi shows for an HTTP error of an OpenAI-style API.
+
+    The SDK's own message is ``"<status> <error.message>"``; when the body holds an error object
+    that this message does not already quote, Pi shows ``"<status>: <the object as JSON>"``
+    instead, so retry and overflow patterns see the provider's type and code. An
+    OpenRouter-style ``error.metadata.raw`` (the upstream provider's own text) is appended on a
+    line of its own unless already there.
+    """
     text = body.strip()
     try:
         data = loads(text) if text else None
     except ValueError:
         data = None
-    if isinstance(data, dict) and "error" in data:
-        message = f"{status} {_error_text(data['error'])}"
-        raw = _raw_metadata(data["error"])
-        return f"{message}\n{raw}" if raw else message
-    if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return f"{status} {data['message']}"  # vLLM/FastAPI style bodies without an "error" key
-    return f"{status} {text}" if text else f"{status} status code (no body)"
+    if not isinstance(data, dict):
+        return f"{status} {body}" if body else f"{status} status code (no body)"
+    # Like the SDK: the body's ``error`` member, or the whole body when it has none.
+    error = data["error"] if data.get("error") is not None else data
+    message = f"{status} {_sdk_error_text(error)}"
+    if isinstance(error, dict) and error:
+        quoted = _truncate(dumps_str(error).strip(), MAX_ERROR_BODY_CHARS)
+        if quoted not in message:
+            message = f"{status}: {quoted}"
+    raw = _raw_metadata(error)
+    return f"{message}\n{raw}" if raw and raw not in message else message
+
+
+def _sdk_error_text(error: object) -> str:
+    message = as_object(error).get("message")
+    if isinstance(message, str) and message:
+        return message
+    return dumps_str(message if message else error)
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... [truncated {len(text) - limit} chars]"
 
 
 def _error_text(error: object) -> str:
@@ -113,7 +138,7 @@ class UsageCounts:
     output: int
     cache_read: int
     cache_write: int
-    reasoning: int | None
+    reasoning: int
 
 
 def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
@@ -136,7 +161,7 @@ def parse_usage(raw: Mapping[str, object]) -> UsageCounts:
     cache_read = _int(cached)
     cache_write = _int(prompt_details.get("cache_write_tokens"))
     reasoning_raw = as_object(raw.get("completion_tokens_details")).get("reasoning_tokens")
-    reasoning = _int(reasoning_raw) if reasoning_raw is not None else None
+    reasoning = _int(reasoning_raw)
     output = completion
     if reasoning:
         total = raw.get("total_tokens")
@@ -208,6 +233,7 @@ class ChunkReader:
             finish = choice.get("finish_reason")
             if finish is not None:
                 self.finish_reason = str(finish)
+                self.builder.output["rawStopReason"] = self.finish_reason
                 self.saw_finish = True
         if usage is None:
             usage = as_object(fields.get("x_groq")).get("usage")
@@ -327,7 +353,8 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
         url = join_url(model["baseUrl"], "chat/completions")
         return SSERequest(url, build_headers(model, opts, compat), body, format_openai_error)
 
-    return stream_sse_request(model, opts, prepare, _read)
+    # Blocks stay open until the response ends (or is aborted), then close in order, as Pi's do.
+    return stream_sse_request(model, opts, prepare, _read, sequential=False, end_blocks_on_abort=True)
 
 
 async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:

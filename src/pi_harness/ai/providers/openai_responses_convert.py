@@ -25,6 +25,7 @@ from pi_harness.ai.providers.openai_responses_wire import (
     InputImage,
     InputItem,
     InputMessage,
+    InstructionMessage,
     OutputMessageItem,
     TextSignature,
 )
@@ -172,9 +173,9 @@ def build_input(model: Model, context: Context) -> list[InputItem]:
     items: list[InputItem] = []
     system_prompt = context.get("systemPrompt")
     if system_prompt:
-        system: InputMessage = {
+        system: InstructionMessage = {
             "role": "developer" if model.get("reasoning") else "system",
-            "content": [{"type": "input_text", "text": system_prompt}],
+            "content": system_prompt,
         }
         items.append(system)
     messages = transform_messages(context.get("messages", []), model, normalize_id_openai_responses)

@@ -185,6 +185,12 @@ class ResponsesStreamReader:
         if isinstance(usage, dict):
             self._set_usage(usage)
         status = response.get("status")
+        if isinstance(status, str):
+            incomplete = as_object(response.get("incomplete_details")).get("reason")
+            if event_type != "response.failed" and isinstance(incomplete, str):
+                self.builder.output["rawStopReason"] = f"{status}.{incomplete}"
+            else:
+                self.builder.output["rawStopReason"] = status
         if event_type == "response.failed" or status in ("failed", "cancelled"):
             error = response.get("error")
             if isinstance(error, dict) and error:
@@ -202,7 +208,7 @@ class ResponsesStreamReader:
         input_details = usage.get("input_tokens_details")
         output_details = usage.get("output_tokens_details")
         cached = _int(as_object(input_details).get("cached_tokens"))
-        reasoning = _int(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else None
+        reasoning = _int(as_object(output_details).get("reasoning_tokens"))
         self.builder.set_usage(
             input=_int(usage.get("input_tokens")) - cached,
             output=_int(usage.get("output_tokens")),

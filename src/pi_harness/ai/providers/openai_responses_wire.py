@@ -30,6 +30,13 @@ class InputMessage(TypedDict):
     content: list[InputContent]
 
 
+class InstructionMessage(TypedDict):
+    """The system prompt: plain text content, as Pi sends it."""
+
+    role: Literal["system", "developer"]
+    content: str
+
+
 class OutputText(TypedDict):
     type: Literal["output_text"]
     text: str
@@ -63,7 +70,9 @@ class FunctionCallOutputItem(TypedDict):
 
 
 # A reasoning item is replayed exactly as the service sent it (``JsonObject``).
-InputItem: TypeAlias = InputMessage | OutputMessageItem | FunctionCallItem | FunctionCallOutputItem | JsonObject
+InputItem: TypeAlias = (
+    InputMessage | InstructionMessage | OutputMessageItem | FunctionCallItem | FunctionCallOutputItem | JsonObject
+)
 
 
 class FunctionTool(TypedDict):

@@ -8,6 +8,8 @@ the result. Every outcome except exit code 0 fails the call with the output plus
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +26,8 @@ from pi_harness.coding.tools.shell import build_command_env, prepare_command
 from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 UPDATE_INTERVAL_SECONDS = 0.05
+# Limit of ``structuredContent.output``: programmatic callers get much more than the model.
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
 
 BASH_PARAMETERS: JsonObject = {
     "type": "object",
@@ -51,6 +55,10 @@ class BashRun:
     exit_code: int | None
     aborted: bool = False
     timeout_text: str | None = None  # "<secs>" when the command timed out
+    # The output for programmatic callers (``structuredContent``), set when the command exited.
+    full_output: str = ""
+    full_output_truncated: bool = False
+    wall_time_seconds: float = 0.0
 
 
 class UpdateThrottle:
@@ -100,6 +108,7 @@ async def run_bash(
         if on_chunk is not None:
             on_chunk(chunk, collector)
 
+    started = time.perf_counter()
     try:
         result = await operations.exec(command, cwd, on_data=on_data, signal=signal, timeout=timeout, env=env)
     except Exception as exc:
@@ -110,7 +119,17 @@ async def run_bash(
             return BashRun(collector.finish(), None, timeout_text=message[len("timeout:") :])
         collector.close()
         raise
-    return BashRun(collector.finish(), result.exit_code)
+    output = collector.finish()
+    # Seconds to one decimal, halves rounded up.
+    wall_time = math.floor((time.perf_counter() - started) * 10 + 0.5) / 10
+    full_output, full_truncated = collector.read_full_output(STRUCTURED_OUTPUT_MAX_BYTES)
+    return BashRun(
+        output,
+        result.exit_code,
+        full_output=full_output,
+        full_output_truncated=full_truncated,
+        wall_time_seconds=wall_time,
+    )
 
 
 def _with_status(text: str, status: str) -> str:
@@ -118,7 +137,8 @@ def _with_status(text: str, status: str) -> str:
 
 
 def bash_run_to_result(run: BashRun) -> AgentToolResult:
-    """Success for exit code 0; otherwise raise with the output and the status line."""
+    """Success for exit code 0; an error result with the status line for another exit code
+    (both with ``structuredContent``); a raise for an abort, a timeout or no exit code."""
     text = run.output["text"]
     if run.aborted:
         raise ToolError(_with_status(text, "Command aborted"))
@@ -126,10 +146,21 @@ def bash_run_to_result(run: BashRun) -> AgentToolResult:
         raise ToolError(_with_status(text, f"Command timed out after {run.timeout_text} seconds"))
     if run.exit_code is None:
         raise ToolError(_with_status(text, "Command terminated without an exit code"))
-    if run.exit_code != 0:
-        raise ToolError(_with_status(text, f"Command exited with code {run.exit_code}"))
+    structured: JsonObject = {"output": run.full_output, "truncated": run.full_output_truncated}
+    path = run.output.get("fullOutputPath")
+    if run.full_output_truncated and path:
+        structured["full_output_path"] = path
+    structured["exit_code"] = run.exit_code
+    structured["wall_time_seconds"] = run.wall_time_seconds
     details = run.output["details"] or None
-    return text_result(text or "(no output)", details)
+    if run.exit_code != 0:
+        result = text_result(_with_status(text or "(no output)", f"Command exited with code {run.exit_code}"), details)
+        result["structuredContent"] = structured
+        result["isError"] = True
+        return result
+    result = text_result(text or "(no output)", details)
+    result["structuredContent"] = structured
+    return result
 
 
 def prepare_spawn(command: str, cwd: str, options: ToolOptions) -> SpawnContext:
@@ -164,6 +195,8 @@ async def run_shell_tool(call: ToolCall[BashOperations]) -> AgentToolResult:
             on_update({"content": [{"type": "text", "text": text}], "details": details})
 
     throttle = UpdateThrottle(emit) if on_update is not None else None
+    if on_update is not None:
+        on_update({"content": []})  # tells renderers the command started, before any output
 
     def on_chunk(_chunk: bytes, collector: OutputCollector) -> None:
         if not latest:

@@ -92,6 +92,30 @@ class OutputCollector:
         for chunk in self._chunks:
             self._file.write(chunk)
 
+    def read_full_output(self, max_bytes: int) -> tuple[str, bool]:
+        """The whole output for programmatic callers, and whether it had to be cut: beyond
+        ``max_bytes`` only its head and tail halves are kept, around an omission marker."""
+        if self.full_output_path is None:
+            return self.window_text(), False
+        with open(self.full_output_path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size <= max_bytes:
+                return file.read().decode("utf-8", "replace"), False
+            head_bytes = max_bytes // 2
+            tail_bytes = max_bytes - head_bytes
+            head = file.read(head_bytes)
+            file.seek(size - tail_bytes)
+            tail = file.read(tail_bytes)
+        # Cut at character boundaries: drop a partial sequence at the end of the head and
+        # continuation bytes at the start of the tail.
+        head_text = head[: len(head) - _partial_character_bytes(head)].decode("utf-8", "replace")
+        start = 0
+        while start < len(tail) and tail[start] & 0xC0 == 0x80:
+            start += 1
+        tail_text = tail[start:].decode("utf-8", "replace")
+        omitted = size - head_bytes - tail_bytes
+        return f"{head_text}\n\n[... {omitted} bytes omitted ...]\n\n{tail_text}", True
+
     def window_text(self) -> str:
         return b"".join(self._chunks).decode("utf-8", "replace")
 
@@ -157,3 +181,13 @@ class OutputCollector:
             "details": {"truncation": result, "fullOutputPath": path},
             "fullOutputPath": path,
         }
+
+
+def _partial_character_bytes(data: bytes) -> int:
+    """How many bytes at the end of ``data`` are an incomplete multi-byte UTF-8 sequence."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:
+            needed = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4 if byte & 0xF8 == 0xF0 else 1
+            return back if needed > back else 0
+    return 0

@@ -7,7 +7,7 @@ import base64
 from collections.abc import AsyncIterator
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject
+from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.ai.types import ImageContent, TextContent
 from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
@@ -151,8 +151,21 @@ async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     mime_type = await operations.detect_image_mime_type(path)
     raise_if_aborted(call.signal)
     if mime_type is not None:
-        return await _read_image(operations, path, mime_type, call.options)
-    return await _read_text(operations, path, shown, call.params.get("offset"), call.params.get("limit"))
+        result = await _read_image(operations, path, mime_type, call.options)
+    else:
+        result = await _read_text(operations, path, shown, call.params.get("offset"), call.params.get("limit"))
+    result["structuredContent"] = _read_output(result)
+    return result
+
+
+def _read_output(result: AgentToolResult) -> JsonValue:
+    """What programmatic callers get: the text read, or the image with the text as its note."""
+    blocks = result["content"]
+    text = next((block["text"] for block in blocks if block["type"] == "text"), "")
+    image = next((block for block in blocks if block["type"] == "image"), None)
+    if image is None:
+        return text
+    return {"type": "image", "data": image["data"], "mimeType": image["mimeType"], "note": text}
 
 
 READ_TOOL: BuiltinTool[ReadOperations] = BuiltinTool(

@@ -40,6 +40,8 @@ class ToolCallStep:
     arguments: JsonObject
     id: str | None = None
     chunks: int = 3  # the arguments' JSON text is split into this many fragments
+    # Sent instead of ``arguments`` as JSON, verbatim: malformed or cut-off argument text.
+    raw_arguments: str | None = None
 
 
 Step: TypeAlias = TextStep | ThinkingStep | ToolCallStep
@@ -110,4 +112,6 @@ def split_text(text: str, parts: int) -> list[str]:
 
 
 def arguments_json(step: ToolCallStep) -> str:
+    if step.raw_arguments is not None:
+        return step.raw_arguments
     return orjson.dumps(step.arguments).decode("utf-8")
