@@ -7,6 +7,7 @@ than ``width`` cells. Components never hold a session; whoever owns the data fee
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -150,7 +151,7 @@ class CachedRender:
         return self._cache_lines
 
 
-class MessageView(CachedRender):
+class MessageView(CachedRender, ABC):
     """A message of the conversation as a block: drawn by ``_render``, again only when the width,
     the context (theme, expanded tools …) or the message itself (``touch``) changed."""
 
@@ -161,5 +162,6 @@ class MessageView(CachedRender):
     def render(self, width: int) -> list[str]:
         return self._cached(width, self.context.generation, self._render)
 
+    @abstractmethod
     def _render(self, width: int) -> list[str]:
-        raise NotImplementedError
+        """The block's lines at ``width``; each kind of message draws itself."""
