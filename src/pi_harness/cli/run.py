@@ -20,7 +20,7 @@ def _export(parsed: ParsedArgs) -> int:
     from pi_harness.cli.export import export_file_html
 
     try:
-        target = export_file_html(paths[0], paths[1])
+        target = export_file_html(paths[0], paths[1], api_key=parsed.api_key)
     except Exception as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

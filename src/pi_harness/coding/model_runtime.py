@@ -194,6 +194,24 @@ class ModelRuntime:
             return ""
         return None
 
+    def configured_credentials(self) -> list[tuple[str, str]]:
+        """``(provider, value)`` of every credential configured in this process, as written (``$VAR``
+        and ``!command`` unresolved): ``--api-key`` keys, and the ``apiKey`` and header values of
+        models.json and of extension providers. ``auth.json`` is read from ``self.auth``."""
+        found = list(self._runtime_keys.items())
+        for config in self._provider_configs.values():
+            if config.api_key:
+                found.append((config.name, config.api_key))
+            header_sets: list[object] = [config.headers]
+            header_sets += [raw.get("headers") for raw in config.models or []]
+            header_sets += [override.get("headers") for override in config.model_overrides.values()]
+            found += [(config.name, value) for value in _header_values(header_sets)]
+        for ext in self._extension_providers.values():
+            if ext.api_key:
+                found.append((ext.name, ext.api_key))
+            found += [(ext.name, value) for value in _header_values([ext.headers])]
+        return found
+
     def get_request_headers(self, model: Model) -> dict[str, str]:
         """Model headers with ``$VAR``/``!cmd`` values resolved, plus ``authHeader`` bearer."""
         headers = resolve_headers(model.get("headers"))
@@ -256,6 +274,16 @@ class ModelRuntime:
 
     def extension_provider(self, name: str) -> ExtensionProvider | None:
         return self._extension_providers.get(name)
+
+
+def _header_values(header_sets: list[object]) -> list[str]:
+    return [
+        value
+        for headers in header_sets
+        if isinstance(headers, dict)
+        for value in headers.values()
+        if isinstance(value, str)
+    ]
 
 
 def _same(a: Model, b: Model) -> bool:

@@ -61,6 +61,7 @@ from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.ui import ExtensionUI
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import ResourceLoader
+from pi_harness.coding.secrets import masker_for
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.tools import ToolOptions, available_tool_names, create_tools
 
@@ -125,6 +126,7 @@ class AgentSession:
             agent=agent,
             events=self.listeners,
             mode=mode,
+            masker=masker_for(settings, model_runtime),
         )
 
         # Tools and the system prompt.
@@ -174,6 +176,7 @@ class AgentSession:
             run_id=lambda: agent.run_id,
             model=lambda: agent.state.model,
             messages=lambda: agent.state.messages,
+            masker=state.masker,
         )
         disconnect_agent = connect_agent(
             agent,

@@ -3,7 +3,8 @@
 The ``Agent`` awaits its listeners, so events reach this pump strictly in order. Per event:
 
 1. session bookkeeping that must precede delivery (a queued text leaves the UI queue, with its
-   ``queue_update``, before its user message starts; ``agent_end`` gains ``willRetry``);
+   ``queue_update``, before its user message starts; ``agent_end`` gains ``willRetry``; a running
+   tool's partial result has its secrets masked, ``security.maskSecrets``);
 2. extensions (``turn_start`` gains ``turnIndex``/``timestamp``; ``turn_end`` is delivered from the
    ``finish_turn`` hook, where its ``{continue: true}`` can still act);
 3. session listeners;
@@ -67,6 +68,9 @@ class EventPump:
         elif kind == "turn_start":
             self.turn_index += 1
             self._turn_end_delivered = False
+        elif kind == "tool_execution_update":
+            # Final results are masked in ``tool_hooks``; what a running tool shows so far, here.
+            event = {**event, "partialResult": self._state.masker.value(event.get("partialResult"))}
         elif kind == "message_start" and isinstance(message, dict) and message.get("role") == "user":
             await self._queues.observe_user_text(user_text(message))
         elif kind == "agent_end":

@@ -20,6 +20,7 @@ from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import ResourceLoader
+from pi_harness.coding.secrets import SecretMasker
 from pi_harness.coding.session_store.store import SessionManager
 
 # The extension path under which the session reports its own failures (background work, a run
@@ -43,6 +44,8 @@ class SessionState:
     events: SessionEvents
     # ``sdk``, ``interactive``, ``print``, ``json`` or ``rpc``; set again when extensions are bound.
     mode: str
+    # Masks credentials in tool results and ``!command`` output (``security.maskSecrets``).
+    masker: SecretMasker = field(default_factory=lambda: SecretMasker(lambda: ()))
     # A logical run is in progress: from the moment a prompt is accepted until ``agent_settled``
     # (set by the run driver; input arriving meanwhile is queued, navigation is refused).
     busy: bool = False

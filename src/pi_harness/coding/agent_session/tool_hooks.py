@@ -3,8 +3,10 @@
 * ``before_tool_call`` emits the extension event ``tool_call {toolName, toolCallId, input}``;
   the first ``{block: true}`` blocks the call and a raising handler blocks it too (the loop turns
   the exception into the error result: fail closed).
-* ``after_tool_call`` emits ``tool_result`` and applies the handlers' patch (``content``,
-  ``details``, ``isError``, and ``structuredContent`` so redaction covers it too).
+* ``after_tool_call`` masks secrets in the result (``security.maskSecrets``; every tool's result
+  ends here, extension and MCP tools and nested calls included), emits ``tool_result`` with the
+  masked result and applies the handlers' patch (``content``, ``details``, ``isError``, and
+  ``structuredContent`` so redaction covers it too), masked as well.
 * ``execute_nested`` runs another tool for ``ctx.execute_tool`` through the same validation and
   hooks. Its events carry ``parentToolCallId``; it is not written to the transcript. The caller's
   result gets a bounded record in ``details.nestedCalls``: arguments over 8 KiB and results over
@@ -37,6 +39,7 @@ from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
 from pi_harness.coding.extensions.runner import ExtensionRunner
+from pi_harness.coding.secrets import SecretMasker
 
 MAX_RECORDED_ARGS_BYTES = 8 * 1024
 MAX_RECORDED_RESULT_BYTES = 32 * 1024
@@ -133,6 +136,7 @@ class ToolHooks:
         run_id: Callable[[], str | None],
         model: Callable[[], Model | None],
         messages: Callable[[], list[AgentMessage]],
+        masker: SecretMasker | None = None,
     ) -> None:
         self._runner = runner
         self._registry = registry
@@ -140,6 +144,7 @@ class ToolHooks:
         self._run_id = run_id
         self._model = model
         self._messages = messages
+        self._masker = masker
         self.nested = NestedRecords()
 
     async def before_tool_call(
@@ -168,20 +173,23 @@ class ToolHooks:
         self, ctx: AfterToolCallContext, signal: AbortSignal | None
     ) -> AfterToolCallResult | None:
         self.nested.attach(ctx.tool_call["id"], ctx.result)
+        result = self._masker.value(ctx.result) if self._masker is not None else ctx.result
+        out = _changed_fields(ctx.result, result)
         if not self._runner.has_handlers("tool_result"):
-            return None
+            return out or None
         payload: dict[str, object] = {
             "toolName": ctx.tool_call["name"],
             "toolCallId": ctx.tool_call["id"],
             "input": ctx.args,
-            "content": list(ctx.result.get("content") or []),
-            "details": ctx.result.get("details"),
+            "content": list(result.get("content") or []),
+            "details": result.get("details"),
             "isError": ctx.is_error,
         }
-        if "structuredContent" in ctx.result:
-            payload["structuredContent"] = ctx.result["structuredContent"]
+        if "structuredContent" in result:
+            payload["structuredContent"] = result["structuredContent"]
         patch = await self._runner.emit_tool_result(payload)
-        out: AfterToolCallResult = {}
+        if self._masker is not None:
+            patch = self._masker.value(patch)
         if "structuredContent" in patch:
             out["structuredContent"] = patch["structuredContent"]
         if "content" in patch:
@@ -236,6 +244,18 @@ class ToolHooks:
         out: dict[str, object] = dict(result)
         out["isError"] = is_error
         return out
+
+
+def _changed_fields(before: AgentToolResult, after: AgentToolResult) -> AfterToolCallResult:
+    """The patchable fields that masking replaced (it copies only what it changes)."""
+    out: AfterToolCallResult = {}
+    if "content" in after and after["content"] is not before.get("content"):
+        out["content"] = after["content"]
+    if "details" in after and after["details"] is not before.get("details"):
+        out["details"] = after["details"]
+    if "structuredContent" in after and after["structuredContent"] is not before.get("structuredContent"):
+        out["structuredContent"] = after["structuredContent"]
+    return out
 
 
 async def _never_delivered(message: AgentMessage) -> None:

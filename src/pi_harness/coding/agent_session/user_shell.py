@@ -8,9 +8,11 @@ command (1.4.0: no fallback to local execution). Otherwise the bash tool's runne
 with the session's shell settings and environment. Output streams as
 ``bash_execution_update {id?, delta}``.
 
-The result is stored as a ``bashExecution`` message (``!!`` ⇒ ``excludeFromContext``), so the
-model sees it with the next prompt. While a run is active the message is held and appended when
-the run settles, because inserting it between a tool call and its result breaks providers.
+Secrets in the output are masked (``security.maskSecrets``): in every streamed chunk and in the
+result, whoever ran the command. The result is stored as a ``bashExecution`` message (``!!`` ⇒
+``excludeFromContext``), so the model sees it with the next prompt. While a run is active the
+message is held and appended when the run settles, because inserting it between a tool call and
+its result breaks providers.
 """
 
 from __future__ import annotations
@@ -112,8 +114,10 @@ class UserShell:
                     result = cast(BashExecutionResult, dict(answer["result"]))
                 elif answer.get("operations") is not None:
                     operations = cast(BashOperations, answer["operations"])
+        masker = state.masker.snapshot()
         if result is None:
-            result = await self._execute(command, operations, on_delta, request_id)
+            result = await self._execute(command, operations, on_delta, request_id, masker.text)
+        result = masker.value(result)
         message = bash_message(command, result, exclude_from_context)
         if state.busy:
             self.buffered.append(message)
@@ -127,10 +131,12 @@ class UserShell:
         operations: BashOperations | None,
         on_delta: Callable[[str], None] | None,
         request_id: str | None,
+        mask: Callable[[str], str],
     ) -> BashExecutionResult:
         state = self._state
 
         def on_data(text: str) -> None:
+            text = mask(text)
             event: BashExecutionUpdateEvent = {"type": "bash_execution_update", "delta": text}
             if request_id is not None:
                 event["id"] = request_id

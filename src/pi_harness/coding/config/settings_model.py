@@ -61,6 +61,7 @@ from pi_harness.coding.config.settings_sections import (
     ModelSettings,
     RetrySettings,
     RunLimits,
+    SecuritySettings,
     SessionFileSettings,
     TerminalSettings,
     ToolSettings,
@@ -265,6 +266,7 @@ class Settings(Section):
     # -- beyond Pi ------------------------------------------------------------------------------
     sessions: SessionFileSettings = section(SessionFileSettings, "sessions", status="beyond-pi")
     tools: ToolSettings = section(ToolSettings, "tools", status="beyond-pi")
+    security: SecuritySettings = section(SecuritySettings, "security", status="beyond-pi")
     agent: RunLimits = section(RunLimits, "agent", status="beyond-pi")
     # Milliseconds an async extension handler may run. The top-level key is the spelling Pi
     # leaves alone; inside "extensions" it needs the object form {"paths": [...], ...}.

@@ -190,6 +190,17 @@ class ToolSettings(Section):
 
     # Kill processes a bash call left behind outside its process group (Linux).
     reap_orphans: bool = setting(False, FLAG, "reapOrphans", listed=True, status="beyond-pi")
+    # Refuse an edit (a write) of a file that changed on disk since the model last read it.
+    stale_edit_check: bool = setting(True, FLAG, "staleEditCheck", status="beyond-pi")
+    stale_write_check: bool = setting(False, FLAG, "staleWriteCheck", status="beyond-pi")
+
+
+@dataclasses.dataclass(frozen=True)
+class SecuritySettings(Section):
+    """``security`` (beyond Pi)."""
+
+    # Replace the values of configured credentials in tool results and exports.
+    mask_secrets: bool = setting(True, FLAG, "maskSecrets", status="beyond-pi")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,6 +13,10 @@ import subprocess
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 COMMAND_TIMEOUT_S = 10.0
+# The latest output of each ``!command`` value, kept in this process only so that secret masking
+# (``pi_harness.coding.secrets``) knows what it produced; it is never reused as a value.
+_COMMAND_OUTPUTS: dict[str, str] = {}
+_MAX_COMMAND_OUTPUTS = 64
 
 
 class ValueResolutionError(RuntimeError):
@@ -52,7 +56,17 @@ def run_value_command(command: str) -> str | None:
     if completed.returncode != 0:
         return None
     out = completed.stdout.strip()
+    if out:
+        _COMMAND_OUTPUTS.pop(command, None)
+        _COMMAND_OUTPUTS[command] = out
+        while len(_COMMAND_OUTPUTS) > _MAX_COMMAND_OUTPUTS:
+            del _COMMAND_OUTPUTS[next(iter(_COMMAND_OUTPUTS))]
     return out or None
+
+
+def last_command_output(command: str) -> str | None:
+    """What ``!command`` printed the last time this process ran it (``None``: never run)."""
+    return _COMMAND_OUTPUTS.get(command)
 
 
 def resolve_headers(headers: dict[str, str] | None) -> dict[str, str]:

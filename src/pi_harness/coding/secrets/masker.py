@@ -1,0 +1,122 @@
+"""Replacing secret values by ``[redacted:<name>]`` in text and in JSON-like data.
+
+A value is matched as it is, as it appears inside a JSON string (quotes, backslashes and newlines
+escaped) and, for a multi-line value, with CRLF line ends. Image data is never rewritten. Data
+structures are copied only where something changed, so an unchanged result is the same object.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+from pi_harness.coding.secrets.sources import NamedSecret
+
+T = TypeVar("T")
+
+
+def marker(name: str) -> str:
+    """What replaces a secret: ``[redacted:OPENAI_API_KEY]``."""
+    return f"[redacted:{name}]"
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    pattern: re.Pattern[str]
+    markers: dict[str, str]
+
+    def sub(self, text: str) -> str:
+        if self.pattern.search(text) is None:
+            return text
+        return self.pattern.sub(lambda match: self.markers[match.group(0)], text)
+
+
+def _variants(value: str) -> list[str]:
+    forms = [value, json.dumps(value, ensure_ascii=False)[1:-1]]
+    if "\n" in value and "\r\n" not in value:
+        forms.append(value.replace("\n", "\r\n"))
+    return forms
+
+
+@functools.lru_cache(maxsize=16)
+def _compile(secrets: tuple[NamedSecret, ...]) -> _Compiled | None:
+    markers: dict[str, str] = {}
+    for secret in secrets:
+        for form in _variants(secret.value):
+            markers.setdefault(form, marker(secret.name))
+    if not markers:
+        return None
+    # Longest first: the alternation takes the first that matches at a position.
+    alternatives = sorted(markers, key=lambda form: (-len(form), form))
+    return _Compiled(re.compile("|".join(re.escape(form) for form in alternatives)), markers)
+
+
+def _mask(node: object, sub: Callable[[str], str]) -> object:
+    if isinstance(node, str):
+        return sub(node)
+    if isinstance(node, dict):
+        image = node.get("type") == "image"
+        out: dict[object, object] = {}
+        changed = False
+        for key, value in node.items():
+            masked = value if image and key == "data" else _mask(value, sub)
+            changed = changed or masked is not value
+            out[key] = masked
+        return out if changed else node
+    if isinstance(node, list | tuple):
+        items = [_mask(item, sub) for item in node]
+        if all(new is old for new, old in zip(items, node, strict=True)):
+            return node
+        return items if isinstance(node, list) else tuple(items)
+    return node
+
+
+class SecretMasker:
+    """Masks the secrets ``secrets()`` names at the moment of each call, while ``enabled()``."""
+
+    def __init__(
+        self,
+        secrets: Callable[[], Iterable[NamedSecret]],
+        *,
+        enabled: Callable[[], bool] | None = None,
+    ) -> None:
+        self._secrets = secrets
+        self._enabled = enabled
+
+    @classmethod
+    def of(cls, secrets: Iterable[NamedSecret]) -> SecretMasker:
+        fixed = tuple(secrets)
+        return cls(lambda: fixed)
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled is None or self._enabled()
+
+    def _compiled(self) -> _Compiled | None:
+        if not self.enabled:
+            return None
+        secrets = tuple(sorted(set(self._secrets()), key=lambda s: (-len(s.value), s.value, s.name)))
+        return _compile(secrets) if secrets else None
+
+    def snapshot(self) -> SecretMasker:
+        """A masker of the secrets known now (for the many chunks of one running command, without
+        collecting the secrets again for each)."""
+        return SecretMasker.of(self._secrets() if self.enabled else ())
+
+    def text(self, text: str) -> str:
+        compiled = self._compiled()
+        return compiled.sub(text) if compiled is not None else text
+
+    def value(self, value: T) -> T:
+        """``value`` (strings, lists, dicts at any depth) with every secret masked."""
+        compiled = self._compiled()
+        if compiled is None:
+            return value
+        return cast(T, _mask(value, compiled.sub))
+
+
+__all__ = ["SecretMasker", "marker"]
