@@ -64,6 +64,7 @@ from pi_harness.coding.resources.loader import ResourceLoader
 from pi_harness.coding.secrets import masker_for
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.tools import ToolOptions, available_tool_names, create_tools
+from pi_harness.coding.tools.file_freshness import FileViews
 
 DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
 
@@ -131,7 +132,7 @@ class AgentSession:
 
         # Tools and the system prompt.
         self.tool_options = dataclasses.replace(
-            tool_options or ToolOptions(), env=functools.partial(shell_environment, state)
+            tool_options or ToolOptions(), env=functools.partial(shell_environment, state), file_views=FileViews()
         )
         self.tool_registry = ToolRegistry(
             builtin=create_tools(available_tool_names(), cwd, self.tool_options),

@@ -117,6 +117,8 @@ def tool_options_from_settings(settings: SettingsManager, agent_dir: Path) -> To
         shell_path=str(shell_path) if shell_path is not None else None,
         shell_command_prefix=values.shell_command_prefix or None,
         reap_orphans=values.tools.reap_orphans,
+        stale_edit_check=values.tools.stale_edit_check,
+        stale_write_check=values.tools.stale_write_check,
         agent_dir=agent_dir,
         settings_path=str(settings.global_path) if settings.global_path is not None else None,
     )

@@ -2,7 +2,8 @@
 
 The file's byte order mark and line endings (LF or CRLF) are kept; bytes that are not valid
 UTF-8 pass through unchanged outside the replaced regions. Edits of one file are serialised with
-other mutations of it (``mutation_queue``).
+other mutations of it (``mutation_queue``). A file that changed on disk since the model read it is
+refused (``file_freshness``, setting ``tools.staleEditCheck``).
 """
 
 from __future__ import annotations
@@ -137,11 +138,16 @@ async def _edit(call: ToolCall[EditOperations]) -> AgentToolResult:
             await operations.access(absolute)
         except Exception:
             raise ToolError(f"File not found: {shown}") from None
-        bom, ending, content = _split(await operations.read_file(absolute))
+        raw = await operations.read_file(absolute)
+        if call.options.stale_edit_check:
+            call.options.file_views.check(absolute, raw, shown, "edit")
+        bom, ending, content = _split(raw)
         base, new = apply_edits(content, edits, shown)
         raise_if_aborted(signal)
-        final = bom + restore_line_endings(new, ending)
-        await operations.write_file(absolute, final.encode("utf-8", "surrogateescape"))
+        final = (bom + restore_line_endings(new, ending)).encode("utf-8", "surrogateescape")
+        await operations.write_file(absolute, final)
+        if call.options.tracks_reads():
+            call.options.file_views.saw(absolute, final)
         text = (
             f"Successfully replaced text in {shown}."
             if len(edits) == 1

@@ -7,10 +7,11 @@ it once from settings and pass it to ``create_coding_tools``/``create_tools``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+from pi_harness.coding.tools.file_freshness import FileViews
 from pi_harness.coding.tools.operations import (
     BashOperations,
     EditOperations,
@@ -62,3 +63,12 @@ class ToolOptions:
     # Agent directory (for <agentDir>/bin and messages); None = $PI_CODING_AGENT_DIR or ~/.pi/agent.
     agent_dir: str | Path | None = None
     settings_path: str | None = None  # named in the "Custom shell path not found" message
+    # read/edit/write: settings tools.staleEditCheck and tools.staleWriteCheck (beyond Pi), and
+    # what the model last saw of each file (shared by the tools created with these options; a
+    # session gets its own).
+    stale_edit_check: bool = True
+    stale_write_check: bool = False
+    file_views: FileViews = field(default_factory=FileViews)
+
+    def tracks_reads(self) -> bool:
+        return self.stale_edit_check or self.stale_write_check

@@ -95,6 +95,8 @@ async def _read_image(operations: ReadOperations, path: str, mime_type: str, opt
     if options.block_images:
         return {"content": [{"type": "text", "text": note}, {"type": "text", "text": IMAGE_BLOCKED_TEXT}]}
     data = await operations.read_file(path)
+    if options.tracks_reads():
+        options.file_views.saw(path, data)
     out_type = mime_type
     if options.auto_resize_images:
         fitted = await asyncio.to_thread(fit_image, data, mime_type)
@@ -108,7 +110,7 @@ async def _read_image(operations: ReadOperations, path: str, mime_type: str, opt
 
 
 async def _read_text(
-    operations: ReadOperations, path: str, shown: str, offset: object, limit: object
+    operations: ReadOperations, path: str, shown: str, offset: object, limit: object, options: ToolOptions
 ) -> AgentToolResult:
     start = max(0, as_int(offset, 1) - 1)
     line_limit = None if limit is None else as_int(limit, 0)
@@ -116,6 +118,8 @@ async def _read_text(
         chunks = operations.read_chunks(path, CHUNK_SIZE)
     else:
         chunks = _one_chunk(operations, path)
+    if options.tracks_reads():
+        chunks = options.file_views.reading(path, chunks)  # what the model saw, for edit/write
     window = await read_text_window(_refuse_binary(chunks, shown), start, line_limit)
     if start >= window.total_lines:
         shown_offset = format_number(offset) if isinstance(offset, int | float) else str(offset)
@@ -153,7 +157,8 @@ async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     if mime_type is not None:
         result = await _read_image(operations, path, mime_type, call.options)
     else:
-        result = await _read_text(operations, path, shown, call.params.get("offset"), call.params.get("limit"))
+        params = call.params
+        result = await _read_text(operations, path, shown, params.get("offset"), params.get("limit"), call.options)
     result["structuredContent"] = _read_output(result)
     return result
 

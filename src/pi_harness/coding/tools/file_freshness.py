@@ -1,0 +1,103 @@
+"""Lost-update protection for ``edit`` and ``write`` (beyond Pi).
+
+``read`` records, per file, what the model saw: size, modification time and a SHA-256 of the
+whole file. ``edit`` (setting ``tools.staleEditCheck``, on by default) and ``write``
+(``tools.staleWriteCheck``, off by default) refuse to change a file whose content differs from
+that record: someone else (an editor, a formatter, another agent, a ``bash`` command) changed it
+after the model looked, and applying the model's change would silently drop theirs. A successful
+``edit`` or ``write`` records what it wrote, so the model's own changes never count as foreign.
+
+The decision is taken on the content hash: a file that was only touched (same bytes, new
+modification time) is still fresh, and a change within the file system's timestamp granularity
+is still seen. A file the model never read is not checked (Pi's behaviour: edit works as before).
+The record lives with the session's tools, in memory; a resumed session starts with none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from pi_harness.coding.tools.mutation_queue import mutation_key
+from pi_harness.coding.tools.results import ToolError
+
+
+@dataclass(frozen=True)
+class FileView:
+    """What the model last saw of a file."""
+
+    size: int
+    mtime_ns: int | None  # ``None`` where the file is not on this machine's file system
+    sha256: str
+
+
+def _mtime_ns(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def stale_text(shown: str, action: str) -> str:
+    return (
+        f"{shown} has changed on disk since you last read it, so the {action} was not applied and the file "
+        f"was left as it is. Read {shown} again and redo the {action} against its current content."
+    )
+
+
+class FileViews:
+    """The files of one session's tools, by real path (the key of the mutation queue)."""
+
+    def __init__(self) -> None:
+        self._views: dict[str, FileView] = {}
+
+    def get(self, path: str) -> FileView | None:
+        return self._views.get(mutation_key(path))
+
+    def saw(self, path: str, data: bytes) -> None:
+        """The model now knows ``data`` as the content of ``path`` (read, or written by our tools)."""
+        self._record(path, len(data), hashlib.sha256(data).hexdigest())
+
+    def _record(self, path: str, size: int, digest: str) -> None:
+        self._views[mutation_key(path)] = FileView(size, _mtime_ns(path), digest)
+
+    def is_stale(self, path: str, current: bytes) -> bool:
+        """Whether ``current`` differs from what the model last saw (never, for a file not seen)."""
+        view = self.get(path)
+        if view is None:
+            return False
+        return view.size != len(current) or view.sha256 != hashlib.sha256(current).hexdigest()
+
+    def check(self, path: str, current: bytes, shown: str, action: str) -> None:
+        """Raise the tool's error when ``path`` is stale."""
+        if self.is_stale(path, current):
+            raise ToolError(stale_text(shown, action))
+
+    async def reading(self, path: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """``chunks`` passed through; when they have all been read, the file counts as seen."""
+        digest = hashlib.sha256()
+        size = 0
+        async for chunk in chunks:
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+        self._record(path, size, digest.hexdigest())
+
+
+async def current_bytes(path: str) -> bytes | None:
+    """The file's bytes on this machine, ``None`` when there is no such file."""
+
+    def read() -> bytes | None:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    return await asyncio.to_thread(read)
+
+
+__all__ = ["FileView", "FileViews", "current_bytes", "stale_text"]
