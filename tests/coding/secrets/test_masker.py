@@ -29,7 +29,12 @@ def test_configured_credentials_and_their_names(tmp_path: Path) -> None:
     (tmp_path / "auth.json").write_text(
         json.dumps(
             {
-                "anthropic": {"type": "oauth", "access": "oauth-access-token-1", "refresh": "oauth-refresh-2", "expires": 1},
+                "anthropic": {
+                    "type": "oauth",
+                    "access": "oauth-access-token-1",
+                    "refresh": "oauth-refresh-2",
+                    "expires": 1,
+                },
                 "google": {"type": "api_key", "key": "$MY_GOOGLE_KEY"},
             }
         )
