@@ -101,3 +101,35 @@ async def test_masking_off_passes_the_value(server: FakeLLMServer, project: Path
     answer = await result.session.run_bash("echo $PIH_UNIT_API_KEY")
     assert answer["output"] == f"{SECRET}\n"
     await result.runtime.shutdown()
+
+
+async def test_a_file_written_back_keeps_its_credentials(server: FakeLLMServer, project: Path) -> None:
+    env_file = project / ".env"
+    env_file.write_text(f"PIH_UNIT_API_KEY={SECRET}\nDEBUG=0\n")
+    line = f"PIH_UNIT_API_KEY={MARK}"  # what the model saw
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("read", {"path": ".env"}, id="c1")]),
+        ScriptedResponse(
+            steps=[
+                ToolCallStep(
+                    "edit", {"path": ".env", "edits": [{"oldText": line, "newText": f"{line}\nLEVEL=2"}]}, id="c2"
+                )
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("edited")]),
+        ScriptedResponse(steps=[ToolCallStep("write", {"path": "copy.env", "content": f"{line}\n"}, id="c3")]),
+        ScriptedResponse(steps=[TextStep("copied")]),
+    )
+    result = await make_session(server, project)
+    recorder = Recorder(result.session)
+    await result.session.prompt("add LEVEL=2")
+    await result.session.prompt("copy the key line")
+
+    assert env_file.read_text() == f"PIH_UNIT_API_KEY={SECRET}\nLEVEL=2\nDEBUG=0\n"
+    assert (project / "copy.env").read_text() == f"PIH_UNIT_API_KEY={SECRET}\n"
+    ends = {e["toolCallId"]: e for e in recorder.of("tool_execution_end")}
+    assert ends["c2"]["isError"] is False and ends["c3"]["isError"] is False
+    assert SECRET not in str(recorder.events)
+    assert all(SECRET not in str(request.json) for request in server.requests)
+    assert SECRET not in str(result.session.session_manager.get_entries())
+    await result.runtime.shutdown()

@@ -105,3 +105,16 @@ def test_a_disabled_masker_passes_everything() -> None:
     on[0] = False
     assert masker.text(OPENAI) == OPENAI
     assert masker.snapshot().text(OPENAI) == OPENAI
+
+
+def test_restore_turns_unambiguous_markers_back_into_values() -> None:
+    masker = SecretMasker.of(
+        [
+            NamedSecret("OPENAI_API_KEY", OPENAI),
+            NamedSecret("anthropic", "oauth-access-token-1"),
+            NamedSecret("anthropic", "oauth-refresh-2"),
+        ]
+    )
+    text = "a=[redacted:OPENAI_API_KEY] b=[redacted:anthropic] c=[redacted:unknown]"
+    assert masker.restore(text) == f"a={OPENAI} b=[redacted:anthropic] c=[redacted:unknown]"
+    assert masker.text(masker.restore("[redacted:OPENAI_API_KEY]")) == "[redacted:OPENAI_API_KEY]"

@@ -2,7 +2,9 @@
 
 * ``before_tool_call`` emits the extension event ``tool_call {toolName, toolCallId, input}``;
   the first ``{block: true}`` blocks the call and a raising handler blocks it too (the loop turns
-  the exception into the error result: fail closed).
+  the exception into the error result: fail closed). A call that goes ahead then has the masked
+  secrets (``[redacted:<name>]``) in the text ``edit`` and ``write`` put into a file turned back
+  into their values (``restore_written_secrets``; handlers saw the markers).
 * ``after_tool_call`` masks secrets in the result (``security.maskSecrets``; every tool's result
   ends here, extension and MCP tools and nested calls included), emits ``tool_result`` with the
   masked result and applies the handlers' patch (``content``, ``details``, ``isError``, and
@@ -34,7 +36,7 @@ from pi_harness.agent.types import (
     BeforeToolCallResult,
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
-from pi_harness.ai.json_values import json_arguments
+from pi_harness.ai.json_values import JsonObject, json_arguments
 from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
@@ -150,6 +152,12 @@ class ToolHooks:
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
+        verdict = await self._gate(ctx)
+        if verdict is None and self._masker is not None:
+            restore_written_secrets(ctx.tool_call["name"], ctx.args, self._masker)
+        return verdict
+
+    async def _gate(self, ctx: BeforeToolCallContext) -> BeforeToolCallResult | None:
         if not self._runner.has_handlers("tool_call"):
             return None
         payload: dict[str, object] = {
@@ -244,6 +252,23 @@ class ToolHooks:
         out: dict[str, object] = dict(result)
         out["isError"] = is_error
         return out
+
+
+def restore_written_secrets(tool_name: str, args: JsonObject, masker: SecretMasker) -> None:
+    """In place, before the call runs: the model saw a file's credentials masked, so the text it
+    writes back through ``edit`` (``oldText``, ``newText``) or ``write`` (``content``) names them by
+    marker; without this, an edit of such a line would not match and a write would replace the
+    credential in the file by its marker. The call's event and transcript keep the markers."""
+    content, edits = args.get("content"), args.get("edits")
+    if tool_name == "write" and isinstance(content, str):
+        args["content"] = masker.restore(content)
+    elif tool_name == "edit" and isinstance(edits, list):
+        for edit in edits:
+            if isinstance(edit, dict):
+                for key in ("oldText", "newText"):
+                    text = edit.get(key)
+                    if isinstance(text, str):
+                        edit[key] = masker.restore(text)
 
 
 def _changed_fields(before: AgentToolResult, after: AgentToolResult) -> AfterToolCallResult:

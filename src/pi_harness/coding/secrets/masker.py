@@ -18,6 +18,8 @@ from pi_harness.coding.secrets.sources import NamedSecret
 
 T = TypeVar("T")
 
+_MARKER = re.compile(r"\[redacted:([^\]\s]+)\]")
+
 
 def marker(name: str) -> str:
     """What replaces a secret: ``[redacted:OPENAI_API_KEY]``."""
@@ -110,6 +112,22 @@ class SecretMasker:
     def text(self, text: str) -> str:
         compiled = self._compiled()
         return compiled.sub(text) if compiled is not None else text
+
+    def restore(self, text: str) -> str:
+        """``text`` with each marker of a known secret turned back into its value; a name that
+        stands for several values stays a marker. (For what the model writes into files: a line
+        it read masked keeps its credential when written back.)"""
+        if not self.enabled or "[redacted:" not in text:
+            return text
+        values: dict[str, set[str]] = {}
+        for secret in self._secrets():
+            values.setdefault(secret.name, set()).add(secret.value)
+
+        def value_of(match: re.Match[str]) -> str:
+            found = values.get(match.group(1), set())
+            return next(iter(found)) if len(found) == 1 else match.group(0)
+
+        return _MARKER.sub(value_of, text)
 
     def value(self, value: T) -> T:
         """``value`` (strings, lists, dicts at any depth) with every secret masked."""
