@@ -167,7 +167,7 @@ SCENARIO_RULES: list[tuple[str, str, str]] = [
     ),
     (
         "json_overflow_*",
-        r"requests: Pi sent|request \d+ (conversation|tools)|entry_appended: (missing|entry\.type)|compaction_start",
+        r"requests: Pi sent|request \d+ (conversation|tools)|entry_appended: (missing|entry\.type)|(ours|extra) \['compaction_start'",
         "overflow-recovery",
     ),
 ]

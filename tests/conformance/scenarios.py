@@ -238,6 +238,61 @@ add(
     )
 )
 
+add(
+    per_wire(
+        "json_length_stop_tool",
+        "an answer cut by the output limit in the middle of a tool call: the call is not run (an "
+        "error result says why), the model is asked again and answers",
+        (OC,),
+        runs=(json_run("Write the essay to essay.md"),),
+        responses=(
+            calls({"text": "Writing it."}, tool("write", {"path": "essay.md"}, "call_cut_1"), stopReason="length"),
+            text("I could not finish the essay."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_overflow_first",
+        "the first prompt of a session overflows the context: the attempt is hidden, nothing is "
+        "left to summarise, so no compaction and no retry",
+        (OC,),
+        runs=(json_run("Explain everything"),),
+        responses=(
+            {
+                "httpError": {
+                    "status": 400,
+                    "message": "This model's maximum context length is 128000 tokens. However, your messages "
+                    "resulted in 130000 tokens. Please reduce the length of the messages.",
+                    "type": "context_length_exceeded",
+                }
+            },
+        ),
+    )
+)
+# A large reserve: the second answer reports more tokens than the window minus the reserve,
+# so a threshold compaction follows the run. The long answer alone is over the keep budget, so the cut splits the last turn (the history and the turn prefix are summarised).
+add(
+    per_wire(
+        "json_threshold",
+        "a --continue run whose answer crosses the compaction threshold: threshold compaction "
+        "after the run (split turn: two summary requests), no retry",
+        (OC,),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, with its name, its size, its purpose and its owner, in detail.",
+                usage={"input": 1700, "output": 20},
+            ),
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+        ),
+    )
+)
+
 # --- print mode -------------------------------------------------------------------------------
 add(
     per_wire(
