@@ -107,6 +107,21 @@ add(
         ),
     )
 )
+# Line counts of truncated output: a trailing newline ends the last line (2501 lines, not 2502).
+# (No bash here: how many streaming updates it sends, and when, depends on pipe chunking.)
+add(
+    per_wire(
+        "json_tool_truncated",
+        "a read whose output passes the 2000-line limit, then the answer",
+        (OC,),
+        files={"long.txt": "".join(f"{n}\n" for n in range(1, 2502))},
+        runs=(json_run("Read the long file"),),
+        responses=(
+            calls(tool("read", {"path": "long.txt"}, "call_read_1")),
+            text("It was long."),
+        ),
+    )
+)
 add(
     per_wire(
         "json_tool_write_edit",
