@@ -559,6 +559,70 @@ add(
         responses=(SLOW_TEXT, text("Short.")),
     )
 )
+# Aborting at other stages: before the first token, inside a streamed tool call and
+# inside streamed thinking. The open block is closed (``*_end``) before the aborted message ends.
+add(
+    per_wire(
+        "rpc_abort_waiting",
+        "abort after the response started but before its first token, then a new prompt",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Take your time"),
+                Wait(event="message_start", where={"message.role": "assistant"}),
+                *ask("abort", "abort"),
+                settled(),
+                prompt("p2", "Short one please"),
+                settled(),
+            ),
+        ),
+        responses=({**text("Too late."), "chunkDelayMs": 3000}, text("Short.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_abort_toolcall",
+        "abort while a tool call's arguments stream: the call is not run",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Write the file"),
+                Wait(event="message_update", where={"assistantMessageEvent.type": "toolcall_delta"}),
+                *ask("abort", "abort"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(
+            {
+                "steps": [
+                    {"text": "Writing."},
+                    tool("write", {"path": "out.txt", "content": "x" * 400}, "call_slow_1", chunks=40),
+                ],
+                "chunkDelayMs": 150,
+            },
+        ),
+    )
+)
+add(
+    per_wire(
+        "rpc_abort_thinking",
+        "abort while a reasoning model's thinking streams",
+        (OC,),
+        model={"reasoning": True},
+        runs=(
+            rpc(
+                prompt("p1", "Think hard"),
+                Wait(event="message_update", where={"assistantMessageEvent.type": "thinking_delta"}),
+                *ask("abort", "abort"),
+                settled(),
+                *ask("messages", "get_messages"),
+                args=("--thinking", "high"),
+            ),
+        ),
+        responses=({"steps": [{"thinking": "hmm " * 40, "chunks": 40}, {"text": "Done."}], "chunkDelayMs": 150},),
+    )
+)
 SLOW_TOOL = calls(tool("bash", {"command": "sleep 1.5; echo done"}, "call_sleep"))
 add(
     per_wire(
