@@ -713,6 +713,20 @@ KNOWN: dict[str, dict[str, str]] = {
         "request 1 tool read keys: Pi ['description', 'eager_input_streaming', 'name'], ours ['description', 'name']": "am-tool-keys",
         "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
     },
+    "json_resume_tools_oc": {
+        "request 1 tool grep keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
+        "request 1 tool read keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
+        "request 2 tool grep keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
+        "request 2 tool read keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
+        "request 3 tool bash keys: Pi ['description', 'name', 'type'], ours ['description', 'name', 'strict', 'type']": "oc-tool-strict",
+        "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
+        "run 2 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
+        "run 3 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
+    },
+    "json_resume_no_tools_oc": {
+        "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
+        "run 2 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
+    },
     "json_no_tools_oc": {
         "run 1 all events but ['agent_settled', 'session']: extra runId: str": "run-id",
     },

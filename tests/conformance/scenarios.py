@@ -430,6 +430,31 @@ add(
         responses=(text("Hello."),),
     )
 )
+# Reopening a session whose system messages record a tool set: which tools the first request
+# after --session declares (the recorded patch, or the tools of this start).
+add(
+    per_wire(
+        "json_resume_tools",
+        "a run with --tools read,grep, then --session <its file> without --tools, then with "
+        "--tools bash",
+        (OC,),
+        runs=(
+            json_run("--tools", "read,grep", "Hello"),
+            json_run("--session", "{session:1}", "Again"),
+            json_run("--session", "{session:1}", "--tools", "bash", "Once more"),
+        ),
+        responses=(text("Hello."), text("Again."), text("Once more.")),
+    )
+)
+add(
+    per_wire(
+        "json_resume_no_tools",
+        "a run with --no-tools, then --session <its file> without options",
+        (OC,),
+        runs=(json_run("--no-tools", "Hello"), json_run("--session", "{session:1}", "Again")),
+        responses=(text("Hello."), text("Again.")),
+    )
+)
 add(
     per_wire(
         "json_no_tools",
