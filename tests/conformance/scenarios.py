@@ -292,7 +292,7 @@ add(
         "json_threshold",
         "a --continue run whose answer crosses the compaction threshold: threshold compaction "
         "after the run (split turn: two summary requests), no retry",
-        (OC,),
+        (OC, AM, OR, GG),
         model={"contextWindow": 20000},
         settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
         runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
@@ -304,6 +304,46 @@ add(
             ),
             text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
             text("## Original Request\nAn explanation of every file."),
+        ),
+    )
+)
+
+add(
+    per_wire(
+        "json_threshold_fail",
+        "a threshold compaction whose summary request fails: compaction_end without a result, with the error text",
+        (OC,),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, in detail, with all that is known about it.", usage={"input": 1700, "output": 20}
+            ),
+            {"httpError": {"status": 400, "message": "Invalid value for 'max_tokens'"}},
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_overflow_fail",
+        "overflow recovery whose summary request fails: the attempt stays hidden, compaction_end "
+        "without a result says why, no retry",
+        (OC,),
+        settings=SMALL_KEEP,
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty."),
+            {
+                "httpError": {
+                    "status": 400,
+                    "message": "This model's maximum context length is 128000 tokens. However, your messages "
+                    "resulted in 130000 tokens. Please reduce the length of the messages.",
+                    "type": "context_length_exceeded",
+                }
+            },
+            {"httpError": {"status": 400, "message": "Invalid value for 'max_tokens'"}},
         ),
     )
 )
@@ -435,8 +475,7 @@ add(
 add(
     per_wire(
         "json_resume_tools",
-        "a run with --tools read,grep, then --session <its file> without --tools, then with "
-        "--tools bash",
+        "a run with --tools read,grep, then --session <its file> without --tools, then with --tools bash",
         (OC,),
         runs=(
             json_run("--tools", "read,grep", "Hello"),
@@ -562,6 +601,23 @@ add(
             text("## Goal\nList and explain files.\n\n## Progress\nNo files found."),
             text("Continuing after the compaction."),
         ),
+    )
+)
+add(
+    per_wire(
+        "rpc_compact_fail",
+        "compact on an empty session, then after one short exchange (all of it within the keep "
+        "budget): nothing to compact either time, the command fails",
+        (OC,),
+        runs=(
+            rpc(
+                *ask("empty", "compact"),
+                prompt("p1", "Hello"),
+                settled(),
+                *ask("after", "compact"),
+            ),
+        ),
+        responses=(text("Hello there."),),
     )
 )
 SLOW_TEXT = {"steps": [{"text": "word " * 40, "chunks": 40}], "chunkDelayMs": 150}

@@ -97,7 +97,7 @@ async def test_request_layout(faux: FauxProvider) -> None:
     assert "file paths, function names and error messages" in text
     options = request.options
     assert options is not None
-    assert options.disable_cache_writes is True
+    assert options.disable_cache_writes is True and options.cache_retention == "none"
     assert options.max_tokens == 4321  # the model's output limit
     assert options.session_id
 

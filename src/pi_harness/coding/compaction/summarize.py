@@ -62,6 +62,8 @@ def summary_options(model: Model, api_key: str | None, signal: AbortSignal | Non
         api_key=api_key,
         signal=signal,
         max_tokens=max_tokens if max_tokens > 0 else None,
+        # Pi's ``cacheRetention: "none"``: no prompt-cache key or markers for a one-off prompt.
+        cache_retention="none",
         disable_cache_writes=True,
         session_id=str(uuid7()),
     )
