@@ -310,6 +310,23 @@ add(
 
 add(
     per_wire(
+        "json_length_stop_continue",
+        "a --continue run whose answer is cut by the output limit: the attempt is hidden, the "
+        "history and the prompt are summarised (split turn), then the prompt is retried",
+        (OC,),
+        settings=SMALL_KEEP,
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty."),
+            text("Here is every file: the first one is", stopReason="length"),
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+            text("Here is the explanation, shorter."),
+        ),
+    )
+)
+add(
+    per_wire(
         "json_threshold_fail",
         "a threshold compaction whose summary request fails: compaction_end without a result, with the error text",
         (OC,),
