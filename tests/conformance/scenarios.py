@@ -344,6 +344,26 @@ add(
 )
 add(
     per_wire(
+        "json_threshold_retry",
+        "a threshold compaction whose first summary request meets a server error: the summary "
+        "request is retried (summarization_retry_* events), then the compaction completes",
+        (OC,),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, in detail, with all that is known about it.", usage={"input": 1700, "output": 20}
+            ),
+            {"httpError": {"status": 500, "message": "The server had an error while processing your request."}},
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+        ),
+    )
+)
+add(
+    per_wire(
         "json_overflow_fail",
         "overflow recovery whose summary request fails: the attempt stays hidden, compaction_end "
         "without a result says why, no retry",

@@ -19,6 +19,7 @@ from pi_harness.coding.compaction import (
     CompactionRunner,
     CompactionSettings,
 )
+from pi_harness.coding.compaction.retry import SummaryRetryPolicy
 from pi_harness.coding.messages import convert_to_llm
 from pi_harness.coding.session_store import SessionManager
 
@@ -382,3 +383,47 @@ async def test_compaction_of_the_real_v1_session(shared_data: Path, tmp_path: Pa
     assert 0 < result["estimatedTokensAfter"] < result["tokensBefore"]
     summarised = faux.requests[0].context["messages"][0]["content"][0]["text"]  # type: ignore[index,typeddict-item]
     assert summarised.startswith("<conversation>\n[User]: /mode")
+
+
+async def test_summary_requests_are_retried_after_a_transient_error(tmp_path: Path, faux: FauxProvider) -> None:
+    # As Pi: the summary call is repeated with the retry backoff; the session hears of it.
+    manager = SessionManager.in_memory(str(tmp_path))
+    _history(manager)
+    recorder = Recorder()
+    policy = SummaryRetryPolicy(enabled=True, max_retries=2, base_delay_ms=1, max_delay_ms=5)
+    runner = _runner(manager, recorder, retry_policy=lambda: policy, retry_events=recorder.emit)
+    faux.push(faux_error("503 Service Unavailable"), faux_text("## Goal\nRetried summary"))
+    assert await runner.run_auto("threshold", faux.model) is True
+    assert [e["type"] for e in recorder.events] == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    ]
+    scheduled = recorder.events[1]
+    assert (scheduled["attempt"], scheduled["maxAttempts"], scheduled["delayMs"]) == (1, 2, 1)
+    assert recorder.events[2] == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "threshold",
+    }
+    assert recorder.events[-1]["result"]["summary"].startswith("## Goal\nRetried summary")
+
+
+async def test_deterministic_summary_errors_and_a_disabled_policy_fail_at_once(
+    tmp_path: Path, faux: FauxProvider
+) -> None:
+    manager = SessionManager.in_memory(str(tmp_path))
+    _history(manager)
+    for policy, error in (
+        (SummaryRetryPolicy(max_retries=3, base_delay_ms=1), "400 Invalid value for 'max_tokens'"),
+        (SummaryRetryPolicy(enabled=False), "503 Service Unavailable"),
+    ):
+        recorder = Recorder()
+        runner = _runner(manager, recorder, retry_policy=lambda policy=policy: policy, retry_events=recorder.emit)
+        faux.push(faux_error(error))
+        assert await runner.run_auto("threshold", faux.model) is False
+        assert [e["type"] for e in recorder.events] == ["compaction_start", "compaction_end"]
+        assert len(faux.requests) == 1
+        faux.requests.clear()

@@ -23,6 +23,7 @@ from pi_harness.ai.types import AssistantMessage, Model, Usage
 from pi_harness.coding.compaction.estimate import estimate_tokens
 from pi_harness.coding.compaction.keys import resolve_api_key
 from pi_harness.coding.compaction.prepare import CompactionPreparation, prepare_compaction
+from pi_harness.coding.compaction.retry import RetryEventSink, SummaryRetryPolicy, retrying
 from pi_harness.coding.compaction.settings import CompactionSettings
 from pi_harness.coding.compaction.summarize import SummarizationAborted, summarize_compaction
 from pi_harness.coding.compaction.trigger import compaction_reason
@@ -132,8 +133,13 @@ class CompactionRunner:
         on_failed: FailedHook | None = None,
         on_omitted: OmittedHook | None = None,
         complete_fn: CompleteFn = complete_simple,
+        retry_policy: Callable[[], SummaryRetryPolicy | None] | None = None,
+        retry_events: RetryEventSink | None = None,
     ) -> None:
         self.session = session
+        # Summary requests are retried after transient errors (read per compaction: settings change).
+        self.retry_policy = retry_policy
+        self.retry_events = retry_events
         self.settings = settings or CompactionSettings()
         self.emit = emit
         self.before_compact = before_compact
@@ -209,13 +215,15 @@ class CompactionRunner:
                 from_extension = True
         if result is None:
             try:
+                policy = self.retry_policy() if self.retry_policy is not None else None
+                source = {"source": "compaction", "reason": reason}
                 result = await summarize_compaction(
                     preparation,
                     model,
                     api_key=api_key or None,
                     custom_instructions=custom_instructions,
                     signal=signal,
-                    complete_fn=self.complete_fn,
+                    complete_fn=retrying(self.complete_fn, policy, self.retry_events, source),
                 )
             except SummarizationAborted:
                 raise _Cancelled from None
