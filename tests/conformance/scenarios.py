@@ -107,6 +107,21 @@ add(
         ),
     )
 )
+# Line counts of truncated output: a trailing newline ends the last line (2501 lines, not 2502).
+# (No bash here: how many streaming updates it sends, and when, depends on pipe chunking.)
+add(
+    per_wire(
+        "json_tool_truncated",
+        "a read whose output passes the 2000-line limit, then the answer",
+        (OC,),
+        files={"long.txt": "".join(f"{n}\n" for n in range(1, 2502))},
+        runs=(json_run("Read the long file"),),
+        responses=(
+            calls(tool("read", {"path": "long.txt"}, "call_read_1")),
+            text("It was long."),
+        ),
+    )
+)
 add(
     per_wire(
         "json_tool_write_edit",
@@ -238,6 +253,138 @@ add(
     )
 )
 
+add(
+    per_wire(
+        "json_length_stop_tool",
+        "an answer cut by the output limit in the middle of a tool call: the call is not run (an "
+        "error result says why), the model is asked again and answers",
+        (OC,),
+        runs=(json_run("Write the essay to essay.md"),),
+        responses=(
+            calls({"text": "Writing it."}, tool("write", {"path": "essay.md"}, "call_cut_1"), stopReason="length"),
+            text("I could not finish the essay."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_overflow_first",
+        "the first prompt of a session overflows the context: the attempt is hidden, nothing is "
+        "left to summarise, so no compaction and no retry",
+        (OC,),
+        runs=(json_run("Explain everything"),),
+        responses=(
+            {
+                "httpError": {
+                    "status": 400,
+                    "message": "This model's maximum context length is 128000 tokens. However, your messages "
+                    "resulted in 130000 tokens. Please reduce the length of the messages.",
+                    "type": "context_length_exceeded",
+                }
+            },
+        ),
+    )
+)
+# A large reserve: the second answer reports more tokens than the window minus the reserve,
+# so a threshold compaction follows the run. The long answer alone is over the keep budget, so the cut splits the last turn (the history and the turn prefix are summarised).
+add(
+    per_wire(
+        "json_threshold",
+        "a --continue run whose answer crosses the compaction threshold: threshold compaction "
+        "after the run (split turn: two summary requests), no retry",
+        (OC, AM, OR, GG),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, with its name, its size, its purpose and its owner, in detail.",
+                usage={"input": 1700, "output": 20},
+            ),
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+        ),
+    )
+)
+
+add(
+    per_wire(
+        "json_length_stop_continue",
+        "a --continue run whose answer is cut by the output limit: the attempt is hidden, the "
+        "history and the prompt are summarised (split turn), then the prompt is retried",
+        (OC,),
+        settings=SMALL_KEEP,
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty."),
+            text("Here is every file: the first one is", stopReason="length"),
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+            text("Here is the explanation, shorter."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_threshold_fail",
+        "a threshold compaction whose summary request fails: compaction_end without a result, with the error text",
+        (OC,),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, in detail, with all that is known about it.", usage={"input": 1700, "output": 20}
+            ),
+            {"httpError": {"status": 400, "message": "Invalid value for 'max_tokens'"}},
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_threshold_retry",
+        "a threshold compaction whose first summary request meets a server error: the summary "
+        "request is retried (summarization_retry_* events), then the compaction completes",
+        (OC,),
+        model={"contextWindow": 20000},
+        settings={"compaction": {"keepRecentTokens": 10, "reserveTokens": 18500}},
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty.", usage={"input": 100, "output": 5}),
+            text(
+                "Here is every file, in detail, with all that is known about it.", usage={"input": 1700, "output": 20}
+            ),
+            {"httpError": {"status": 500, "message": "The server had an error while processing your request."}},
+            text("## Goal\nSummarize.\n\n## Progress\nNothing yet."),
+            text("## Original Request\nAn explanation of every file."),
+        ),
+    )
+)
+add(
+    per_wire(
+        "json_overflow_fail",
+        "overflow recovery whose summary request fails: the attempt stays hidden, compaction_end "
+        "without a result says why, no retry",
+        (OC,),
+        settings=SMALL_KEEP,
+        runs=(json_run("Look at the project"), json_run("--continue", LONG_PROMPT)),
+        responses=(
+            text("Empty."),
+            {
+                "httpError": {
+                    "status": 400,
+                    "message": "This model's maximum context length is 128000 tokens. However, your messages "
+                    "resulted in 130000 tokens. Please reduce the length of the messages.",
+                    "type": "context_length_exceeded",
+                }
+            },
+            {"httpError": {"status": 400, "message": "Invalid value for 'max_tokens'"}},
+        ),
+    )
+)
+
 # --- print mode -------------------------------------------------------------------------------
 add(
     per_wire(
@@ -360,6 +507,30 @@ add(
         responses=(text("Hello."),),
     )
 )
+# Reopening a session whose system messages record a tool set: which tools the first request
+# after --session declares (the recorded patch, or the tools of this start).
+add(
+    per_wire(
+        "json_resume_tools",
+        "a run with --tools read,grep, then --session <its file> without --tools, then with --tools bash",
+        (OC,),
+        runs=(
+            json_run("--tools", "read,grep", "Hello"),
+            json_run("--session", "{session:1}", "Again"),
+            json_run("--session", "{session:1}", "--tools", "bash", "Once more"),
+        ),
+        responses=(text("Hello."), text("Again."), text("Once more.")),
+    )
+)
+add(
+    per_wire(
+        "json_resume_no_tools",
+        "a run with --no-tools, then --session <its file> without options",
+        (OC,),
+        runs=(json_run("--no-tools", "Hello"), json_run("--session", "{session:1}", "Again")),
+        responses=(text("Hello."), text("Again.")),
+    )
+)
 add(
     per_wire(
         "json_no_tools",
@@ -469,6 +640,23 @@ add(
         ),
     )
 )
+add(
+    per_wire(
+        "rpc_compact_fail",
+        "compact on an empty session, then after one short exchange (all of it within the keep "
+        "budget): nothing to compact either time, the command fails",
+        (OC,),
+        runs=(
+            rpc(
+                *ask("empty", "compact"),
+                prompt("p1", "Hello"),
+                settled(),
+                *ask("after", "compact"),
+            ),
+        ),
+        responses=(text("Hello there."),),
+    )
+)
 SLOW_TEXT = {"steps": [{"text": "word " * 40, "chunks": 40}], "chunkDelayMs": 150}
 add(
     per_wire(
@@ -487,6 +675,70 @@ add(
             ),
         ),
         responses=(SLOW_TEXT, text("Short.")),
+    )
+)
+# Aborting at other stages: before the first token, inside a streamed tool call and
+# inside streamed thinking. The open block is closed (``*_end``) before the aborted message ends.
+add(
+    per_wire(
+        "rpc_abort_waiting",
+        "abort after the response started but before its first token, then a new prompt",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Take your time"),
+                Wait(event="message_start", where={"message.role": "assistant"}),
+                *ask("abort", "abort"),
+                settled(),
+                prompt("p2", "Short one please"),
+                settled(),
+            ),
+        ),
+        responses=({**text("Too late."), "chunkDelayMs": 3000}, text("Short.")),
+    )
+)
+add(
+    per_wire(
+        "rpc_abort_toolcall",
+        "abort while a tool call's arguments stream: the call is not run",
+        (OC,),
+        runs=(
+            rpc(
+                prompt("p1", "Write the file"),
+                Wait(event="message_update", where={"assistantMessageEvent.type": "toolcall_delta"}),
+                *ask("abort", "abort"),
+                settled(),
+                *ask("messages", "get_messages"),
+            ),
+        ),
+        responses=(
+            {
+                "steps": [
+                    {"text": "Writing."},
+                    tool("write", {"path": "out.txt", "content": "x" * 400}, "call_slow_1", chunks=40),
+                ],
+                "chunkDelayMs": 150,
+            },
+        ),
+    )
+)
+add(
+    per_wire(
+        "rpc_abort_thinking",
+        "abort while a reasoning model's thinking streams",
+        (OC,),
+        model={"reasoning": True},
+        runs=(
+            rpc(
+                prompt("p1", "Think hard"),
+                Wait(event="message_update", where={"assistantMessageEvent.type": "thinking_delta"}),
+                *ask("abort", "abort"),
+                settled(),
+                *ask("messages", "get_messages"),
+                args=("--thinking", "high"),
+            ),
+        ),
+        responses=({"steps": [{"thinking": "hmm " * 40, "chunks": 40}, {"text": "Done."}], "chunkDelayMs": 150},),
     )
 )
 SLOW_TOOL = calls(tool("bash", {"command": "sleep 1.5; echo done"}, "call_sleep"))

@@ -138,3 +138,33 @@ def test_session_dir_session_id_and_name(pi_env: PiEnv, tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert list(directory.rglob("*.jsonl")) == files
     assert "one" in json.dumps(pi_env.server.requests[1].json["messages"])
+
+
+def _declared(pi_env: PiEnv, index: int) -> list[str]:
+    return [tool["function"]["name"] for tool in pi_env.server.requests[index].json.get("tools") or []]
+
+
+def test_a_reopened_session_keeps_the_tools_it_recorded(pi_env: PiEnv) -> None:
+    # As Pi 1.4.0: without a tool selection, --session continues with the tools the session's
+    # system messages left active (no new system message); --tools still replaces them.
+    answer(pi_env, "one", "two", "three")
+    assert pi_env.run("--tools", "read,grep", "-p", "first").returncode == 0
+    [session] = pi_env.sessions()
+
+    def systems() -> list[dict[str, Any]]:
+        return [e for e in session_lines(session) if e.get("message", {}).get("role") == "system"]
+
+    assert len(systems()) == 1
+    resumed = pi_env.run("--session", str(session), "-p", "second")
+    assert resumed.returncode == 0, resumed.stderr
+    assert _declared(pi_env, 1) == ["read", "grep"] and len(systems()) == 1
+    assert pi_env.run("--session", str(session), "--tools", "bash", "-p", "third").returncode == 0
+    assert _declared(pi_env, 2) == ["bash"] and len(systems()) == 2
+
+
+def test_a_reopened_no_tools_session_declares_none(pi_env: PiEnv) -> None:
+    answer(pi_env, "one", "two")
+    assert pi_env.run("--no-tools", "-p", "first").returncode == 0
+    [session] = pi_env.sessions()
+    assert pi_env.run("--session", str(session), "-p", "second").returncode == 0
+    assert _declared(pi_env, 0) == [] and _declared(pi_env, 1) == []

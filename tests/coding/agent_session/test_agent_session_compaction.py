@@ -91,7 +91,7 @@ async def test_failed_auto_compaction_is_reported(server: FakeLLMServer, project
     await result.session.prompt("one")
     await result.session.prompt("two")
     end = recorder.of("compaction_end")[0]
-    assert end["result"] is None and end["errorMessage"].startswith("Auto-compaction failed: ")
+    assert "result" not in end and end["errorMessage"].startswith("Auto-compaction failed: ")
     # (A split turn asks for two summaries at once; either failure may be the one reported.)
     assert (
         end["errorMessage"]
@@ -174,4 +174,24 @@ async def test_mid_run_compaction_before_the_next_turn(server: FakeLLMServer, pr
     assert resumed[1].startswith("user:The conversation before this point was condensed")
     assert resumed[-1] == "tool:big\n"
     assert session.get_last_assistant_text() == "finished"
+    await result.runtime.shutdown()
+
+
+async def test_a_length_stop_on_a_first_prompt_only_hides_the_attempt(server: FakeLLMServer, project: Path) -> None:
+    # As in Pi 1.4.0: the truncated response is hidden (a context_edit, announced), and since
+    # nothing is left to summarise no compaction starts and nothing is retried.
+    log: list[tuple[str, Any]] = []
+    server.push(ScriptedResponse(steps=[TextStep("This essay begins and then")], stop_reason="length"))
+    result = await make_session(server, project, extension_factories=[watcher(log)])
+    session = result.session
+    recorder = Recorder(session)
+    await session.prompt("Write a long essay")
+
+    assert recorder.of("compaction_start") == [] and recorder.of("compaction_end") == []
+    assert log == []
+    appended = [e["entry"] for e in recorder.of("entry_appended")]
+    assert [e["type"] for e in appended] == ["context_edit"]
+    assert appended[0]["replacement"] is None
+    assert recorder.trace()[-2:] == ["agent_end", "agent_settled"]
+    assert len(server.requests) == 1
     await result.runtime.shutdown()

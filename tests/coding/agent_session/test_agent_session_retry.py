@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from _agent_session_helpers import OVERFLOW, QUOTA, RATE_LIMIT, Recorder, make_session, request_texts, wait_for
 
@@ -174,6 +175,7 @@ async def test_overflow_compacts_retries_once_then_reports_the_exact_failure(
         ScriptedResponse(steps=[TextStep("earlier answer " * 30)]),
         ScriptedResponse(http_error=HTTPErrorSpec(400, OVERFLOW, type="context_length_exceeded")),
         ScriptedResponse(steps=[TextStep("## Goal\nSummary of the earlier work")]),
+        ScriptedResponse(steps=[TextStep("## Original Request\nThe second task")]),
         ScriptedResponse(http_error=HTTPErrorSpec(400, OVERFLOW, type="context_length_exceeded")),
     )
     result = await make_session(server, project, settings={"compaction": {"keepRecentTokens": 1}})
@@ -204,19 +206,32 @@ async def test_overflow_compacts_retries_once_then_reports_the_exact_failure(
     assert second_end == {
         "type": "compaction_end",
         "reason": "overflow",
-        "result": None,
         "aborted": False,
         "willRetry": False,
         "errorMessage": OVERFLOW_RETRY_FAILED,
     }
     assert recorder.of("auto_retry_start") == []
-    # The retry went out compacted: summary first, the failed attempt left out.
-    retried = request_texts(server.requests[4])
-    assert retried[1].startswith("user:The conversation before this point was condensed")
-    assert retried[-1] == "user:second task"
+    # As in Pi, the prompt that overflowed is summarised as the prefix of a split turn (a second
+    # summary request, after the history's; neither declares tools), and the retry sends only
+    # the summary: not the failed attempt, nor the prompt verbatim again.
+    history, prefix = (request_texts(server.requests[i]) for i in (3, 4))
+    assert "first task" in history[-1] and "second task" not in history[-1]
+    assert "second task" in prefix[-1]
+    assert all(not server.requests[i].json.get("tools") for i in (3, 4))
+    retried = request_texts(server.requests[5])
+    assert len(retried) == 2 and retried[1].startswith("user:The conversation before this point was condensed")
+    assert "The second task" in retried[1] and "**Turn Context (split turn):**" in retried[1]
+    assert first_end["result"]["firstKeptEntryId"] == _failed_attempt_id(session)
     assert session.get_context_usage() == {"tokens": None, "contextWindow": 128_000, "percent": None}
     assert session.get_session_stats()["contextUsage"]["tokens"] is None
     await result.runtime.shutdown()
+
+
+def _failed_attempt_id(session: Any) -> str:
+    """The first overflowed response of the second prompt (the one the recovery hid)."""
+    entries = session.session_manager.get_entries()
+    edits = [e for e in entries if e["type"] == "context_edit"]
+    return str(edits[0]["targetId"])
 
 
 async def test_a_retry_ending_in_a_non_retryable_error_reports_that_error(server: FakeLLMServer, project: Path) -> None:

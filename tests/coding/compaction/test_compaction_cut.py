@@ -202,3 +202,37 @@ def test_system_messages_are_never_summarised() -> None:
     plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=200))
     assert plan is not None
     assert [m["role"] for m in plan.messages_to_summarize] == ["user", "assistant"]
+
+
+def _with_hidden_attempt(tmp_path: Path, prompt: str) -> tuple[SessionManager, list[str]]:
+    """Two finished turns, then a prompt whose response failed and was hidden by recovery."""
+    t = words(100)
+    manager, ids = _session(tmp_path, [user(t), assistant(t), user(prompt), assistant("", stop="error")])
+    manager.omit_failed_attempt(ids[-1])
+    return manager, ids
+
+
+def test_a_hidden_attempt_moves_the_cut_and_splits_the_prompt_turn(tmp_path: Path) -> None:
+    # As Pi's: the prompt that overflowed is over the keep budget by itself; the cut lands on the
+    # hidden attempt, so the prompt is the turn prefix (summarised), not kept verbatim.
+    manager, ids = _with_hidden_attempt(tmp_path, words(60))
+    plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=10))
+    assert plan is not None
+    assert plan.first_kept_entry_id == ids[3] and plan.is_split_turn
+    assert [m["role"] for m in plan.messages_to_summarize] == ["user", "assistant"]
+    assert [m["role"] for m in plan.turn_prefix_messages] == ["user"]
+
+
+def test_a_prompt_under_the_budget_stays_and_the_hidden_attempt_is_not_summarised(tmp_path: Path) -> None:
+    manager, ids = _with_hidden_attempt(tmp_path, "short")
+    plan = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=50))
+    assert plan is not None
+    # The budget is reached at the earlier answer: the cut stays there, the prompt is kept.
+    assert plan.first_kept_entry_id == ids[1] and plan.is_split_turn
+    assert plan.messages_to_summarize == [] and [m["role"] for m in plan.turn_prefix_messages] == ["user"]
+
+
+def test_a_first_prompt_with_a_hidden_attempt_leaves_nothing_to_compact(tmp_path: Path) -> None:
+    manager, ids = _session(tmp_path, [user("Write a long essay"), assistant("cut", stop="length")])
+    manager.omit_failed_attempt(ids[-1])
+    assert prepare_compaction(manager.get_branch(), CompactionSettings()) is None

@@ -19,6 +19,7 @@ from pi_harness.coding.compaction import (
     CompactionRunner,
     CompactionSettings,
 )
+from pi_harness.coding.compaction.retry import SummaryRetryPolicy
 from pi_harness.coding.messages import convert_to_llm
 from pi_harness.coding.session_store import SessionManager
 
@@ -186,11 +187,9 @@ async def test_before_compact_hook_can_cancel_or_supply_the_summary(tmp_path: Pa
     assert recorder.events[-1] == {
         "type": "compaction_end",
         "reason": "manual",
-        "result": None,
         "aborted": True,
         "willRetry": False,
-        "errorMessage": "Compaction failed: Compaction cancelled",
-    }
+    }  # as in Pi: a cancelled compaction has neither a result nor an error text
     event = seen[0]
     assert event.reason == "manual" and event.custom_instructions == "focus" and not event.will_retry
     assert event.preparation.first_kept_entry_id == ids[6]
@@ -234,7 +233,6 @@ async def test_auto_compaction_reports_failure_and_returns_false(tmp_path: Path,
         {
             "type": "compaction_end",
             "reason": "threshold",
-            "result": None,
             "aborted": False,
             "willRetry": False,
             "errorMessage": "Auto-compaction failed: Summarization failed: boom",
@@ -243,16 +241,32 @@ async def test_auto_compaction_reports_failure_and_returns_false(tmp_path: Path,
     assert recorder.failures == [
         CompactionFailure("threshold", "Auto-compaction failed: Summarization failed: boom", False, False, False)
     ]
-    # No model, or nothing to compact: an end event without a message.
+    # No model, or nothing to compact: nothing starts, so no events at all (as in Pi).
     recorder.events.clear()
     assert await runner.run_auto("threshold", None) is False
+    assert recorder.events == []
+    faux.push(FauxResponse(content=[{"type": "text", "text": "## Goal\nA summary."}]))
+    assert await runner.run_auto("overflow", faux.model) is True
+    recorder.events.clear()
+    assert await runner.run_auto("overflow", faux.model) is False  # the path ends with it now
+    assert recorder.events == []
+
+
+async def test_failed_overflow_compaction_names_the_recovery(tmp_path: Path, faux: FauxProvider) -> None:
+    manager = SessionManager.in_memory(str(tmp_path))
+    _history(manager)
+    recorder = Recorder()
+    faux.push(faux_error("boom"))
+    assert await _runner(manager, recorder).run_auto("overflow", faux.model, will_retry=True) is False
+    message = "Context overflow recovery failed: Summarization failed: boom"
     assert recorder.events[-1] == {
         "type": "compaction_end",
-        "reason": "threshold",
-        "result": None,
+        "reason": "overflow",
         "aborted": False,
         "willRetry": False,
+        "errorMessage": message,
     }
+    assert recorder.failures == [CompactionFailure("overflow", message, False, False, False)]
 
 
 async def test_threshold_check_compacts(tmp_path: Path, faux: FauxProvider) -> None:
@@ -311,7 +325,6 @@ async def test_overflow_compacts_and_retries_once(tmp_path: Path, faux: FauxProv
     assert recorder.events[-1] == {
         "type": "compaction_end",
         "reason": "overflow",
-        "result": None,
         "aborted": False,
         "willRetry": False,
         "errorMessage": OVERFLOW_RETRY_FAILED,
@@ -336,7 +349,9 @@ async def test_failed_overflow_compaction_keeps_the_omission_and_does_not_retry(
     outcome = await _runner(manager, recorder).check(failed, faux.model)  # type: ignore[arg-type]
     assert outcome.action == "failed"
     assert [e["type"] for e in manager.get_entries()[-1:]] == ["context_edit"]
-    assert recorder.events[-1]["errorMessage"] == "Auto-compaction failed: Summarization failed: summariser down"
+    assert (
+        recorder.events[-1]["errorMessage"] == "Context overflow recovery failed: Summarization failed: summariser down"
+    )
 
 
 async def test_silent_overflow_is_compacted_without_retry(tmp_path: Path, faux: FauxProvider) -> None:
@@ -368,3 +383,47 @@ async def test_compaction_of_the_real_v1_session(shared_data: Path, tmp_path: Pa
     assert 0 < result["estimatedTokensAfter"] < result["tokensBefore"]
     summarised = faux.requests[0].context["messages"][0]["content"][0]["text"]  # type: ignore[index,typeddict-item]
     assert summarised.startswith("<conversation>\n[User]: /mode")
+
+
+async def test_summary_requests_are_retried_after_a_transient_error(tmp_path: Path, faux: FauxProvider) -> None:
+    # As Pi: the summary call is repeated with the retry backoff; the session hears of it.
+    manager = SessionManager.in_memory(str(tmp_path))
+    _history(manager)
+    recorder = Recorder()
+    policy = SummaryRetryPolicy(enabled=True, max_retries=2, base_delay_ms=1, max_delay_ms=5)
+    runner = _runner(manager, recorder, retry_policy=lambda: policy, retry_events=recorder.emit)
+    faux.push(faux_error("503 Service Unavailable"), faux_text("## Goal\nRetried summary"))
+    assert await runner.run_auto("threshold", faux.model) is True
+    assert [e["type"] for e in recorder.events] == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    ]
+    scheduled = recorder.events[1]
+    assert (scheduled["attempt"], scheduled["maxAttempts"], scheduled["delayMs"]) == (1, 2, 1)
+    assert recorder.events[2] == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "threshold",
+    }
+    assert recorder.events[-1]["result"]["summary"].startswith("## Goal\nRetried summary")
+
+
+async def test_deterministic_summary_errors_and_a_disabled_policy_fail_at_once(
+    tmp_path: Path, faux: FauxProvider
+) -> None:
+    manager = SessionManager.in_memory(str(tmp_path))
+    _history(manager)
+    for policy, error in (
+        (SummaryRetryPolicy(max_retries=3, base_delay_ms=1), "400 Invalid value for 'max_tokens'"),
+        (SummaryRetryPolicy(enabled=False), "503 Service Unavailable"),
+    ):
+        recorder = Recorder()
+        runner = _runner(manager, recorder, retry_policy=lambda policy=policy: policy, retry_events=recorder.emit)
+        faux.push(faux_error(error))
+        assert await runner.run_auto("threshold", faux.model) is False
+        assert [e["type"] for e in recorder.events] == ["compaction_start", "compaction_end"]
+        assert len(faux.requests) == 1
+        faux.requests.clear()

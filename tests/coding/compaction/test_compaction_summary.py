@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,7 +97,7 @@ async def test_request_layout(faux: FauxProvider) -> None:
     assert "file paths, function names and error messages" in text
     options = request.options
     assert options is not None
-    assert options.disable_cache_writes is True
+    assert options.disable_cache_writes is True and options.cache_retention == "none"
     assert options.max_tokens == 4321  # the model's output limit
     assert options.session_id
 
@@ -166,8 +167,40 @@ async def test_split_turn_generates_two_summaries_and_merges_them(faux: FauxProv
     assert result["firstKeptEntryId"] == "keep0001" and result["tokensBefore"] == 1234
     assert result["details"] == {"readFiles": ["r.md"], "modifiedFiles": ["both.py", "w.txt"]}
     assert result["usage"]["input"] == 30 and result["usage"]["output"] == 12
-    texts = sorted(_user_text(faux, i) for i in range(2))
-    assert any(t.endswith(prompts.TURN_PREFIX_PROMPT) and "[User]: big request" in t for t in texts)
+    # As in Pi: the history first, then the turn prefix, each with its own fresh UUIDv7.
+    assert "[User]: old" in _user_text(faux, 0)
+    assert _user_text(faux, 1).endswith(prompts.TURN_PREFIX_PROMPT) and "[User]: big request" in _user_text(faux, 1)
+    ids = [uuid.UUID(str(faux.requests[i].options.session_id)) for i in range(2)]  # type: ignore[union-attr]
+    assert [u.version for u in ids] == [7, 7] and ids[0] != ids[1]
+
+
+async def test_custom_instructions_reach_the_turn_prefix_too(faux: FauxProvider) -> None:
+    faux.push(_by_prompt, _by_prompt)
+    await summarize_compaction(
+        _plan(True, [user("old")], [user("big request")]),  # type: ignore[list-item]
+        faux.model,
+        custom_instructions="Keep file names",
+    )
+    assert all(_user_text(faux, i).endswith("Additional focus: Keep file names") for i in range(2))
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (
+            FauxResponse(content=[{"type": "text", "text": "half a summ"}], stop_reason="length"),
+            "Summarization failed: generation hit the token cap and the summary is incomplete",
+        ),
+        (
+            FauxResponse(content=[{"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]),
+            "Summarization attempted to call a tool",
+        ),
+    ],
+)
+async def test_a_cut_or_tool_calling_reply_is_no_summary(faux: FauxProvider, reply: Any, message: str) -> None:
+    faux.push(reply)
+    with pytest.raises(SummarizationError, match=f"^{message}$"):
+        await summarize_compaction(_plan(False, [user("a")], []), faux.model)  # type: ignore[list-item]
 
 
 async def test_split_turn_without_history(faux: FauxProvider) -> None:

@@ -241,29 +241,31 @@ async def test_truncation_by_lines_writes_the_full_output(tmp_path: Path) -> Non
     path = details["fullOutputPath"]
     assert os.path.basename(path).startswith("pi-bash-") and path.endswith(".log")
     assert len(os.path.basename(path)) == len("pi-bash-") + 16 + len(".log")
-    expected_tail = "\n".join(str(n) for n in range(1002, 3001)) + "\n"
-    assert text(result) == f"{expected_tail}\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]"
+    # As Pi counts: the final newline ends line 3000, it does not start a line 3001.
+    expected_tail = "\n".join(str(n) for n in range(1001, 3001))
+    assert text(result) == f"{expected_tail}\n\n[Showing lines 1001-3000 of 3000. Full output: {path}]"
     assert Path(path).read_text() == "".join(f"{n}\n" for n in range(1, 3001))
     assert details["truncation"]["truncatedBy"] == "lines"
 
 
 async def test_exactly_2000_lines_is_not_truncated(tmp_path: Path) -> None:
     tool = create_bash_tool(str(tmp_path))
-    result = await run(tool, "seq 1 1999")  # 1999 lines + the empty one after the last newline
-    assert "details" not in result and text(result).endswith("1999\n")
-    result = await run(tool, "seq 1 2000")
+    result = await run(tool, "seq 1 2000")  # a final newline adds no line
+    assert "details" not in result and text(result).endswith("2000\n")
+    result = await run(tool, "seq 1 2000; printf x")  # an unfinished line 2001
     assert text(result).endswith(
         "[Showing lines 2-2001 of 2001. Full output: " + result["details"]["fullOutputPath"] + "]"
     )
+    assert result["details"]["truncation"]["totalLines"] == 2001
 
 
 async def test_truncation_by_bytes_and_partial_last_line(tmp_path: Path) -> None:
     tool = create_bash_tool(str(tmp_path))
     result = await run(tool, "yes \"$(printf '%099d' 0)\" | head -n 1000")
     path = result["details"]["fullOutputPath"]
-    # 1000 lines of 100 bytes: the empty line after the last newline plus 512 lines fill 50 KB.
+    # 1000 lines of 100 bytes (the last newline ends line 1000): 512 lines fill 50 KB.
     assert text(result) == "\n".join(["0" * 99] * 512) + (
-        f"\n\n\n[Showing lines 489-1001 of 1001 (50.0KB limit). Full output: {path}]"
+        f"\n\n[Showing lines 489-1000 of 1000 (50.0KB limit). Full output: {path}]"
     )
     assert os.path.getsize(path) == 100000
     result = await run(tool, "head -c 70000 /dev/zero | tr '\\0' x")
@@ -285,7 +287,7 @@ async def test_error_output_is_truncated_too(tmp_path: Path) -> None:
     result = await run(tool, "seq 1 3000; exit 2")
     assert result.get("isError") is True
     assert text(result).endswith(".log]\n\nCommand exited with code 2")
-    assert "[Showing lines 1002-3001 of 3001. Full output: " in text(result)
+    assert "\n3000\n\n[Showing lines 1001-3000 of 3000. Full output: " in text(result)
 
 
 async def test_abort_kills_the_whole_process_group(tmp_path: Path, procs: Procs) -> None:
@@ -401,6 +403,31 @@ async def test_20mb_of_output_keeps_memory_bounded(tmp_path: Path) -> None:
     assert len(text(result).encode()) < 51200 + 200 + len(path.encode())
 
 
+def test_output_collector_counts_lines_as_pi(tmp_path: Path) -> None:
+    for chunks, lines in (([], 0), ([b"a"], 1), ([b"a\n"], 1), ([b"a", b"\n"], 1), ([b"a\n", b"b"], 2), ([b"\n\n"], 2)):
+        collector = OutputCollector(temp_dir=str(tmp_path))
+        for chunk in chunks:
+            collector.add(chunk)
+        assert collector.total_lines == lines, chunks
+        collector.close()
+
+
+def test_a_truncated_update_names_the_full_output_file(tmp_path: Path) -> None:
+    # As Pi's: once an update is cut (here by lines only, 2001 short lines), it points at the
+    # whole output, written to the file from then on.
+    collector = OutputCollector(temp_dir=str(tmp_path))
+    collector.add(b"x\n" * 2000)
+    assert collector.snapshot()[1] == {}
+    collector.add(b"y\n")
+    content, details = collector.snapshot()
+    assert details["truncation"]["totalLines"] == 2001 and details["truncation"]["outputLines"] == 2000
+    assert content.endswith("x\ny")
+    collector.add(b"z\n")
+    output = collector.finish()
+    assert output["fullOutputPath"] == details["fullOutputPath"]
+    assert Path(details["fullOutputPath"]).read_bytes() == b"x\n" * 2000 + b"y\nz\n"
+
+
 def test_output_collector_keeps_only_a_bounded_window(tmp_path: Path) -> None:
     collector = OutputCollector(temp_dir=str(tmp_path))
     chunk = (b"z" * 99 + b"\n") * 655  # 65500 bytes, like one pipe read
@@ -411,7 +438,7 @@ def test_output_collector_keeps_only_a_bounded_window(tmp_path: Path) -> None:
     assert collector.total_bytes == 320 * len(chunk)
     assert os.path.getsize(output["fullOutputPath"]) == 320 * len(chunk)
     assert output["text"].endswith(
-        f"[Showing lines 209089-209601 of 209601 (50.0KB limit). Full output: {output['fullOutputPath']}]"
+        f"[Showing lines 209089-209600 of 209600 (50.0KB limit). Full output: {output['fullOutputPath']}]"
     )
 
 
@@ -466,7 +493,8 @@ async def test_user_bash_execution(tmp_path: Path) -> None:
     assert "".join(deltas) == "red\nplain\n"
     result = await execute_bash("seq 1 3000", str(tmp_path))
     assert result["truncated"] is True and result["exitCode"] == 0
-    assert result["output"].startswith("1002\n") and "Showing" not in result["output"]
+    assert result["output"].startswith("1001\n") and result["output"].endswith("\n3000")
+    assert "Showing" not in result["output"]
     assert Path(result["fullOutputPath"]).read_text().startswith("1\n2\n")
 
 

@@ -74,6 +74,27 @@ async def test_line_limit_at_and_past_2000(tmp_path: Path) -> None:
     assert text(result) == "\n".join([*lines[1:], "L2001"]) and "details" not in result
 
 
+async def test_a_final_newline_is_no_line_of_its_own(tmp_path: Path) -> None:
+    # As Pi: 2000 lines ending in a newline fit the 2000-line limit (the notice and offsets still
+    # count the split text: 2001 "lines").
+    (tmp_path / "exact.txt").write_text("".join(f"L{i}\n" for i in range(1, 2001)))
+    result = await read(tmp_path, {"path": "exact.txt"})
+    assert text(result) == "".join(f"L{i}\n" for i in range(1, 2001)) and "details" not in result
+    (tmp_path / "long.txt").write_text("".join(f"{i}\n" for i in range(1, 2502)))
+    result = await read(tmp_path, {"path": "long.txt"})
+    assert text(result).endswith("\n2000\n\n[Showing lines 1-2000 of 2502. Use offset=2001 to continue.]")
+    truncation = result["details"]["truncation"]
+    assert (truncation["totalLines"], truncation["outputLines"], truncation["totalBytes"]) == (2501, 2000, 11398)
+    # A window ending at the final newline, or on an empty line (limit), counts the same way.
+    result = await read(tmp_path, {"path": "long.txt", "offset": 400, "limit": 2103})
+    assert result["details"]["truncation"]["totalLines"] == 2102
+    (tmp_path / "gap.txt").write_text("".join(f"{i}\n" for i in range(1, 2101)) + "\nafter\n")
+    result = await read(tmp_path, {"path": "gap.txt", "limit": 2101})
+    assert result["details"]["truncation"]["totalLines"] == 2100
+    result = await read(tmp_path, {"path": "gap.txt", "limit": 2102})
+    assert result["details"]["truncation"]["totalLines"] == 2102
+
+
 async def test_byte_limit_at_and_past_50kb(tmp_path: Path) -> None:
     row = "y" * 1023  # 1024 bytes with the newline
     (tmp_path / "exact.txt").write_text("\n".join([row] * 50) + "z")  # 51200 bytes

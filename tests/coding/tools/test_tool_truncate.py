@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_harness.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
+    count_lines,
     format_size,
     to_fixed,
     truncate_head,
@@ -80,4 +82,16 @@ def test_head_and_tail_respect_both_limits(lines: list[str], max_lines: int, max
         assert text.startswith(result["content"])
     tail = truncate_tail(text, max_lines=max_lines, max_bytes=max_bytes)
     assert tail["outputLines"] <= max_lines and tail["outputBytes"] <= max_bytes
-    assert text.endswith(tail["content"])
+    # A final newline ends the last line; it is not a line of its own to keep.
+    assert text.endswith(tail["content"]) or text.removesuffix("\n").endswith(tail["content"])
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [("", 0), ("\n", 1), ("a", 1), ("a\n", 1), ("a\nb", 2), ("a\nb\n", 2), ("a\n\n", 2), ("\n\n\n", 3)],
+)
+def test_lines_are_counted_as_pi_counts_them(text: str, lines: int) -> None:
+    for result in (truncate_head(text), truncate_tail(text)):
+        assert result["totalLines"] == result["outputLines"] == lines and result["content"] == text
+    over = truncate_tail(text * 3, max_lines=1)
+    assert over["totalLines"] == len(count_lines(text * 3))

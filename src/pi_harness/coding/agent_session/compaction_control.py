@@ -35,6 +35,7 @@ from pi_harness.coding.compaction import (
     CompleteFn,
     compaction_reason,
 )
+from pi_harness.coding.compaction.retry import SummaryRetryPolicy
 from pi_harness.coding.compaction.trigger import AutoCompactionReason
 from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
@@ -61,12 +62,18 @@ class CompactionControl:
             on_failed=self._on_failed,
             on_omitted=self._on_omitted,
             complete_fn=complete,
+            retry_policy=self._retry_policy,
+            retry_events=state.events.emit,
         )
 
     # -- settings and state ----------------------------------------------------------------------
 
     def settings_for(self, model: Model | None) -> CompactionSettings:
         return self._state.settings.values.compaction_for(model_key(model) if model is not None else None)
+
+    def _retry_policy(self) -> SummaryRetryPolicy:
+        retry = self._state.settings.values.retry
+        return SummaryRetryPolicy(retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms)
 
     @property
     def is_compacting(self) -> bool:

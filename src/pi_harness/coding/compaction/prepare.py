@@ -8,12 +8,12 @@ kept verbatim.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
 from pi_harness.agent.types import AgentMessage
-from pi_harness.coding.compaction.cut import find_cut_point
+from pi_harness.coding.compaction.cut import find_cut_point, raw_visible
 from pi_harness.coding.compaction.estimate import estimate_context_tokens
 from pi_harness.coding.compaction.file_ops import FileOperations
 from pi_harness.coding.compaction.settings import CompactionSettings
@@ -53,15 +53,40 @@ def summarizable_message(entry: SessionEntry) -> AgentMessage | None:
     return message
 
 
-def _messages(entries: Sequence[SessionEntry], skip: SessionEntry | None) -> list[AgentMessage]:
-    out: list[AgentMessage] = []
-    for entry in entries:
-        if entry is skip:
-            continue
-        message = summarizable_message(entry)
-        if message is not None:
-            out.append(message)
-    return out
+def _edits(path: Sequence[SessionEntry]) -> dict[str, object]:
+    """``targetId`` → replacement (``None``: hidden) of the path's ``context_edit`` entries."""
+    edits: dict[str, object] = {}
+    for entry in path:
+        if entry["type"] == "context_edit":
+            target = entry.get("targetId")
+            if isinstance(target, str):
+                edits[target] = entry.get("replacement")
+    return edits
+
+
+def _replaced(message: Mapping[str, object], replacement: object) -> Mapping[str, object]:
+    content = replacement.get("content") if isinstance(replacement, Mapping) else None
+    if content is None:
+        return message
+    if isinstance(content, str) and message.get("role") in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]
+    return {**message, "content": content}
+
+
+def visible_messages(entry: SessionEntry, edits: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """What ``entry`` shows the model once the path's context edits apply."""
+    shown = raw_visible(entry)
+    if not shown or entry["id"] not in edits:
+        return shown
+    replacement = edits[entry["id"]]
+    if replacement is None:
+        return []
+    return [_replaced(message, replacement) for message in shown]
+
+
+def _messages(visible: Sequence[Sequence[Mapping[str, object]]]) -> list[AgentMessage]:
+    # System messages are prompt state: the compaction entry carries them, the summary does not.
+    return [cast(AgentMessage, m) for shown in visible for m in shown if m.get("role") != "system"]
 
 
 def prepare_compaction(
@@ -90,17 +115,17 @@ def prepare_compaction(
     end = len(path)
     tokens_before = estimate_context_tokens(build_session_projection(path).messages).tokens
 
-    cut = find_cut_point(path, start, end, settings.keep_recent_tokens)
+    edits = _edits(path)
+    visible = [visible_messages(entry, edits) for entry in path]
+    cut = find_cut_point(path, start, end, settings.keep_recent_tokens, visible)
     first_kept = path[cut.first_kept_entry_index] if cut.first_kept_entry_index < end else None
     if first_kept is None:
         return None
     if not first_kept.get("id"):
         raise ValueError(MISSING_ID_ERROR)
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _messages(path[start:history_end], previous)
-    turn_prefix = (
-        _messages(path[cut.turn_start_index : cut.first_kept_entry_index], previous) if cut.is_split_turn else []
-    )
+    to_summarize = _messages(visible[start:history_end])
+    turn_prefix = _messages(visible[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
     if not to_summarize and not turn_prefix:
         return None
 

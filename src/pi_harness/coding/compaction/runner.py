@@ -23,6 +23,7 @@ from pi_harness.ai.types import AssistantMessage, Model, Usage
 from pi_harness.coding.compaction.estimate import estimate_tokens
 from pi_harness.coding.compaction.keys import resolve_api_key
 from pi_harness.coding.compaction.prepare import CompactionPreparation, prepare_compaction
+from pi_harness.coding.compaction.retry import RetryEventSink, SummaryRetryPolicy, retrying
 from pi_harness.coding.compaction.settings import CompactionSettings
 from pi_harness.coding.compaction.summarize import SummarizationAborted, summarize_compaction
 from pi_harness.coding.compaction.trigger import compaction_reason
@@ -40,6 +41,7 @@ OVERFLOW_RETRY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
     "Try reducing context or switching to a larger-context model."
 )
+TRUNCATED_RETRY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
 ALREADY_COMPACTED = "Already compacted"
 NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
 COMPACTION_CANCELLED = "Compaction cancelled"
@@ -131,8 +133,13 @@ class CompactionRunner:
         on_failed: FailedHook | None = None,
         on_omitted: OmittedHook | None = None,
         complete_fn: CompleteFn = complete_simple,
+        retry_policy: Callable[[], SummaryRetryPolicy | None] | None = None,
+        retry_events: RetryEventSink | None = None,
     ) -> None:
         self.session = session
+        # Summary requests are retried after transient errors (read per compaction: settings change).
+        self.retry_policy = retry_policy
+        self.retry_events = retry_events
         self.settings = settings or CompactionSettings()
         self.emit = emit
         self.before_compact = before_compact
@@ -171,13 +178,12 @@ class CompactionRunner:
         will_retry: bool = False,
         error: str | None = None,
     ) -> None:
-        event: CompactionEndEvent = {
-            "type": "compaction_end",
-            "reason": reason,
-            "result": result,
-            "aborted": aborted,
-            "willRetry": will_retry,
-        }
+        # Like Pi's, a compaction that produced nothing has no ``result`` key (not ``null``).
+        fields: dict[str, object] = {"type": "compaction_end", "reason": reason}
+        if result is not None:
+            fields["result"] = result
+        fields.update(aborted=aborted, willRetry=will_retry)
+        event = cast(CompactionEndEvent, fields)
         if error is not None:
             event["errorMessage"] = error
         await self._emit(event)
@@ -209,13 +215,15 @@ class CompactionRunner:
                 from_extension = True
         if result is None:
             try:
+                policy = self.retry_policy() if self.retry_policy is not None else None
+                source = {"source": "compaction", "reason": reason}
                 result = await summarize_compaction(
                     preparation,
                     model,
                     api_key=api_key or None,
                     custom_instructions=custom_instructions,
                     signal=signal,
-                    complete_fn=self.complete_fn,
+                    complete_fn=retrying(self.complete_fn, policy, self.retry_events, source),
                 )
             except SummarizationAborted:
                 raise _Cancelled from None
@@ -230,7 +238,16 @@ class CompactionRunner:
             result.get("usage"),
         )
         # A heuristic over the rebuilt context: usage kept from before the compaction would overstate it.
-        result["estimatedTokensAfter"] = sum(estimate_tokens(m) for m in self.session.build_session_context().messages)
+        after = sum(estimate_tokens(m) for m in self.session.build_session_context().messages)
+        # Pi's key order: the size after comes right after the size before.
+        ordered: dict[str, object] = {
+            "summary": result["summary"],
+            "firstKeptEntryId": result["firstKeptEntryId"],
+            "tokensBefore": result["tokensBefore"],
+            "estimatedTokensAfter": after,
+        }
+        ordered.update({key: value for key, value in result.items() if key not in ordered})
+        result = cast(CompactionResult, ordered)
         if self.on_compacted is not None:
             entry = cast(CompactionEntry, self.session.get_entry(entry_id))
             await _maybe_await(self.on_compacted(entry, from_extension))
@@ -270,7 +287,8 @@ class CompactionRunner:
                 raise CompactionError(COMPACTION_CANCELLED, aborted=True) from None
         except Exception as error:
             aborted = isinstance(error, CompactionError) and error.aborted
-            await self._end("manual", None, aborted=aborted, error=f"Compaction failed: {error}")
+            # An aborted or cancelled compaction is no failure: no error text.
+            await self._end("manual", None, aborted=aborted, error=None if aborted else f"Compaction failed: {error}")
             if isinstance(error, CompactionError):
                 raise
             raise CompactionError(str(error)) from error
@@ -289,37 +307,46 @@ class CompactionRunner:
         *,
         will_retry: bool = False,
     ) -> bool:
-        """Automatic compaction; never raises. True when a compaction entry was written."""
-        if self.is_compacting:
+        """Automatic compaction; never raises. True when a compaction entry was written.
+
+        Without a model or anything to summarise nothing happens (no events); once started, a
+        failure or an abort ends with ``compaction_end`` and ``session_compact_failed``.
+        """
+        if self.is_compacting or model is None:
+            return False
+        branch = self.session.get_branch()
+        preparation = prepare_compaction(branch, self.settings)
+        if preparation is None:
             return False
         signal = self._start()
         from_extension = False
         try:
             await self._emit({"type": "compaction_start", "reason": reason})
-            key = resolve_api_key(model, api_key) if model is not None else None
-            branch = self.session.get_branch()
-            preparation = prepare_compaction(branch, self.settings) if key is not None else None
-            if model is None or key is None or preparation is None:
-                await self._end(reason, None)
-                return False
+            key = resolve_api_key(model, api_key)
+            if key is None:
+                raise CompactionError(f"No API key for {model['provider']}")
             try:
                 result, from_extension = await self._execute(
                     preparation, branch, model, key, None, reason, will_retry, signal
                 )
             except _Cancelled:
                 await self._end(reason, None, aborted=True)
+                await self._failed(CompactionFailure(reason, None, True, False, from_extension))
                 return False
         except Exception as error:
-            message = f"Auto-compaction failed: {error or 'compaction failed'}"
+            prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
+            message = f"{prefix}: {error or 'compaction failed'}"
             await self._end(reason, None, error=message)
-            if self.on_failed is not None:
-                failure = CompactionFailure(reason, message, False, False, from_extension)
-                await _maybe_await(self.on_failed(failure))
+            await self._failed(CompactionFailure(reason, message, False, False, from_extension))
             return False
         finally:
             self._controller = None
         await self._end(reason, result, will_retry=will_retry)
         return True
+
+    async def _failed(self, failure: CompactionFailure) -> None:
+        if self.on_failed is not None:
+            await _maybe_await(self.on_failed(failure))
 
     async def check(
         self,
@@ -363,7 +390,10 @@ class CompactionRunner:
             compacted = await self.run_auto("overflow", model, api_key, will_retry=False)
             return CheckOutcome("compacted" if compacted else "failed", "overflow")
         if self.overflow_recovery_attempted:
-            await self._end("overflow", None, error=OVERFLOW_RETRY_FAILED)
+            # A truncated (length) response that was not an explicit overflow says so.
+            message = TRUNCATED_RETRY_FAILED if assistant.get("stopReason") == "length" else OVERFLOW_RETRY_FAILED
+            await self._end("overflow", None, error=message)
+            await self._failed(CompactionFailure("overflow", message, False, False, False))
             return CheckOutcome("failed", "overflow")
         self.overflow_recovery_attempted = True
         entry_id = self._entry_of(assistant)

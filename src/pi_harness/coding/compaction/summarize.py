@@ -2,14 +2,13 @@
 
 Each request is one user message (the serialised conversation, an optional previous summary,
 the instructions) under a fixed system prompt, with prompt-cache writes off (a one-off prompt),
-a fresh session id and the model's output limit as the budget. Only the text blocks of the
-reply are used.
+a fresh UUIDv7 as its session id (as Pi 1.4.0 gives one-off requests) and the model's output
+limit as the budget. Only the text blocks of the reply are used; a reply cut by the output limit
+or calling a tool is no summary.
 """
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +23,9 @@ from pi_harness.coding.compaction.prepare import CompactionPreparation
 from pi_harness.coding.compaction.serialize import serialize_conversation
 from pi_harness.coding.compaction.types import CompactionResult, CompleteFn, add_usage
 from pi_harness.coding.message_content import text_parts
+from pi_harness.coding.session_store.uuid7 import uuid7
+
+INCOMPLETE = "generation hit the token cap and the summary is incomplete"
 
 
 class SummarizationError(Exception):
@@ -60,8 +62,10 @@ def summary_options(model: Model, api_key: str | None, signal: AbortSignal | Non
         api_key=api_key,
         signal=signal,
         max_tokens=max_tokens if max_tokens > 0 else None,
+        # Pi's ``cacheRetention: "none"``: no prompt-cache key or markers for a one-off prompt.
+        cache_retention="none",
         disable_cache_writes=True,
-        session_id=str(uuid.uuid4()),
+        session_id=str(uuid7()),
     )
 
 
@@ -86,6 +90,10 @@ async def request_summary(
     if stop == "error":
         detail = response.get("errorMessage") or None
         raise SummarizationError(f"{failure_prefix}: {detail or 'Unknown error'}", detail)
+    if stop == "length":
+        raise SummarizationError(f"{failure_prefix}: {INCOMPLETE}")
+    if any(block.get("type") == "toolCall" for block in response.get("content") or []):
+        raise SummarizationError(f"{failure_prefix.removesuffix(' failed')} attempted to call a tool")
     return SummaryOutput(response_text(response), response.get("usage"))
 
 
@@ -118,9 +126,11 @@ async def generate_turn_prefix_summary(
     *,
     api_key: str | None = None,
     signal: AbortSignal | None = None,
+    custom_instructions: str | None = None,
     complete_fn: CompleteFn = complete_simple,
 ) -> SummaryOutput:
-    text = prompts.conversation_block(serialize_conversation(messages)) + prompts.TURN_PREFIX_PROMPT
+    text = prompts.conversation_block(serialize_conversation(messages))
+    text += prompts.with_focus(prompts.TURN_PREFIX_PROMPT, custom_instructions)
     return await request_summary(
         model,
         text,
@@ -140,7 +150,8 @@ async def summarize_compaction(
     signal: AbortSignal | None = None,
     complete_fn: CompleteFn = complete_simple,
 ) -> CompactionResult:
-    """Generate the summary for ``preparation`` (both parts in parallel for a split turn)."""
+    """Generate the summary for ``preparation``: for a split turn the history first, then the turn
+    prefix (one request after the other, in that order)."""
 
     async def history() -> SummaryOutput:
         if not preparation.messages_to_summarize:
@@ -157,11 +168,14 @@ async def summarize_compaction(
         )
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
-        main, prefix = await asyncio.gather(
-            history(),
-            generate_turn_prefix_summary(
-                preparation.turn_prefix_messages, model, api_key=api_key, signal=signal, complete_fn=complete_fn
-            ),
+        main = await history()
+        prefix = await generate_turn_prefix_summary(
+            preparation.turn_prefix_messages,
+            model,
+            api_key=api_key,
+            signal=signal,
+            custom_instructions=custom_instructions,
+            complete_fn=complete_fn,
         )
         summary = main.text + prompts.SPLIT_TURN_SEPARATOR + prefix.text
         usage = add_usage(main.usage, prefix.usage)

@@ -31,7 +31,7 @@ class CompactionStartEvent(TypedDict):
 class CompactionEndEvent(TypedDict):
     type: Literal["compaction_end"]
     reason: CompactionReason
-    result: CompactionResult | None
+    result: NotRequired[CompactionResult]
     aborted: bool
     willRetry: bool
     errorMessage: NotRequired[str]

@@ -17,8 +17,9 @@ import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
-from pi_harness.agent.types import AgentTool
+from pi_harness.agent.types import AgentMessage, AgentTool
 from pi_harness.ai.types import Model
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.agent_session.model_control import resolve_thinking_level
@@ -35,7 +36,10 @@ from pi_harness.coding.session_runtime.services import (
     factory_path,
     tool_options_from_settings,
 )
+from pi_harness.coding.session_store.context import stored_message
+from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.store import SessionManager
+from pi_harness.coding.session_store.system_messages import replay_system_messages
 from pi_harness.coding.tools import DEFAULT_TOOL_NAMES
 
 
@@ -122,7 +126,10 @@ async def build_session(
     if active_tools is None:
         default_tools = services.settings.values.default_tools
         fallback = list(default_tools) if default_tools is not None else DEFAULT_TOOL_NAMES
-        active_tools = config.tools if config.tools is not None else fallback
+        # As Pi: a reopened session without a tool selection of its own continues with the tools
+        # its system messages left active, not the defaults.
+        recorded = None if config.tools is not None else recorded_tool_names(branch)
+        active_tools = config.tools if config.tools is not None else recorded if recorded is not None else fallback
     session = AgentSession(
         cwd=services.cwd,
         agent_dir=services.agent_dir,
@@ -158,6 +165,14 @@ async def build_session(
     elif recorded_level is None:
         manager.append_thinking_level_change(level)
     return BuiltSession(session, fallback_message, diagnostics)
+
+
+def recorded_tool_names(branch: Sequence[SessionEntry]) -> list[str] | None:
+    """The tools the branch's system messages add up to; ``None`` when it records none at all."""
+    messages = [message for entry in branch if (message := stored_message(entry)) and message.get("role") == "system"]
+    if not messages:
+        return None
+    return list(replay_system_messages(cast(list[AgentMessage], messages)).tools)
 
 
 async def call_setup(setup: SessionSetup | None, manager: SessionManager) -> None:

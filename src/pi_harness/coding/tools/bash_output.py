@@ -58,6 +58,11 @@ class OutputCollector:
         self.peak_buffered = 0  # high-water mark of the in-memory window (observable in tests)
 
     @property
+    def total_lines(self) -> int:
+        """Completed lines plus an unfinished last one (Pi's count: "a\\n" is one line, "" none)."""
+        return self.newlines + (1 if self.last_line_bytes > 0 else 0)
+
+    @property
     def buffered_bytes(self) -> int:
         return self._buffered
 
@@ -131,11 +136,15 @@ class OutputCollector:
         return self.full_output_path
 
     def snapshot(self) -> tuple[str, BashDetails]:
-        """Tail-truncated text and details for a streaming update (no notice)."""
+        """Tail-truncated text and details for a streaming update (no notice).
+
+        As in Pi, a truncated update already names the full-output file (written now if the
+        output was cut by lines only, so far)."""
         result = self._truncate()
         details: BashDetails = {}
         if result["truncated"]:
             details["truncation"] = result
+            self._ensure_full_output_file()
         if self.full_output_path:
             details["fullOutputPath"] = self.full_output_path
         return result["content"], details
@@ -143,7 +152,7 @@ class OutputCollector:
     def _truncate(self) -> TruncationResult:
         result = truncate_tail(self.window_text(), max_lines=DEFAULT_MAX_LINES, max_bytes=self._max_bytes)
         # The window may start mid-output; report figures for the whole output.
-        result["totalLines"] = self.newlines + 1
+        result["totalLines"] = self.total_lines
         result["totalBytes"] = self.total_bytes
         over_limit = result["totalBytes"] > self._max_bytes or result["totalLines"] > DEFAULT_MAX_LINES
         if over_limit and not result["truncated"]:

@@ -28,6 +28,9 @@ class TextWindow:
     selected_bytes: int
     first_line_bytes: int  # full size of the first selected line
     kept: list[str] = field(default_factory=list)  # leading selected lines, decoded
+    # The last selected line is empty: the selected text ends with a newline (or is ""), which
+    # Pi's line count does not count as a line of its own.
+    last_line_empty: bool = False
 
 
 class _WindowBuilder:
@@ -44,6 +47,8 @@ class _WindowBuilder:
         self.kept_bytes = 0
         self.selected_content_bytes = 0  # selected bytes without the separating newlines
         self.first_line_bytes = 0
+        self.previous_byte: int | None = None  # the last byte of the chunks fed so far
+        self.end_line_empty: bool | None = None  # line ``end - 1`` was empty (once passed)
 
     def _in_selection(self) -> bool:
         return self.line >= self.start and (self.end is None or self.line < self.end)
@@ -55,6 +60,14 @@ class _WindowBuilder:
         return pos
 
     def feed(self, chunk: bytes) -> None:
+        if chunk:
+            self._feed(chunk)
+            self.previous_byte = chunk[-1]
+
+    def _byte_before(self, chunk: bytes, index: int) -> int | None:
+        return chunk[index - 1] if index > 0 else self.previous_byte
+
+    def _feed(self, chunk: bytes) -> None:
         pos = 0
         size = len(chunk)
         while pos < size:
@@ -86,6 +99,10 @@ class _WindowBuilder:
                 self.line += available
                 return
             new_pos = self._skip_lines(chunk, pos, remaining)
+            # The newline ending line end-1 is at new_pos-1: the line is empty when a newline
+            # (or the start of the file) comes right before it.
+            before = self._byte_before(chunk, new_pos - 1)
+            self.end_line_empty = before is None or before == 0x0A
             self.selected_content_bytes += new_pos - pos - remaining
             pos = new_pos
             self.line += remaining
@@ -99,6 +116,8 @@ class _WindowBuilder:
             self.first_line_bytes += len(piece)
 
     def _finish_line(self) -> None:
+        if self.end is not None and self.line == self.end - 1:
+            self.end_line_empty = self.current_size == 0
         data = b"".join(self.current)
         self.kept.append(data.decode("utf-8", "replace"))
         self.kept_bytes += self.current_size + (1 if len(self.kept) > 1 else 0)
@@ -115,12 +134,17 @@ class _WindowBuilder:
         total_lines = self.line + 1
         end = total_lines if self.end is None else min(self.end, total_lines)
         selected = max(0, end - self.start)
+        if self.end_line_empty is not None:
+            last_empty = self.end_line_empty
+        else:  # the selection runs to the end of the file
+            last_empty = self.previous_byte is None or self.previous_byte == 0x0A
         return TextWindow(
             total_lines=total_lines,
             selected_lines=selected,
             selected_bytes=self.selected_content_bytes + max(0, selected - 1),
             first_line_bytes=self.first_line_bytes,
             kept=self.kept[:selected],
+            last_line_empty=selected > 0 and last_empty,
         )
 
 
@@ -144,13 +168,17 @@ def truncate_window(
     window: TextWindow, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """``truncate_head`` over the selected lines, computed from the window."""
-    if window.selected_lines == 0:
+    # Pi counts the selected text's lines: a final empty line (the text ends with a newline) is
+    # not one, so neither the count nor the kept lines include it.
+    counted = window.selected_lines - (1 if window.last_line_empty else 0)
+    if counted == 0:
         return truncate_head("", max_lines=max_lines, max_bytes=max_bytes)
+    lines = window.kept[:counted]
     result: TruncationResult = {
         "content": "",
         "truncated": False,
         "truncatedBy": None,
-        "totalLines": window.selected_lines,
+        "totalLines": counted,
         "totalBytes": window.selected_bytes,
         "outputLines": 0,
         "outputBytes": 0,
@@ -159,9 +187,9 @@ def truncate_window(
         "maxLines": max_lines,
         "maxBytes": max_bytes,
     }
-    if window.selected_lines <= max_lines and window.selected_bytes <= max_bytes:
-        result["content"] = "\n".join(window.kept)
-        result["outputLines"] = window.selected_lines
+    if counted <= max_lines and window.selected_bytes <= max_bytes:
+        result["content"] = "\n".join(lines) + ("\n" if window.last_line_empty else "")
+        result["outputLines"] = counted
         result["outputBytes"] = utf8_len(result["content"])
         return result
     result["truncated"] = True
@@ -169,7 +197,7 @@ def truncate_window(
         result["truncatedBy"] = "bytes"
         result["firstLineExceedsLimit"] = True
         return result
-    kept, truncated_by = head_lines(window.kept, max_lines, max_bytes)
+    kept, truncated_by = head_lines(lines, max_lines, max_bytes)
     result["content"] = "\n".join(kept)
     result["truncatedBy"] = truncated_by
     result["outputLines"] = len(kept)

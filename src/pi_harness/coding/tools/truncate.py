@@ -2,7 +2,8 @@
 
 Tools never hand unbounded text to the model: ``truncate_head`` keeps the beginning (read, grep,
 find, ls), ``truncate_tail`` keeps the end (bash). Both keep whole lines; the result record is
-stored in ``details.truncation`` with Pi's camelCase keys.
+stored in ``details.truncation`` with Pi's camelCase keys. Lines are counted as Pi counts them
+(``count_lines``): empty text has none and a trailing newline adds none.
 """
 
 from __future__ import annotations
@@ -114,9 +115,20 @@ def head_lines(lines: list[str], max_lines: int, max_bytes: int) -> tuple[list[s
     return kept, "lines"
 
 
+def count_lines(text: str) -> list[str]:
+    """The lines of ``text`` as Pi counts them: none for "", and a final newline ends the last
+    line rather than starting an empty one (``"a\\n"`` is one line, ``"a\\n\\n"`` two)."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
 def _measure(text: str, max_lines: int, max_bytes: int) -> tuple[list[str], _Totals, TruncationResult | None]:
     """The lines and totals of ``text``, and the untruncated result when it fits both budgets."""
-    lines = text.split("\n")
+    lines = count_lines(text)
     totals = _Totals(len(lines), utf8_len(text), max_lines, max_bytes)
     if totals.lines <= max_lines and totals.bytes <= max_bytes:
         return lines, totals, _result(text, totals, truncated_by=None, output_lines=totals.lines)
