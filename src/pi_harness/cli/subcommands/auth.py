@@ -88,12 +88,6 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
         stored = runtime.auth.get_api_key(provider)
         if stored:
             return Credential(stored, "auth.json (oauth)" if entry.get("type") == "oauth" else "auth.json")
-    env = get_env_api_key(provider)
-    if env:
-        if env == AUTHENTICATED:
-            return Credential("", "environment (ambient credentials)")
-        name = next((n for n in env_var_names(provider) if os.environ.get(n)), None)
-        return Credential(env, f"environment ({name})" if name else "environment")
     configured: str | None = None
     if runtime.models_json_path is not None:
         try:
@@ -101,9 +95,16 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
         except ModelsJsonError:
             configs = []
         configured = next((c.api_key for c in configs if c.name == provider and c.api_key), None)
-    if configured:
-        value = resolve_config_value(configured)
-        return Credential(value, "models.json") if value else Credential(None, None)
+    # models.json's apiKey comes before the environment, as in Pi 1.4.
+    value = resolve_config_value(configured) if configured else None
+    if value:
+        return Credential(value, "models.json")
+    env = get_env_api_key(provider)
+    if env:
+        if env == AUTHENTICATED:
+            return Credential("", "environment (ambient credentials)")
+        name = next((n for n in env_var_names(provider) if os.environ.get(n)), None)
+        return Credential(env, f"environment ({name})" if name else "environment")
     if runtime.get_api_key(provider) == "":
         return Credential("", "none required")
     return Credential(None, None)
