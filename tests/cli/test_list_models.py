@@ -134,3 +134,14 @@ def test_cloudflare_needs_its_account_id(run_pi: RunPi) -> None:
     result = run_pi("--list-models", "cloudflare", env={**base, "CLOUDFLARE_ACCOUNT_ID": "a"})
     providers = {line.split()[0] for line in result.stdout.splitlines()[1:]}
     assert providers == {"cloudflare-workers-ai"}
+
+
+def test_an_unknown_models_json_field_is_a_warning(run_pi: RunPi, agent_dir: Path) -> None:
+    local = {**MODELS["providers"]["local"], "baseUrll": "typo"}
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"local": local}}))
+    result = run_pi("--list-models")
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        f"Warning: models.json: unknown field providers.local.baseUrll ignored ({agent_dir / 'models.json'})"
+    ]
+    assert "qwen3-coder" in result.stdout

@@ -98,7 +98,7 @@ async def load_listing_runtime(parsed: ParsedArgs, *, on_warning: Callable[[str]
 
     directory = agent_dir()
     runtime = ModelRuntime.create(directory)
-    for error in runtime.errors:
+    for error in [*runtime.errors, *runtime.warnings]:
         on_warning(f"Warning: {error}")
     cwd = Path.cwd().resolve()
     settings = SettingsManager.create(cwd, directory, project_trusted=False)

@@ -56,7 +56,7 @@ def load_models_file(path: Path) -> LoadedModelsJson:
     if report.problems:
         raise _schema_error(report.problems, path)
     loaded = LoadedModelsJson(
-        warnings=[f"models.json: unknown field {where} (ignored)\n\nFile: {path}" for where in report.unknown]
+        warnings=[f"models.json: unknown field {where} ignored ({path})" for where in report.unknown]
     )
     for name, raw in (data.get("providers") or {}).items():
         config = _provider_config(name, raw)
