@@ -163,8 +163,12 @@ class ModelRuntime:
     def has_credentials(self, provider: str) -> bool:
         if provider_settings(provider, self.auth.get_env(provider)) is None:
             return False  # e.g. Cloudflare without its account id: no URL to send to
-        if provider in self._runtime_keys or self.auth.has(provider):
+        if provider in self._runtime_keys:
             return True
+        entry = self.auth.get(provider)
+        if entry is not None:
+            # A stored credential with only settings (``env``) takes its key from the environment.
+            return entry.get("type") != "api_key" or bool(entry.get("key")) or bool(get_env_api_key(provider))
         configured = self._configured_key_value(provider)
         # A configured ``$VAR`` key counts only when its variables are set; a command always does.
         if configured and (is_command_value(configured) or not missing_env_names(configured)):
@@ -197,7 +201,8 @@ class ModelRuntime:
         if stored:
             return stored
         configured = self._configured_key_value(provider)
-        if configured:
+        # Any stored credential, even one with only settings, replaces models.json's key (Pi 1.4).
+        if configured and not self.auth.has(provider):
             resolved = resolve_config_value(configured)
             if resolved:
                 return resolved

@@ -96,7 +96,7 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
             configs = []
         configured = next((c.api_key for c in configs if c.name == provider and c.api_key), None)
     # models.json's apiKey comes before the environment, as in Pi 1.4.
-    value = resolve_config_value(configured) if configured else None
+    value = resolve_config_value(configured) if configured and entry is None else None
     if value:
         return Credential(value, "models.json")
     env = get_env_api_key(provider)
