@@ -72,4 +72,9 @@ async def test_a_tool_using_turn_streams(model: Model) -> None:
         if "{" + name + "}" in model["baseUrl"]:
             assert value in request.path
     assert TOOL["name"] in str(request.json.get("tools"))
+    sent = {name: value for name, value in request.headers.items() if "k-test" in value}
+    if model["provider"] == "cloudflare-ai-gateway":
+        assert sent == {"cf-aig-authorization": "Bearer k-test"}
+    else:
+        assert len(sent) == 1, request.headers
     assert request.json.get("model", model["id"]) == model["id"] or model["id"] in request.path
