@@ -296,3 +296,44 @@ def test_wrong_types_of_new_fields_reject_the_file(agent_dir: Path) -> None:
         "  - providers.local.models.0.promptCache.short: must be number",
         "  - providers.local.models.0.cost.tiers.0.inputTokensAbove: must have required properties inputTokensAbove",
     ]
+
+
+async def test_input_limits_resize_profile_fits_images_the_read_tool_returns(agent_dir: Path, tmp_path: Path) -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    from pi_harness.ai.models import image_resize
+    from pi_harness.coding.tools import ToolOptions, create_read_tool
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (1200, 600), (10, 120, 200)).save(buffer, format="PNG")
+    (tmp_path / "wide.png").write_bytes(buffer.getvalue())
+    runtime = runtime_with(
+        agent_dir,
+        {
+            "local": {
+                "baseUrl": "http://x",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [
+                    {
+                        "id": "small-vision",
+                        "input": ["text", "image"],
+                        "inputLimits": {"images": {"resize": {"maxWidth": 400}}},
+                    },
+                    {"id": "plain", "input": ["text", "image"]},
+                ],
+            }
+        },
+    )
+    sizes = []
+    for model_id in ("small-vision", "plain"):
+        model = model_of(runtime, "local", model_id)
+        tool = create_read_tool(str(tmp_path), ToolOptions(image_resize=lambda m=model: image_resize(m)))
+        result = await tool.execute("c", {"path": "wide.png"}, None, None)
+        image: Any = result["content"][1]
+        with Image.open(io.BytesIO(base64.b64decode(image["data"]))) as decoded:
+            sizes.append(decoded.size)
+    assert sizes == [(400, 200), (1200, 600)]
