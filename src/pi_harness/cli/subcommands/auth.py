@@ -130,6 +130,14 @@ def _not_ready_message(runtime: ModelRuntime, provider: str) -> str:
     return f"No credentials for {provider}. To fix: {', '.join(hints)}."
 
 
+def _missing_settings(runtime: ModelRuntime, provider: str) -> list[str]:
+    """Settings the provider needs besides a key (Cloudflare's ids) that are set nowhere."""
+    from pi_harness.ai.env_keys import PROVIDER_SETTINGS
+
+    stored = runtime.auth.get_env(provider)
+    return [name for name in PROVIDER_SETTINGS.get(provider, ()) if not (stored.get(name) or os.environ.get(name))]
+
+
 def _resolve_target(
     runtime: ModelRuntime, provider: str | None, model_pattern: str | None, cwd: Path | None
 ) -> tuple[str | None, Model | None]:
@@ -184,6 +192,13 @@ def check_auth(
         return AuthReport("not_ready", "No models available. Set an API key (e.g. OPENAI_API_KEY) or add auth.json.")
     env_vars = list(env_var_names(target_provider))
     credential = resolve_credential(runtime, target_provider)
+    missing = _missing_settings(runtime, target_provider)
+    if credential.value is not None and missing:
+        message = (
+            f"No usable credentials for {target_provider}: set {', '.join(missing)} "
+            "(environment, or the env object of its auth.json entry)."
+        )
+        return AuthReport("not_ready", message, target_provider, model_id, env_vars=env_vars)
     if credential.value is None:
         return AuthReport(
             "not_ready", _not_ready_message(runtime, target_provider), target_provider, model_id, env_vars=env_vars
