@@ -337,3 +337,58 @@ async def test_input_limits_resize_profile_fits_images_the_read_tool_returns(age
         with Image.open(io.BytesIO(base64.b64decode(image["data"]))) as decoded:
             sizes.append(decoded.size)
     assert sizes == [(400, 200), (1200, 600)]
+
+
+# --- compat flags of Pi 1.4's thinking dialects ------------------------------------------------
+
+
+async def test_catalogue_dialects_baseten_and_ant_ling(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BASETEN_API_KEY", "b")
+    monkeypatch.setenv("ANT_LING_API_KEY", "a")
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]) for _ in range(3)]) as server:
+        runtime = runtime_with(
+            agent_dir, {"baseten": {"baseUrl": server.base_url()}, "ant-ling": {"baseUrl": server.base_url()}}
+        )
+        glm = model_of(runtime, "baseten", "zai-org/GLM-5.2")
+        high, _ = await send(runtime, glm, server, "high")
+        off, _ = await send(runtime, glm, server, None)
+        ring, _ = await send(runtime, model_of(runtime, "ant-ling", "Ring-2.6-1T"), server, "high")
+    assert (high.json["chat_template_args"], high.json["reasoning_effort"]) == ({"enable_thinking": True}, "high")
+    # Thinking off is the level map's "off" value, as Pi sends it.
+    assert (off.json["chat_template_args"], off.json["reasoning_effort"]) == ({"enable_thinking": False}, "none")
+    assert ring.json["reasoning"] == {"effort": "high"} and "reasoning_effort" not in ring.json
+
+
+async def test_chat_template_kwargs_budget_field_and_vllm_priority(agent_dir: Path) -> None:
+    compat = {
+        "thinkingFormat": "chat-template",
+        "chatTemplateKwargs": {
+            "enable_thinking": {"$var": "thinking.enabled"},
+            "budget": {"$var": "thinking.budget"},
+            "effort": {"$var": "thinking.effort", "omitWhenOff": True},
+            "fixed": 1,
+        },
+        "thinkingTokenBudgetField": "thinking_budget",
+        "vllmPriority": -1,
+    }
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]) for _ in range(2)]) as server:
+        runtime = runtime_with(agent_dir, {"vllm-box": local(server, reasoning=True, compat=compat)})
+        model = model_of(runtime, "vllm-box", "m")
+        medium, _ = await send(runtime, model, server, "medium", max_tokens=4096)
+        off, _ = await send(runtime, model, server, None, max_tokens=4096)
+    # 8192 for "medium", capped so 1024 tokens of the 4096 remain for the answer.
+    kwargs = {"enable_thinking": True, "budget": 3072, "effort": "medium", "fixed": 1}
+    assert medium.json["chat_template_kwargs"] == kwargs
+    assert (medium.json["thinking_budget"], medium.json["priority"]) == (3072, -1)
+    assert off.json["chat_template_kwargs"] == {"enable_thinking": False, "fixed": 1}
+    assert "thinking_budget" not in off.json and "reasoning_effort" not in off.json
+
+
+async def test_string_thinking_format(agent_dir: Path) -> None:
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]) for _ in range(2)]) as server:
+        compat = {"thinkingFormat": "string-thinking"}
+        runtime = runtime_with(agent_dir, {"s": local(server, reasoning=True, compat=compat)})
+        model = model_of(runtime, "s", "m")
+        high, _ = await send(runtime, model, server, "high")
+        off, _ = await send(runtime, model, server, None)
+    assert (high.json["thinking"], off.json["thinking"]) == ("high", "none")
