@@ -384,6 +384,14 @@ async def test_chat_template_kwargs_budget_field_and_vllm_priority(agent_dir: Pa
     assert "thinking_budget" not in off.json and "reasoning_effort" not in off.json
 
 
+async def test_thinking_budgets_set_the_budget_field(agent_dir: Path) -> None:
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        compat = {"thinkingTokenBudgetField": "thinking_budget_tokens"}
+        runtime = runtime_with(agent_dir, {"llama": local(server, reasoning=True, compat=compat)})
+        request, _ = await send(runtime, model_of(runtime, "llama", "m"), server, "low", thinking_budgets={"low": 500})
+    assert request.json["thinking_budget_tokens"] == 500
+
+
 async def test_string_thinking_format(agent_dir: Path) -> None:
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]) for _ in range(2)]) as server:
         compat = {"thinkingFormat": "string-thinking"}
