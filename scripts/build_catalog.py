@@ -13,6 +13,11 @@ Only the fields of a model descriptor (``FIELDS``) are kept, and providers and m
 by id, so a refresh for a later Pi version gives a readable diff of
 ``src/pi_harness/ai/catalog.json``. ``--check`` exits 1 when the package file differs from what
 the source would produce. Tests never run this script: the catalogue is committed.
+
+After a refresh, also record what the new Pi prints for ``--list-models`` with every provider's
+credential set (``tests/fixtures/pi_list_models_all.txt``, see
+``tests/cli/test_list_models.py::test_every_catalogue_provider_is_listed_with_its_credential``)
+and regenerate the providers table of ``docs/models.md`` (``python tests/test_docs_providers.py``).
 """
 
 from __future__ import annotations

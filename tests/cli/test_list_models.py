@@ -125,6 +125,9 @@ def test_every_catalogue_provider_is_listed_with_its_credential(
         provider = line.split()[0]
         listed[provider] = listed.get(provider, 0) + 1
     assert listed == {p: len(get_models(p)) for p in get_providers()}
+    # Byte for byte what Pi 1.4.0 prints in the same setup (its order is JavaScript's localeCompare).
+    golden = Path(__file__).parent.parent / "fixtures" / "pi_list_models_all.txt"
+    assert result.stdout == golden.read_text(encoding="utf-8")
 
 
 def test_cloudflare_needs_its_account_id(run_pi: RunPi) -> None:
