@@ -28,7 +28,7 @@ from pi_harness.ai.env_keys import AUTHENTICATED, env_var_names, get_env_api_key
         ("opencode", "OPENCODE_API_KEY"),
         ("opencode-go", "OPENCODE_API_KEY"),
         ("kimi-coding", "KIMI_API_KEY"),
-        ("azure-openai-responses", "AZURE_OPENAI_API_KEY"),
+        ("azure", "AZURE_OPENAI_API_KEY"),
     ],
 )
 def test_provider_key_from_its_variable(monkeypatch: pytest.MonkeyPatch, provider: str, var: str) -> None:
@@ -50,11 +50,11 @@ def test_anthropic_oauth_token_takes_precedence(monkeypatch: pytest.MonkeyPatch)
     assert get_env_api_key("anthropic") == "sk-ant-oat"
 
 
-def test_github_copilot_token_order(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_github_copilot_reads_only_its_own_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pi 1.4 no longer falls back to the generic GitHub CLI tokens.
     monkeypatch.setenv("GITHUB_TOKEN", "c")
-    assert get_env_api_key("github-copilot") == "c"
     monkeypatch.setenv("GH_TOKEN", "b")
-    assert get_env_api_key("github-copilot") == "b"
+    assert get_env_api_key("github-copilot") is None
     monkeypatch.setenv("COPILOT_GITHUB_TOKEN", "a")
     assert get_env_api_key("github-copilot") == "a"
 

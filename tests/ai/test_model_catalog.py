@@ -87,3 +87,30 @@ def test_supports_xhigh_by_id_marker() -> None:
 def test_supports_xhigh_follows_the_thinking_level_map() -> None:
     assert supports_xhigh(_model("custom", thinkingLevelMap={"xhigh": "max"}))
     assert not supports_xhigh(_model("gpt-5.2", thinkingLevelMap={"xhigh": None}))
+
+
+def test_catalogue_is_pi_1_4_s() -> None:
+    """41 providers under Pi's ids (TypeSafe has classifier models only, which are left out)."""
+    providers = get_providers()
+    assert len(providers) == 41 and providers == sorted(providers)
+    for expected in ("nvidia", "together", "baseten", "qwen-token-plan", "meta", "radius", "ant-ling", "azure"):
+        assert expected in providers
+    assert "azure-openai-responses" not in providers  # Pi 1.4 renamed the provider to "azure"
+    assert sum(len(get_models(p)) for p in providers) == 1599
+
+
+def test_the_build_script_reproduces_the_committed_catalogue() -> None:
+    """Only where Pi's reference install exists; the catalogue itself is committed."""
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "build_catalog.py"
+    spec = importlib.util.spec_from_file_location("build_catalog", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not module.DEFAULT_SOURCE.is_dir():
+        pytest.skip(f"no Pi reference install at {module.DEFAULT_SOURCE}")
+    assert module.build(module.DEFAULT_SOURCE) == module.TARGET.read_text(encoding="utf-8")

@@ -187,3 +187,19 @@ def test_a_model_offered_by_several_providers_means_the_one_with_credentials(run
     result = run_pi("auth", "check", "--model", "gpt-4o", env={"OPENAI_API_KEY": "k"})
     assert result.returncode == 0
     assert result.stdout == "ready: openai/gpt-4o (environment (OPENAI_API_KEY))\n"
+
+
+def test_cloudflare_without_its_account_id_is_not_ready(run_pi: RunPi, agent_dir: Path) -> None:
+    env = {"CLOUDFLARE_API_KEY": "cf", "CLOUDFLARE_ACCOUNT_ID": ""}
+    result = run_pi("auth", "check", "--provider", "cloudflare-workers-ai", env=env)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "not_ready: No usable credentials for cloudflare-workers-ai: set CLOUDFLARE_ACCOUNT_ID "
+        "(environment, or the env object of its auth.json entry).\n"
+    )
+    write_json(
+        agent_dir / "auth.json", {"cloudflare-workers-ai": {"type": "api_key", "env": {"CLOUDFLARE_ACCOUNT_ID": "a"}}}
+    )
+    result = run_pi("auth", "check", "--provider", "cloudflare-workers-ai", env=env)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == "ready: cloudflare-workers-ai (environment (CLOUDFLARE_API_KEY))\n"

@@ -102,3 +102,49 @@ def test_fuzzy_matching() -> None:
     items = ["openai gpt-5", "anthropic claude-sonnet-4", "google gemini-2.5-pro"]
     assert fuzzy_filter(items, "an son", lambda s: s) == ["anthropic claude-sonnet-4"]
     assert fuzzy_filter(items, "  ", lambda s: s) == items
+
+
+def test_every_catalogue_provider_is_listed_with_its_credential(
+    run_pi: RunPi, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With each provider's documented credential set, ``--list-models`` shows all of Pi's
+    providers under Pi's ids, each with all of its models."""
+    from pi_harness.ai.env_keys import ENV_API_KEYS, PROVIDER_SETTINGS
+    from pi_harness.ai.models import get_models, get_providers
+
+    env = {names[-1]: "k" for names in ENV_API_KEYS.values()}
+    env.update({name: "x" for names in PROVIDER_SETTINGS.values() for name in names})
+    env["AWS_PROFILE"] = "test"
+    (agent_dir / "auth.json").write_text(
+        json.dumps({"openai-codex": {"type": "oauth", "access": "a", "refresh": "r", "expires": 32503680000000}})
+    )
+    result = run_pi("--list-models", env=env)
+    assert result.returncode == 0, result.stderr
+    listed: dict[str, int] = {}
+    for line in result.stdout.splitlines()[1:]:
+        provider = line.split()[0]
+        listed[provider] = listed.get(provider, 0) + 1
+    assert listed == {p: len(get_models(p)) for p in get_providers()}
+    # Byte for byte what Pi 1.4.0 prints in the same setup (its order is JavaScript's localeCompare).
+    golden = Path(__file__).parent.parent / "fixtures" / "pi_list_models_all.txt"
+    assert result.stdout == golden.read_text(encoding="utf-8")
+
+
+def test_cloudflare_needs_its_account_id(run_pi: RunPi) -> None:
+    base = {"CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_GATEWAY_ID": ""}
+    result = run_pi("--list-models", "cloudflare", env={**base, "CLOUDFLARE_ACCOUNT_ID": ""})
+    assert "cloudflare-workers-ai" not in result.stdout
+    result = run_pi("--list-models", "cloudflare", env={**base, "CLOUDFLARE_ACCOUNT_ID": "a"})
+    providers = {line.split()[0] for line in result.stdout.splitlines()[1:]}
+    assert providers == {"cloudflare-workers-ai"}
+
+
+def test_an_unknown_models_json_field_is_a_warning(run_pi: RunPi, agent_dir: Path) -> None:
+    local = {**MODELS["providers"]["local"], "baseUrll": "typo"}
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"local": local}}))
+    result = run_pi("--list-models")
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        f"Warning: models.json: unknown field providers.local.baseUrll ignored ({agent_dir / 'models.json'})"
+    ]
+    assert "qwen3-coder" in result.stdout

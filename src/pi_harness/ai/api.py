@@ -7,6 +7,7 @@ import dataclasses
 from pi_harness.ai.env_keys import get_env_api_key
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.registry import resolve_api_provider
+from pi_harness.ai.request_model import prepare_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import AssistantMessage, Context, Model
 
@@ -17,6 +18,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     opts = options if options is not None else StreamOptions()
     if opts.api_key is None:
         opts = dataclasses.replace(opts, api_key=get_env_api_key(model["provider"]) or "")
+    model, opts = prepare_request(model, opts, None)
     return provider.stream(model, context, opts)
 
 
@@ -39,6 +41,7 @@ def stream_simple(
         if not key and provider.requires_api_key:
             raise ValueError(f"No API key for provider: {model['provider']}")
         opts = dataclasses.replace(opts, api_key=key or "")
+    model, opts = prepare_request(model, opts, opts.reasoning)
     return provider.stream_simple(model, context, opts)
 
 

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
-from pi_harness.ai.types import Model, Usage
+from collections.abc import Mapping
+from typing import cast
+
+from pi_harness.ai.types import Model, ModelCost, ModelCostTier, Usage
 
 _PER_TOKEN = 1 / 1_000_000
+
+
+def tier_rates(model: Model, usage: Usage) -> ModelCost | ModelCostTier:
+    """The rates of the whole request: the model's, or those of the tier with the highest
+    ``inputTokensAbove`` that the request's input (fresh, cached and cache-written) exceeds."""
+    prices = model["cost"]
+    input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
+    best: ModelCost | ModelCostTier = prices
+    threshold = -1.0
+    tiers = cast(Mapping[str, object], prices).get("tiers")
+    for tier in cast(list[ModelCostTier], tiers if isinstance(tiers, list) else []):
+        if input_tokens > tier["inputTokensAbove"] > threshold:
+            best, threshold = tier, tier["inputTokensAbove"]
+    return best
 
 
 def calculate_cost(model: Model, usage: Usage) -> Usage:
     """Fill ``usage["cost"]`` from the model's per-million prices; mutates and returns ``usage``.
 
+    A request whose input passes a threshold of ``cost.tiers`` is priced at that tier's rates.
     Tokens written with a 1-hour TTL (``cacheWrite1h``, a subset of ``cacheWrite``) are priced at
     ``cost.cacheWrite1h`` when the model declares that rate.
     """
-    prices = model["cost"]
+    prices = tier_rates(model, usage)
     cache_write = prices["cacheWrite"] * usage["cacheWrite"]
     one_hour = usage.get("cacheWrite1h", 0)
-    rate_1h = prices.get("cacheWrite1h")
+    rate_1h = model["cost"].get("cacheWrite1h")
     if one_hour and rate_1h is not None:
         one_hour = min(one_hour, usage["cacheWrite"])
         cache_write = prices["cacheWrite"] * (usage["cacheWrite"] - one_hour) + rate_1h * one_hour

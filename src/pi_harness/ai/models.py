@@ -6,6 +6,7 @@ The catalogue is loaded on first use, not at import, so ``import pi_harness.ai``
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
@@ -49,6 +50,31 @@ def models_are_equal(a: Model | None, b: Model | None) -> bool:
     if not a or not b:
         return False
     return a.get("id") == b.get("id") and a.get("provider") == b.get("provider")
+
+
+@dataclass(frozen=True)
+class ImageResize:
+    """The model's ``inputLimits.images.resize`` profile; ``None`` fields keep the defaults of
+    whoever fits the image (2000x2000 pixels, 4.5 MiB, JPEG quality 80)."""
+
+    max_width: int | None = None
+    max_height: int | None = None
+    max_bytes: int | None = None  # of the base64-encoded payload
+    jpeg_quality: int | None = None
+
+
+def image_resize(model: Model | None) -> ImageResize:
+    limits = model.get("inputLimits") if model is not None else None
+    images = limits.get("images") if isinstance(limits, dict) else None
+    resize = images.get("resize") if isinstance(images, dict) else None
+    if not isinstance(resize, dict):
+        return ImageResize()
+
+    def number(name: str) -> int | None:
+        value = resize.get(name)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+
+    return ImageResize(number("maxWidth"), number("maxHeight"), number("maxBytes"), number("jpegQuality"))
 
 
 def supports_xhigh(model: Model) -> bool:

@@ -57,6 +57,9 @@ class StreamOptions:
     disable_cache_writes: bool = False
     # API-specific extras a caller wants merged into the request body verbatim.
     extra_body: dict[str, object] = field(default_factory=dict)
+    # Provider settings resolved for this request (a stored credential's ``env`` object over the
+    # process environment), e.g. ``CLOUDFLARE_ACCOUNT_ID`` for the base URL's placeholder.
+    env: dict[str, str] | None = None
 
 
 @dataclass

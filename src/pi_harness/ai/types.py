@@ -135,12 +135,26 @@ class Context(TypedDict):
 # --- model descriptor -------------------------------------------------------------------------
 
 
+class ModelCostTier(TypedDict):
+    """Rates for a whole request whose input (``input + cacheRead + cacheWrite``) exceeds
+    ``inputTokensAbove``; the highest matching tier wins."""
+
+    inputTokensAbove: float
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+
+
 class ModelCost(TypedDict):
     input: float
     output: float
     cacheRead: float
     cacheWrite: float
     cacheWrite1h: NotRequired[float]
+    # ``tiers: list[ModelCostTier]`` may follow (catalogue, models.json); read with
+    # ``cost.tier_rates``. Not declared here so that price dicts built from partial prices
+    # (the faux provider's) stay valid ``ModelCost`` values.
 
 
 class Model(TypedDict):
@@ -157,6 +171,13 @@ class Model(TypedDict):
     headers: NotRequired[dict[str, str]]
     compat: NotRequired[JsonObject]
     thinkingLevelMap: NotRequired[dict[str, str | None]]
+    # Request and image limits (``maxRequestBytes``, ``images.resize``/``maxPerMessage``/...).
+    inputLimits: NotRequired[JsonObject]
+    # Best-effort prompt cache lifetime in seconds per retention tier (``short``, ``long``).
+    promptCache: NotRequired[dict[str, float]]
+    # Fields merged into every request body of the OpenAI-style APIs, and per thinking level.
+    samplingParams: NotRequired[JsonObject]
+    samplingParamsByThinkingLevel: NotRequired[dict[str, JsonObject]]
 
 
 # --- helpers ----------------------------------------------------------------------------------

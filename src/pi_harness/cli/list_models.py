@@ -66,8 +66,25 @@ def fuzzy_filter(items: Sequence[T], query: str, key: Callable[[T], str]) -> lis
     return [item for item in items if all(fuzzy_matches(token, key(item)) for token in tokens)]
 
 
+# ASCII punctuation in the order of the Unicode root collation, all before digits and letters.
+_PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def _collation_key(text: str) -> tuple[list[tuple[int, int | str]], str]:
+    """Close to JavaScript's ``localeCompare``, which Pi sorts with: punctuation before digits
+    before letters, case-insensitive first, then lower case before upper case."""
+    primary: list[tuple[int, int | str]] = []
+    for char in text:
+        if char.isalnum():
+            primary.append((1, char.casefold()))
+        else:
+            rank = _PUNCTUATION.find(char)
+            primary.append((0, rank if rank >= 0 else len(_PUNCTUATION) + ord(char)))
+    return primary, text.swapcase()
+
+
 def format_models_table(models: Sequence[Model]) -> list[str]:
-    ordered = sorted(models, key=lambda m: (m["provider"], m["id"]))
+    ordered = sorted(models, key=lambda m: (_collation_key(m["provider"]), _collation_key(m["id"])))
     rows = [
         (
             m["provider"],
@@ -98,7 +115,7 @@ async def load_listing_runtime(parsed: ParsedArgs, *, on_warning: Callable[[str]
 
     directory = agent_dir()
     runtime = ModelRuntime.create(directory)
-    for error in runtime.errors:
+    for error in [*runtime.errors, *runtime.warnings]:
         on_warning(f"Warning: {error}")
     cwd = Path.cwd().resolve()
     settings = SettingsManager.create(cwd, directory, project_trusted=False)

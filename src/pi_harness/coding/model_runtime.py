@@ -1,9 +1,11 @@
 """ModelRuntime: the single entry for models, availability and credentials.
 
 Models = built-in catalogue <- models.json <- providers registered by extensions. A model is
-*available* when its provider has credentials. Key resolution order:
-runtime key (``--api-key``) > auth.json api key > auth.json OAuth > environment > models.json
-``apiKey``; ``!command`` values run at request time and are never cached.
+*available* when its provider has credentials (and, for Cloudflare, its account and gateway ids).
+Key resolution order, as Pi 1.4's: runtime key (``--api-key``) > auth.json (api key or OAuth) >
+models.json ``apiKey`` > environment; ``!command`` values run at request time and are never
+cached. A stored credential's ``env`` object gives that provider's settings over the process
+environment (header templates, base URL placeholders).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict, cast
 
-from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key
+from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key, provider_settings
 from pi_harness.ai.models import _catalog
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
@@ -26,10 +28,10 @@ from pi_harness.coding.config.models_json import (
     ProviderConfig,
     apply_models_config,
     build_custom_model,
-    load_models_json,
+    load_models_file,
 )
 from pi_harness.coding.config.paths import MODELS_FILE
-from pi_harness.coding.config.values import resolve_config_value, resolve_headers
+from pi_harness.coding.config.values import is_command_value, missing_env_names, resolve_config_value, resolve_headers
 
 # Serves as both entry points of the provider (``stream`` and ``stream_simple``), so it takes
 # either kind of options.
@@ -81,6 +83,8 @@ class ModelRuntime:
         self.auth = auth if auth is not None else AuthStorage.in_memory()
         self.models_json_path = models_json_path
         self.errors: list[str] = []
+        # Diagnostics that change nothing (unknown models.json fields).
+        self.warnings: list[str] = []
         self._runtime_keys: dict[str, str] = {}
         self._extension_providers: dict[str, ExtensionProvider] = {}
         self._extra_models: list[Model] = list(extra_models or [])
@@ -97,13 +101,17 @@ class ModelRuntime:
     def refresh(self) -> None:
         """Rebuild the model list (re-reads models.json; no network)."""
         self.errors = []
+        self.warnings = []
         configs: list[ProviderConfig] = []
         if self.models_json_path is not None:
             try:
-                configs = load_models_json(self.models_json_path)
+                loaded = load_models_file(self.models_json_path)
             except ModelsJsonError as exc:
                 self.errors.append(str(exc))
-                configs = []
+            else:
+                configs = loaded.configs
+                self.errors.extend(loaded.errors)
+                self.warnings.extend(loaded.warnings)
         self._provider_configs = {c.name: c for c in configs}
         models = apply_models_config(_catalog(), configs)
         for provider in self._extension_providers.values():
@@ -153,11 +161,19 @@ class ModelRuntime:
         self._runtime_keys[provider] = key
 
     def has_credentials(self, provider: str) -> bool:
-        if provider in self._runtime_keys or self.auth.has(provider):
+        if provider_settings(provider, self.auth.get_env(provider)) is None:
+            return False  # e.g. Cloudflare without its account id: no URL to send to
+        if provider in self._runtime_keys:
+            return True
+        entry = self.auth.get(provider)
+        if entry is not None:
+            # A stored credential with only settings (``env``) takes its key from the environment.
+            return entry.get("type") != "api_key" or bool(entry.get("key")) or bool(get_env_api_key(provider))
+        configured = self._configured_key_value(provider)
+        # A configured ``$VAR`` key counts only when its variables are set; a command always does.
+        if configured and (is_command_value(configured) or not missing_env_names(configured)):
             return True
         if get_env_api_key(provider):
-            return True
-        if self._configured_key_value(provider):
             return True
         return self._needs_no_key(provider)
 
@@ -184,12 +200,15 @@ class ModelRuntime:
         stored = self.auth.get_api_key(provider)
         if stored:
             return stored
+        configured = self._configured_key_value(provider)
+        # Any stored credential, even one with only settings, replaces models.json's key (Pi 1.4).
+        if configured and not self.auth.has(provider):
+            resolved = resolve_config_value(configured)
+            if resolved:
+                return resolved
         env = get_env_api_key(provider)
         if env:
             return "" if env == AUTHENTICATED else env
-        configured = self._configured_key_value(provider)
-        if configured:
-            return resolve_config_value(configured)
         if self._needs_no_key(provider):
             return ""
         return None
@@ -214,8 +233,8 @@ class ModelRuntime:
 
     def get_request_headers(self, model: Model) -> dict[str, str]:
         """Model headers with ``$VAR``/``!cmd`` values resolved, plus ``authHeader`` bearer."""
-        headers = resolve_headers(model.get("headers"))
         provider = model["provider"]
+        headers = resolve_headers(model.get("headers"), self.auth.get_env(provider))
         auth_header = self._provider_configs.get(provider)
         ext = self._extension_providers.get(provider)
         if (auth_header is not None and auth_header.auth_header) or (ext is not None and ext.auth_header):
@@ -223,6 +242,13 @@ class ModelRuntime:
             if key:
                 headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    def get_request_env(self, provider: str) -> dict[str, str] | None:
+        """Settings for a request to ``provider`` (``StreamOptions.env``): the stored credential's
+        ``env`` object with the provider's required settings filled from the environment."""
+        stored = self.auth.get_env(provider)
+        env = {**(provider_settings(provider, stored) or {}), **stored}
+        return env or None
 
     def get_available(self) -> list[Model]:
         return [copy.deepcopy(m) for p, models in self._models.items() if self.has_credentials(p) for m in models]

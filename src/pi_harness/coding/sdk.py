@@ -196,6 +196,7 @@ async def create_agent_session(
     diagnostics = [
         *(str(d) for d in settings.diagnostics),
         *runtime_models.errors,
+        *runtime_models.warnings,
         *(str(d) for d in loader.diagnostics),
         *runtime.diagnostics,
     ]

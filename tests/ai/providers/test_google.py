@@ -664,15 +664,15 @@ def _catalog_model(server: FakeLLMServer, model_id: str) -> Model:
         ("gemini-2.5-pro", "high", {"includeThoughts": True, "thinkingBudget": 32768}),
         ("gemini-2.5-pro", "low", {"includeThoughts": True, "thinkingBudget": 2048}),
         ("gemini-2.5-pro", "off", {"thinkingBudget": 128}),
-        ("gemini-flash-latest", "medium", {"includeThoughts": True, "thinkingBudget": -1}),
+        ("gemini-flash-latest", "medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
         ("gemini-3-flash-preview", "minimal", {"includeThoughts": True, "thinkingLevel": "MINIMAL"}),
         ("gemini-3-flash-preview", "medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
         ("gemini-3-flash-preview", "off", {"thinkingLevel": "MINIMAL"}),
-        ("gemini-3-pro-preview", "high", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
-        ("gemini-3-pro-preview", "low", {"includeThoughts": True, "thinkingLevel": "LOW"}),
+        ("gemini-3.1-pro-preview", "high", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
+        ("gemini-3.1-pro-preview", "low", {"includeThoughts": True, "thinkingLevel": "LOW"}),
         # the catalogue marks minimal/off unsupported: Gemini 3 Pro's floor is LOW (minimal still thinks)
-        ("gemini-3-pro-preview", "minimal", {"includeThoughts": True, "thinkingLevel": "LOW"}),
-        ("gemini-3-pro-preview", "off", {"thinkingLevel": "LOW"}),
+        ("gemini-3.1-pro-preview", "minimal", {"includeThoughts": True, "thinkingLevel": "LOW"}),
+        ("gemini-3.1-pro-preview", "off", {"thinkingLevel": "LOW"}),
         ("gemma-4-31b-it", "high", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
     ],
 )
@@ -692,14 +692,14 @@ async def test_custom_budgets_and_non_reasoning_models() -> None:
         await stream_simple(
             flash, ctx(), SimpleStreamOptions(api_key=KEY, reasoning="medium", thinking_budgets=budgets, max_tokens=900)
         ).result()
-        plain = _catalog_model(server, "gemini-2.0-flash")
+        plain = {**_catalog_model(server, "gemini-2.5-flash"), "reasoning": False}
         await stream_simple(plain, ctx(), SimpleStreamOptions(api_key=KEY, reasoning="high")).result()
         first, second = (r.json for r in server.requests)
     assert first["generationConfig"] == {
         "maxOutputTokens": 900,
         "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 5000},
     }
-    assert second["generationConfig"] == {"maxOutputTokens": 8192}
+    assert second["generationConfig"] == {"maxOutputTokens": 32000}
 
 
 async def test_raw_stream_thinking_options_and_tool_choice() -> None:

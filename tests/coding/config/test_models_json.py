@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from pi_harness.coding.config.auth import AuthStorage
-from pi_harness.coding.config.models_json import ModelsJsonError, load_models_json
+from pi_harness.coding.config.models_json import ModelsJsonError, load_models_file, load_models_json
 from pi_harness.coding.model_runtime import ModelRuntime
 
 
@@ -46,20 +46,16 @@ def test_custom_provider_with_defaults(agent_dir: Path) -> None:
     }
     assert runtime.get_api_key("local") == "dummy"
     assert any(m["provider"] == "local" for m in runtime.get_available())
-    assert runtime.find("anthropic", "claude-3-5-haiku-20241022") is not None  # built-ins kept
+    assert runtime.find("anthropic", "claude-haiku-4-5") is not None  # built-ins kept
 
 
 @pytest.mark.parametrize(
     ("providers", "message"),
     [
-        ({"p": {"apiKey": "x"}}, 'Provider p: must specify "baseUrl", "compat", "modelOverrides", or "models".'),
+        ({"p": {"name": "x"}}, 'Provider p: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".'),
         (
             {"p": {"apiKey": "x", "api": "openai-completions", "models": [{"id": "m"}]}},
             'Provider p: "baseUrl" is required when defining custom models.',
-        ),
-        (
-            {"p": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "m"}]}},
-            'Provider p: "apiKey" is required when defining custom models.',
         ),
         (
             {"p": {"baseUrl": "http://x", "apiKey": "k", "models": [{"id": "m"}]}},
@@ -73,16 +69,29 @@ def test_custom_provider_with_defaults(agent_dir: Path) -> None:
             {"p": {"baseUrl": "http://x", "apiKey": "k", "api": "a", "models": [{"id": "m", "maxTokens": -1}]}},
             "Provider p, model m: invalid maxTokens",
         ),
+        ({"p": {"oauth": "radius"}}, 'Provider p: "baseUrl" is required when "oauth" is set.'),
     ],
 )
-def test_semantic_errors(agent_dir: Path, providers: dict[str, object], message: str) -> None:
-    path = write_models(agent_dir, {"providers": providers})
-    with pytest.raises(ModelsJsonError) as info:
-        load_models_json(path)
-    assert str(info.value) == message
+def test_semantic_errors_skip_only_that_provider(agent_dir: Path, providers: dict[str, object], message: str) -> None:
+    good = {"baseUrl": "http://ok", "apiKey": "k", "api": "openai-completions", "models": [{"id": "fine"}]}
+    path = write_models(agent_dir, {"providers": {**providers, "good": good}})
+    loaded = load_models_file(path)
+    assert loaded.errors == [f'Provider "p": {message}']
+    assert [c.name for c in loaded.configs] == ["good"]
     runtime = ModelRuntime.create(agent_dir)
-    assert runtime.errors == [message]
-    assert runtime.find("anthropic", "claude-3-5-haiku-20241022") is not None
+    assert runtime.errors == [f'Provider "p": {message}']
+    assert runtime.find("good", "fine") is not None  # the other providers still apply (Pi 1.4)
+    assert runtime.find("anthropic", "claude-haiku-4-5") is not None
+
+
+def test_custom_models_need_no_api_key_but_are_unavailable_without_one(agent_dir: Path) -> None:
+    write_models(agent_dir, {"providers": {"p": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "m"}]}}})
+    runtime = ModelRuntime.create(agent_dir)
+    assert runtime.errors == []
+    assert runtime.find("p", "m") is not None
+    assert not runtime.has_credentials("p")
+    AuthStorage(agent_dir).set_api_key("p", "stored")
+    assert runtime.has_credentials("p") and runtime.get_api_key("p") == "stored"
 
 
 def test_schema_and_parse_errors(agent_dir: Path) -> None:
@@ -90,8 +99,8 @@ def test_schema_and_parse_errors(agent_dir: Path) -> None:
     with pytest.raises(ModelsJsonError) as info:
         load_models_json(path)
     assert str(info.value) == (
-        "Invalid models.json schema:\n  - providers/p/baseUrl: must be string\n"
-        f"  - providers/p/models/0: must have required property 'id'\n\nFile: {path}"
+        "Invalid models.json schema:\n  - providers.p.baseUrl: must be string\n"
+        f"  - providers.p.models.0.id: must have required properties id\n\nFile: {path}"
     )
     write_models(agent_dir, "{oops")
     with pytest.raises(ModelsJsonError, match=r"^Failed to parse models.json: .*\n\nFile: "):
@@ -106,17 +115,17 @@ def test_builtin_reroute_and_overrides(agent_dir: Path) -> None:
                 "anthropic": {
                     "baseUrl": "http://proxy",
                     "headers": {"X-A": "1"},
-                    "modelOverrides": {"claude-3-5-haiku-20241022": {"name": "Haiku!", "cost": {"input": 9}}},
+                    "modelOverrides": {"claude-haiku-4-5": {"name": "Haiku!", "cost": {"input": 9}}},
                 }
             }
         },
     )
     runtime = ModelRuntime.create(agent_dir)
-    model = runtime.find("anthropic", "claude-3-5-haiku-20241022")
+    model = runtime.find("anthropic", "claude-haiku-4-5")
     assert model is not None
     assert model["baseUrl"] == "http://proxy" and model["headers"] == {"X-A": "1"}
-    assert model["name"] == "Haiku!" and model["cost"]["input"] == 9 and model["cost"]["output"] == 4
-    other = runtime.find("anthropic", "claude-3-5-sonnet-20241022") or runtime.get_all()[0]
+    assert model["name"] == "Haiku!" and model["cost"]["input"] == 9 and model["cost"]["output"] == 5
+    other = runtime.find("anthropic", "claude-sonnet-4-5") or runtime.get_all()[0]
     assert other["baseUrl"] in ("http://proxy", other["baseUrl"])
 
 
@@ -129,15 +138,15 @@ def test_custom_models_upsert_builtins(agent_dir: Path) -> None:
                     "baseUrl": "http://x",
                     "apiKey": "k",
                     "api": "anthropic-messages",
-                    "models": [{"id": "claude-3-5-haiku-20241022", "name": "Mine"}, {"id": "new-one"}],
+                    "models": [{"id": "claude-haiku-4-5", "name": "Mine"}, {"id": "new-one"}],
                 }
             }
         },
     )
     runtime = ModelRuntime.create(agent_dir)
     ids = [m["id"] for m in runtime.get_all() if m["provider"] == "anthropic"]
-    assert ids.count("claude-3-5-haiku-20241022") == 1 and "new-one" in ids
-    assert runtime.find("anthropic", "claude-3-5-haiku-20241022")["name"] == "Mine"  # type: ignore[index]
+    assert ids.count("claude-haiku-4-5") == 1 and "new-one" in ids
+    assert runtime.find("anthropic", "claude-haiku-4-5")["name"] == "Mine"  # type: ignore[index]
 
 
 def test_key_resolution_order(agent_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -151,15 +160,23 @@ def test_key_resolution_order(agent_dir: Path, monkeypatch: pytest.MonkeyPatch, 
         },
     )
     runtime = ModelRuntime.create(agent_dir)
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    # Pi 1.4: models.json's apiKey wins over the environment ...
     assert runtime.get_api_key("openai") == "from-command"
     assert runtime.get_api_key("openai") == "from-command"
     assert marker.read_text().count("x") == 2  # run at request time, not cached
-    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
-    assert runtime.get_api_key("openai") == "from-env"
+    # ... auth.json wins over both, and a runtime key over everything.
     AuthStorage(agent_dir).set_api_key("openai", "from-auth")
     assert runtime.get_api_key("openai") == "from-auth"
     runtime.set_runtime_api_key("openai", "from-cli")
     assert runtime.get_api_key("openai") == "from-cli"
+
+
+def test_environment_is_used_when_models_json_has_no_key(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_models(agent_dir, {"providers": {"openai": {"baseUrl": "http://proxy/v1"}}})
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    runtime = ModelRuntime.create(agent_dir)
+    assert runtime.get_api_key("openai") == "from-env"
 
 
 def test_auth_header_and_header_values(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

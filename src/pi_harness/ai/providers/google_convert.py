@@ -113,7 +113,8 @@ def _config_from_value(value: object, include_thoughts: bool) -> ThinkingConfig:
     if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip())):
         config["thinkingBudget"] = int(value)
     else:
-        config["thinkingLevel"] = str(value)
+        # Pi 1.4's catalogue maps levels in lower case; the wire takes Google's upper-case names.
+        config["thinkingLevel"] = str(value).upper()
     return config
 
 

@@ -37,6 +37,8 @@ class OpenAICompletionsOptions(StreamOptions):
     reasoning_effort: str | None = None
     # ``"auto"``, ``"none"``, ``"required"`` or ``{"type": "function", "function": {"name": …}}``.
     tool_choice: str | Mapping[str, object] | None = None
+    # Token budgets per level for ``thinkingTokenBudgetField`` and ``{"$var": "thinking.budget"}``.
+    thinking_budgets: dict[str, int] | None = None
 
 
 class ProviderStreamError(Exception):
@@ -375,6 +377,7 @@ def stream_simple(
     opts.max_tokens = simple.max_tokens or default_max_tokens(model)
     # The level's name on the wire is chosen when the body is built (``reasoning_effort_value``).
     opts.reasoning_effort = requested_level(model, simple.reasoning)
+    opts.thinking_budgets = simple.thinking_budgets
     return stream(model, context, opts)
 
 

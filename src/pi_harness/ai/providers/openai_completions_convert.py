@@ -8,11 +8,13 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
+from pi_harness.ai.providers.openai_completions_dialects import EXTRA_FORMATS, dialect_fields
 from pi_harness.ai.providers.openai_completions_wire import (
     AssistantMessageParam,
     CacheControl,
@@ -94,6 +96,11 @@ def build_request_body(
     if tool_choice is not None:
         body["tool_choice"] = tool_choice
     apply_reasoning(body, model, compat, reasoning_effort)
+    extra = dialect_fields(
+        model, compat, reasoning_effort, options.max_tokens, getattr(options, "thinking_budgets", None)
+    )
+    # Fields the typed body does not declare (their values are checked where they are made).
+    cast(dict[str, object], body).update(extra)
     _apply_routing(body, model, compat)
     _apply_caching(body, model, compat, options)
     return body
@@ -310,6 +317,8 @@ def apply_reasoning(
     elif fmt == "openrouter":
         if effort is not None:
             body["reasoning"] = {"effort": effort}
+    elif fmt in EXTRA_FORMATS:
+        return  # written by ``dialect_fields``
     elif effort is not None and compat["supportsReasoningEffort"]:
         body["reasoning_effort"] = effort
 

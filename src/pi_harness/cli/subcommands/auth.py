@@ -88,12 +88,6 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
         stored = runtime.auth.get_api_key(provider)
         if stored:
             return Credential(stored, "auth.json (oauth)" if entry.get("type") == "oauth" else "auth.json")
-    env = get_env_api_key(provider)
-    if env:
-        if env == AUTHENTICATED:
-            return Credential("", "environment (ambient credentials)")
-        name = next((n for n in env_var_names(provider) if os.environ.get(n)), None)
-        return Credential(env, f"environment ({name})" if name else "environment")
     configured: str | None = None
     if runtime.models_json_path is not None:
         try:
@@ -101,9 +95,16 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
         except ModelsJsonError:
             configs = []
         configured = next((c.api_key for c in configs if c.name == provider and c.api_key), None)
-    if configured:
-        value = resolve_config_value(configured)
-        return Credential(value, "models.json") if value else Credential(None, None)
+    # models.json's apiKey comes before the environment, as in Pi 1.4.
+    value = resolve_config_value(configured) if configured and entry is None else None
+    if value:
+        return Credential(value, "models.json")
+    env = get_env_api_key(provider)
+    if env:
+        if env == AUTHENTICATED:
+            return Credential("", "environment (ambient credentials)")
+        name = next((n for n in env_var_names(provider) if os.environ.get(n)), None)
+        return Credential(env, f"environment ({name})" if name else "environment")
     if runtime.get_api_key(provider) == "":
         return Credential("", "none required")
     return Credential(None, None)
@@ -127,6 +128,14 @@ def _not_ready_message(runtime: ModelRuntime, provider: str) -> str:
     hints.append(f"add a key to {auth_path}" if auth_path is not None else "add a key to auth.json")
     hints.append("run /login in interactive mode")
     return f"No credentials for {provider}. To fix: {', '.join(hints)}."
+
+
+def _missing_settings(runtime: ModelRuntime, provider: str) -> list[str]:
+    """Settings the provider needs besides a key (Cloudflare's ids) that are set nowhere."""
+    from pi_harness.ai.env_keys import PROVIDER_SETTINGS
+
+    stored = runtime.auth.get_env(provider)
+    return [name for name in PROVIDER_SETTINGS.get(provider, ()) if not (stored.get(name) or os.environ.get(name))]
 
 
 def _resolve_target(
@@ -183,6 +192,13 @@ def check_auth(
         return AuthReport("not_ready", "No models available. Set an API key (e.g. OPENAI_API_KEY) or add auth.json.")
     env_vars = list(env_var_names(target_provider))
     credential = resolve_credential(runtime, target_provider)
+    missing = _missing_settings(runtime, target_provider)
+    if credential.value is not None and missing:
+        message = (
+            f"No usable credentials for {target_provider}: set {', '.join(missing)} "
+            "(environment, or the env object of its auth.json entry)."
+        )
+        return AuthReport("not_ready", message, target_provider, model_id, env_vars=env_vars)
     if credential.value is None:
         return AuthReport(
             "not_ready", _not_ready_message(runtime, target_provider), target_provider, model_id, env_vars=env_vars

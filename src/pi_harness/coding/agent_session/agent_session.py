@@ -31,6 +31,7 @@ from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.options import QueueMode
 from pi_harness.agent.types import AgentMessage, AgentTool
 from pi_harness.ai.api import stream_simple
+from pi_harness.ai.models import image_resize
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, ImageContent, Model, ThinkingLevel
 from pi_harness.coding.agent_session import stats, views
@@ -132,7 +133,13 @@ class AgentSession:
 
         # Tools and the system prompt.
         self.tool_options = dataclasses.replace(
+<<<<<<< HEAD
             tool_options or ToolOptions(), env=functools.partial(shell_environment, state), file_views=FileViews()
+=======
+            tool_options or ToolOptions(),
+            env=functools.partial(shell_environment, state),
+            image_resize=lambda: image_resize(state.model),
+>>>>>>> prov-catalog
         )
         self.tool_registry = ToolRegistry(
             builtin=create_tools(available_tool_names(), cwd, self.tool_options),

@@ -77,7 +77,11 @@ class RequestProjection:
         base = self._base
         return PreparedRequest(
             context=AgentContext(system_prompt, messages, self._tools.active_tools()),
-            stream_options=dataclasses.replace(base, headers={**(base.headers or {}), **headers} or None),
+            stream_options=dataclasses.replace(
+                base,
+                headers={**(base.headers or {}), **headers} or None,
+                env=self._state.model_runtime.get_request_env(request.model["provider"]),
+            ),
         )
 
     async def _headers(self, model: Model) -> dict[str, str]:
@@ -108,6 +112,7 @@ class RequestProjection:
             opts,
             api_key=key,
             headers={**headers, **(opts.headers or {})} or None,
+            env=opts.env or self._state.model_runtime.get_request_env(model["provider"]),
             idle_timeout_ms=base.idle_timeout_ms,
             max_retries=base.max_retries,
         )

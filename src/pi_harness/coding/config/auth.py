@@ -1,7 +1,7 @@
 """auth.json: stored credentials.
 
-``{"<provider>": {"type": "api_key", "key": "..."} | {"type": "oauth", "refresh", "access",
-"expires", ...}}``, created 0600 in a 0700 directory, every read-modify-write under Pi's
+``{"<provider>": {"type": "api_key", "key": "...", "env": {...}} | {"type": "oauth", "refresh",
+"access", "expires", ...}}``, created 0600 in a 0700 directory, every read-modify-write under Pi's
 ``auth.json.lock`` directory lock so Pi and pi-harness can share the file.
 """
 
@@ -52,13 +52,23 @@ class AuthStorage:
             return None
         if entry.get("type") == "api_key":
             key = entry.get("key")
-            return resolve_config_value(key) if isinstance(key, str) else None
+            return resolve_config_value(key, self.get_env(provider)) if isinstance(key, str) else None
         if entry.get("type") == "oauth":
             access = entry.get("access")
             expires = entry.get("expires")
             if isinstance(access, str) and (not isinstance(expires, int | float) or expires > time.time() * 1000):
                 return access
         return None
+
+    def get_env(self, provider: str) -> dict[str, str]:
+        """The ``env`` object of a stored API-key credential: settings for that provider (e.g.
+        ``CLOUDFLARE_ACCOUNT_ID``) that win over the process environment. Non-string values are
+        ignored."""
+        entry = self.get(provider)
+        env = entry.get("env") if entry is not None and entry.get("type") == "api_key" else None
+        if not isinstance(env, dict):
+            return {}
+        return {str(k): v for k, v in env.items() if isinstance(v, str)}
 
     def has(self, provider: str) -> bool:
         return self.get(provider) is not None

@@ -92,6 +92,7 @@ def fit_image(
     max_width: int = MAX_DIMENSION,
     max_height: int = MAX_DIMENSION,
     max_bytes: int = MAX_IMAGE_BYTES,
+    jpeg_quality: int = _FIRST_QUALITY,
 ) -> FittedImage | None:
     """A version of the image within the limits; ``None`` if it cannot be decoded.
 
@@ -127,7 +128,7 @@ def fit_image(
         best = min((item for item in produced if (item.width, item.height) == size), key=lambda item: len(item.data))
         return best if len(best.data) <= max_bytes else None
 
-    for quality in (_FIRST_QUALITY, *_RETRY_QUALITIES):
+    for quality in (jpeg_quality, *_RETRY_QUALITIES):
         fitted = attempt((width, height), quality)
         if fitted is not None:
             return fitted

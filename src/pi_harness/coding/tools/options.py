@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+from pi_harness.ai.models import ImageResize
 from pi_harness.coding.tools.file_freshness import FileViews
 from pi_harness.coding.tools.operations import (
     BashOperations,
@@ -48,6 +49,9 @@ class ToolOptions:
     # read: settings images.autoResize and images.blockImages.
     auto_resize_images: bool = True
     block_images: bool = False
+    # read: the current model's ``inputLimits.images.resize`` (called per read, so it follows
+    # model changes); None = the default limits.
+    image_resize: Callable[[], ImageResize] | None = None
     # bash: settings shellPath, shellCommandPrefix and tools.reapOrphans (beyond Pi).
     shell_path: str | None = None
     shell_command_prefix: str | None = None

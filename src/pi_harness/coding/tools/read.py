@@ -90,6 +90,17 @@ async def _refuse_binary(chunks: AsyncIterator[bytes], shown: str) -> AsyncItera
             await close()  # release the file now, not when the generator is collected
 
 
+def image_limits(options: ToolOptions) -> dict[str, int]:
+    """``fit_image`` limits from the model's resize profile (its ``maxBytes`` counts base64)."""
+    resize = options.image_resize() if options.image_resize is not None else None
+    if resize is None:
+        return {}
+    limits = {"max_width": resize.max_width, "max_height": resize.max_height, "jpeg_quality": resize.jpeg_quality}
+    if resize.max_bytes is not None:
+        limits["max_bytes"] = resize.max_bytes * 3 // 4
+    return {name: value for name, value in limits.items() if value is not None}
+
+
 async def _read_image(operations: ReadOperations, path: str, mime_type: str, options: ToolOptions) -> AgentToolResult:
     note = f"Read image file [{mime_type}]"
     if options.block_images:
@@ -99,7 +110,7 @@ async def _read_image(operations: ReadOperations, path: str, mime_type: str, opt
         options.file_views.saw(path, data)
     out_type = mime_type
     if options.auto_resize_images:
-        fitted = await asyncio.to_thread(fit_image, data, mime_type)
+        fitted = await asyncio.to_thread(fit_image, data, mime_type, **image_limits(options))
         if fitted is not None:
             data, out_type = fitted.data, fitted.mime_type
             if fitted.resized:
