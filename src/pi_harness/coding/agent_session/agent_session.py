@@ -133,13 +133,10 @@ class AgentSession:
 
         # Tools and the system prompt.
         self.tool_options = dataclasses.replace(
-<<<<<<< HEAD
-            tool_options or ToolOptions(), env=functools.partial(shell_environment, state), file_views=FileViews()
-=======
             tool_options or ToolOptions(),
             env=functools.partial(shell_environment, state),
+            file_views=FileViews(),
             image_resize=lambda: image_resize(state.model),
->>>>>>> prov-catalog
         )
         self.tool_registry = ToolRegistry(
             builtin=create_tools(available_tool_names(), cwd, self.tool_options),

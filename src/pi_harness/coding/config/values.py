@@ -142,16 +142,12 @@ def run_value_command(command: str) -> str | None:
     return out or None
 
 
-<<<<<<< HEAD
 def last_command_output(command: str) -> str | None:
     """What ``!command`` printed the last time this process ran it (``None``: never run)."""
     return _COMMAND_OUTPUTS.get(command)
 
 
-def resolve_headers(headers: dict[str, str] | None) -> dict[str, str]:
-=======
 def resolve_headers(headers: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> dict[str, str]:
->>>>>>> prov-catalog
     resolved: dict[str, str] = {}
     for name, value in (headers or {}).items():
         result = resolve_config_value(value, env)
