@@ -30,6 +30,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "openai-responses": "pi_harness.ai.providers.openai_responses",
     "anthropic-messages": "pi_harness.ai.providers.anthropic",
     "google-generative-ai": "pi_harness.ai.providers.google",
+    "azure-openai-responses": "pi_harness.ai.providers.azure_openai_responses",
     "faux": "pi_harness.ai.providers.faux",
 }
 

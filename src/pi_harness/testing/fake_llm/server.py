@@ -36,6 +36,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "openai-responses": "pi_harness.testing.fake_llm.openai_responses",
     "anthropic-messages": "pi_harness.testing.fake_llm.anthropic",
     "google-generative-ai": "pi_harness.testing.fake_llm.google",
+    "azure-openai-responses": "pi_harness.testing.fake_llm.azure_openai_responses",
 }
 
 
@@ -46,7 +47,8 @@ def api_for_path(method: str, path: str) -> str | None:
     if path.endswith("/chat/completions"):
         return "openai-completions"
     if path.endswith("/responses"):
-        return "openai-responses"
+        # Azure hangs the Responses route under /openai/ (``…/openai/v1/responses``).
+        return "azure-openai-responses" if "/openai/" in path else "openai-responses"
     if path.endswith("/messages"):
         return "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
@@ -66,6 +68,10 @@ class WireProtocol(Protocol):
     def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
         """Status, extra headers and body of an HTTP error response."""
         ...
+
+    # Optional: ``check_request(request) -> HTTPErrorSpec | None`` gives the error the real service
+    # answers a request it refuses (missing credentials, bad route) before any scripted response
+    # is used; ``None`` when the request is acceptable.
 
 
 _protocol_cache: dict[str, WireProtocol] = {}
@@ -153,6 +159,8 @@ class FakeLLMServer:
             return self.url
         if api == "google-generative-ai":
             return f"{self.url}/v1beta"
+        if api == "azure-openai-responses":
+            return f"{self.url}/openai/v1"
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
@@ -302,6 +310,12 @@ class FakeLLMServer:
             parsed = body.decode("utf-8", errors="replace")
         request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api)
         self.requests.append(request)
+        check = getattr(protocol, "check_request", None)
+        refusal: HTTPErrorSpec | None = check(request) if check is not None else None
+        if refusal is not None:
+            status, extra, err_body = protocol.encode_error(refusal, request)
+            await _write_simple(writer, status, {"content-type": "application/json", **extra}, err_body)
+            return True
         response = self._next_response(request)
         if response is None:
             status, extra, err_body = protocol.encode_error(HTTPErrorSpec(500, NO_RESPONSE_LEFT), request)
