@@ -31,6 +31,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "anthropic-messages": "pi_harness.ai.providers.anthropic",
     "google-generative-ai": "pi_harness.ai.providers.google",
     "azure-openai-responses": "pi_harness.ai.providers.azure_openai_responses",
+    "openai-codex-responses": "pi_harness.ai.providers.openai_codex_responses",
     "faux": "pi_harness.ai.providers.faux",
 }
 

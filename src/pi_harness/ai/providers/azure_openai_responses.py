@@ -28,14 +28,14 @@ from pi_harness.ai.providers.azure_openai_config import (
     resolve_base_url,
     resolve_deployment_name,
 )
-from pi_harness.ai.providers.openai_responses import OpenAIResponsesOptions, reasoning_effort_for
+from pi_harness.ai.providers.openai_responses import OpenAIResponsesOptions
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools
 from pi_harness.ai.providers.openai_responses_read import read_responses_events
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens
+from pi_harness.ai.thinking import default_max_tokens, requested_level
 from pi_harness.ai.types import Context, Model
 
 API = "azure-openai-responses"
@@ -147,7 +147,8 @@ def stream_simple(
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, AzureOpenAIResponsesOptions)
     opts.max_tokens = simple.max_tokens or default_max_tokens(model)
-    opts.reasoning_effort = reasoning_effort_for(model, simple.reasoning)
+    # The clamped level; the body maps it through ``thinkingLevelMap``.
+    opts.reasoning_effort = requested_level(model, simple.reasoning)
     return stream(model, context, opts)
 
 

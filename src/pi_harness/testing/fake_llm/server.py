@@ -37,6 +37,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "anthropic-messages": "pi_harness.testing.fake_llm.anthropic",
     "google-generative-ai": "pi_harness.testing.fake_llm.google",
     "azure-openai-responses": "pi_harness.testing.fake_llm.azure_openai_responses",
+    "openai-codex-responses": "pi_harness.testing.fake_llm.openai_codex_responses",
 }
 
 
@@ -46,6 +47,8 @@ def api_for_path(method: str, path: str) -> str | None:
         return None
     if path.endswith("/chat/completions"):
         return "openai-completions"
+    if path.endswith("/codex/responses"):
+        return "openai-codex-responses"
     if path.endswith("/responses"):
         # Azure hangs the Responses route under /openai/ (``…/openai/v1/responses``).
         return "azure-openai-responses" if "/openai/" in path else "openai-responses"
@@ -161,6 +164,8 @@ class FakeLLMServer:
             return f"{self.url}/v1beta"
         if api == "azure-openai-responses":
             return f"{self.url}/openai/v1"
+        if api == "openai-codex-responses":
+            return f"{self.url}/backend-api"
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
