@@ -32,6 +32,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "google-generative-ai": "pi_harness.ai.providers.google",
     "azure-openai-responses": "pi_harness.ai.providers.azure_openai_responses",
     "openai-codex-responses": "pi_harness.ai.providers.openai_codex_responses",
+    "mistral-conversations": "pi_harness.ai.providers.mistral_conversations",
     "faux": "pi_harness.ai.providers.faux",
 }
 

@@ -38,6 +38,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "google-generative-ai": "pi_harness.testing.fake_llm.google",
     "azure-openai-responses": "pi_harness.testing.fake_llm.azure_openai_responses",
     "openai-codex-responses": "pi_harness.testing.fake_llm.openai_codex_responses",
+    "mistral-conversations": "pi_harness.testing.fake_llm.mistral",
 }
 
 
@@ -46,7 +47,8 @@ def api_for_path(method: str, path: str) -> str | None:
     if method != "POST":
         return None
     if path.endswith("/chat/completions"):
-        return "openai-completions"
+        # Mistral's route is the same as OpenAI's; the fake serves it under /mistral.
+        return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
     if path.endswith("/codex/responses"):
         return "openai-codex-responses"
     if path.endswith("/responses"):
@@ -166,6 +168,8 @@ class FakeLLMServer:
             return f"{self.url}/openai/v1"
         if api == "openai-codex-responses":
             return f"{self.url}/backend-api"
+        if api == "mistral-conversations":
+            return f"{self.url}/mistral"
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
