@@ -33,6 +33,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "azure-openai-responses": "pi_harness.ai.providers.azure_openai_responses",
     "openai-codex-responses": "pi_harness.ai.providers.openai_codex_responses",
     "mistral-conversations": "pi_harness.ai.providers.mistral_conversations",
+    "google-vertex": "pi_harness.ai.providers.google_vertex",
     "faux": "pi_harness.ai.providers.faux",
 }
 

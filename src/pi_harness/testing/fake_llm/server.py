@@ -39,6 +39,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "azure-openai-responses": "pi_harness.testing.fake_llm.azure_openai_responses",
     "openai-codex-responses": "pi_harness.testing.fake_llm.openai_codex_responses",
     "mistral-conversations": "pi_harness.testing.fake_llm.mistral",
+    "google-vertex": "pi_harness.testing.fake_llm.google_vertex",
 }
 
 
@@ -57,7 +58,8 @@ def api_for_path(method: str, path: str) -> str | None:
     if path.endswith("/messages"):
         return "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
-        return "google-generative-ai"
+        # Vertex names models under a publisher (``…/publishers/google/models/<id>``).
+        return "google-vertex" if "/publishers/" in path else "google-generative-ai"
     return None
 
 
@@ -121,6 +123,7 @@ class FakeLLMServer:
         self.probes: list[str] = []
         self.cancelled_streams = 0  # streams whose client went away before the end
         self.completed_streams = 0
+        self.token_requests: list[str] = []  # bodies of OAuth token requests (``POST /token``)
         self._queue: deque[ResponseSource] = deque(responses)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -170,6 +173,8 @@ class FakeLLMServer:
             return f"{self.url}/backend-api"
         if api == "mistral-conversations":
             return f"{self.url}/mistral"
+        if api == "google-vertex":
+            return self.url  # a collection root: the provider adds /v1/publishers/google/models/…
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
@@ -307,6 +312,13 @@ class FakeLLMServer:
             return True
         if method == "GET" and path == "/props" and self.props is not None:
             await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(self.props))
+            return True
+        if method == "POST" and path == "/token":
+            from pi_harness.testing.fake_llm.google_vertex import token_response
+
+            self.token_requests.append(body.decode("utf-8", errors="replace"))
+            status, token_body = token_response(body, len(self.token_requests))
+            await _write_simple(writer, status, {"content-type": "application/json; charset=utf-8"}, token_body)
             return True
         api = api_for_path(method, path)
         protocol = protocol_for(api) if api is not None else None
