@@ -34,6 +34,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "openai-codex-responses": "pi_harness.ai.providers.openai_codex_responses",
     "mistral-conversations": "pi_harness.ai.providers.mistral_conversations",
     "google-vertex": "pi_harness.ai.providers.google_vertex",
+    "bedrock-converse-stream": "pi_harness.ai.providers.bedrock_converse_stream",
     "faux": "pi_harness.ai.providers.faux",
 }
 

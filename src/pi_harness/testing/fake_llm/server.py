@@ -40,6 +40,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "openai-codex-responses": "pi_harness.testing.fake_llm.openai_codex_responses",
     "mistral-conversations": "pi_harness.testing.fake_llm.mistral",
     "google-vertex": "pi_harness.testing.fake_llm.google_vertex",
+    "bedrock-converse-stream": "pi_harness.testing.fake_llm.bedrock",
 }
 
 
@@ -47,6 +48,8 @@ def api_for_path(method: str, path: str) -> str | None:
     """Which wire protocol a request path belongs to."""
     if method != "POST":
         return None
+    if path.startswith("/model/") and path.endswith("/converse-stream"):
+        return "bedrock-converse-stream"
     if path.endswith("/chat/completions"):
         # Mistral's route is the same as OpenAI's; the fake serves it under /mistral.
         return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
@@ -78,7 +81,8 @@ class WireProtocol(Protocol):
 
     # Optional: ``check_request(request) -> HTTPErrorSpec | None`` gives the error the real service
     # answers a request it refuses (missing credentials, bad route) before any scripted response
-    # is used; ``None`` when the request is acceptable.
+    # is used; ``None`` when the request is acceptable. ``stream_content_type`` names a stream's
+    # ``Content-Type`` when it is not Server-Sent Events (Bedrock's binary event stream).
 
 
 _protocol_cache: dict[str, WireProtocol] = {}
@@ -173,8 +177,10 @@ class FakeLLMServer:
             return f"{self.url}/backend-api"
         if api == "mistral-conversations":
             return f"{self.url}/mistral"
-        if api == "google-vertex":
-            return self.url  # a collection root: the provider adds /v1/publishers/google/models/…
+        if api in ("google-vertex", "bedrock-converse-stream"):
+            # Vertex: a collection root (the provider adds /v1/publishers/google/models/…);
+            # Bedrock: a custom endpoint (the provider adds /model/<id>/converse-stream).
+            return self.url
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
@@ -350,7 +356,8 @@ class FakeLLMServer:
             await _write_simple(writer, status, extra, err_body)
             return True
         frames = protocol.encode_stream(response, request)
-        return await self._stream(frames, response, reader, writer)
+        content_type = getattr(protocol, "stream_content_type", "text/event-stream; charset=utf-8")
+        return await self._stream(frames, response, reader, writer, content_type)
 
     async def _stream(
         self,
@@ -358,10 +365,11 @@ class FakeLLMServer:
         response: ScriptedResponse,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
+        content_type: str = "text/event-stream; charset=utf-8",
     ) -> bool:
         head = (
             "HTTP/1.1 200 OK\r\n"
-            "Content-Type: text/event-stream; charset=utf-8\r\n"
+            f"Content-Type: {content_type}\r\n"
             "Cache-Control: no-cache\r\n"
             "Transfer-Encoding: chunked\r\n"
             f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}\r\n"
