@@ -35,6 +35,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "mistral-conversations": "pi_harness.ai.providers.mistral_conversations",
     "google-vertex": "pi_harness.ai.providers.google_vertex",
     "bedrock-converse-stream": "pi_harness.ai.providers.bedrock_converse_stream",
+    "pi-messages": "pi_harness.ai.providers.pi_messages",
     "faux": "pi_harness.ai.providers.faux",
 }
 

@@ -41,6 +41,7 @@ PROTOCOL_MODULES: dict[str, str] = {
     "mistral-conversations": "pi_harness.testing.fake_llm.mistral",
     "google-vertex": "pi_harness.testing.fake_llm.google_vertex",
     "bedrock-converse-stream": "pi_harness.testing.fake_llm.bedrock",
+    "pi-messages": "pi_harness.testing.fake_llm.pi_messages",
 }
 
 
@@ -59,7 +60,8 @@ def api_for_path(method: str, path: str) -> str | None:
         # Azure hangs the Responses route under /openai/ (``…/openai/v1/responses``).
         return "azure-openai-responses" if "/openai/" in path else "openai-responses"
     if path.endswith("/messages"):
-        return "anthropic-messages"
+        # Pi's own protocol posts to the same path; the fake serves it under /pi.
+        return "pi-messages" if path.startswith("/pi/") else "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
         # Vertex names models under a publisher (``…/publishers/google/models/<id>``).
         return "google-vertex" if "/publishers/" in path else "google-generative-ai"
@@ -177,6 +179,8 @@ class FakeLLMServer:
             return f"{self.url}/backend-api"
         if api == "mistral-conversations":
             return f"{self.url}/mistral"
+        if api == "pi-messages":
+            return f"{self.url}/pi"
         if api in ("google-vertex", "bedrock-converse-stream"):
             # Vertex: a collection root (the provider adds /v1/publishers/google/models/…);
             # Bedrock: a custom endpoint (the provider adds /model/<id>/converse-stream).
