@@ -404,3 +404,17 @@ async def test_thinking_levels_map_to_additional_fields(monkeypatch: pytest.Monk
         "thinking-binding-controls-2026-08-01"
     ]
     assert second == {"reasoning_effort": "high"}
+
+
+async def test_budget_thinking_on_claude_fits_inside_max_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "tok")
+    with FakeLLMServer(default=ScriptedResponse(steps=[TextStep("ok")])) as server:
+        roomy = bedrock_model(server, reasoning=True, maxTokens=64000)
+        tight = bedrock_model(server, reasoning=True, maxTokens=10000)
+        await collect(api.stream_simple(roomy, hello(), SimpleStreamOptions(reasoning="high")))
+        await collect(api.stream_simple(tight, hello(), SimpleStreamOptions(reasoning="high", max_tokens=4000)))
+        first, second = (r.json for r in server.requests)
+    assert first["inferenceConfig"] == {"maxTokens": 48384}  # 32000 asked + the 16384 budget
+    assert first["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 16384
+    assert second["inferenceConfig"] == {"maxTokens": 10000}  # capped by the model
+    assert second["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 8976  # leaves 1024 to answer

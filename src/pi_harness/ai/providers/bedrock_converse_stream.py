@@ -40,11 +40,12 @@ from pi_harness.ai.providers.bedrock_convert import (
     build_system,
     build_tool_config,
     is_claude,
+    supports_adaptive_thinking,
 )
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.thinking import adjust_max_tokens_for_budget, default_max_tokens, requested_level, thinking_budget
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "bedrock-converse-stream"
@@ -312,8 +313,19 @@ def stream_simple(
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, BedrockOptions)
     opts.max_tokens = simple.max_tokens or default_max_tokens(model)
-    opts.reasoning = requested_level(model, simple.reasoning)
+    level = requested_level(model, simple.reasoning)
+    opts.reasoning = level
     opts.thinking_budgets = simple.thinking_budgets
+    if level is not None and is_claude(model) and not supports_adaptive_thinking(model):
+        # Budget-based Claude: the thinking budget must fit inside max_tokens with room to answer.
+        budget_level = "high" if level in ("xhigh", "max") else level
+        budget = thinking_budget(budget_level, simple.thinking_budgets)
+        max_tokens, budget = adjust_max_tokens_for_budget(opts.max_tokens, model["maxTokens"], budget)
+        opts.max_tokens = max_tokens
+        opts.thinking_budgets = {
+            **(simple.thinking_budgets or {}),
+            budget_level: min(budget, max(0, max_tokens - 1024)),
+        }
     return stream(model, context, opts)
 
 

@@ -72,6 +72,10 @@ def is_claude(model: Model) -> bool:
     return "anthropic.claude" in model_id or "anthropic/claude" in model_id or "claude" in name
 
 
+def supports_adaptive_thinking(model: Model) -> bool:
+    return _any(model, _ADAPTIVE)
+
+
 def supports_prompt_caching(model: Model) -> bool:
     if not _any(model, ("claude",)):
         return os.environ.get("AWS_BEDROCK_FORCE_CACHE") == "1"
@@ -245,7 +249,7 @@ def additional_fields(
     if is_claude(model):
         display: JsonObject = {} if gov_cloud else {"display": "summarized"}
         binding = not gov_cloud and _any(model, _NATIVE_XHIGH)
-        if _any(model, _ADAPTIVE):
+        if supports_adaptive_thinking(model):
             thinking: JsonObject = {"type": "adaptive", **display}
             if binding:
                 thinking["block_binding"] = {"prefix_mismatch_behavior": "drop_block"}
