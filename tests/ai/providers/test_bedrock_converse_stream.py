@@ -418,3 +418,61 @@ async def test_budget_thinking_on_claude_fits_inside_max_tokens(monkeypatch: pyt
     assert first["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 16384
     assert second["inferenceConfig"] == {"maxTokens": 10000}  # capped by the model
     assert second["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 8976  # leaves 1024 to answer
+
+
+def test_claude_error_results_send_their_images_after_the_tool_results() -> None:
+    png = base64.b64encode(b"\x89PNG").decode()
+    call = {"type": "toolCall", "id": "t1", "name": "shot", "arguments": {}}
+    assistant: Any = {
+        "role": "assistant",
+        "content": [call],
+        "api": API,
+        "provider": "amazon-bedrock",
+        "model": CLAUDE,
+        "usage": {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 0,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
+        "stopReason": "toolUse",
+        "timestamp": 2,
+    }
+    result: Any = {
+        "role": "toolResult",
+        "toolCallId": "t1",
+        "toolName": "shot",
+        "content": [{"type": "text", "text": "failed"}, {"type": "image", "data": png, "mimeType": "image/png"}],
+        "isError": True,
+        "timestamp": 3,
+    }
+    context: Context = {"messages": [{"role": "user", "content": "go", "timestamp": 1}, assistant, result]}
+    model: Any = {
+        "id": CLAUDE,
+        "name": "Claude Sonnet 4",
+        "api": API,
+        "provider": "amazon-bedrock",
+        "reasoning": False,
+        "input": ["text", "image"],
+        "maxTokens": 100,
+    }
+    other: Any = {**model, "id": "amazon.nova-pro-v1:0", "name": "Nova Pro"}
+    claude_body = build_request_body(model, context, BedrockOptions(cache_retention="none"))
+    nova_body = build_request_body(other, context, BedrockOptions(cache_retention="none"))
+    image = {"image": {"format": "png", "source": {"bytes": png}}}
+    assert claude_body["messages"][2]["content"] == [  # type: ignore[index]
+        {
+            "toolResult": {
+                "toolUseId": "t1",
+                "content": [{"text": "failed"}, {"text": "(image attached after the tool results)"}],
+                "status": "error",
+            }
+        },
+        {"text": "Images from the error result of tool call t1 (shot):"},
+        image,
+    ]
+    assert nova_body["messages"][2]["content"] == [  # type: ignore[index]
+        {"toolResult": {"toolUseId": "t1", "content": [{"text": "failed"}, image], "status": "error"}}
+    ]

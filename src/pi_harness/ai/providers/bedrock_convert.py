@@ -34,6 +34,7 @@ from pi_harness.ai.types import (
 )
 
 EMPTY_TEXT = "<empty>"
+ERROR_IMAGE_NOTE = "(image attached after the tool results)"
 INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 THINKING_BINDING_BETA = "thinking-binding-controls-2026-08-01"
 _IMAGE_FORMATS = {
@@ -159,10 +160,18 @@ def _assistant(message: AssistantMessage, model: Model) -> JsonObject | None:
     return {"role": "assistant", "content": blocks} if blocks else None
 
 
-def _tool_result(message: ToolResultMessage) -> JsonObject:
+def _tool_result(message: ToolResultMessage, images_after: list[JsonValue] | None = None) -> JsonObject:
+    """One ``toolResult`` block. With ``images_after`` (Claude, which refuses images in error
+    results) an error result's images are replaced by a note and appended there instead."""
     content: list[JsonValue] = []
+    split = images_after is not None and bool(message.get("isError"))
+    moved: list[JsonValue] = []
     for block in message["content"]:
-        if block["type"] == "image":
+        if block["type"] == "image" and split:
+            if not content or content[-1] != {"text": ERROR_IMAGE_NOTE}:
+                content.append({"text": ERROR_IMAGE_NOTE})
+            moved.append(image_block(block))
+        elif block["type"] == "image":
             content.append(image_block(block))
         else:
             text = _text_block(block["text"])
@@ -170,6 +179,9 @@ def _tool_result(message: ToolResultMessage) -> JsonObject:
                 content.append(text)
     if not content:
         content.append({"text": EMPTY_TEXT})
+    if moved and images_after is not None:
+        caption = f"Images from the error result of tool call {message['toolCallId']} ({message['toolName']}):"
+        images_after.extend([{"text": caption}, *moved])
     status = "error" if message.get("isError") else "success"
     return {"toolResult": {"toolUseId": message["toolCallId"], "content": content, "status": status}}
 
@@ -189,13 +201,14 @@ def build_messages(model: Model, context: Context, retention: CacheRetention) ->
                     out.append(converted)
         else:
             results: list[JsonValue] = []
+            images_after: list[JsonValue] | None = [] if is_claude(model) else None
             while index < len(messages):
                 current = messages[index]
                 if current["role"] != "toolResult":
                     break
-                results.append(_tool_result(current))
+                results.append(_tool_result(current, images_after))
                 index += 1
-            out.append({"role": "user", "content": results})
+            out.append({"role": "user", "content": [*results, *(images_after or [])]})
             continue
         index += 1
     if retention != "none" and supports_prompt_caching(model) and out and out[-1]["role"] == "user":
