@@ -29,7 +29,8 @@ from pi_harness.testing.fake_llm import (
     ThinkingStep,
     ToolCallStep,
 )
-from pi_harness.testing.fake_llm.bedrock import INCOMPLETE_SIGNATURE, MISSING_TOKEN
+from pi_harness.testing.fake_llm import bedrock as fake_bedrock
+from pi_harness.testing.fake_llm.bedrock import INCOMPLETE_SIGNATURE, MISSING_TOKEN, SIGNATURE_MISMATCH
 
 API = "bedrock-converse-stream"
 CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"
@@ -103,6 +104,8 @@ async def test_sigv4_signed_request_streams_text_thinking_and_tools(monkeypatch:
     pytest.importorskip("botocore", reason="botocore (extra 'bedrock') is not installed")
     keys(monkeypatch, session_token="FQoGZXIvYXdzEXAMPLE")
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    # The fake recomputes the signature with the secret, as AWS does.
+    monkeypatch.setitem(fake_bedrock.KNOWN_SECRET_KEYS, "AKIAFAKEKEY1234567", "fake/secret/key")
     script = ScriptedResponse(
         steps=[
             ThinkingStep("Plan.", signature="sig-abc"),
@@ -476,3 +479,15 @@ def test_claude_error_results_send_their_images_after_the_tool_results() -> None
     assert nova_body["messages"][2]["content"] == [  # type: ignore[index]
         {"toolResult": {"toolUseId": "t1", "content": [{"text": "failed"}, image], "status": "error"}}
     ]
+
+
+async def test_a_signature_made_with_the_wrong_secret_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("botocore", reason="botocore (extra 'bedrock') is not installed")
+    keys(monkeypatch)
+    monkeypatch.setitem(fake_bedrock.KNOWN_SECRET_KEYS, "AKIAFAKEKEY1234567", "the-real-secret")
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("never")])]) as server:
+        events, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        assert server.pending == 1  # refused before any scripted answer
+    assert [e["type"] for e in events] == ["error"]
+    assert message["errorMessage"] == f"InvalidSignatureException: {SIGNATURE_MISMATCH}"
+    assert not is_retryable_error_message(message["errorMessage"])

@@ -21,12 +21,15 @@ The request must be authenticated as Bedrock expects: a bearer token, or a SigV4
 header of the right shape (``AWS4-HMAC-SHA256 Credential=<key>/<yyyymmdd>/<region>/bedrock/
 aws4_request, SignedHeaders=…host…x-amz-date…, Signature=<64 hex>``) with a matching
 ``X-Amz-Date``; otherwise AWS's 403 (``MissingAuthenticationTokenException`` or
-``IncompleteSignatureException``). HTTP errors carry ``x-amzn-ErrorType`` and ``{"message": …}``.
+``IncompleteSignatureException``). For an access key listed in ``KNOWN_SECRET_KEYS`` the signature
+itself is recomputed (``sigv4``) and a wrong one gets ``InvalidSignatureException``. HTTP errors
+carry ``x-amzn-ErrorType`` and ``{"message": …}``.
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import re
 import secrets
 import uuid
@@ -35,6 +38,7 @@ import orjson
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.providers.aws_eventstream import encode_message
+from pi_harness.testing.fake_llm import sigv4
 from pi_harness.testing.fake_llm.script import HTTPErrorSpec, RecordedRequest, TextStep, ThinkingStep, ToolCallStep
 from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter
 
@@ -56,6 +60,12 @@ _EXCEPTIONS = {
     503: "ServiceUnavailableException",
 }
 MISSING_TOKEN = "Missing Authentication Token"
+SIGNATURE_MISMATCH = (
+    "The request signature we calculated does not match the signature you provided. Check your AWS Secret "
+    "Access Key and signing method. Consult the service documentation for details."
+)
+# access key id -> secret key: signatures made with these keys are verified, not only their shape.
+KNOWN_SECRET_KEYS: dict[str, str] = {}
 INCOMPLETE_SIGNATURE = (
     "Authorization header requires 'Credential' parameter. Authorization header requires 'Signature' parameter. "
     "Authorization header requires 'SignedHeaders' parameter. Authorization header requires existence of either "
@@ -138,8 +148,10 @@ class _Messages(StepWriter[bytes]):
         return frames
 
 
-def check_authorization(headers: dict[str, str]) -> HTTPErrorSpec | None:
-    """AWS's answer to a request whose credentials have the wrong shape (``None``: acceptable)."""
+def check_authorization(request: RecordedRequest) -> HTTPErrorSpec | None:
+    """AWS's answer to a request whose credentials are missing, malformed or (for a key in
+    ``KNOWN_SECRET_KEYS``) wrongly signed; ``None`` when the request is acceptable."""
+    headers = request.headers
     authorization = headers.get("authorization", "")
     if not authorization:
         return HTTPErrorSpec(403, MISSING_TOKEN, type="MissingAuthenticationTokenException")
@@ -151,15 +163,17 @@ def check_authorization(headers: dict[str, str]) -> HTTPErrorSpec | None:
         return HTTPErrorSpec(403, INCOMPLETE_SIGNATURE, type="IncompleteSignatureException")
     signed = match.group("signed").split(";")
     if "host" not in signed or "x-amz-date" not in signed or not amz_date.startswith(match.group("date")):
-        return HTTPErrorSpec(
-            403,
-            "The request signature we calculated does not match the signature you provided.",
-            type="InvalidSignatureException",
-        )
+        return HTTPErrorSpec(403, SIGNATURE_MISMATCH, type="InvalidSignatureException")
     if "x-amz-security-token" in headers and "x-amz-security-token" not in signed:
         return HTTPErrorSpec(
             403, "The security token included in the request is invalid.", type="UnrecognizedClientException"
         )
+    secret = KNOWN_SECRET_KEYS.get(match.group("key"))
+    if secret is not None:
+        scope = f"{match.group('date')}/{match.group('region')}/bedrock/aws4_request"
+        given = authorization.rsplit("Signature=", 1)[1]
+        if not hmac.compare_digest(given, sigv4.signature(request, secret, scope, signed)):
+            return HTTPErrorSpec(403, SIGNATURE_MISMATCH, type="InvalidSignatureException")
     return None
 
 
@@ -169,7 +183,7 @@ class BedrockProtocol(ScriptedProtocol):
     stream_content_type = CONTENT_TYPE
 
     def check_request(self, request: RecordedRequest) -> HTTPErrorSpec | None:
-        return check_authorization(request.headers)
+        return check_authorization(request)
 
     def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
         return {

@@ -339,7 +339,7 @@ class FakeLLMServer:
             parsed: JsonValue = orjson.loads(body) if body else None
         except orjson.JSONDecodeError:
             parsed = body.decode("utf-8", errors="replace")
-        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api)
+        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api, body)
         self.requests.append(request)
         check = getattr(protocol, "check_request", None)
         refusal: HTTPErrorSpec | None = check(request) if check is not None else None
