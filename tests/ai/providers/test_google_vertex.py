@@ -158,6 +158,23 @@ async def test_api_key_goes_in_x_goog_api_key_and_content_streams() -> None:
     assert (usage["input"], usage["cacheRead"]) == (900, 100)
 
 
+async def test_explicit_access_token_needs_a_project_unless_the_base_url_is_a_collection() -> None:
+    template: Any = {
+        "id": "gemini-2.5-flash",
+        "name": "g",
+        "api": API,
+        "provider": "google-vertex",
+        "baseUrl": "https://{location}-aiplatform.googleapis.com",
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 1000,
+        "maxTokens": 100,
+    }
+    _, message = await collect(stream(template, hello(), GoogleVertexOptions(access_token="ya29.given")))
+    assert message["errorMessage"] == NO_PROJECT
+
+
 async def test_explicit_access_token_is_a_bearer_token() -> None:
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
         options = GoogleVertexOptions(access_token="ya29.given")

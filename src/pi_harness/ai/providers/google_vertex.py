@@ -7,7 +7,7 @@ Credentials, in order:
 * an API key (``api_key``, ``GOOGLE_CLOUD_API_KEY``): Vertex "express mode", sent as
   ``x-goog-api-key``; no project or location;
 * an access token given as ``access_token``: sent as ``Authorization: Bearer`` (e.g. the output of
-  ``gcloud auth print-access-token``);
+  ``gcloud auth print-access-token``), with a project and location as for ADC;
 * otherwise Application Default Credentials through ``google-auth`` (extra ``vertex``):
   ``GOOGLE_APPLICATION_CREDENTIALS`` or gcloud's default file, with a project
   (``GOOGLE_CLOUD_PROJECT``/``GCLOUD_PROJECT``) and a location (``GOOGLE_CLOUD_LOCATION``).
@@ -140,7 +140,8 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     async def prepare() -> SSERequest:
         key = usable_api_key(opts.api_key)
         # Project and location are checked before any token is fetched (they are cheaper to fix).
-        url = request_url(model, opts, with_key=key is not None or bool(opts.access_token))
+        # An OAuth token (given or from ADC) addresses a project; only a key uses express mode.
+        url = request_url(model, opts, with_key=key is not None)
         auth = await _authorization(opts, key)
         headers = merge_headers(
             {"content-type": "application/json", "accept": "text/event-stream"},
