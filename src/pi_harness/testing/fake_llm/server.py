@@ -381,6 +381,7 @@ class FakeLLMServer:
         )
         writer.write(head.encode("latin-1"))
         await writer.drain()
+        completed = False
         try:
             for index, frame in enumerate(frames):
                 if response.drop_after is not None and index >= response.drop_after:
@@ -400,13 +401,17 @@ class FakeLLMServer:
             if response.drop_after is not None and response.drop_after >= len(frames):
                 writer.transport.abort()
                 return False
-            writer.write(b"0\r\n\r\n")
-            # Counted before the drain: the client may read the terminator (and a test may look at
-            # the counter) before this coroutine runs again.
+            # Counted before the terminator is written: ``write`` may send it at once, and the
+            # client (another thread) may read it and look at the counter before this thread
+            # runs again.
             self.completed_streams += 1
+            completed = True
+            writer.write(b"0\r\n\r\n")
             await writer.drain()
             return True
         except ConnectionError:
+            if completed:
+                self.completed_streams -= 1
             self.cancelled_streams += 1
             return False
 
