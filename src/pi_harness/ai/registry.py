@@ -30,6 +30,12 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "openai-responses": "pi_harness.ai.providers.openai_responses",
     "anthropic-messages": "pi_harness.ai.providers.anthropic",
     "google-generative-ai": "pi_harness.ai.providers.google",
+    "azure-openai-responses": "pi_harness.ai.providers.azure_openai_responses",
+    "openai-codex-responses": "pi_harness.ai.providers.openai_codex_responses",
+    "mistral-conversations": "pi_harness.ai.providers.mistral_conversations",
+    "google-vertex": "pi_harness.ai.providers.google_vertex",
+    "bedrock-converse-stream": "pi_harness.ai.providers.bedrock_converse_stream",
+    "pi-messages": "pi_harness.ai.providers.pi_messages",
     "faux": "pi_harness.ai.providers.faux",
 }
 

@@ -14,14 +14,17 @@ from pathlib import Path
 from pi_harness.ai.json_values import JsonValue, as_list
 from pi_harness.testing.fake_llm.script import RecordedRequest, ScriptedResponse, TextStep
 from pi_harness.testing.fake_llm.script_file import load_script
-from pi_harness.testing.fake_llm.server import FakeLLMServer
+from pi_harness.testing.fake_llm.server import PROTOCOL_MODULES, FakeLLMServer
 
 
 def _last_user_text(body: JsonValue) -> str:
-    """The last user text of any protocol's request (``messages``, ``input`` or ``contents``)."""
+    """The last user text of any protocol's request (``messages``, ``input``, ``contents``, or
+    pi-messages' ``context.messages``)."""
     if not isinstance(body, dict):
         return ""
-    messages = body.get("messages") or body.get("input") or body.get("contents")
+    context = body.get("context")
+    nested = context.get("messages") if isinstance(context, dict) else None
+    messages = body.get("messages") or body.get("input") or body.get("contents") or nested
     for message in reversed(as_list(messages)):
         if not isinstance(message, dict) or message.get("role") not in ("user", None):
             continue
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     server = FakeLLMServer(responses, host=args.host, port=args.port, default=echo, models=args.models)
     server.start()
     print(f"fake LLM server listening on {server.url}", flush=True)
-    for api in ("openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"):
+    for api in PROTOCOL_MODULES:
         print(f"  {api}: baseUrl {server.base_url(api)}", flush=True)
     server.serve_forever()
     return 0

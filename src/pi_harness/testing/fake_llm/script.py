@@ -87,6 +87,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names
     body: JsonValue  # parsed JSON, or the raw text when it is not JSON
     protocol: str
+    raw_body: bytes = b""  # the bytes as received (what a signature covers)
 
     @property
     def json(self) -> JsonObject:

@@ -36,6 +36,12 @@ PROTOCOL_MODULES: dict[str, str] = {
     "openai-responses": "pi_harness.testing.fake_llm.openai_responses",
     "anthropic-messages": "pi_harness.testing.fake_llm.anthropic",
     "google-generative-ai": "pi_harness.testing.fake_llm.google",
+    "azure-openai-responses": "pi_harness.testing.fake_llm.azure_openai_responses",
+    "openai-codex-responses": "pi_harness.testing.fake_llm.openai_codex_responses",
+    "mistral-conversations": "pi_harness.testing.fake_llm.mistral",
+    "google-vertex": "pi_harness.testing.fake_llm.google_vertex",
+    "bedrock-converse-stream": "pi_harness.testing.fake_llm.bedrock",
+    "pi-messages": "pi_harness.testing.fake_llm.pi_messages",
 }
 
 
@@ -43,14 +49,22 @@ def api_for_path(method: str, path: str) -> str | None:
     """Which wire protocol a request path belongs to."""
     if method != "POST":
         return None
+    if path.startswith("/model/") and path.endswith("/converse-stream"):
+        return "bedrock-converse-stream"
     if path.endswith("/chat/completions"):
-        return "openai-completions"
+        # Mistral's route is the same as OpenAI's; the fake serves it under /mistral.
+        return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
+    if path.endswith("/codex/responses"):
+        return "openai-codex-responses"
     if path.endswith("/responses"):
-        return "openai-responses"
+        # Azure hangs the Responses route under /openai/ (``…/openai/v1/responses``).
+        return "azure-openai-responses" if "/openai/" in path else "openai-responses"
     if path.endswith("/messages"):
-        return "anthropic-messages"
+        # Pi's own protocol posts to the same path; the fake serves it under /pi.
+        return "pi-messages" if path.startswith("/pi/") else "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
-        return "google-generative-ai"
+        # Vertex names models under a publisher (``…/publishers/google/models/<id>``).
+        return "google-vertex" if "/publishers/" in path else "google-generative-ai"
     return None
 
 
@@ -66,6 +80,11 @@ class WireProtocol(Protocol):
     def encode_error(self, error: HTTPErrorSpec, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
         """Status, extra headers and body of an HTTP error response."""
         ...
+
+    # Optional: ``check_request(request) -> HTTPErrorSpec | None`` gives the error the real service
+    # answers a request it refuses (missing credentials, bad route) before any scripted response
+    # is used; ``None`` when the request is acceptable. ``stream_content_type`` names a stream's
+    # ``Content-Type`` when it is not Server-Sent Events (Bedrock's binary event stream).
 
 
 _protocol_cache: dict[str, WireProtocol] = {}
@@ -110,6 +129,7 @@ class FakeLLMServer:
         self.probes: list[str] = []
         self.cancelled_streams = 0  # streams whose client went away before the end
         self.completed_streams = 0
+        self.token_requests: list[str] = []  # bodies of OAuth token requests (``POST /token``)
         self._queue: deque[ResponseSource] = deque(responses)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -153,6 +173,18 @@ class FakeLLMServer:
             return self.url
         if api == "google-generative-ai":
             return f"{self.url}/v1beta"
+        if api == "azure-openai-responses":
+            return f"{self.url}/openai/v1"
+        if api == "openai-codex-responses":
+            return f"{self.url}/backend-api"
+        if api == "mistral-conversations":
+            return f"{self.url}/mistral"
+        if api == "pi-messages":
+            return f"{self.url}/pi"
+        if api in ("google-vertex", "bedrock-converse-stream"):
+            # Vertex: a collection root (the provider adds /v1/publishers/google/models/…);
+            # Bedrock: a custom endpoint (the provider adds /model/<id>/converse-stream).
+            return self.url
         return f"{self.url}/v1"
 
     def model(self, api: str = "openai-completions", model_id: str = "fake-model", **overrides: object) -> Model:
@@ -291,6 +323,13 @@ class FakeLLMServer:
         if method == "GET" and path == "/props" and self.props is not None:
             await _write_simple(writer, 200, {"content-type": "application/json"}, orjson.dumps(self.props))
             return True
+        if method == "POST" and path == "/token":
+            from pi_harness.testing.fake_llm.google_vertex import token_response
+
+            self.token_requests.append(body.decode("utf-8", errors="replace"))
+            status, token_body = token_response(body, len(self.token_requests))
+            await _write_simple(writer, status, {"content-type": "application/json; charset=utf-8"}, token_body)
+            return True
         api = api_for_path(method, path)
         protocol = protocol_for(api) if api is not None else None
         if protocol is None:
@@ -300,8 +339,14 @@ class FakeLLMServer:
             parsed: JsonValue = orjson.loads(body) if body else None
         except orjson.JSONDecodeError:
             parsed = body.decode("utf-8", errors="replace")
-        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api)
+        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api, body)
         self.requests.append(request)
+        check = getattr(protocol, "check_request", None)
+        refusal: HTTPErrorSpec | None = check(request) if check is not None else None
+        if refusal is not None:
+            status, extra, err_body = protocol.encode_error(refusal, request)
+            await _write_simple(writer, status, {"content-type": "application/json", **extra}, err_body)
+            return True
         response = self._next_response(request)
         if response is None:
             status, extra, err_body = protocol.encode_error(HTTPErrorSpec(500, NO_RESPONSE_LEFT), request)
@@ -315,7 +360,8 @@ class FakeLLMServer:
             await _write_simple(writer, status, extra, err_body)
             return True
         frames = protocol.encode_stream(response, request)
-        return await self._stream(frames, response, reader, writer)
+        content_type = getattr(protocol, "stream_content_type", "text/event-stream; charset=utf-8")
+        return await self._stream(frames, response, reader, writer, content_type)
 
     async def _stream(
         self,
@@ -323,10 +369,11 @@ class FakeLLMServer:
         response: ScriptedResponse,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
+        content_type: str = "text/event-stream; charset=utf-8",
     ) -> bool:
         head = (
             "HTTP/1.1 200 OK\r\n"
-            "Content-Type: text/event-stream; charset=utf-8\r\n"
+            f"Content-Type: {content_type}\r\n"
             "Cache-Control: no-cache\r\n"
             "Transfer-Encoding: chunked\r\n"
             f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}\r\n"
@@ -334,6 +381,7 @@ class FakeLLMServer:
         )
         writer.write(head.encode("latin-1"))
         await writer.drain()
+        completed = False
         try:
             for index, frame in enumerate(frames):
                 if response.drop_after is not None and index >= response.drop_after:
@@ -353,13 +401,17 @@ class FakeLLMServer:
             if response.drop_after is not None and response.drop_after >= len(frames):
                 writer.transport.abort()
                 return False
-            writer.write(b"0\r\n\r\n")
-            # Counted before the drain: the client may read the terminator (and a test may look at
-            # the counter) before this coroutine runs again.
+            # Counted before the terminator is written: ``write`` may send it at once, and the
+            # client (another thread) may read it and look at the counter before this thread
+            # runs again.
             self.completed_streams += 1
+            completed = True
+            writer.write(b"0\r\n\r\n")
             await writer.drain()
             return True
         except ConnectionError:
+            if completed:
+                self.completed_streams -= 1
             self.cancelled_streams += 1
             return False
 

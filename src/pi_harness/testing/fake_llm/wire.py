@@ -114,6 +114,10 @@ class ScriptedProtocol(ABC):
             return error.status, headers, error.body.encode("utf-8")
         return error.status, headers, self.error_body(error, headers)
 
+    def check_request(self, request: RecordedRequest) -> HTTPErrorSpec | None:
+        """What the service refuses before answering (see ``WireProtocol``); nothing by default."""
+        return None
+
     @abstractmethod
     def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]: ...
 
