@@ -139,7 +139,7 @@ async def test_public_api_reads_the_azure_key_from_the_environment(monkeypatch: 
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", "env-azure-key")
     assert resolve_api_provider({"api": API}).api == API  # type: ignore[arg-type]
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("from env")])]) as server:
-        model = server.model(API, provider="azure-openai-responses")
+        model = server.model(API, provider="azure")
         message = await api.complete_simple(model, hello())
         assert server.requests[0].headers["api-key"] == "env-azure-key"
     assert message["content"][0]["text"] == "from env"  # type: ignore[typeddict-item]

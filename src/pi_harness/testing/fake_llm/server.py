@@ -46,9 +46,18 @@ PROTOCOL_MODULES: dict[str, str] = {
 
 
 def api_for_path(method: str, path: str) -> str | None:
-    """Which wire protocol a request path belongs to."""
+    """Which wire protocol a request path belongs to.
+
+    A path may name its protocol explicitly with a first segment ``/@<api>/`` (for example
+    ``/@pi-messages/v1/messages``): some protocols share a route (Pi's messages and Anthropic's,
+    Mistral's and OpenAI's, a gateway's ``…/openai/responses`` and Azure's), and a test that keeps a
+    provider's own URL layout can still say which one it speaks.
+    """
     if method != "POST":
         return None
+    if path.startswith("/@"):
+        named = path[2:].split("/", 1)[0]
+        return named if named in PROTOCOL_MODULES else None
     if path.startswith("/model/") and path.endswith("/converse-stream"):
         return "bedrock-converse-stream"
     if path.endswith("/chat/completions"):
