@@ -130,7 +130,13 @@ def _content_well_typed(content: object, string_ok: bool) -> bool:
         return True
     if type(content) is not list:
         return False
-    return all(_well_typed(block) for block in content)
+    for block in content:
+        # Text blocks inline (most blocks are), anything else through the full check.
+        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
+            continue
+        if not _well_typed(block):
+            return False
+    return True
 
 
 def _repaired_blocks(entry: SessionEntry) -> SessionEntry | None:
@@ -198,8 +204,22 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
     forward_parents = False
     for entry in entries:
         original = entry["id"]
-        updates: dict[str, object] = {}
         parent = entry.get("parentId")
+        if (
+            original not in latest
+            and (parent is None or latest.get(parent) == parent)
+            and "targetId" not in entry
+            and "firstKeptEntryId" not in entry
+        ):
+            # The common case, decided with a few lookups: a new id, a root or a child of an
+            # earlier entry that kept its id, no references to rewrite.
+            latest[original] = original
+            with_blocks = _repaired_blocks(entry)
+            if with_blocks is not None:
+                blocks += 1
+            repaired.append(entry if with_blocks is None else with_blocks)
+            continue
+        updates: dict[str, object] = {}
         if isinstance(parent, str):
             if parent == original and original not in latest:
                 updates["parentId"] = None
