@@ -225,8 +225,13 @@ class SessionManager(SessionFinders):
         self._by_id = {e["id"]: e for e in kept}
         self._labels = resolve_labels(kept)
         self._name = None
-        for entry in kept:
-            self._note_name(entry)
+        # The latest session_info entry names the session (one pass, no call per entry).
+        for entry in reversed(kept):
+            if entry["type"] == "session_info":
+                name = entry.get("name")
+                if isinstance(name, str):
+                    self._name = normalize_session_name(name) or None
+                    break
         self._leaf_id = kept[-1]["id"] if kept else None
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
