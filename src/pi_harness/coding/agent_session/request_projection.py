@@ -56,9 +56,9 @@ class RequestProjection:
     async def prepare(self, request: PrepareRequestContext, signal: AbortSignal) -> PreparedRequest:
         """The ``prepare_request`` hook: the projected context and this request's options."""
         extensions = self._state.extensions
-        projection = self._state.manager.build_session_projection()
-        messages: list[AgentMessage] = list(projection.messages)
-        system_prompt = self._prompt.request_prompt(projection.system)
+        manager = self._state.manager
+        messages: list[AgentMessage] = manager.build_session_context().messages  # a list of its own
+        system_prompt = self._prompt.request_prompt(manager.get_system_state())
         if extensions.has_handlers("context"):
             result = await extensions.emit_transform("context", {"messages": copy.deepcopy(messages)}, ("messages",))
             if isinstance(result.get("messages"), list):

@@ -304,6 +304,20 @@ class ProjectionMemo:
         self._key: tuple[int, int, str | None] | None = None
         self._projection: SessionProjection | None = None
 
+    def current(
+        self,
+        generation: int,
+        entries: Sequence[SessionEntry],
+        leaf_id: str | None,
+        branch: Callable[[], list[SessionEntry]],
+    ) -> SessionProjection:
+        """The memoised projection itself: callers must not change it (``get`` gives a copy)."""
+        key = (generation, len(entries), leaf_id)
+        if self._projection is None or self._key != key:
+            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
+            self._key = key
+        return self._projection
+
     def get(
         self,
         generation: int,
@@ -311,11 +325,7 @@ class ProjectionMemo:
         leaf_id: str | None,
         branch: Callable[[], list[SessionEntry]],
     ) -> SessionProjection:
-        key = (generation, len(entries), leaf_id)
-        if self._projection is None or self._key != key:
-            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
-            self._key = key
-        cached = self._projection
+        cached = self.current(generation, entries, leaf_id, branch)
         return dataclasses.replace(
             cached,
             messages=list(cached.messages),

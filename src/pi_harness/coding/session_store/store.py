@@ -25,6 +25,7 @@ from pi_harness.coding.session_store.context import (
 )
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
+    CompactionEntry,
     ContextEditReplacement,
     SessionEntry,
     SessionHeader,
@@ -523,13 +524,22 @@ class SessionManager(SessionFinders):
     def build_session_projection(self) -> SessionProjection:
         return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
 
+    def _current_projection(self) -> SessionProjection:
+        return self._projections.current(self._generation, self._entries, self._leaf_id, self.get_branch)
+
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
-        return self.build_session_projection().context()
+        # Only the message list is the caller's own: the path and sources are not copied for it.
+        projection = self._current_projection()
+        return SessionContext(list(projection.messages), projection.thinking_level, projection.model)
 
     def get_system_state(self) -> SystemState:
         """(1.4.0) Prompt sections and tools replayed from the active branch's system messages."""
-        return self.build_session_projection().system
+        return self._current_projection().system.copy()
+
+    def get_latest_compaction(self) -> CompactionEntry | None:
+        """The latest compaction on the active branch (what the projection starts from)."""
+        return self._current_projection().compaction
 
     # --- branching into new files ---------------------------------------------------------------
 
