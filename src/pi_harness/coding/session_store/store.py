@@ -490,7 +490,10 @@ class SessionManager(SessionFinders):
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root → ``from_id`` (default: the leaf), every entry type."""
-        return branch_path(self._by_id, from_id if from_id is not None else self._leaf_id)
+        if from_id is None or from_id == self._leaf_id:
+            # The active path is memoised with the projection: a copy instead of a walk.
+            return list(self._current_projection().path)
+        return branch_path(self._by_id, from_id)
 
     def get_tree(self) -> list[SessionTreeNode]:
         return build_tree(self._entries, self._by_id, self._labels)
@@ -522,10 +525,13 @@ class SessionManager(SessionFinders):
     # --- context ------------------------------------------------------------------------------
 
     def build_session_projection(self) -> SessionProjection:
-        return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
+        return self._projections.get(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
     def _current_projection(self) -> SessionProjection:
-        return self._projections.current(self._generation, self._entries, self._leaf_id, self.get_branch)
+        return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
+
+    def _walk_active_path(self) -> list[SessionEntry]:
+        return branch_path(self._by_id, self._leaf_id)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
