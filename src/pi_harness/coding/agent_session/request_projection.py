@@ -82,7 +82,14 @@ class RequestProjection:
 
     async def _headers(self, model: Model) -> dict[str, str]:
         """The model's resolved headers, after the ``before_provider_headers`` handlers."""
-        headers = await asyncio.to_thread(self._state.model_runtime.get_request_headers, model)
+        runtime = self._state.model_runtime
+        # A thread only when resolving may block (a ``!command`` value, reading a key): a hand-off
+        # to a worker costs a good part of a millisecond on every request.
+        headers = (
+            await asyncio.to_thread(runtime.get_request_headers, model)
+            if runtime.request_headers_need_work(model)
+            else {}
+        )
         extensions = self._state.extensions
         if extensions.has_handlers("before_provider_headers"):
             result = await extensions.emit_transform(
