@@ -34,12 +34,17 @@ def _build_into_slot() -> None:
 
 
 def build_ahead() -> None:
-    """Start building the context in a daemon thread (once; a second call does nothing)."""
+    """Start building the context in a thread (once; a second call does nothing).
+
+    Not a daemon thread: a run that ends at once (an argument error) waits the few milliseconds
+    left at exit, because a daemon thread still inside OpenSSL or an import while the interpreter
+    finalises can crash the process.
+    """
     global _thread
     with _lock:
         if _thread is not None or _ready:
             return
-        _thread = threading.Thread(target=_build_into_slot, name="pi-tls-context", daemon=True)
+        _thread = threading.Thread(target=_build_into_slot, name="pi-tls-context", daemon=False)
         _thread.start()
 
 
