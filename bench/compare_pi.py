@@ -21,7 +21,9 @@ Figures:
   (``bench/sessions.py``'s generator, ~25 MB): TTFR and peak RSS;
 * ``turns``: ``pi -p go`` where the model (answering at once) asks for one ``read`` of a small
   file per turn, 200 turns, then answers: the time per tool turn (first to last request, divided
-  by the turns) and the peak RSS over the run.
+  by the turns) and the peak RSS over the run. Below it, the same requests replayed by a bare
+  keep-alive client: what the fake server itself costs per turn (it is in every figure, so no
+  ratio can go below its share).
 
 ``--growth`` adds sessions of 1k, 10k, 50k and 200k entries and runs of 200 and 2,000 turns (one
 pair each unless ``--growth-pairs``) and prints, per figure, its value at each size and the factor
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import http.client
 import json
 import os
 import shutil
@@ -49,6 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import orjson
 from sessions import generate  # bench/sessions.py, found through the path above
 
 from pi_harness.testing.fake_llm import FakeLLMServer, RecordedRequest, ScriptedResponse, TextStep, ToolCallStep
@@ -249,6 +253,23 @@ def turns_scenario(per_turn: Figure, rss: Figure, turns: int, tool: str) -> Scen
     return Scenario([per_turn, rss], once)
 
 
+def server_floor(floor: Figure, server: FakeLLMServer, clock: Clock, turns: int, tool: str, label: str) -> None:
+    """The requests of the last run replayed by a bare keep-alive client (``http.client``): what the
+    fake server and the loopback cost per turn, a floor under every program's figure."""
+    bodies = [orjson.dumps(request.body) for request in server.requests]
+    if len(bodies) != turns + 1:
+        return
+    clock.reset(tool_turns(turns, tool))
+    connection = http.client.HTTPConnection(server.host, server.port)
+    try:
+        for body in bodies:
+            connection.request("POST", "/v1/chat/completions", body=body, headers={"content-type": "application/json"})
+            connection.getresponse().read()
+    finally:
+        connection.close()
+    floor.add(label, (clock.times[-1] - clock.times[0]) / turns)
+
+
 def interleave(
     scenario: Scenario, programs: list[tuple[Program, World]], clock: Clock, pairs: int, *, warm: bool = True
 ) -> None:
@@ -313,6 +334,17 @@ def growth_table(series: list[tuple[str, list[tuple[str, Figure]]]], names: list
     return "\n".join(lines)
 
 
+def floor_note(floor: Figure, turn: Figure, names: list[str]) -> str:
+    value = floor.median(names[0])
+    if value is None:
+        return ""
+    note = f"the fake server alone (a bare client replaying the same requests): {fmt(value, 'ms')} per turn"
+    theirs = turn.median(names[1]) if len(names) > 1 else None
+    if theirs:
+        note += f", so no per-turn ratio can go below {value / theirs:.3f}"
+    return note
+
+
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
@@ -345,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"reference not found at {args.pi}: measuring pi-harness only", file=sys.stderr)
     names = [p.name for p in programs]
     entries = f"{args.session_entries // 1000}k" if args.session_entries >= 1000 else str(args.session_entries)
+    floor = Figure("turn_floor", "the fake server alone, per turn", "ms")
     figures = {
         "version": Figure("version", "pi --version: wall", "s", 0.08),
         "print_ttfr": Figure("print_ttfr", "pi -p: time to first request", "s", 0.2),
@@ -373,8 +406,13 @@ def main(argv: list[str] | None = None) -> int:
         if "turns" in wanted:
             scenario = turns_scenario(figures["turn"], figures["turn_rss"], args.turns, args.tool)
             interleave(scenario, worlds, clock, heavy_pairs)
+            scenario.once(*worlds[0], clock)  # its requests, replayed for the floor
+            figures["turn"].values[names[0]].pop()
+            figures["turn_rss"].values[names[0]].pop()
+            server_floor(floor, server, clock, args.turns, args.tool, names[0])
         shown = [f for f in figures.values() if f.values]
         print(table(shown, names))
+        print(floor_note(floor, figures["turn"], names))
         if args.growth:
             print()
             print(growth(args, worlds, clock, root, names))

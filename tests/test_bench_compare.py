@@ -35,6 +35,7 @@ def test_compare_pi_quick_prints_every_figure() -> None:
         row = next((line for line in lines if line.startswith(figure)), None)
         assert row is not None, (figure, done.stdout)
         assert re.search(r"\d+\.\d+ (s|ms|MiB)\s*$", row), row
+    assert any(line.startswith("the fake server alone") and line.endswith("ms per turn") for line in lines)
     assert "growth (value at each size, factor from the previous size):" in lines
     growth = [line for line in lines if line.startswith(("--session: TTFR", "time per tool turn  "))]
     assert any("100: " in line and "300: " in line and "(x" in line for line in growth), done.stdout
