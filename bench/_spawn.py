@@ -1,4 +1,4 @@
-"""Runs one command and reports its wall time and peak RSS on a file descriptor.
+"""Runs one command and reports its wall time, peak RSS and CPU time on a file descriptor.
 
     python -I -S bench/_spawn.py FD PROGRAM [ARG ...]
 
@@ -24,7 +24,8 @@ def main() -> None:
     _pid, status, usage = os.wait4(pid, 0)
     end = time.perf_counter()
     code = os.waitstatus_to_exitcode(status)
-    os.write(fd, f"{start!r} {end!r} {usage.ru_maxrss} {code}\n".encode())
+    cpu = usage.ru_utime + usage.ru_stime
+    os.write(fd, f"{start!r} {end!r} {usage.ru_maxrss} {code} {cpu!r}\n".encode())
     os.close(fd)
 
 

@@ -78,6 +78,7 @@ class Run:
     rss_mb: float
     code: int
     stderr: bytes
+    cpu_s: float  # user + system time of the whole run
 
 
 @dataclass
@@ -191,10 +192,10 @@ def run(program: Program, args: list[str], world: World) -> Run:
         os.close(write_end)
         _out, err = process.communicate()
     with os.fdopen(read_end, "rb") as report:
-        start, end, rss_kb, code = report.read().split()
+        start, end, rss_kb, code, cpu = report.read().split()
     if int(code) != 0:
         raise RuntimeError(f"{program.name} {' '.join(args)} exited {int(code)}: {err.decode()[-2000:]}")
-    return Run(float(start), float(end), int(rss_kb) / 1024, int(code), err)
+    return Run(float(start), float(end), int(rss_kb) / 1024, int(code), err, float(cpu))
 
 
 # -- scenarios: each runs one program once and adds to its figures ------------------------------
@@ -223,7 +224,7 @@ def version_scenario(wall: Figure) -> Scenario:
     return Scenario([wall], once)
 
 
-def session_scenario(ttfr: Figure, rss: Figure, source: Path | None) -> Scenario:
+def session_scenario(ttfr: Figure, rss: Figure, source: Path | None, cpu: Figure | None = None) -> Scenario:
     """``pi -p hi``, with ``--session`` (a fresh copy of ``source``) when a source is given."""
 
     def once(program: Program, world: World, clock: Clock) -> None:
@@ -236,11 +237,13 @@ def session_scenario(ttfr: Figure, rss: Figure, source: Path | None) -> Scenario
         result = run(program, args, world)
         ttfr.add(program.name, clock.times[0] - result.start)
         rss.add(program.name, result.rss_mb)
+        if cpu is not None:
+            cpu.add(program.name, result.cpu_s)
 
-    return Scenario([ttfr, rss], once)
+    return Scenario([ttfr, rss] if cpu is None else [ttfr, rss, cpu], once)
 
 
-def turns_scenario(per_turn: Figure, rss: Figure, turns: int, tool: str) -> Scenario:
+def turns_scenario(per_turn: Figure, rss: Figure, turns: int, tool: str, cpu: Figure | None = None) -> Scenario:
     def once(program: Program, world: World, clock: Clock) -> None:
         clock.reset(tool_turns(turns, tool))
         result = run(program, ["-p", "go"], world)
@@ -249,8 +252,10 @@ def turns_scenario(per_turn: Figure, rss: Figure, turns: int, tool: str) -> Scen
             raise RuntimeError(f"{program.name}: {len(times)} requests for {turns} turns: {result.stderr[-500:]!r}")
         per_turn.add(program.name, (times[-1] - times[0]) / turns)
         rss.add(program.name, result.rss_mb)
+        if cpu is not None:
+            cpu.add(program.name, result.cpu_s)
 
-    return Scenario([per_turn, rss], once)
+    return Scenario([per_turn, rss] if cpu is None else [per_turn, rss, cpu], once)
 
 
 def server_floor(floor: Figure, server: FakeLLMServer, clock: Clock, turns: int, tool: str, label: str) -> None:
@@ -386,6 +391,10 @@ def main(argv: list[str] | None = None) -> int:
         "session_rss": Figure("session_rss", f"--session ({entries} entries): peak RSS", "MB", 0.35),
         "turn": Figure("turn", f"time per tool turn ({args.turns} turns)", "ms", 0.1),
         "turn_rss": Figure("turn_rss", f"peak RSS over {args.turns} turns", "MB", 0.2),
+        # CPU time (user + system) of the same runs: less sensitive than wall time to a busy machine.
+        "print_cpu": Figure("print_cpu", "  pi -p: CPU time of the run", "s"),
+        "session_cpu": Figure("session_cpu", "  --session: CPU time of the run", "s"),
+        "turn_cpu": Figure("turn_cpu", f"  {args.turns} turns: CPU time of the run", "s"),
     }
     print(load(), file=sys.stderr)
     started = time.perf_counter()
@@ -396,21 +405,24 @@ def main(argv: list[str] | None = None) -> int:
         if "version" in wanted:
             interleave(version_scenario(figures["version"]), worlds, clock, pairs)
         if "print" in wanted:
-            interleave(session_scenario(figures["print_ttfr"], figures["print_rss"], None), worlds, clock, pairs)
+            scenario = session_scenario(figures["print_ttfr"], figures["print_rss"], None, figures["print_cpu"])
+            interleave(scenario, worlds, clock, pairs)
         if "session" in wanted:
             source = root / "session-source.jsonl"
             size = generate(source, args.session_entries)
             print(f"generated a session of {args.session_entries} entries, {size / 1e6:.1f} MB", file=sys.stderr)
-            scenario = session_scenario(figures["session_ttfr"], figures["session_rss"], source)
+            scenario = session_scenario(figures["session_ttfr"], figures["session_rss"], source, figures["session_cpu"])
             interleave(scenario, worlds, clock, heavy_pairs)
         if "turns" in wanted:
-            scenario = turns_scenario(figures["turn"], figures["turn_rss"], args.turns, args.tool)
+            scenario = turns_scenario(figures["turn"], figures["turn_rss"], args.turns, args.tool, figures["turn_cpu"])
             interleave(scenario, worlds, clock, heavy_pairs)
             scenario.once(*worlds[0], clock)  # its requests, replayed for the floor
-            figures["turn"].values[names[0]].pop()
-            figures["turn_rss"].values[names[0]].pop()
+            for figure in scenario.figures:
+                figure.values[names[0]].pop()
             server_floor(floor, server, clock, args.turns, args.tool, names[0])
-        shown = [f for f in figures.values() if f.values]
+        order = ["version", "print_ttfr", "print_rss", "print_cpu", "session_ttfr", "session_rss", "session_cpu"]
+        order += ["turn", "turn_rss", "turn_cpu"]
+        shown = [figures[key] for key in order if figures[key].values]
         print(table(shown, names))
         print(floor_note(floor, figures["turn"], names))
         if args.growth:
