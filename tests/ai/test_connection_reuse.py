@@ -35,7 +35,7 @@ def test_requests_in_a_row_use_one_connection() -> None:
         model = server.model("openai-completions")
 
         async def three_requests() -> list[str]:
-            stops = []
+            stops: list[str] = []
             context: Context = {"systemPrompt": "", "messages": [{"role": "user", "content": "hi", "timestamp": 0}]}
             for _ in range(3):
                 message = await stream_simple(model, context, SimpleStreamOptions(api_key="test-key")).result()
