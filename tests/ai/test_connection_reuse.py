@@ -31,7 +31,8 @@ def test_requests_in_a_row_use_one_connection() -> None:
         ScriptedResponse(steps=[TextStep("second")]),
         ScriptedResponse(steps=[TextStep("third")]),
     ]
-    with CountingServer(responses) as server:
+    server = CountingServer(responses)
+    with server:
         model = server.model("openai-completions")
 
         async def three_requests() -> list[str]:
