@@ -361,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2 pairs, 1 for the session and turn figures")
     parser.add_argument("--ours-only", action="store_true", help="do not run the reference Pi")
     parser.add_argument("--pi", type=Path, default=DEFAULT_REFERENCE, help="the reference's pi14 wrapper")
+    parser.add_argument(
+        "--pi-label",
+        default="Pi 1.4.0",
+        help="its column's name (e.g. an older pi-harness given as --pi, for before/after)",
+    )
     parser.add_argument("--session-entries", type=int, default=50_000)
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--tool", choices=sorted(TOOL_CALLS), default="read", help="the tool of each turn")
@@ -377,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     programs = [Program("pi-harness", [str(OURS)])]
     if not args.ours_only:
         if args.pi.exists():
-            programs.append(Program("Pi 1.4.0", [str(args.pi)]))
+            programs.append(Program(args.pi_label, [str(args.pi)]))
         else:
             print(f"reference not found at {args.pi}: measuring pi-harness only", file=sys.stderr)
     names = [p.name for p in programs]
