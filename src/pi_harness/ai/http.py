@@ -47,10 +47,13 @@ def get_client() -> httpx2.AsyncClient:
     """The shared client of the running event loop (connection pooling across requests)."""
     import httpx2
 
+    from pi_harness.ai import tls_context
+
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
-        client = httpx2.AsyncClient(timeout=httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0))
+        timeout = httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0)
+        client = httpx2.AsyncClient(timeout=timeout, verify=tls_context.take())
         _clients[loop] = client
     return client
 
@@ -235,8 +238,30 @@ async def open_event_stream(
         events = iter_sse_events(response)
         try:
             yield events
+            await _finish_body(events)
         finally:
             await events.aclose()
+
+
+# How long the rest of a body is waited for once the reader has what it needs.
+_FINISH_BODY_LIMIT_S = 0.5
+
+
+async def _finish_body(events: AsyncGenerator[ServerSentEvent, None]) -> None:
+    """Read what is left of a response whose reader stopped early, without looking at it.
+
+    A reader may stop at its protocol's last event (``data: [DONE]``) a few bytes before the body
+    ends. Reading those bytes too lets the connection go back to the pool, so the next request of
+    the session does not open (and, for HTTPS, handshake) a new one, and the HTTP library's
+    generators end in order instead of through the event loop's finalizer. A server that keeps
+    sending or holds the body open after its last event is cut off after a short wait, as before.
+    """
+    try:
+        async with asyncio.timeout(_FINISH_BODY_LIMIT_S):
+            async for _event in events:
+                pass
+    except (TimeoutError, ConnectionError):
+        pass
 
 
 def bearer_authorization(api_key: str | None) -> dict[str, str]:

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pi_harness.cli import timing
-from pi_harness.cli.args import ParsedArgs, parse_args, rpc_file_args_error
-from pi_harness.cli.diagnostics import Diagnostic, report_diagnostics
+
+TYPE_CHECKING = False  # as in pi_harness/__init__.py: typing stays unimported for --version
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pi_harness.cli.args import ParsedArgs
+    from pi_harness.cli.diagnostics import Diagnostic
     from pi_harness.coding.extensions.types import FlagDefinition
 
 OFFLINE_ENV = "PI_OFFLINE"
@@ -51,6 +52,8 @@ def setup_process(argv: Sequence[str] = (), *, quiet_warnings: bool = True) -> N
     os.environ["PI_CODING_AGENT"] = "true"
     os.environ["AI_AGENT"] = "pi"
     if quiet_warnings and not sys.warnoptions:
+        import warnings
+
         warnings.simplefilter("ignore")
     offline_env = os.environ.get(OFFLINE_ENV, "").strip().lower() in ("1", "true", "yes")
     if "--offline" in _options_part(argv) or offline_env:
@@ -87,6 +90,7 @@ def dispatch_subcommand(argv: Sequence[str]) -> int | None:
 
 def invocation_errors(parsed: ParsedArgs) -> list[Diagnostic]:
     """Step 4: combinations that are argument errors (exit 1)."""
+    from pi_harness.cli.args import rpc_file_args_error
     from pi_harness.cli.session_selection import session_flag_conflicts, session_id_error
 
     problems = session_flag_conflicts(parsed)
@@ -177,7 +181,18 @@ def _extension_help_flags(parsed: ParsedArgs) -> list[FlagDefinition]:
         return []
 
 
+VERSION_ONLY = (["--version"], ["-v"])
+
+
 def run(argv: Sequence[str]) -> int:
+    if list(argv) in VERSION_ONLY and not timing.enabled():
+        # The whole command line is the version flag: nothing else can change the answer, so the
+        # argument parser (and what it imports) is not loaded.
+        print(_version())
+        return 0
+    from pi_harness.cli.args import parse_args
+    from pi_harness.cli.diagnostics import report_diagnostics
+
     timing.start()
     setup_process(argv)
     timing.mark("setupCli")

@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # as in pi_harness/__init__.py: typing stays unimported for --version
+if TYPE_CHECKING:
+    from typing import TextIO
 
 ENV_VAR = "PI_TIMING"
 

@@ -231,6 +231,16 @@ class ModelRuntime:
             found += [(ext.name, value) for value in _header_values([ext.headers])]
         return found
 
+    def request_headers_need_work(self, model: Model) -> bool:
+        """Whether ``get_request_headers`` has anything to resolve (values that may run a command,
+        a key for ``authHeader``); without, its answer is ``{}`` and needs no worker thread."""
+        if model.get("headers"):
+            return True
+        provider = model["provider"]
+        config = self._provider_configs.get(provider)
+        ext = self._extension_providers.get(provider)
+        return (config is not None and bool(config.auth_header)) or (ext is not None and bool(ext.auth_header))
+
     def get_request_headers(self, model: Model) -> dict[str, str]:
         """Model headers with ``$VAR``/``!cmd`` values resolved, plus ``authHeader`` bearer."""
         provider = model["provider"]

@@ -11,6 +11,7 @@ bytes, which keeps the provider's prompt cache valid.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,12 +88,14 @@ def _rules(tools: Sequence[AgentTool], extra: Iterable[str]) -> list[str]:
     return unique
 
 
+@functools.cache  # the prompt is rebuilt before every turn; where the package is does not change
 def default_docs_dir() -> Path:
     from importlib import resources
 
     return Path(str(resources.files("pi_harness").joinpath("docs")))
 
 
+@functools.cache  # as default_docs_dir: two file-system checks per turn otherwise
 def _examples_dir(docs_dir: Path) -> Path:
     """Installed wheels carry the examples beside the docs; a source checkout has them at its root."""
     installed = docs_dir / "examples"

@@ -7,20 +7,41 @@ reload) is ``pi_harness.coding.session_runtime.AgentSessionRuntime``. Build both
 ``pi_harness.coding.sdk.create_agent_session``.
 """
 
-from pi_harness.coding.agent_session.agent_session import AgentSession
-from pi_harness.coding.agent_session.session_errors import SessionError
-from pi_harness.coding.agent_session.session_events import (
-    AgentSettledEvent,
-    AutoRetryEndEvent,
-    AutoRetryStartEvent,
-    BashExecutionUpdateEvent,
-    EntryAppendedEvent,
-    ModelChangedEvent,
-    QueueUpdateEvent,
-    SessionInfoChangedEvent,
-    SessionListener,
-    ThinkingLevelChangedEvent,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.coding.agent_session.agent_session import AgentSession
+    from pi_harness.coding.agent_session.session_errors import SessionError
+    from pi_harness.coding.agent_session.session_events import (
+        AgentSettledEvent,
+        AutoRetryEndEvent,
+        AutoRetryStartEvent,
+        BashExecutionUpdateEvent,
+        EntryAppendedEvent,
+        ModelChangedEvent,
+        QueueUpdateEvent,
+        SessionInfoChangedEvent,
+        SessionListener,
+        ThinkingLevelChangedEvent,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "AgentSession": "pi_harness.coding.agent_session.agent_session",
+    "SessionError": "pi_harness.coding.agent_session.session_errors",
+    "AgentSettledEvent": "pi_harness.coding.agent_session.session_events",
+    "AutoRetryEndEvent": "pi_harness.coding.agent_session.session_events",
+    "AutoRetryStartEvent": "pi_harness.coding.agent_session.session_events",
+    "BashExecutionUpdateEvent": "pi_harness.coding.agent_session.session_events",
+    "EntryAppendedEvent": "pi_harness.coding.agent_session.session_events",
+    "ModelChangedEvent": "pi_harness.coding.agent_session.session_events",
+    "QueueUpdateEvent": "pi_harness.coding.agent_session.session_events",
+    "SessionInfoChangedEvent": "pi_harness.coding.agent_session.session_events",
+    "SessionListener": "pi_harness.coding.agent_session.session_events",
+    "ThinkingLevelChangedEvent": "pi_harness.coding.agent_session.session_events",
+}
 
 __all__ = [
     "AgentSession",
@@ -36,3 +57,14 @@ __all__ = [
     "SessionListener",
     "ThinkingLevelChangedEvent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The names are imported on first use (PEP 562), so importing one part of the package (or the
+    # package for one name) does not load the rest of it.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -56,9 +56,9 @@ class RequestProjection:
     async def prepare(self, request: PrepareRequestContext, signal: AbortSignal) -> PreparedRequest:
         """The ``prepare_request`` hook: the projected context and this request's options."""
         extensions = self._state.extensions
-        projection = self._state.manager.build_session_projection()
-        messages: list[AgentMessage] = list(projection.messages)
-        system_prompt = self._prompt.request_prompt(projection.system)
+        manager = self._state.manager
+        messages: list[AgentMessage] = manager.build_session_context().messages  # a list of its own
+        system_prompt = self._prompt.request_prompt(manager.get_system_state())
         if extensions.has_handlers("context"):
             result = await extensions.emit_transform("context", {"messages": copy.deepcopy(messages)}, ("messages",))
             if isinstance(result.get("messages"), list):
@@ -86,7 +86,14 @@ class RequestProjection:
 
     async def _headers(self, model: Model) -> dict[str, str]:
         """The model's resolved headers, after the ``before_provider_headers`` handlers."""
-        headers = await asyncio.to_thread(self._state.model_runtime.get_request_headers, model)
+        runtime = self._state.model_runtime
+        # A thread only when resolving may block (a ``!command`` value, reading a key): a hand-off
+        # to a worker costs a good part of a millisecond on every request.
+        headers = (
+            await asyncio.to_thread(runtime.get_request_headers, model)
+            if runtime.request_headers_need_work(model)
+            else {}
+        )
         extensions = self._state.extensions
         if extensions.has_handlers("before_provider_headers"):
             result = await extensions.emit_transform(

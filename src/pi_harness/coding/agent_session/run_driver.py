@@ -278,7 +278,7 @@ async def _after_latest_compaction(manager: SessionManager) -> None:
     (``A.timestamp <= compaction time``); a retry started within the same millisecond would be
     taken for a stale response and its overflow would not be reported.
     """
-    compaction = manager.build_session_projection().compaction
+    compaction = manager.get_latest_compaction()
     if compaction is None:
         return
     compacted_at = iso_to_ms(compaction.get("timestamp"))

@@ -6,10 +6,27 @@ the ``SessionConfig`` of the SDK/CLI; ``project_trust`` decides project trust be
 session starts. ``pi_harness.coding.sdk.create_agent_session`` is the usual way in.
 """
 
-from pi_harness.coding.session_runtime.building import BuiltSession, build_session
-from pi_harness.coding.session_runtime.project_trust import resolve_project_trust
-from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime, SessionReplacedListener
-from pi_harness.coding.session_runtime.services import ExtensionFactoryEntry, SessionConfig, SessionServices
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.coding.session_runtime.building import BuiltSession, build_session
+    from pi_harness.coding.session_runtime.project_trust import resolve_project_trust
+    from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime, SessionReplacedListener
+    from pi_harness.coding.session_runtime.services import ExtensionFactoryEntry, SessionConfig, SessionServices
+
+_EXPORTS: dict[str, str] = {
+    "BuiltSession": "pi_harness.coding.session_runtime.building",
+    "build_session": "pi_harness.coding.session_runtime.building",
+    "resolve_project_trust": "pi_harness.coding.session_runtime.project_trust",
+    "AgentSessionRuntime": "pi_harness.coding.session_runtime.runtime",
+    "SessionReplacedListener": "pi_harness.coding.session_runtime.runtime",
+    "ExtensionFactoryEntry": "pi_harness.coding.session_runtime.services",
+    "SessionConfig": "pi_harness.coding.session_runtime.services",
+    "SessionServices": "pi_harness.coding.session_runtime.services",
+}
 
 __all__ = [
     "AgentSessionRuntime",
@@ -21,3 +38,14 @@ __all__ = [
     "build_session",
     "resolve_project_trust",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The names are imported on first use (PEP 562), so importing one part of the package (or the
+    # package for one name) does not load the rest of it.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

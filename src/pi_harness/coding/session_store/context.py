@@ -168,23 +168,24 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
     edits: dict[str, ContextEditReplacement | None] = {}
     system_messages: list[SystemMessage] = []
     for index, entry in enumerate(path):
-        if entry["type"] == "message":
-            message = stored_message(entry)
-            if message is not None:
+        kind = entry["type"]
+        if kind == "message":
+            message: object = entry.get("message")
+            if isinstance(message, dict):
                 role = message.get("role")
                 if role == "assistant":
                     model_entry = entry
                 elif role == "system":
                     system_messages.append(cast(SystemMessage, message))
-        elif entry["type"] == "thinking_level_change":
+        elif kind == "thinking_level_change":
             level = entry.get("thinkingLevel")
             if isinstance(level, str):
                 projection.thinking_level = level
-        elif entry["type"] == "model_change":
+        elif kind == "model_change":
             model_entry = entry
-        elif entry["type"] == "compaction":
+        elif kind == "compaction":
             compaction_index = index
-        elif entry["type"] == "context_edit":
+        elif entry["type"] == "context_edit":  # (not ``kind``: this narrows the entry's type)
             target = entry.get("targetId")
             if isinstance(target, str):
                 edits[target] = entry.get("replacement")
@@ -197,16 +198,18 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
     messages = projection.messages
     sources = projection.entries
 
+    add_message, add_source = messages.append, sources.append
+
     def keep(entries: Sequence[SessionEntry], *, system: bool = True) -> None:
         for entry in entries:
             if not system and _is_system(entry):
                 continue
-            if entry["type"] == "message" and not edits:
+            if not edits and entry["type"] == "message":
                 # Fast path for the common case: a stored message used as it is.
-                stored = stored_message(entry)
-                if stored is not None and stored.get("content") is not None:
-                    messages.append(cast(AgentMessage, stored))
-                    sources.append(entry)
+                stored: object = entry.get("message")
+                if type(stored) is dict and stored.get("content") is not None:
+                    add_message(cast(AgentMessage, stored))
+                    add_source(entry)
                     continue
             message = entry_to_message(entry)
             if message is None:
@@ -304,6 +307,20 @@ class ProjectionMemo:
         self._key: tuple[int, int, str | None] | None = None
         self._projection: SessionProjection | None = None
 
+    def current(
+        self,
+        generation: int,
+        entries: Sequence[SessionEntry],
+        leaf_id: str | None,
+        branch: Callable[[], list[SessionEntry]],
+    ) -> SessionProjection:
+        """The memoised projection itself: callers must not change it (``get`` gives a copy)."""
+        key = (generation, len(entries), leaf_id)
+        if self._projection is None or self._key != key:
+            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
+            self._key = key
+        return self._projection
+
     def get(
         self,
         generation: int,
@@ -311,11 +328,7 @@ class ProjectionMemo:
         leaf_id: str | None,
         branch: Callable[[], list[SessionEntry]],
     ) -> SessionProjection:
-        key = (generation, len(entries), leaf_id)
-        if self._projection is None or self._key != key:
-            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
-            self._key = key
-        cached = self._projection
+        cached = self.current(generation, entries, leaf_id, branch)
         return dataclasses.replace(
             cached,
             messages=list(cached.messages),

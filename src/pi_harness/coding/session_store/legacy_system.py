@@ -60,6 +60,8 @@ def upgrade_system_entries(entries: list[Record]) -> bool:
     """``upgrade_system_entry`` for every entry; True if any changed."""
     changed = False
     for entry in entries:
-        if upgrade_system_entry(entry):
+        # Only system messages can need it: the others are passed over without a call.
+        message = entry.get("message")
+        if type(message) is dict and message.get("role") == "system" and upgrade_system_entry(entry):
             changed = True
     return changed

@@ -35,6 +35,7 @@ _STRING_FIELDS: Mapping[str, tuple[str, ...]] = {
     "toolCall": ("id", "name"),
 }
 _CONTENT_ROLES = frozenset({"user", "assistant", "toolResult", "custom", "system"})
+_STRING_ROLES = frozenset({"user", "custom", "system"})  # roles whose content may be a plain string
 _reported: set[tuple[str, tuple[str, ...]]] = set()
 
 
@@ -103,17 +104,65 @@ def _repair_content(content: object, string_ok: bool) -> tuple[object, bool]:
     return (blocks if changed else content), changed
 
 
+def _well_typed(block: object) -> bool:
+    """``_repair_block`` would leave the block as it is: the check alone, without building lists
+    (it runs for every block of every message when a session is opened)."""
+    if type(block) is not dict:
+        return False
+    kind = block.get("type")
+    if kind == "text":
+        return isinstance(block.get("text"), str)
+    if kind == "toolCall":
+        arguments = block.get("arguments", _NO_ARGUMENTS)
+        return isinstance(block.get("id"), str) and isinstance(block.get("name"), str) and isinstance(arguments, dict)
+    if kind == "thinking":
+        return isinstance(block.get("thinking"), str)
+    if kind == "image":
+        return isinstance(block.get("data"), str) and isinstance(block.get("mimeType"), str)
+    return isinstance(kind, str)
+
+
+_NO_ARGUMENTS: dict[str, object] = {}
+
+
+def _content_well_typed(content: object, string_ok: bool) -> bool:
+    if content is None or (string_ok and type(content) is str):
+        return True
+    if type(content) is not list:
+        return False
+    for block in content:
+        # Text blocks inline (most blocks are), anything else through the full check.
+        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
+            continue
+        if not _well_typed(block):
+            return False
+    return True
+
+
 def _repaired_blocks(entry: SessionEntry) -> SessionEntry | None:
     """A copy of the entry with its content blocks well-typed, or None when they already are."""
+    kind = entry["type"]
+    if kind == "message":
+        message: object = entry.get("message")
+        if type(message) is dict:
+            role = message.get("role")
+            if role not in _CONTENT_ROLES or _content_well_typed(message.get("content"), role in _STRING_ROLES):
+                return None
+    elif kind != "custom_message" or _content_well_typed(entry.get("content"), True):
+        return None
+    return _repaired_blocks_slow(entry)
+
+
+def _repaired_blocks_slow(entry: SessionEntry) -> SessionEntry | None:
     if entry["type"] == "custom_message":
         content, changed = _repair_content(entry.get("content"), True)
         return cast(SessionEntry, {**entry, "content": content}) if changed else None
     if entry["type"] != "message":
         return None
-    message: object = entry.get("message")
+    message = entry.get("message")
     if not isinstance(message, dict) or message.get("role") not in _CONTENT_ROLES:
         return None
-    string_ok = message.get("role") in ("user", "custom", "system")
+    string_ok = message.get("role") in _STRING_ROLES
     content, changed = _repair_content(message.get("content"), string_ok)
     if not changed:
         return None
@@ -150,10 +199,27 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
     seen_count: dict[str, int] = {}
     repaired: list[SessionEntry] = []
     duplicates = self_parents = dangling = blocks = 0
+    # When every parent named comes earlier in the file, following parents always goes back in
+    # the file, so there can be no cycle: the search for them (a second pass) is then skipped.
+    forward_parents = False
     for entry in entries:
         original = entry["id"]
-        updates: dict[str, object] = {}
         parent = entry.get("parentId")
+        if (
+            original not in latest
+            and (parent is None or latest.get(parent) == parent)
+            and "targetId" not in entry
+            and "firstKeptEntryId" not in entry
+        ):
+            # The common case, decided with a few lookups: a new id, a root or a child of an
+            # earlier entry that kept its id, no references to rewrite.
+            latest[original] = original
+            with_blocks = _repaired_blocks(entry)
+            if with_blocks is not None:
+                blocks += 1
+            repaired.append(entry if with_blocks is None else with_blocks)
+            continue
+        updates: dict[str, object] = {}
         if isinstance(parent, str):
             if parent == original and original not in latest:
                 updates["parentId"] = None
@@ -161,8 +227,12 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
             elif parent in latest:
                 if latest[parent] != parent:
                     updates["parentId"] = latest[parent]
-            elif parent not in all_ids:
-                dangling += 1
+            else:
+                # Later in the file, or missing (which a renamed duplicate further on may still
+                # turn into a later entry): either way the cycle search must run.
+                forward_parents = True
+                if parent not in all_ids:
+                    dangling += 1
         elif parent is not None:
             updates["parentId"] = None
             dangling += 1
@@ -190,8 +260,7 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
             fixed = with_blocks
             blocks += 1
         repaired.append(fixed)
-    index_of = {e["id"]: i for i, e in enumerate(repaired)}
-    cycles = _cut_cycles(repaired, index_of)
+    cycles = _cut_cycles(repaired, {e["id"]: i for i, e in enumerate(repaired)}) if forward_parents else 0
     diagnostics: list[str] = []
     for count, what in (
         (duplicates, "entries reusing an earlier id were given new ids"),

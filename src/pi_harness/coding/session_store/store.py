@@ -25,6 +25,7 @@ from pi_harness.coding.session_store.context import (
 )
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
+    CompactionEntry,
     ContextEditReplacement,
     SessionEntry,
     SessionHeader,
@@ -225,8 +226,13 @@ class SessionManager(SessionFinders):
         self._by_id = {e["id"]: e for e in kept}
         self._labels = resolve_labels(kept)
         self._name = None
-        for entry in kept:
-            self._note_name(entry)
+        # The latest session_info entry names the session (one pass, no call per entry).
+        for entry in reversed(kept):
+            if entry["type"] == "session_info":
+                name = entry.get("name")
+                if isinstance(name, str):
+                    self._name = normalize_session_name(name) or None
+                    break
         self._leaf_id = kept[-1]["id"] if kept else None
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
@@ -484,7 +490,10 @@ class SessionManager(SessionFinders):
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root → ``from_id`` (default: the leaf), every entry type."""
-        return branch_path(self._by_id, from_id if from_id is not None else self._leaf_id)
+        if from_id is None or from_id == self._leaf_id:
+            # The active path is memoised with the projection: a copy instead of a walk.
+            return list(self._current_projection().path)
+        return branch_path(self._by_id, from_id)
 
     def get_tree(self) -> list[SessionTreeNode]:
         return build_tree(self._entries, self._by_id, self._labels)
@@ -516,15 +525,27 @@ class SessionManager(SessionFinders):
     # --- context ------------------------------------------------------------------------------
 
     def build_session_projection(self) -> SessionProjection:
-        return self._projections.get(self._generation, self._entries, self._leaf_id, self.get_branch)
+        return self._projections.get(self._generation, self._entries, self._leaf_id, self._walk_active_path)
+
+    def _current_projection(self) -> SessionProjection:
+        return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
+
+    def _walk_active_path(self) -> list[SessionEntry]:
+        return branch_path(self._by_id, self._leaf_id)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
-        return self.build_session_projection().context()
+        # Only the message list is the caller's own: the path and sources are not copied for it.
+        projection = self._current_projection()
+        return SessionContext(list(projection.messages), projection.thinking_level, projection.model)
 
     def get_system_state(self) -> SystemState:
         """(1.4.0) Prompt sections and tools replayed from the active branch's system messages."""
-        return self.build_session_projection().system
+        return self._current_projection().system.copy()
+
+    def get_latest_compaction(self) -> CompactionEntry | None:
+        """The latest compaction on the active branch (what the projection starts from)."""
+        return self._current_projection().compaction
 
     # --- branching into new files ---------------------------------------------------------------
 
