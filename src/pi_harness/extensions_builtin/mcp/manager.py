@@ -38,7 +38,7 @@ class McpManager:
         cwd: str,
         log: McpLog,
         settings: ConnectionSettings,
-        on_connected: Callable[[ServerConnection], None] | None = None,
+        on_tools: Callable[[ServerConnection], None] | None = None,
         on_failed: Callable[[ServerConnection], None] | None = None,
     ) -> None:
         self.config = config
@@ -46,7 +46,7 @@ class McpManager:
         self._cwd = cwd
         self._log = log
         self._settings = settings
-        self._on_connected = on_connected
+        self._on_tools = on_tools
         self._on_failed = on_failed
         self._sdk_log = SdkLogCapture(log)
         self._shutdown: asyncio.Task[None] | None = None
@@ -64,7 +64,7 @@ class McpManager:
                 cwd=self._cwd,
                 log=self._log,
                 settings=self._settings,
-                on_connected=self._on_connected,
+                on_tools=self._on_tools,
                 on_failed=self._on_failed,
             )
             self.connections[server.name] = connection

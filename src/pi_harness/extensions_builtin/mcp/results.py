@@ -13,7 +13,7 @@ the MCP schema gives them; values are passed on as the server sent them.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 from pi_harness.ai.jsonutil import dumps_str, sanitize_surrogates
@@ -24,14 +24,16 @@ MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 
 
-def to_tool_result(raw: Mapping[str, object], *, server: str, tool: str) -> AgentToolResult:
-    content: list[UserContent] = []
-    for block in cast("list[object]", raw.get("content") or []):
-        if isinstance(block, dict):
-            content.append(_convert_block(block))
+def to_tool_result(
+    raw: Mapping[str, object], *, server: str, tool: str, readable_resources: bool = False
+) -> AgentToolResult:
+    blocks = [b for b in cast("list[object]", raw.get("content") or []) if isinstance(b, dict)]
+    content = convert_blocks(blocks, server=server if readable_resources else None)
     structured = raw.get("structuredContent")
     if not content and structured is not None:
         content.append(_text(dumps_str(structured)))
+    if raw.get("isError") and not any(b["type"] == "text" and b["text"] for b in content):
+        content.append(_text(f"The MCP tool {tool} of {server} reported an error without a message."))
     if not content:
         content.append(_text("(no output)"))
     content, truncated = _truncate(content)
@@ -46,6 +48,19 @@ def to_tool_result(raw: Mapping[str, object], *, server: str, tool: str) -> Agen
     return result
 
 
+def convert_blocks(blocks: Sequence[Mapping[str, object]], *, server: str | None = None) -> list[UserContent]:
+    """MCP content blocks as the model's text and images; ``server`` names where resource links
+    can be read (``read_mcp_resource``), when that server's resources are reachable."""
+    return [_convert_block(block, server) for block in blocks]
+
+
+def limit_text(text: str) -> tuple[str, bool]:
+    """One text cut like a tool result (2000 lines / 50 KB), with the notice."""
+    content, truncated = _truncate([_text(text)])
+    first = content[0]
+    return (first["text"] if first["type"] == "text" else text), truncated
+
+
 def _text(text: str) -> TextContent:
     return {"type": "text", "text": sanitize_surrogates(text)}
 
@@ -54,7 +69,14 @@ def _image(data: object, mime_type: object) -> ImageContent:
     return cast(ImageContent, {"type": "image", "data": data, "mimeType": mime_type})
 
 
-def _convert_block(block: Mapping[str, object]) -> UserContent:
+def _is_text_mime(mime: object) -> bool:
+    if not isinstance(mime, str):
+        return False
+    kind = mime.split(";", 1)[0].strip().lower()
+    return kind.startswith("text/") or kind == "application/json" or kind.endswith(("+json", "+xml"))
+
+
+def _convert_block(block: Mapping[str, object], server: str | None) -> UserContent:
     kind = block.get("type")
     if kind == "text":
         return _text(str(block.get("text", "")))
@@ -68,6 +90,8 @@ def _convert_block(block: Mapping[str, object]) -> UserContent:
         lines = [f"[resource link: {block.get('uri', '')}{f' {label}' if label else ''}]"]
         if block.get("description"):
             lines.append(str(block["description"]))
+        if server is not None:
+            lines.append(f'(read it with read_mcp_resource, server "{server}")')
         return _text("\n".join(lines))
     if kind == "resource":
         resource = cast(Mapping[str, object], block.get("resource") or {})
@@ -76,6 +100,8 @@ def _convert_block(block: Mapping[str, object]) -> UserContent:
         if "text" in resource:
             return _text(f"[resource {uri}]\n{resource['text']}")
         blob = resource.get("blob", "")
+        if _is_text_mime(mime) and isinstance(blob, str):
+            return _text(base64.b64decode(blob, validate=False).decode("utf-8", errors="replace"))
         if isinstance(mime, str) and mime.startswith("image/"):
             return _image(blob, mime)
         return _text(f"[binary resource {uri} ({mime}, {_decoded_size(blob)} bytes) not shown]")
