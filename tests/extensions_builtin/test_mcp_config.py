@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_harness.extensions_builtin.mcp import load_mcp_config, tool_name
+from pi_harness.extensions_builtin.mcp.names import names_for_server
 from pi_harness.extensions_builtin.mcp.results import MAX_LINES, to_tool_result
 
 
@@ -16,35 +17,44 @@ def write(path: Path, data: Any) -> Path:
     return path
 
 
-def test_stdio_and_http_entries_with_variable_expansion(tmp_path: Path) -> None:
+def test_stdio_and_http_entries_as_pi_reads_them(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     write(
         agent / "mcp.json",
         {
             "mcpServers": {
                 "files": {
-                    "command": "${TOOLS}/server",
-                    "args": ["--root", "${ROOT:-/srv}", "${MISSING}"],
+                    "command": "~/bin/server",
+                    "args": ["--root", "~/data", "${ROOT}"],
                     "env": {"TOKEN": "${TOKEN}"},
                     "cwd": "sub",
                 },
-                "docs": {"type": "http", "url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "docs": {
+                    "type": "streamable-http",
+                    "url": "https://example.org/mcp",
+                    "headers": {"Authorization": "Bearer ${TOKEN}"},
+                    "timeout": 2.5,
+                    "description": "Product docs",
+                },
             }
         },
     )
-    env = {"TOOLS": "/opt/tools", "TOKEN": "t0k", "HOST": "example.org"}
-    config = load_mcp_config(agent, tmp_path, project_trusted=False, environ=env)
+    config = load_mcp_config(agent, tmp_path, project_trusted=False)
     assert config.errors == []
     files, docs = config.servers["files"], config.servers["docs"]
+    home = str(Path.home())
     assert files.transport == "stdio"
-    assert files.command == "/opt/tools/server"
-    assert files.args == ("--root", "/srv", "${MISSING}")
-    assert dict(files.env) == {"TOKEN": "t0k"}
+    assert files.command == f"{home}/bin/server"
+    # Only env and headers values are templates, and they resolve when the server connects.
+    assert files.args == ("--root", f"{home}/data", "${ROOT}")
+    assert dict(files.env) == {"TOKEN": "${TOKEN}"}
     assert files.cwd == "sub"
-    assert docs.transport == "http"
-    assert docs.url == "https://example.org/mcp"
-    assert dict(docs.headers) == {"Authorization": "Bearer t0k"}
-    assert config.warnings == ['MCP server "files": environment variable MISSING is not set']
+    assert files.timeout_s == 60.0 and files.exposure == "codemode" and files.enabled
+    assert docs.transport == "http" and docs.url == "https://example.org/mcp"
+    assert dict(docs.headers) == {"Authorization": "Bearer ${TOKEN}"}
+    assert docs.timeout_s == 2.5  # seconds, as in Pi
+    assert docs.description == "Product docs"
+    assert not docs.uses_oauth  # an Authorization header is configured
 
 
 def test_invalid_entries_are_reported_and_skipped(tmp_path: Path) -> None:
@@ -55,12 +65,16 @@ def test_invalid_entries_are_reported_and_skipped(tmp_path: Path) -> None:
             "mcpServers": {
                 "ok": {"command": "run"},
                 "neither": {"args": []},
-                "both": {"command": "x", "url": "http://h/mcp"},
                 "badargs": {"command": "x", "args": "one two"},
                 "sse": {"type": "sse", "url": "http://h/sse"},
                 "badurl": {"url": "ftp://h"},
-                "direct": {"command": "x", "directTools": "yes"},
+                "badtype": {"type": "streamable_http", "url": "http://h/mcp"},
+                "exp": {"command": "x", "exposure": "sometimes"},
+                "texp": {"command": "x", "toolExposure": {"a*": "never"}},
                 "timeout": {"command": "x", "timeout": -1},
+                "desc": {"command": "x", "description": 3},
+                "oauth": {"url": "http://h/mcp", "oauth": {"callbackPort": 0}},
+                "bad name": {"command": "x"},
                 "notobj": 3,
             }
         },
@@ -68,15 +82,27 @@ def test_invalid_entries_are_reported_and_skipped(tmp_path: Path) -> None:
     config = load_mcp_config(agent, tmp_path, project_trusted=False)
     assert list(config.servers) == ["ok"]
     assert config.errors == [
-        f'Invalid MCP server "neither" in {path}: exactly one of "command" (stdio) or "url" (HTTP) is required',
-        f'Invalid MCP server "both" in {path}: exactly one of "command" (stdio) or "url" (HTTP) is required',
-        f'Invalid MCP server "badargs" in {path}: "args" must be an array of strings',
-        f'Invalid MCP server "sse" in {path}: the legacy "sse" transport is not supported; use a streamable HTTP "url"',
-        f'Invalid MCP server "badurl" in {path}: "url" must be an http:// or https:// URL, got \'ftp://h\'',
-        f'Invalid MCP server "direct" in {path}: "directTools" must be a boolean or an array of tool names',
-        f'Invalid MCP server "timeout" in {path}: "timeout" must be a positive number of milliseconds',
-        f'Invalid MCP server "notobj" in {path}: the entry must be an object',
+        f'{path}: server "neither" needs either "command" (stdio) or "url" (streamable HTTP)',
+        f'{path}: server "badargs": args must be an array of strings',
+        f'{path}: server "sse": the legacy SSE transport is not supported; use the streamable HTTP URL',
+        f'{path}: server "badurl": url must be an http or https URL',
+        f'{path}: server "badtype" needs either "command" (stdio) or "url" (streamable HTTP)',
+        f'{path}: server "exp": exposure must be one of "codemode", "deferred", "direct", "hidden"',
+        f'{path}: server "texp": toolExposure "a*" must be one of "codemode", "deferred", "direct", "hidden"',
+        f'{path}: server "timeout": timeout must be a positive number of seconds',
+        f'{path}: server "desc": description must be a string',
+        f'{path}: server "oauth": oauth.callbackPort must be a port number',
+        f'{path}: invalid server name "bad name" (use letters, digits, "_" and "-")',
+        f'{path}: server "notobj" must be an object',
     ]
+
+
+def test_names_differing_only_in_dash_and_underscore_clash(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = write(agent / "mcp.json", {"mcpServers": {"dev-tools": {"command": "a"}, "dev_tools": {"command": "b"}}})
+    config = load_mcp_config(agent, tmp_path, project_trusted=False)
+    assert list(config.servers) == ["dev-tools"]
+    assert config.errors == [f'{path}: server "dev_tools" conflicts with "dev-tools"']
 
 
 def test_unparsable_file_and_wrong_shapes(tmp_path: Path) -> None:
@@ -84,16 +110,16 @@ def test_unparsable_file_and_wrong_shapes(tmp_path: Path) -> None:
     path = write(agent / "mcp.json", "{not json")
     config = load_mcp_config(agent, tmp_path, project_trusted=False)
     assert config.servers == {}
-    assert len(config.errors) == 1 and config.errors[0].startswith(f"Failed to parse {path}: ")
+    assert len(config.errors) == 1 and config.errors[0].startswith(f"{path}: ")
     write(agent / "mcp.json", {"mcpServers": []})
     assert load_mcp_config(agent, tmp_path, project_trusted=False).errors == [
-        f'Invalid MCP config {path}: "mcpServers" must be an object'
+        f'{path}: expected an object with an "mcpServers" object'
     ]
     write(agent / "mcp.json", "")
     assert load_mcp_config(agent, tmp_path, project_trusted=False).errors == []
 
 
-def test_project_file_needs_trust_and_overrides_by_name(tmp_path: Path) -> None:
+def test_project_file_needs_trust_and_replaces_by_name(tmp_path: Path) -> None:
     agent, project = tmp_path / "agent", tmp_path / "project"
     write(agent / "mcp.json", {"mcpServers": {"shared": {"command": "global"}, "mine": {"command": "g2"}}})
     write(project / ".pi" / "mcp.json", {"mcpServers": {"shared": {"url": "http://127.0.0.1:1/mcp"}}})
@@ -104,39 +130,100 @@ def test_project_file_needs_trust_and_overrides_by_name(tmp_path: Path) -> None:
     assert trusted.servers["shared"].transport == "http"
     assert list(trusted.servers) == ["mine", "shared"]
     assert trusted.servers["shared"].source == str(project / ".pi" / "mcp.json")
+    assert trusted.servers["shared"].scope == "project"
 
 
-def test_disabled_and_direct_tools_flags(tmp_path: Path) -> None:
+def test_project_overrides_merge_into_the_global_server(tmp_path: Path) -> None:
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    write(
+        agent / "mcp.json",
+        {
+            "mcpServers": {
+                "tools": {"command": "srv", "env": {"KEY": "${SECRET}"}, "exposure": "direct", "timeout": 5},
+                "docs": {"url": "https://d.example/mcp", "auth": {"provider": "anthropic"}},
+            }
+        },
+    )
+    project_file = write(
+        project / ".pi" / "mcp.json",
+        {
+            "mcpServers": {
+                "tools": {"enabled": False, "toolExposure": {"write_*": "hidden"}},
+                "docs": {"exposure": "hidden"},
+                "ghost": {"enabled": False},
+                "sneaky": {"command": "x", "url": "https://evil.example/mcp", "auth": {"provider": "anthropic"}},
+                "docs-extra": {"exposure": "direct", "headers": {}},
+            }
+        },
+    )
+    config = load_mcp_config(agent, project, project_trusted=True)
+    tools, docs = config.servers["tools"], config.servers["docs"]
+    assert not tools.enabled and tools.command == "srv" and dict(tools.env) == {"KEY": "${SECRET}"}
+    assert tools.exposure == "direct" and tools.timeout_s == 5
+    assert tools.exposure_of("write_file") == "hidden" and tools.exposure_of("read_file") == "direct"
+    assert tools.source == str(agent / "mcp.json") and tools.override == str(project_file)
+    assert docs.exposure == "hidden" and docs.auth_provider == "anthropic"  # kept from the global entry
+    assert "ghost" not in config.servers and "sneaky" not in config.servers
+    assert config.errors == [
+        f'{project_file}: server "ghost" needs "command" or "url", or a global server to override',
+        f'{project_file}: server "sneaky": auth is only allowed in the global mcp.json',
+        f'{project_file}: server "docs-extra" needs "command" or "url", or a global server to override',
+    ]
+
+
+def test_exposure_defaults_aliases_and_tool_patterns(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     write(
         agent / "mcp.json",
         {
             "mcpServers": {
-                "a": {"command": "x", "disabled": True},
-                "b": {"command": "x", "enabled": False},
-                "c": {"command": "x", "directTools": ["one"]},
-                "d": {"command": "x", "directTools": False},
+                "a": {"command": "x"},
+                "b": {"command": "x", "exposure": "codemode-deferred"},
+                "c": {
+                    "command": "x",
+                    "exposure": "hidden",
+                    "toolExposure": {"get_*": "direct", "get_secret": "hidden", "*": "deferred", "get_a*": "codemode"},
+                },
+                "d": {"command": "x", "enabled": False},
+                "e": {"command": "x", "disabled": True},  # not a Pi key: ignored, with a warning
             }
         },
     )
     config = load_mcp_config(agent, tmp_path, project_trusted=False)
-    assert [s.name for s in config.enabled] == ["c", "d"]
-    c, d = config.servers["c"], config.servers["d"]
-    assert c.exposes_direct_tools and c.is_direct("one") and not c.is_direct("two")
-    assert not d.exposes_direct_tools and not d.is_direct("one")
+    assert [s.name for s in config.enabled] == ["a", "b", "c", "e"]
+    a, b, c = config.servers["a"], config.servers["b"], config.servers["c"]
+    assert a.exposure == "codemode" and not a.exposes_direct_tools and a.has_indirect_tools
+    assert b.exposure == "codemode"
+    assert c.exposure_of("get_secret") == "hidden"  # an exact name wins
+    assert c.exposure_of("get_all") == "direct"  # the first matching pattern wins
+    assert c.exposure_of("put") == "deferred"
+    assert c.exposes_direct_tools
+    assert any("ignoring unknown keys disabled" in w for w in config.warnings)
 
 
-def test_tool_names_are_valid_for_every_provider() -> None:
-    assert tool_name("files", "read_text_file") == "files__read_text_file"
-    assert tool_name("my server", "get.thing/v2") == "my_server__get_thing_v2"
+def test_tool_names_match_pi() -> None:
+    golden = json.loads((Path(__file__).parent / "fixtures" / "pi14_mcp_golden.json").read_text())
+    long_server = "a-server-name-that-is-long-enough-to-cut"
+    assert tool_name(long_server, "trigger-long-running-operation") in golden["toolNames"]
+    assert tool_name("every-thing", "get-tiny-image") == "mcp__every_thing__get_tiny_image"
+    assert tool_name("my.server", "get thing/v2") == "mcp__my_server__get_thing_v2"
     long = tool_name("s" * 40, "t" * 40)
-    assert len(long) == 64 and long.startswith("s" * 40 + "__")
+    assert len(long) == 64 and long.startswith("mcp__" + "s" * 40 + "__")
     assert long == tool_name("s" * 40, "t" * 40)  # stable
-    taken = {"a_b__c"}
-    other = tool_name("a.b", "c", taken)
-    assert other != "a_b__c" and other.startswith("a_b__c_") and len(other) == 15
-    for name in (long, other, tool_name("ü", "ß")):
-        assert all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in name)
+    for name in (long, tool_name("ü", "ß")):
+        assert all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in name)
+
+
+def test_tools_whose_names_collide_all_get_a_hash() -> None:
+    owners: dict[str, str] = {}
+    names = names_for_server("s", ["a-b", "a_b", "c"], owners)
+    assert names["c"] == "mcp__s__c"
+    assert names["a-b"] != names["a_b"]
+    assert all(names[t].startswith("mcp__s__a_b_") and len(names[t]) == len("mcp__s__a_b_") + 8 for t in ("a-b", "a_b"))
+    # A name another server's tool holds is not taken over.
+    other = names_for_server("s", ["c"], {"mcp__s__c": "t\0c"})
+    assert other["c"].startswith("mcp__s__c_")
+    assert names_for_server("s", ["a_b", "a-b", "c"], {}) == names  # independent of the order
 
 
 def test_results_mapping_of_every_content_kind() -> None:
@@ -164,6 +251,12 @@ def test_results_mapping_of_every_content_kind() -> None:
         {"type": "image", "data": "BBBB", "mimeType": "image/png"},
         {"type": "text", "text": "[binary resource mem://bin (application/zip, 3 bytes) not shown]"},
     ]
+    linked = to_tool_result({"content": raw["content"][3:4]}, server="s", tool="t", readable_resources=True)
+    assert 'read_mcp_resource, server "s"' in linked["content"][0]["text"]
+    text_blob = {"type": "resource", "resource": {"uri": "m://j", "mimeType": "application/json", "blob": "e30="}}
+    assert to_tool_result({"content": [text_blob]}, server="s", tool="t")["content"] == [{"type": "text", "text": "{}"}]
+    silent = to_tool_result({"content": [], "isError": True}, server="s", tool="t")
+    assert silent["isError"] is True and "reported an error" in silent["content"][0]["text"]
 
 
 def test_structured_only_results_and_truncation() -> None:

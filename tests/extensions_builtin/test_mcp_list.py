@@ -15,7 +15,7 @@ def write_config(path: Path, servers: Any) -> None:
 
 
 async def test_connected_and_disabled_servers_exit_0(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
-    write_config(agent_dir / "mcp.json", {"fx": stdio_entry(), "off": {**stdio_entry(), "disabled": True}})
+    write_config(agent_dir / "mcp.json", {"fx": stdio_entry(), "off": {**stdio_entry(), "enabled": False}})
     text, code = await mcp_list_async(tmp_path)
     assert code == 0
     lines = text.splitlines()
@@ -26,7 +26,7 @@ async def test_connected_and_disabled_servers_exit_0(tmp_path: Path, agent_dir: 
 
 async def test_unreachable_enabled_server_exits_1(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
     write_config(agent_dir / "mcp.json", {"fx": stdio_entry(), "down": {"url": "http://127.0.0.1:9/mcp"}})
-    text, code = await mcp_list_async(tmp_path, McpOptions(retry_base_delay_s=0.01))
+    text, code = await mcp_list_async(tmp_path, McpOptions(retry_delays_s=(0.01, 0.01)))
     assert code == 1
     down = next(line for line in text.splitlines() if " down " in line)
     assert down.split()[:4] == ["✗", "down", "http", "failed"]
@@ -37,7 +37,7 @@ async def test_invalid_config_exits_1(tmp_path: Path, agent_dir: Path) -> None:
     (agent_dir / "mcp.json").write_text('{"mcpServers": {"x": {"command": ""}}}')
     text, code = await mcp_list_async(tmp_path)
     assert code == 1
-    assert f'error: Invalid MCP server "x" in {agent_dir / "mcp.json"}: "command" must be a non-empty string' in text
+    assert f'error: {agent_dir / "mcp.json"}: server "x": command must be a non-empty string' in text
 
 
 async def test_no_configuration(tmp_path: Path, agent_dir: Path) -> None:

@@ -42,8 +42,8 @@ async def test_first_prompt_waits_only_up_to_the_cap(
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
     assert h.tools() == {}  # the prompt went ahead without the slow server
-    assert await eventually(lambda: "late__echo" in h.tools())
-    assert "late__echo" in h.host.get_active_tools()  # registered later, active all the same
+    assert await eventually(lambda: "mcp__late__echo" in h.tools())
+    assert "mcp__late__echo" in h.host.get_active_tools()  # registered later, active all the same
     log = (agent_dir / "mcp.log").read_text()
     assert "first prompt sent before these servers were ready: late" in log
     await h.shutdown()
@@ -53,18 +53,19 @@ async def test_first_prompt_does_not_wait_for_servers_without_direct_tools(
     tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
 ) -> None:
     entry = stdio_entry("--startup-delay", "1")
-    entry["directTools"] = False
-    write_config(agent_dir / "mcp.json", {"lazy": entry, "fast": {**stdio_entry(), "directTools": ["echo"]}})
+    entry["exposure"] = "deferred"
+    fast = {**stdio_entry(), "exposure": "codemode", "toolExposure": {"echo": "direct"}}
+    write_config(agent_dir / "mcp.json", {"lazy": entry, "fast": fast})
     h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=60)), tmp_path)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
     tools = h.tools()
-    assert "fast__echo" in tools  # waited for the server with a direct tool
-    assert not any(name.startswith("lazy__") for name in tools)  # did not wait for this one
-    assert await eventually(lambda: "lazy__echo" in h.tools())
+    assert "mcp__fast__echo" in tools  # waited for the server with a direct tool
+    assert not any(name.startswith("mcp__lazy__") for name in tools)  # did not wait for this one
+    assert await eventually(lambda: "mcp__lazy__echo" in h.tools())
     active = h.host.get_active_tools()
-    assert "fast__echo" in active and "fast__slow" not in active
-    assert not any(name.startswith("lazy__") for name in active)
+    assert "mcp__fast__echo" in active and "mcp__fast__slow" not in active
+    assert not any(name.startswith("mcp__lazy__") for name in active)
     await h.shutdown()
 
 
@@ -75,21 +76,21 @@ async def test_invalid_config_does_not_stop_the_valid_servers(
     h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
-    assert "good__echo" in h.tools()
+    assert "mcp__good__echo" in h.tools()
     assert h.errors == []
-    message = f'MCP: Invalid MCP server "bad" in {agent_dir / "mcp.json"}: "command" must be a non-empty string'
+    message = f'MCP: {agent_dir / "mcp.json"}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)'
     assert ("warning", message) in recording_ui.notifications
-    assert 'config error: Invalid MCP server "bad"' in (agent_dir / "mcp.log").read_text()
+    assert 'config error: ' + message[5:] in (agent_dir / "mcp.log").read_text()
     await h.runner.run_command("mcp", "")
     table = recording_ui.notifications[-1][1]
-    assert "✓ good" in table and "4 tools" in table and 'error: Invalid MCP server "bad"' in table
+    assert "✓ good" in table and "4 tools" in table and 'server "bad" needs either' in table
     await h.shutdown()
 
 
 async def test_failed_server_is_reported_and_has_no_tools(
     tmp_path: Path, agent_dir: Path, harness: Any, recording_ui: Any
 ) -> None:
-    write_config(agent_dir / "mcp.json", {"ghost": {"command": str(tmp_path / "no-such-binary")}})
+    write_config(agent_dir / "mcp.json", {"ghost": {"command": str(tmp_path / "no-such-binary"), "exposure": "direct"}})
     h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
@@ -105,7 +106,7 @@ async def test_disabled_server_is_never_started(
     tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
 ) -> None:
     pid_file = tmp_path / "pid"
-    write_config(agent_dir / "mcp.json", {"off": {**stdio_entry("--pid-file", str(pid_file)), "disabled": True}})
+    write_config(agent_dir / "mcp.json", {"off": {**stdio_entry("--pid-file", str(pid_file)), "enabled": False}})
     h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=1)), tmp_path)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
@@ -129,7 +130,7 @@ async def test_project_config_is_read_only_when_trusted(
     trusted = await harness(create_mcp_extension(McpOptions(project_trusted=lambda: True)), project)
     await trusted.start()
     await trusted.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
-    assert "proj__echo" in trusted.tools()
+    assert "mcp__proj__echo" in trusted.tools()
     await trusted.shutdown()
 
 
@@ -168,7 +169,7 @@ async def main():
 
 asyncio.run(main())
 """
-    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "disabled": True}}}))
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "enabled": False}}}))
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)], check=False, capture_output=True, text=True, timeout=60
     )

@@ -340,6 +340,8 @@ def _http_server(bad: str, url: str, entry: JsonObject, common: _Common) -> McpS
 
 
 def _stdio_server(bad: str, command: str, entry: JsonObject, common: _Common) -> McpServerConfig:
+    if not command.strip():
+        raise InvalidServer(f"{bad} command must be a non-empty string")
     args = entry.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise InvalidServer(f"{bad} args must be an array of strings")
