@@ -80,7 +80,7 @@ async def test_invalid_config_does_not_stop_the_valid_servers(
     assert h.errors == []
     message = f'MCP: {agent_dir / "mcp.json"}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)'
     assert ("warning", message) in recording_ui.notifications
-    assert 'config error: ' + message[5:] in (agent_dir / "mcp.log").read_text()
+    assert "config error: " + message[5:] in (agent_dir / "mcp.log").read_text()
     await h.runner.run_command("mcp", "")
     table = recording_ui.notifications[-1][1]
     assert "✓ good" in table and "4 tools" in table and 'server "bad" needs either' in table

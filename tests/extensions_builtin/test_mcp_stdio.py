@@ -52,7 +52,12 @@ async def test_tools_are_registered_called_and_shutdown_stops_the_server(
     await h.runner.emit_before_agent_start({"prompt": "hi", "systemPrompt": ""})
 
     tools = h.tools()
-    assert sorted(n for n in tools if n.startswith("mcp__")) == ["mcp__fx__echo", "mcp__fx__fail", "mcp__fx__picture", "mcp__fx__slow"]
+    assert sorted(n for n in tools if n.startswith("mcp__")) == [
+        "mcp__fx__echo",
+        "mcp__fx__fail",
+        "mcp__fx__picture",
+        "mcp__fx__slow",
+    ]
     echo = tools["mcp__fx__echo"]
     assert echo.parameters["properties"]["text"]["type"] == "string"
     assert echo.parameters["required"] == ["text"]
