@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
 
 
@@ -82,8 +84,8 @@ async def test_invalid_config_does_not_stop_the_valid_servers(
     assert ("warning", message) in recording_ui.notifications
     assert "config error: " + message[5:] in (agent_dir / "mcp.log").read_text()
     await h.runner.run_command("mcp", "")
-    table = recording_ui.notifications[-1][1]
-    assert "✓ good" in table and "4 tools" in table and 'server "bad" needs either' in table
+    report = recording_ui.notifications[-1][1].splitlines()
+    assert report == ["good: connected, 4 tools (direct)", "config error: " + message[5:]]
     await h.shutdown()
 
 
@@ -175,3 +177,52 @@ asyncio.run(main())
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+async def test_mcp_command_reports_reconnects_and_enables(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any, recording_ui: Any
+) -> None:
+    pid_file = tmp_path / "pid"
+    write_config(
+        agent_dir / "mcp.json",
+        {"fx": stdio_entry("--pid-file", str(pid_file)), "off": {"command": "x", "enabled": False}},
+    )
+    h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    await h.runner.run_command("mcp", "")
+    assert recording_ui.notifications[-1] == ("info", "fx: connected, 4 tools (direct)\noff: disabled (codemode)")
+
+    # A server that went away is reconnected by the next call.
+    first_pid = int(pid_file.read_text())
+    os.kill(first_pid, 9)
+    assert await eventually(lambda: gone(first_pid))
+    for _ in range(2):
+        try:
+            result = await h.call("mcp__fx__echo", {"text": "back"})
+            break
+        except RuntimeError as exc:  # the call that finds the connection closed
+            assert "Connection closed" in str(exc)
+    assert result["content"][0]["text"] == "echo: back"
+    assert int(pid_file.read_text()) != first_pid
+
+    await h.runner.run_command("mcp", "reconnect fx")
+    assert recording_ui.notifications[-1] == ("info", 'Reconnected to MCP server "fx" (connected · 4 tools).')
+
+    await h.runner.run_command("mcp", "disable fx")
+    assert recording_ui.notifications[-1][1].startswith('MCP server "fx" disabled (saved to ')
+    assert json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]["enabled"] is False
+    assert "mcp__fx__echo" not in h.host.get_active_tools()
+    with pytest.raises(RuntimeError, match='The MCP server "fx" is disabled'):
+        await h.call("mcp__fx__echo", {"text": "x"})
+
+    await h.runner.run_command("mcp", "enable fx")
+    assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]
+    assert "mcp__fx__echo" in h.host.get_active_tools()
+    assert (await h.call("mcp__fx__echo", {"text": "again"}))["content"][0]["text"] == "echo: again"
+    await h.runner.run_command("mcp", "frob")
+    assert recording_ui.notifications[-1] == (
+        "warning",
+        "Usage: /mcp, /mcp reconnect [server], /mcp enable|disable <server> [--project]",
+    )
+    await h.shutdown()

@@ -172,6 +172,30 @@ class ServerConnection:
                 raise
         self.status = "closed"
 
+    async def reconnect(self) -> None:
+        """Disconnect (if connected) and connect again; returns once connected or failed."""
+        await self.close()
+        self._closing = False
+        self._stop = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._task = None
+        self._session = None
+        self.error = None
+        self.status = "pending"
+        self.start()
+        await self.wait_settled()
+
+    @property
+    def dropped(self) -> bool:
+        """The server went away under a connected session: the next call reconnects (as in Pi)."""
+        return self.status == "failed" and self.error == "Connection closed" and not self._closing
+
+    async def _session_for_call(self) -> ClientSession:
+        if self.dropped:
+            self._log.write(self.name, "reconnecting for a call")
+            await self.reconnect()
+        return self._require_session()
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -382,7 +406,7 @@ class ServerConnection:
         on_progress: ProgressHandler | None = None,
     ) -> dict[str, object]:
         """Call a tool once (never retried); returns the result as a camelCase JSON dict."""
-        session = self._require_session()
+        session = await self._session_for_call()
         try:
             result = await self._bounded(
                 lambda progress: session.call_tool(name, arguments, progress_callback=progress),
@@ -412,7 +436,7 @@ class ServerConnection:
         self, cursor: str | None, *, templates: bool = False, signal: AbortSignal | None = None
     ) -> tuple[list[JsonObject], str | None]:
         """One page of ``resources/list`` (or ``resources/templates/list``) as JSON dicts."""
-        session = self._require_session()
+        session = await self._session_for_call()
         params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
         if templates:
             try:
@@ -439,7 +463,7 @@ class ServerConnection:
 
     async def read_resource(self, uri: str, *, signal: AbortSignal | None = None) -> list[JsonObject]:
         """The ``contents`` of ``resources/read`` as JSON dicts."""
-        session = self._require_session()
+        session = await self._session_for_call()
         result = await self._bounded(lambda _p: session.read_resource(uri), signal=signal)
         return [_dump(item) for item in result.contents]
 

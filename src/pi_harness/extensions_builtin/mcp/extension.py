@@ -32,7 +32,7 @@ from pi_harness.coding.extensions import (
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
-from pi_harness.extensions_builtin.mcp.manager import McpManager, format_statuses
+from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
 from pi_harness.extensions_builtin.mcp.prompt_section import MCP_SERVERS_SECTION, REACHING_TOOLS, servers_section
 from pi_harness.extensions_builtin.mcp.tool_set import McpToolSet
@@ -71,7 +71,9 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("session_start", state.on_session_start)
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
-        pi.register_command("mcp", state.on_command, description="Show MCP servers, their status and tool counts")
+        pi.register_command(
+            "mcp", state.on_command, description="MCP servers: status; reconnect, enable or disable a server"
+        )
 
     return extension
 
@@ -155,11 +157,24 @@ class _McpState:
         if self.manager is not None:
             await self.manager.close()
 
-    async def on_command(self, _args: str, ctx: ExtensionCommandContext) -> None:
+    async def on_command(self, args: str, ctx: ExtensionCommandContext) -> None:
         if self.config is None or self.manager is None:
             ctx.ui.notify("MCP is not started yet.", "info")
             return
-        ctx.ui.notify(format_statuses(self.config, self.manager.statuses()), "info")
+        from pi_harness.extensions_builtin.mcp.slash_command import run_mcp_command
+
+        def tools_changed(server: str, enabled: bool) -> None:
+            if not enabled:
+                self.tools.withdraw(server)
+
+        message, kind = await run_mcp_command(
+            args,
+            config=self.config,
+            manager=self.manager,
+            agent_directory=self.options.resolved_agent_dir(),
+            tools_changed=tools_changed,
+        )
+        ctx.ui.notify(message, kind)
 
     def _report_failure(self, connection: ServerConnection) -> None:
         self._notify(f'MCP server "{connection.name}" is not available: {connection.error}', "warning")
