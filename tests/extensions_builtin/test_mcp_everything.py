@@ -121,7 +121,7 @@ async def test_resource_tools_list_page_and_read(tmp_path: Path, agent_dir: Path
     templates = (await h.call("list_mcp_resource_templates", {"server": "ev"}))["structuredContent"]
     assert templates["resourceTemplates"] and all("uriTemplate" in t for t in templates["resourceTemplates"])
 
-    with pytest.raises(Exception, match='MCP server "nope" has no resources. Servers with resources: ev'):
+    with pytest.raises(Exception, match=r'MCP server "nope" has no resources\. Servers with resources: ev'):
         await h.call("read_mcp_resource", {"server": "nope", "uri": uri})
     with pytest.raises(Exception, match="cursor can only be used when a server is specified"):
         await h.call("list_mcp_resources", {"cursor": "x"})
