@@ -189,3 +189,49 @@ async def test_tool_list_changes_add_and_withdraw_tools(
         await h.call("mcp__dyn__echo", {"text": "x"})
     assert "[dyn] tool list changed" in (agent_dir / "mcp.log").read_text()
     await h.shutdown()
+
+
+@pytest.fixture
+def everything_http(node: str, tmp_path: Path) -> Any:
+    """server-everything's streamable-HTTP transport on a free loopback port."""
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = (tmp_path / "http-server.log").open("w")
+    process = subprocess.Popen(
+        [node, str(record_pi14_mcp.EVERYTHING / "dist" / "index.js"), "streamableHttp"],
+        env={"PATH": "/usr/bin:/bin", "PORT": str(port), "HOME": str(tmp_path)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    for _ in range(400):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.025)
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    log.close()
+
+
+async def test_streamable_http_transport_of_a_third_party_server(
+    tmp_path: Path, agent_dir: Path, harness: Any, everything_http: str
+) -> None:
+    h = await started(harness, tmp_path, agent_dir, {"web": {"url": everything_http, "exposure": "direct"}})
+    assert "mcp__web__echo" in h.host.get_active_tools() and "read_mcp_resource" in h.host.get_active_tools()
+    assert (await h.call("mcp__web__echo", {"message": "over http"}))["content"][0]["text"] == "Echo: over http"
+    summed = await h.call("mcp__web__get_sum", {"a": 2, "b": 3})
+    assert "5" in summed["content"][0]["text"]
+    roots = (await h.call("mcp__web__get_roots_list", {}))["content"][0]["text"]
+    assert tmp_path.as_uri() in roots
+    await h.shutdown()
