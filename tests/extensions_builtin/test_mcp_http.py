@@ -103,3 +103,19 @@ async def test_abort_sends_cancellation_to_the_server(
     assert server.calls("notifications/cancelled") == 1
     assert server.calls("tools/call") == 2
     await h.shutdown()
+
+
+async def test_network_errors_are_retried_twice(tmp_path: Path, agent_dir: Path, harness: Any) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    write_config(agent_dir, {"down": {"url": f"http://127.0.0.1:{port}/mcp"}})
+    h = await started(harness, tmp_path)
+    assert server_tools(h) == []
+    log = (agent_dir / "mcp.log").read_text()
+    assert "[down] network error for initialize; retry 1 in 0.01 s" in log
+    assert "[down] network error for initialize; retry 2 in 0.01 s" in log
+    assert "retry 3" not in log
+    await h.shutdown()
