@@ -80,12 +80,13 @@ async def test_invalid_config_does_not_stop_the_valid_servers(
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
     assert "mcp__good__echo" in h.tools()
     assert h.errors == []
-    message = f'MCP: {agent_dir / "mcp.json"}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)'
-    assert ("warning", message) in recording_ui.notifications
-    assert "config error: " + message[5:] in (agent_dir / "mcp.log").read_text()
+    problem = f'{agent_dir / "mcp.json"}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)'
+    report = f"MCP servers need attention:\n  config: {problem}\nRun /mcp to fix."
+    assert await eventually(lambda: ("warning", report) in recording_ui.notifications)
+    assert "config error: " + problem in (agent_dir / "mcp.log").read_text()
     await h.runner.run_command("mcp", "")
-    report = recording_ui.notifications[-1][1].splitlines()
-    assert report == ["good: connected, 4 tools (direct)", "config error: " + message[5:]]
+    status = recording_ui.notifications[-1][1].splitlines()
+    assert status == ["good: connected, 4 tools (direct)", "config error: " + problem]
     await h.shutdown()
 
 
@@ -97,10 +98,8 @@ async def test_failed_server_is_reported_and_has_no_tools(
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
     assert h.tools() == {}
-    assert (
-        "warning",
-        f'MCP server "ghost" is not available: command not found: {tmp_path / "no-such-binary"}',
-    ) in recording_ui.notifications
+    report = f"MCP servers need attention:\n  ghost: failed: command not found: {tmp_path / 'no-such-binary'}"
+    assert await eventually(lambda: ("warning", report + "\nRun /mcp to fix.") in recording_ui.notifications)
     await h.shutdown()
 
 

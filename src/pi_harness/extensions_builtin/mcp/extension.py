@@ -18,6 +18,7 @@ callable asked at ``session_start``) in ``McpOptions``. Without it, only the glo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,8 +89,13 @@ class _McpState:
         self.config: McpConfig | None = None
         self.log = McpLog(options.resolved_agent_dir() / LOG_FILE)
         self.waited_first_prompt = False
-        self.tools = McpToolSet(pi, self._connections, self.log.write)
+        self.tools = McpToolSet(pi, self._connections, self.log.write, self._servers_ready)
         self._ctx: ExtensionContext | None = None
+        self._startup_report: asyncio.Future[None] | None = None
+
+    async def _servers_ready(self) -> None:
+        if self.manager is not None:
+            await self.manager.wait_all()
 
     def _connections(self) -> list[ServerConnection]:
         return list(self.manager.connections.values()) if self.manager is not None else []
@@ -104,7 +110,6 @@ class _McpState:
         self.config = config
         for problem in config.errors:
             self.log.write(None, f"config error: {problem}")
-            self._notify(f"MCP: {problem}", "warning")
         for warning in config.warnings:
             self.log.write(None, f"config warning: {warning}")
         self.manager = McpManager(
@@ -113,10 +118,22 @@ class _McpState:
             log=self.log,
             settings=self.options.connection_settings(),
             on_tools=self.tools.update,
-            on_failed=self._report_failure,
         )
         self._warn_unreachable(config)
         self.manager.start()
+        # One report of everything that needs the user, once the startup connections settled.
+        self._startup_report = asyncio.ensure_future(self._report_startup(self.manager))
+
+    async def _report_startup(self, manager: McpManager) -> None:
+        await manager.wait_all()
+        lines = [f"config: {problem}" for problem in manager.config.errors]
+        for status in manager.statuses():
+            if status.status == "failed":
+                first = (status.error or "unknown error").split("\n", 1)[0]
+                lines.append(f"{status.name}: failed: {first}")
+        if lines:
+            body = "\n".join(f"  {line}" for line in lines)
+            self._notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
 
     def _reaching_tools(self) -> set[str]:
         try:
@@ -154,6 +171,8 @@ class _McpState:
                 sections.pop(MCP_SERVERS_SECTION, None)
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        if self._startup_report is not None:
+            self._startup_report.cancel()
         if self.manager is not None:
             await self.manager.close()
 
@@ -175,9 +194,6 @@ class _McpState:
             tools_changed=tools_changed,
         )
         ctx.ui.notify(message, kind)
-
-    def _report_failure(self, connection: ServerConnection) -> None:
-        self._notify(f'MCP server "{connection.name}" is not available: {connection.error}', "warning")
 
     def _notify(self, message: str, kind: str) -> None:
         try:

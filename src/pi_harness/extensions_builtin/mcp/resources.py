@@ -126,8 +126,9 @@ async def _list(servers: Servers, params: JsonObject, signal: AbortSignal | None
     return payload
 
 
-def resource_tool_definitions(servers: Servers) -> list[ToolDefinition]:
-    """The three tools; ``servers`` returns, at call time, the connections they reach."""
+def resource_tool_definitions(servers: Servers, ready: Callable[[], Awaitable[None]]) -> list[ToolDefinition]:
+    """The three tools; ``servers`` returns, at call time, the connections they reach, after
+    ``ready`` waited for the servers still connecting (the tools reach all of them, as in Pi)."""
 
     def lister(tool: str, templates: bool) -> Execute:
         async def execute(
@@ -137,6 +138,7 @@ def resource_tool_definitions(servers: Servers) -> list[ToolDefinition]:
             _update: ToolUpdateCallback | None,
             _ctx: ExtensionContext | None = None,
         ) -> AgentToolResult:
+            await ready()
             payload = await _list(servers, dict(params or {}), signal, templates=templates)
             return _json_result(tool, _argument(dict(params or {}), "server"), payload)
 
@@ -150,6 +152,7 @@ def resource_tool_definitions(servers: Servers) -> list[ToolDefinition]:
         _ctx: ExtensionContext | None = None,
     ) -> AgentToolResult:
         args = dict(params or {})
+        await ready()
         name, uri = _argument(args, "server"), _argument(args, "uri")
         if name is None:
             raise ValueError("server must be provided")

@@ -15,7 +15,7 @@ the widest exposure among the enabled, non-hidden servers that have resources.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,9 +37,11 @@ class McpToolSet:
         pi: ExtensionAPI,
         connections: Callable[[], list[ServerConnection]],
         log: Callable[[str | None, str], None],
+        ready: Callable[[], Awaitable[None]],
     ) -> None:
         self._pi = pi
         self._connections = connections
+        self._ready = ready
         self._log = log
         self.owners: dict[str, str] = {}  # model-facing name -> "<server>\0<tool>"
         self.server_tools: dict[str, set[str]] = {}  # server -> names it offers now
@@ -115,7 +117,7 @@ class McpToolSet:
             return
         first = self.resource_exposure is None
         self.resource_exposure = exposure
-        definitions = resource_tool_definitions(self._resource_servers)
+        definitions = resource_tool_definitions(self._resource_servers, self._ready)
         names = [d.name for d in definitions]
         if first:
             for definition in definitions:
