@@ -1,4 +1,4 @@
-"""mcp.json loading and validation, tool names and result mapping (no servers needed)."""
+"""mcp.json loading and validation, values, tool names, the prompt section and result mapping."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_harness.extensions_builtin.mcp import load_mcp_config, tool_name
 from pi_harness.extensions_builtin.mcp.names import names_for_server
 from pi_harness.extensions_builtin.mcp.results import MAX_LINES, to_tool_result
+from pi_harness.extensions_builtin.mcp.values import UnresolvedValue, resolve_value
 
 
 def write(path: Path, data: Any) -> Path:
@@ -270,3 +273,66 @@ def test_structured_only_results_and_truncation() -> None:
     assert text.startswith("line 0\n") and f"line {MAX_LINES - 1}\n" in text and f"line {MAX_LINES}\n" not in text
     assert "[MCP output truncated" in text
     assert cut["details"]["truncated"] is True
+
+
+def test_env_and_header_values_resolve_as_in_pi() -> None:
+    env = {"TOKEN": "t0k", "HOST": "h", "EMPTY": ""}
+    assert resolve_value("Bearer ${TOKEN}", "x", env) == "Bearer t0k"
+    assert resolve_value("$HOST:$TOKEN/$$/$!/${not-a-name}", "x", env) == "h:t0k/$/!/${not-a-name}"
+    assert resolve_value("!printf '  out  '", "x", env) == "out"
+    with pytest.raises(UnresolvedValue, match=r"^Failed to resolve d from environment variable: EMPTY$"):
+        resolve_value("${EMPTY}", "d", env)
+    with pytest.raises(UnresolvedValue, match=r"^Failed to resolve d from environment variables: A, B$"):
+        resolve_value("$A-${B}-$A", "d", env)
+    with pytest.raises(UnresolvedValue, match=r"^Failed to resolve d from shell command: exit 3$"):
+        resolve_value("!exit 3", "d", env)
+
+
+async def test_an_unresolved_env_value_fails_that_server_alone(
+    tmp_path: Path, agent_dir: Path, stdio_entry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_harness.extensions_builtin.mcp import mcp_list_async
+
+    monkeypatch.delenv("PI_TEST_NOT_SET", raising=False)
+    write(
+        agent_dir / "mcp.json",
+        {"mcpServers": {"ok": stdio_entry(), "needs": {**stdio_entry(), "env": {"KEY": "${PI_TEST_NOT_SET}"}}}},
+    )
+    text, code = await mcp_list_async(tmp_path)
+    assert code == 1
+    assert "ok: connected, 4 tools (direct, global)" in text.splitlines()
+    assert '  Failed to resolve MCP server "needs" env "KEY" from environment variable: PI_TEST_NOT_SET' in text
+
+
+def test_servers_section_lists_indirect_servers_within_its_limits() -> None:
+    from types import SimpleNamespace
+
+    from pi_harness.extensions_builtin.mcp.config import parse_server
+    from pi_harness.extensions_builtin.mcp.prompt_section import MAX_SECTION, servers_section
+
+    def connection(name: str, instructions: str | None = None, **entry: Any) -> Any:
+        return SimpleNamespace(
+            name=name, instructions=instructions, config=parse_server(name, {"command": "x", **entry}, "mcp.json")
+        )
+
+    assert servers_section([connection("d", exposure="direct")]) is None
+    section = servers_section(
+        [
+            connection("zeta", "Zeta tools\nmore", exposure="deferred"),
+            connection("alpha-1", "ignored", description="  Alpha things  \nsecond"),
+            connection("off", enabled=False),
+            connection("mixed", exposure="direct", toolExposure={"x": "codemode"}),
+        ]
+    )
+    assert section is not None
+    assert section.splitlines()[1:] == [
+        "- mcp__alpha_1 (codemode): Alpha things",
+        "- mcp__mixed (codemode)",
+        "- mcp__zeta (tool_search): Zeta tools",
+    ]
+    many = servers_section([connection(f"server{i:03}", "x" * 400) for i in range(300)])
+    assert many is not None and len(many) <= MAX_SECTION
+    assert many.splitlines()[-1].startswith("- … ") and "more servers" in many.splitlines()[-1]
+    few = servers_section([connection(f"s{i}", "y" * 400) for i in range(3)])
+    assert few is not None and all(len(line) <= 250 + len("- mcp__s0 (codemode): ") for line in few.splitlines()[1:])
+    assert few.splitlines()[1].endswith("…")
