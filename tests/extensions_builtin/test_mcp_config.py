@@ -120,6 +120,12 @@ def test_unparsable_file_and_wrong_shapes(tmp_path: Path) -> None:
     ]
     write(agent / "mcp.json", "")
     assert load_mcp_config(agent, tmp_path, project_trusted=False).errors == []
+    write(agent / "mcp.json", {"autoEnableCodemode": "yes", "mcpServers": {}})
+    assert load_mcp_config(agent, tmp_path, project_trusted=False).errors == [
+        f"{path}: autoEnableCodemode must be a boolean"
+    ]
+    write(agent / "mcp.json", {"autoEnableCodemode": False})
+    assert load_mcp_config(agent, tmp_path, project_trusted=False).auto_enable_codemode is False
 
 
 def test_project_file_needs_trust_and_replaces_by_name(tmp_path: Path) -> None:

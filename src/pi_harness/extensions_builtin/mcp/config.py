@@ -135,6 +135,8 @@ class McpConfig:
     # so "no servers" can say why instead of looking like an empty configuration.
     untrusted_files: list[Path] = field(default_factory=list)
     project_file: Path | None = None  # the trusted project's mcp.json (whether or not it exists)
+    # Pi's top-level switch for activating codemode; kept for when a codemode tool exists.
+    auto_enable_codemode: bool = True
 
     @property
     def enabled(self) -> list[McpServerConfig]:
@@ -189,6 +191,11 @@ def _load_file(path: Path, scope: Scope, config: McpConfig) -> None:
     if data is None:
         config.errors.append(error or f"{path}: unreadable")
         return
+    auto = data.get("autoEnableCodemode")
+    if auto is not None and not isinstance(auto, bool):
+        config.errors.append(f"{path}: autoEnableCodemode must be a boolean")
+    elif auto is not None:
+        config.auto_enable_codemode = auto  # a later (project) file wins
     servers = data.get("mcpServers") or {}
     assert isinstance(servers, dict)
     for key, raw in servers.items():
