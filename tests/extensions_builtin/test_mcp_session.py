@@ -219,6 +219,10 @@ async def test_mcp_command_reports_reconnects_and_enables(
     assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]
     assert "mcp__fx__echo" in h.host.get_active_tools()
     assert (await h.call("mcp__fx__echo", {"text": "again"}))["content"][0]["text"] == "echo: again"
+    command = h.runner.find_command("mcp")
+    assert command is not None and command[0].get_argument_completions is not None
+    assert command[0].get_argument_completions("dis") == [{"value": "disable ", "label": "disable"}]
+    assert command[0].get_argument_completions("enable o") == [{"value": "enable off", "label": "off"}]
     await h.runner.run_command("mcp", "frob")
     assert recording_ui.notifications[-1] == (
         "warning",

@@ -73,7 +73,10 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
         pi.register_command(
-            "mcp", state.on_command, description="MCP servers: status; reconnect, enable or disable a server"
+            "mcp",
+            state.on_command,
+            description="MCP servers: status; reconnect, enable or disable a server",
+            get_argument_completions=state.complete,
         )
 
     return extension
@@ -175,6 +178,11 @@ class _McpState:
             self._startup_report.cancel()
         if self.manager is not None:
             await self.manager.close()
+
+    def complete(self, prefix: str) -> list[dict[str, str]] | None:
+        from pi_harness.extensions_builtin.mcp.slash_command import completions
+
+        return completions(prefix, list(self.config.servers) if self.config is not None else [])
 
     async def on_command(self, args: str, ctx: ExtensionCommandContext) -> None:
         if self.config is None or self.manager is None:

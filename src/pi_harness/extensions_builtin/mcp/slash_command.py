@@ -92,3 +92,16 @@ async def _set_enabled(
     await manager.set_enabled(name, enabled)
     state = "enabled" if enabled else "disabled"
     return f'MCP server "{name}" {state} (saved to {path}).', "info"
+
+
+ACTIONS = ("reconnect", "enable", "disable")
+
+
+def completions(prefix: str, servers: list[str]) -> list[dict[str, str]] | None:
+    """Completions of ``/mcp <action> <server>``."""
+    words = prefix.lstrip().split(" ")
+    if len(words) == 1:
+        return [{"value": f"{a} ", "label": a} for a in ACTIONS if a.startswith(words[0])] or None
+    if len(words) == 2 and words[0] in ACTIONS:
+        return [{"value": f"{words[0]} {s}", "label": s} for s in servers if s.startswith(words[1])] or None
+    return None
