@@ -10,7 +10,8 @@ import pytest
 
 from pi_harness.extensions_builtin.mcp import load_mcp_config, tool_name
 from pi_harness.extensions_builtin.mcp.names import names_for_server
-from pi_harness.extensions_builtin.mcp.results import MAX_LINES, to_tool_result
+from pi_harness.extensions_builtin.mcp.output_limit import MAX_BYTES
+from pi_harness.extensions_builtin.mcp.results import to_tool_result
 from pi_harness.extensions_builtin.mcp.values import UnresolvedValue, resolve_value
 
 
@@ -258,8 +259,15 @@ def test_results_mapping_of_every_content_kind() -> None:
         {"type": "text", "text": "[resource link: file:///a.txt a.txt]\nthe file"},
         {"type": "text", "text": "[resource mem://note]\ninline note"},
         {"type": "image", "data": "BBBB", "mimeType": "image/png"},
-        {"type": "text", "text": "[binary resource mem://bin (application/zip, 3 bytes) not shown]"},
+        {"type": "text", "text": result["content"][6]["text"]},
     ]
+    saved = result["content"][6]["text"]
+    assert saved.startswith("[binary resource mem://bin (application/zip, 3 bytes) saved to ") and saved.endswith(
+        ".bin]"
+    )
+    path = Path(saved.removesuffix("]").rsplit(" ", 1)[1])
+    assert path.read_bytes() == b"\0\0\0" and (path.stat().st_mode & 0o777) == 0o600
+    path.unlink()
     linked = to_tool_result({"content": raw["content"][3:4]}, server="s", tool="t", readable_resources=True)
     assert 'read_mcp_resource, server "s"' in linked["content"][0]["text"]
     text_blob = {"type": "resource", "resource": {"uri": "m://j", "mimeType": "application/json", "blob": "e30="}}
@@ -273,12 +281,23 @@ def test_structured_only_results_and_truncation() -> None:
     assert structured["content"] == [{"type": "text", "text": '{"n":1}'}]
     assert structured["structuredContent"] == {"n": 1}
     assert to_tool_result({"content": []}, server="s", tool="t")["content"][0]["text"] == "(no output)"
-    long_text = "\n".join(f"line {i}" for i in range(MAX_LINES + 500))
-    cut = to_tool_result({"content": [{"type": "text", "text": long_text}]}, server="s", tool="t")
+    # Text over 20 KB keeps its first and last 10 KB around a marker; the whole is saved to a file.
+    long_text = "\n".join(f"line {i:05}" for i in range(4000))
+    picture = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    cut = to_tool_result({"content": [{"type": "text", "text": long_text}, picture]}, server="s", tool="t")
     text = cut["content"][0]["text"]
-    assert text.startswith("line 0\n") and f"line {MAX_LINES - 1}\n" in text and f"line {MAX_LINES}\n" not in text
-    assert "[MCP output truncated" in text
+    head, middle_and_tail = text.split("\n\n", 1)[1].split("…", 1)
+    assert head == long_text.encode()[: MAX_BYTES // 2].decode()
+    removed = len(long_text) - MAX_BYTES
+    assert middle_and_tail.startswith(f"{removed} chars truncated…")
+    assert text.startswith("[Output cut in the middle: 4000 lines, 43999 bytes (about 11000 tokens) in all.]")
+    assert cut["content"][1] == picture
+    full = Path(cut["details"]["fullOutputPath"])
+    assert full.read_text() == long_text and f"[The complete output is in {full};" in text
     assert cut["details"]["truncated"] is True
+    full.unlink()
+    small = to_tool_result({"content": [{"type": "text", "text": "x" * MAX_BYTES}]}, server="s", tool="t")
+    assert small["content"][0]["text"] == "x" * MAX_BYTES and "fullOutputPath" not in small["details"]
 
 
 def test_env_and_header_values_resolve_as_in_pi() -> None:

@@ -422,7 +422,6 @@ class ServerConnection:
         dumped: dict[str, object] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
 
-
     def _require_session(self) -> ClientSession:
         session = self._session
         if session is None or self.status != "connected":
@@ -440,9 +439,7 @@ class ServerConnection:
         params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
         if templates:
             try:
-                listed = await self._bounded(
-                    lambda _p: session.list_resource_templates(params=params), signal=signal
-                )
+                listed = await self._bounded(lambda _p: session.list_resource_templates(params=params), signal=signal)
             except MCPError as exc:
                 if exc.code == METHOD_NOT_FOUND:  # no templates at all
                     return [], None

@@ -36,9 +36,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def servers_section(connections: Sequence[ServerConnection]) -> str | None:
-    listed = sorted(
-        (c for c in connections if c.config.enabled and c.config.has_indirect_tools), key=lambda c: c.name
-    )
+    listed = sorted((c for c in connections if c.config.enabled and c.config.has_indirect_tools), key=lambda c: c.name)
     if not listed:
         return None
     reaches = ["codemode" if "codemode" in c.config.configured_exposures else "tool_search" for c in listed]

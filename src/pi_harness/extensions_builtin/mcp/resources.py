@@ -23,6 +23,7 @@ from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import UserContent
 from pi_harness.coding.extensions import AgentToolResult, ExtensionContext, ToolDefinition, ToolUpdateCallback
+from pi_harness.extensions_builtin.mcp.output_limit import limit_content
 from pi_harness.extensions_builtin.mcp.results import convert_blocks, limit_text
 
 if TYPE_CHECKING:
@@ -90,10 +91,10 @@ def _find(servers: Servers, name: str) -> ServerConnection:
 
 
 def _json_result(tool: str, server: str | None, payload: JsonObject) -> AgentToolResult:
-    text, truncated = limit_text(dumps_str(payload))
+    text, full_output = limit_text(dumps_str(payload))
     details: JsonObject = {"server": server or "", "tool": tool}
-    if truncated:
-        details["truncated"] = True
+    if full_output:
+        details["fullOutputPath"] = full_output
     return {"content": [{"type": "text", "text": text}], "details": details, "structuredContent": payload}
 
 
@@ -165,13 +166,15 @@ def resource_tool_definitions(servers: Servers, ready: Callable[[], Awaitable[No
             if len(contents) > 1:
                 blocks.append({"type": "text", "text": f"{item.get('uri', '')}:"})
             blocks.append({"type": "resource", "resource": item})
-        content: list[UserContent] = convert_blocks(blocks) or [
+        converted: list[UserContent] = convert_blocks(blocks) or [
             {"type": "text", "text": f"The resource {uri} has no contents."}
         ]
+        content, full_output, _cut = limit_content(converted)
         kept: list[JsonValue] = [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
         return {
             "content": content,
-            "details": {"server": connection.name, "tool": READ_RESOURCE},
+            "details": {"server": connection.name, "tool": READ_RESOURCE}
+            | ({"fullOutputPath": full_output} if full_output else {}),
             "structuredContent": {"server": connection.name, "uri": uri, "contents": kept},
         }
 
