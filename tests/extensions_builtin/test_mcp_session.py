@@ -229,3 +229,37 @@ async def test_mcp_command_reports_reconnects_and_enables(
         "Usage: /mcp, /mcp reconnect [server], /mcp enable|disable <server> [--project]",
     )
     await h.shutdown()
+
+
+async def test_interactive_mcp_menu_disables_in_this_project(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any, recording_ui: Any
+) -> None:
+    """``/mcp`` in the interactive mode: pick a server, then "Disable in this project"."""
+    answers: list[str] = []
+    asked: list[tuple[str, list[str]]] = []
+
+    async def select(title: str, options: list[str], **_kwargs: Any) -> str | None:
+        asked.append((title, options))
+        wanted = answers.pop(0)
+        return next(option for option in options if option.startswith(wanted))
+
+    recording_ui.select = select
+    project = tmp_path / "project"
+    project.mkdir()
+    write_config(
+        agent_dir / "mcp.json", {"fx": stdio_entry(), "broken": {**stdio_entry(), "command": str(tmp_path / "nope")}}
+    )
+    h = await harness(create_mcp_extension(McpOptions(project_trusted=True)), project, ui=recording_ui)
+    h.host.mode = "interactive"
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    answers[:] = ["fx — ", "Disable in this project"]
+    await h.runner.run_command("mcp", "")
+    assert asked[0] == ("MCP servers", ["broken — failed · direct", "fx — connected · 4 tools · direct"])
+    assert asked[1] == ("MCP server fx", ["Tools", "Reconnect", "Disable", "Disable in this project"])
+    override = project / ".pi" / "mcp.json"
+    assert recording_ui.notifications[-1] == ("info", f'MCP server "fx" disabled (saved to {override}).')
+    assert json.loads(override.read_text()) == {"mcpServers": {"fx": {"enabled": False}}}
+    assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]
+    assert "mcp__fx__echo" not in h.host.get_active_tools()
+    await h.shutdown()

@@ -188,20 +188,23 @@ class _McpState:
         if self.config is None or self.manager is None:
             ctx.ui.notify("MCP is not started yet.", "info")
             return
-        from pi_harness.extensions_builtin.mcp.slash_command import run_mcp_command
+        from pi_harness.extensions_builtin.mcp.slash_command import manage, run_mcp_command
 
         def tools_changed(server: str, enabled: bool) -> None:
             if not enabled:
                 self.tools.withdraw(server)
 
-        message, kind = await run_mcp_command(
-            args,
-            config=self.config,
-            manager=self.manager,
-            agent_directory=self.options.resolved_agent_dir(),
-            tools_changed=tools_changed,
-        )
-        ctx.ui.notify(message, kind)
+        config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
+        if not args.strip() and ctx.has_ui and ctx.mode == "interactive":
+            outcome = await manage(
+                ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+            )
+        else:
+            outcome = await run_mcp_command(
+                args, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+            )
+        if outcome is not None:
+            ctx.ui.notify(*outcome)
 
     def _notify(self, message: str, kind: str) -> None:
         try:

@@ -1,6 +1,8 @@
 """``/mcp``: the server report, and the manager's actions as words (no menu yet).
 
-``/mcp`` waits for the servers still connecting and prints the report (``manager.format_statuses``).
+``/mcp`` waits for the servers still connecting and prints the report (``manager.format_statuses``);
+in the interactive mode it offers the servers (those that need attention first), then what can be
+done with the chosen one: its tools, reconnect, enable or disable (also for this project alone).
 ``/mcp reconnect [server]`` connects a server again (without a name: the one failed or dropped
 server, if there is exactly one). ``/mcp enable <server>`` and ``/mcp disable <server>`` connect or
 disconnect it and save ``enabled`` to the mcp.json that defines it (to the project's override when
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pi_harness.coding.extensions import ExtensionUI
 from pi_harness.extensions_builtin.mcp.config import McpConfig
 from pi_harness.extensions_builtin.mcp.edit import update_server
 from pi_harness.extensions_builtin.mcp.manager import McpManager, format_statuses
@@ -43,6 +46,69 @@ async def run_mcp_command(
     if action in ("enable", "disable") and len(names) == 1:
         return await _set_enabled(names[0], action == "enable", project, config, manager, tools_changed)
     return USAGE, "warning"
+
+
+_RANK = {"failed": 0, "pending": 1, "connecting": 1, "connected": 2, "closed": 3}
+
+
+async def manage(
+    ui: ExtensionUI,
+    *,
+    config: McpConfig,
+    manager: McpManager,
+    agent_directory: Path,
+    tools_changed: Callable[[str, bool], None],
+) -> tuple[str, str] | None:
+    """The interactive menu: a server, then an action; the outcome to show (None: cancelled)."""
+    statuses = {s.name: s for s in manager.statuses()}
+    if not statuses:
+        return format_statuses(config, [], agent_directory), "info"
+
+    def rank(name: str) -> tuple[int, str]:
+        status = statuses[name]
+        return (4 if status.status == "disabled" else _RANK.get(status.status, 1), name)
+
+    labels = {}
+    for name in sorted(statuses, key=rank):
+        status, server = statuses[name], config.servers[name]
+        state = f"{status.status} · {status.tool_count} tools" if status.status == "connected" else status.status
+        labels[f"{name} — {state} · {server.exposure}"] = name
+    chosen = await ui.select("MCP servers", list(labels))
+    if chosen is None or chosen not in labels:
+        return None
+    name = labels[chosen]
+    server, status = config.servers[name], statuses[name]
+    in_project = server.scope == "global" and server.override is None and config.project_file is not None
+    actions: dict[str, str] = {}
+    if server.enabled:
+        if status.status == "connected":
+            actions["Tools"] = "tools"
+        actions["Reconnect"] = "reconnect"
+        actions["Disable"] = "disable"
+        if in_project:
+            actions["Disable in this project"] = "disable --project"
+    else:
+        actions["Enable"] = "enable"
+        if in_project:
+            actions["Enable in this project"] = "enable --project"
+    action = await ui.select(f"MCP server {name}", list(actions))
+    if action is None or action not in actions:
+        return None
+    if actions[action] == "tools":
+        connection = manager.connections[name]
+        lines = [
+            f"{t.name}" + (f" [{server.exposure_of(t.name)}]" if server.exposure_of(t.name) != server.exposure else "")
+            for t in connection.tools
+        ]
+        return f"Tools of {name} (exposure {server.exposure}):\n" + "\n".join(f"  {line}" for line in lines), "info"
+    verb, *flags = actions[action].split(" ")
+    return await run_mcp_command(
+        " ".join([verb, name, *flags]),
+        config=config,
+        manager=manager,
+        agent_directory=agent_directory,
+        tools_changed=tools_changed,
+    )
 
 
 async def _reconnect(name: str | None, manager: McpManager) -> tuple[str, str]:
