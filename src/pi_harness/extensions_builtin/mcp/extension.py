@@ -5,7 +5,8 @@ Written against the public extension API only. The factory registers handlers an
 ``before_agent_start`` makes the first prompt wait (10 s at most) for servers that have ``direct``
 tools; ``session_shutdown`` disconnects every server and can run any number of times. Tools are
 named ``mcp__<server>__<tool>`` (``names.py``) and kept in step with each server's tool list by
-``tool_set.py``. A ``/mcp`` command shows the server table.
+``tool_set.py``. ``/mcp`` reports the servers and reconnects, enables or disables one
+(``slash_command.py``).
 
 pi-harness has no ``codemode`` or ``tool_search`` tool yet, so ``codemode`` (the default) and
 ``deferred`` tools are registered but inactive, and the session is warned once that they cannot be
