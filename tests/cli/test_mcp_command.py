@@ -39,8 +39,9 @@ def test_mcp_list_unconnectable_server_exits_1(tmp_path: Path, agent_dir: Path) 
 
 
 def test_mcp_usage_errors(tmp_path: Path) -> None:
-    assert run_pi("mcp", cwd=tmp_path).returncode == 1
+    assert run_pi("mcp", cwd=tmp_path).returncode == 0  # the usage, as Pi prints it
     assert run_pi("mcp", "frobnicate", cwd=tmp_path).returncode == 1
+    assert run_pi("mcp", "list", "--frob", cwd=tmp_path).returncode == 1
     assert run_pi("mcp", "--help", cwd=tmp_path).returncode == 0
 
 
@@ -50,7 +51,7 @@ def test_mcp_list_says_why_an_untrusted_project_config_is_not_used(tmp_path: Pat
     result = run_pi("mcp", "list", "--no-approve", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "No MCP servers configured." in result.stdout
-    assert "mcp.json was not loaded: the project is not trusted" in result.stdout
+    assert "mcp.json is ignored because the project is not trusted" in result.stdout
 
 
 def test_a_missing_mcp_package_is_one_line_naming_the_install(tmp_path: Path, agent_dir: Path) -> None:

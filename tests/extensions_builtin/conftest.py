@@ -11,7 +11,7 @@ import importlib.util
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +109,8 @@ async def make_harness(
 
 
 def stdio_server_entry(*extra: str) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(FIXTURES / "mcp_stdio_server.py"), *extra]}
+    """The fixture server with ``direct`` exposure (declared to the model; Pi's default is codemode)."""
+    return {"command": sys.executable, "args": [str(FIXTURES / "mcp_stdio_server.py"), *extra], "exposure": "direct"}
 
 
 @pytest.fixture
@@ -118,9 +119,21 @@ def fixtures_dir() -> Path:
 
 
 @pytest.fixture
-def harness() -> Callable[..., Any]:
-    """``await harness(factory, cwd, ...)`` → a runner bound to a MiniHost (see ``make_harness``)."""
-    return make_harness
+async def harness() -> AsyncIterator[Callable[..., Any]]:
+    """``await harness(factory, cwd, ...)`` → a runner bound to a MiniHost (see ``make_harness``).
+
+    Every harness is shut down at teardown too (``session_shutdown`` may run any number of times),
+    so a failing test does not leave server connections running into the loop's close."""
+    made: list[Harness] = []
+
+    async def make(*args: Any, **kwargs: Any) -> Harness:
+        h = await make_harness(*args, **kwargs)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        await h.shutdown()
 
 
 @pytest.fixture

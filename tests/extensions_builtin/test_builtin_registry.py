@@ -40,6 +40,6 @@ async def test_host_configured_builtins_load_by_name(tmp_path: Path, stdio_entry
         runner.bind(Host(), apply_provider=apply)  # type: ignore[arg-type]
         await runner.emit("session_start", {})
         await runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
-        assert "proj__echo" in {d.name for d, _ in runner.tool_definitions()}
+        assert "mcp__proj__echo" in {d.name for d, _ in runner.tool_definitions()}
         assert runtime.find("lan", "tiny") is not None
         await runner.emit("session_shutdown", {})

@@ -1,4 +1,4 @@
-"""``pi mcp list``: the status table and its exit code."""
+"""``pi mcp list``: the report (Pi 1.4.0's format, and ``--json``) and its exit code."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 
 from pi_harness.extensions_builtin.mcp import McpOptions, mcp_list_async
 
+FAST_RETRY = McpOptions(retry_delays_s=(0.01, 0.01))
+
 
 def write_config(path: Path, servers: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -15,40 +17,67 @@ def write_config(path: Path, servers: Any) -> None:
 
 
 async def test_connected_and_disabled_servers_exit_0(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
-    write_config(agent_dir / "mcp.json", {"fx": stdio_entry(), "off": {**stdio_entry(), "disabled": True}})
+    fx = {**stdio_entry(), "exposure": "codemode", "toolExposure": {"echo": "direct"}}
+    write_config(agent_dir / "mcp.json", {"fx": fx, "off": {**stdio_entry(), "enabled": False}})
     text, code = await mcp_list_async(tmp_path)
     assert code == 0
-    lines = text.splitlines()
-    assert lines[0].split() == ["✓", "fx", "stdio", "connected", "4", "tools"]
-    assert lines[1].split() == ["-", "off", "stdio", "disabled"]
-    assert lines[-1] == "Config: ~/.pi/agent/mcp.json"
+    command = " ".join([fx["command"], *fx["args"]])
+    assert text.splitlines() == [
+        "fx: connected, 4 tools (codemode, global)",
+        f"  {command}",
+        "  tools: echo [direct], fail, slow, picture",
+        "  offers resources",
+        "off: disabled (direct, global)",
+        f"  {command}",
+    ]
+    report, code = await mcp_list_async(tmp_path, as_json=True)
+    data = json.loads(report)
+    assert code == 0 and data["errors"] == []
+    assert data["servers"][0] == {
+        "name": "fx",
+        "scope": "global",
+        "source": str(agent_dir / "mcp.json"),
+        "enabled": True,
+        "exposure": "codemode",
+        "transport": command,
+        "state": "connected",
+        "tools": ["echo", "fail", "slow", "picture"],
+        "toolExposure": {"echo": "direct"},
+        "resources": True,
+    }
+    assert data["servers"][1]["state"] == "disabled" and data["servers"][1]["tools"] == []
 
 
 async def test_unreachable_enabled_server_exits_1(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
     write_config(agent_dir / "mcp.json", {"fx": stdio_entry(), "down": {"url": "http://127.0.0.1:9/mcp"}})
-    text, code = await mcp_list_async(tmp_path, McpOptions(retry_base_delay_s=0.01))
+    text, code = await mcp_list_async(tmp_path, FAST_RETRY)
     assert code == 1
-    down = next(line for line in text.splitlines() if " down " in line)
-    assert down.split()[:4] == ["✗", "down", "http", "failed"]
-    assert "cannot connect" in down
+    lines = text.splitlines()
+    at = lines.index("down: failed (codemode, global)")
+    assert lines[at + 1] == "  http://127.0.0.1:9/mcp"
+    assert "cannot connect" in lines[at + 2]
 
 
 async def test_invalid_config_exits_1(tmp_path: Path, agent_dir: Path) -> None:
     (agent_dir / "mcp.json").write_text('{"mcpServers": {"x": {"command": ""}}}')
     text, code = await mcp_list_async(tmp_path)
     assert code == 1
-    assert f'error: Invalid MCP server "x" in {agent_dir / "mcp.json"}: "command" must be a non-empty string' in text
+    assert text == f'config error: {agent_dir / "mcp.json"}: server "x": command must be a non-empty string'
 
 
 async def test_no_configuration(tmp_path: Path, agent_dir: Path) -> None:
-    assert await mcp_list_async(tmp_path) == ("No MCP servers configured.", 0)
+    expected = f"No MCP servers configured. Add them to {agent_dir / 'mcp.json'} or .pi/mcp.json."
+    assert await mcp_list_async(tmp_path) == (expected, 0)
 
 
 async def test_project_servers_listed_only_when_trusted(tmp_path: Path, agent_dir: Path, stdio_entry: Any) -> None:
-    write_config(tmp_path / ".pi" / "mcp.json", {"proj": stdio_entry()})
+    project_file = tmp_path / ".pi" / "mcp.json"
+    write_config(project_file, {"proj": stdio_entry()})
     untrusted = (await mcp_list_async(tmp_path))[0].splitlines()
-    assert untrusted[0] == "No MCP servers configured."
-    assert untrusted[1:] == [f"{tmp_path / '.pi' / 'mcp.json'} was not loaded: the project is not trusted "
-                             "(trust it when pi asks, or use --approve)"]  # fmt: skip
+    assert (
+        untrusted[-1]
+        == f"{project_file} is ignored because the project is not trusted. Start pi in the project to trust it."
+    )
+    assert not any(line.startswith("proj:") for line in untrusted)
     text, code = await mcp_list_async(tmp_path, McpOptions(project_trusted=True))
-    assert code == 0 and "✓ proj" in text
+    assert code == 0 and "proj: connected, 4 tools (direct, project)" in text.splitlines()

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
 
 
@@ -42,8 +44,8 @@ async def test_first_prompt_waits_only_up_to_the_cap(
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
     assert h.tools() == {}  # the prompt went ahead without the slow server
-    assert await eventually(lambda: "late__echo" in h.tools())
-    assert "late__echo" in h.host.get_active_tools()  # registered later, active all the same
+    assert await eventually(lambda: "mcp__late__echo" in h.tools())
+    assert "mcp__late__echo" in h.host.get_active_tools()  # registered later, active all the same
     log = (agent_dir / "mcp.log").read_text()
     assert "first prompt sent before these servers were ready: late" in log
     await h.shutdown()
@@ -53,18 +55,19 @@ async def test_first_prompt_does_not_wait_for_servers_without_direct_tools(
     tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
 ) -> None:
     entry = stdio_entry("--startup-delay", "1")
-    entry["directTools"] = False
-    write_config(agent_dir / "mcp.json", {"lazy": entry, "fast": {**stdio_entry(), "directTools": ["echo"]}})
+    entry["exposure"] = "deferred"
+    fast = {**stdio_entry(), "exposure": "codemode", "toolExposure": {"echo": "direct"}}
+    write_config(agent_dir / "mcp.json", {"lazy": entry, "fast": fast})
     h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=60)), tmp_path)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "first", "systemPrompt": ""})
     tools = h.tools()
-    assert "fast__echo" in tools  # waited for the server with a direct tool
-    assert not any(name.startswith("lazy__") for name in tools)  # did not wait for this one
-    assert await eventually(lambda: "lazy__echo" in h.tools())
+    assert "mcp__fast__echo" in tools  # waited for the server with a direct tool
+    assert not any(name.startswith("mcp__lazy__") for name in tools)  # did not wait for this one
+    assert await eventually(lambda: "mcp__lazy__echo" in h.tools())
     active = h.host.get_active_tools()
-    assert "fast__echo" in active and "fast__slow" not in active
-    assert not any(name.startswith("lazy__") for name in active)
+    assert "mcp__fast__echo" in active and "mcp__fast__slow" not in active
+    assert not any(name.startswith("mcp__lazy__") for name in active)
     await h.shutdown()
 
 
@@ -75,29 +78,28 @@ async def test_invalid_config_does_not_stop_the_valid_servers(
     h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
-    assert "good__echo" in h.tools()
+    assert "mcp__good__echo" in h.tools()
     assert h.errors == []
-    message = f'MCP: Invalid MCP server "bad" in {agent_dir / "mcp.json"}: "command" must be a non-empty string'
-    assert ("warning", message) in recording_ui.notifications
-    assert 'config error: Invalid MCP server "bad"' in (agent_dir / "mcp.log").read_text()
+    problem = f'{agent_dir / "mcp.json"}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)'
+    report = f"MCP servers need attention:\n  config: {problem}\nRun /mcp to fix."
+    assert await eventually(lambda: ("warning", report) in recording_ui.notifications)
+    assert "config error: " + problem in (agent_dir / "mcp.log").read_text()
     await h.runner.run_command("mcp", "")
-    table = recording_ui.notifications[-1][1]
-    assert "✓ good" in table and "4 tools" in table and 'error: Invalid MCP server "bad"' in table
+    status = recording_ui.notifications[-1][1].splitlines()
+    assert status == ["good: connected, 4 tools (direct)", "config error: " + problem]
     await h.shutdown()
 
 
 async def test_failed_server_is_reported_and_has_no_tools(
     tmp_path: Path, agent_dir: Path, harness: Any, recording_ui: Any
 ) -> None:
-    write_config(agent_dir / "mcp.json", {"ghost": {"command": str(tmp_path / "no-such-binary")}})
+    write_config(agent_dir / "mcp.json", {"ghost": {"command": str(tmp_path / "no-such-binary"), "exposure": "direct"}})
     h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
     assert h.tools() == {}
-    assert (
-        "warning",
-        f'MCP server "ghost" is not available: command not found: {tmp_path / "no-such-binary"}',
-    ) in recording_ui.notifications
+    report = f"MCP servers need attention:\n  ghost: failed: command not found: {tmp_path / 'no-such-binary'}"
+    assert await eventually(lambda: ("warning", report + "\nRun /mcp to fix.") in recording_ui.notifications)
     await h.shutdown()
 
 
@@ -105,7 +107,7 @@ async def test_disabled_server_is_never_started(
     tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any
 ) -> None:
     pid_file = tmp_path / "pid"
-    write_config(agent_dir / "mcp.json", {"off": {**stdio_entry("--pid-file", str(pid_file)), "disabled": True}})
+    write_config(agent_dir / "mcp.json", {"off": {**stdio_entry("--pid-file", str(pid_file)), "enabled": False}})
     h = await harness(create_mcp_extension(McpOptions(first_prompt_wait_s=1)), tmp_path)
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
@@ -129,7 +131,7 @@ async def test_project_config_is_read_only_when_trusted(
     trusted = await harness(create_mcp_extension(McpOptions(project_trusted=lambda: True)), project)
     await trusted.start()
     await trusted.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
-    assert "proj__echo" in trusted.tools()
+    assert "mcp__proj__echo" in trusted.tools()
     await trusted.shutdown()
 
 
@@ -168,9 +170,96 @@ async def main():
 
 asyncio.run(main())
 """
-    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "disabled": True}}}))
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "enabled": False}}}))
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)], check=False, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+async def test_mcp_command_reports_reconnects_and_enables(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any, recording_ui: Any
+) -> None:
+    pid_file = tmp_path / "pid"
+    write_config(
+        agent_dir / "mcp.json",
+        {"fx": stdio_entry("--pid-file", str(pid_file)), "off": {"command": "x", "enabled": False}},
+    )
+    h = await harness(create_mcp_extension(), tmp_path, ui=recording_ui)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    await h.runner.run_command("mcp", "")
+    assert recording_ui.notifications[-1] == ("info", "fx: connected, 4 tools (direct)\noff: disabled (codemode)")
+
+    # A server that went away is reconnected by the next call.
+    first_pid = int(pid_file.read_text())
+    os.kill(first_pid, 9)
+    assert await eventually(lambda: gone(first_pid))
+    for _ in range(2):
+        try:
+            result = await h.call("mcp__fx__echo", {"text": "back"})
+            break
+        except RuntimeError as exc:  # the call that finds the connection closed
+            assert "Connection closed" in str(exc)
+    assert result["content"][0]["text"] == "echo: back"
+    assert int(pid_file.read_text()) != first_pid
+
+    await h.runner.run_command("mcp", "reconnect fx")
+    assert recording_ui.notifications[-1] == ("info", 'Reconnected to MCP server "fx" (connected · 4 tools).')
+
+    await h.runner.run_command("mcp", "disable fx")
+    assert recording_ui.notifications[-1][1].startswith('MCP server "fx" disabled (saved to ')
+    assert json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]["enabled"] is False
+    assert "mcp__fx__echo" not in h.host.get_active_tools()
+    with pytest.raises(RuntimeError, match='The MCP server "fx" is disabled'):
+        await h.call("mcp__fx__echo", {"text": "x"})
+
+    await h.runner.run_command("mcp", "enable fx")
+    assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]
+    assert "mcp__fx__echo" in h.host.get_active_tools()
+    assert (await h.call("mcp__fx__echo", {"text": "again"}))["content"][0]["text"] == "echo: again"
+    command = h.runner.find_command("mcp")
+    assert command is not None and command[0].get_argument_completions is not None
+    assert command[0].get_argument_completions("dis") == [{"value": "disable ", "label": "disable"}]
+    assert command[0].get_argument_completions("enable o") == [{"value": "enable off", "label": "off"}]
+    await h.runner.run_command("mcp", "frob")
+    assert recording_ui.notifications[-1] == (
+        "warning",
+        "Usage: /mcp, /mcp reconnect [server], /mcp enable|disable <server> [--project]",
+    )
+    await h.shutdown()
+
+
+async def test_interactive_mcp_menu_disables_in_this_project(
+    tmp_path: Path, agent_dir: Path, harness: Any, stdio_entry: Any, recording_ui: Any
+) -> None:
+    """``/mcp`` in the interactive mode: pick a server, then "Disable in this project"."""
+    answers: list[str] = []
+    asked: list[tuple[str, list[str]]] = []
+
+    async def select(title: str, options: list[str], **_kwargs: Any) -> str | None:
+        asked.append((title, options))
+        wanted = answers.pop(0)
+        return next(option for option in options if option.startswith(wanted))
+
+    recording_ui.select = select
+    project = tmp_path / "project"
+    project.mkdir()
+    write_config(
+        agent_dir / "mcp.json", {"fx": stdio_entry(), "broken": {**stdio_entry(), "command": str(tmp_path / "nope")}}
+    )
+    h = await harness(create_mcp_extension(McpOptions(project_trusted=True)), project, ui=recording_ui)
+    h.host.mode = "interactive"
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    answers[:] = ["fx — ", "Disable in this project"]
+    await h.runner.run_command("mcp", "")
+    assert asked[0] == ("MCP servers", ["broken — failed · direct", "fx — connected · 4 tools · direct"])
+    assert asked[1] == ("MCP server fx", ["Tools", "Reconnect", "Disable", "Disable in this project"])
+    override = project / ".pi" / "mcp.json"
+    assert recording_ui.notifications[-1] == ("info", f'MCP server "fx" disabled (saved to {override}).')
+    assert json.loads(override.read_text()) == {"mcpServers": {"fx": {"enabled": False}}}
+    assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["fx"]
+    assert "mcp__fx__echo" not in h.host.get_active_tools()
+    await h.shutdown()

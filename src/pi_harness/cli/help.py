@@ -26,7 +26,7 @@ class HelpFlag(Protocol):
 
 _COMMANDS = (
     ("auth check|print-api-key|print-bearer-token", "Check or print credentials (--provider, --model, --json)"),
-    ("mcp list", "Show the configured MCP servers, their status and tools"),
+    ("mcp add|remove|list", "Add or remove MCP servers in mcp.json, or check them and their tools"),
     ("config", "Show the effective settings and where each value comes from"),
     ("config get <key>", "Print one setting"),
     ("config set <key> <value> [--project]", "Write one setting (value parsed as JSON when possible)"),

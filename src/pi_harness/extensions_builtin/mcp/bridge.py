@@ -7,6 +7,8 @@ progress notifications as partial results and maps the answer with ``results.to_
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortSignal
@@ -27,11 +29,16 @@ def input_schema(tool: McpTool) -> JsonObject:
 
 
 def tool_description(tool: McpTool, server: str) -> str:
-    text = tool.description.strip() or f"The {tool.name} tool."
-    return f"{text}\n\n(Provided by the MCP server {server}.)"
+    """The server's description as it wrote it (as Pi declares it), else the title, else a line of ours."""
+    return tool.description.strip() or tool.title or f"The {tool.name} tool of the MCP server {server}."
 
 
-def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str) -> ToolDefinition:
+def make_tool_definition(
+    connection: ServerConnection,
+    tool: McpTool,
+    name: str,
+    readable_resources: Callable[[], bool] = lambda: False,
+) -> ToolDefinition:
     server = connection.name
 
     async def execute(
@@ -44,8 +51,8 @@ def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str)
         def progress(value: float, total: float | None, message: str | None) -> None:
             if on_update is None:
                 return
-            amount = f"{value:g}/{total:g}" if total else f"{value:g}"
-            text = f"{message} ({amount})" if message else f"progress {amount}"
+            amount = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
+            text = message or f"Progress {amount}"
             on_update(
                 {
                     "content": [{"type": "text", "text": text}],
@@ -54,15 +61,29 @@ def make_tool_definition(connection: ServerConnection, tool: McpTool, name: str)
             )
 
         raw = await connection.call_tool(tool.name, dict(params or {}), signal=signal, on_progress=progress)
-        return to_tool_result(raw, server=server, tool=tool.name)
+        return to_tool_result(raw, server=server, tool=tool.name, readable_resources=readable_resources())
 
-    first_line = tool.description.strip().split("\n", 1)[0] if tool.description.strip() else None
     return ToolDefinition(
         name=name,
-        label=f"{server}: {tool.title or tool.name}",
+        label=f"{server}/{tool.name}",
         description=tool_description(tool, server),
         parameters=input_schema(tool),
         execute=execute,
-        prompt_snippet=first_line,
         output_schema=tool.output_schema,
     )
+
+
+def unavailable_definition(definition: ToolDefinition, reason: str) -> ToolDefinition:
+    """The same tool, answering with ``reason``: tools cannot be unregistered, so a tool the server
+    withdrew (or that became hidden) stays registered but unreachable."""
+
+    async def execute(
+        _tool_call_id: str,
+        _params: JsonObject,
+        _signal: AbortSignal | None,
+        _on_update: ToolUpdateCallback | None,
+        _ctx: ExtensionContext | None = None,
+    ) -> AgentToolResult:
+        raise RuntimeError(reason)
+
+    return replace(definition, execute=execute)

@@ -5,9 +5,12 @@ every connection runs in a task of its own: it spawns the server (stdio) or open
 client, initialises, lists the tools, reports itself connected and then waits until ``close()``.
 Tool calls from other tasks go through the session's request streams.
 
-Every request has a timeout (60 s by default, ``timeout`` per server) that a progress
+Every request has the server's ``timeout`` (seconds, 60 by default), which a progress
 notification resets. Aborting a tool call cancels the request, and the SDK then tells the server
-with ``notifications/cancelled``. Tool calls are never retried.
+with ``notifications/cancelled``. Tool calls are never retried. The session's working directory is
+offered as the one root (``roots/list``); ``notifications/tools/list_changed`` lists the tools
+again and hands them to ``on_tools``. ``env`` and ``headers`` values are resolved here, at connect
+time, so a missing variable fails this server alone.
 """
 
 from __future__ import annotations
@@ -17,16 +20,18 @@ import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, TypeVar, cast
 
 import anyio
 import httpx2
+from pydantic import BaseModel
 
 from pi_harness.optional_deps import missing_dependency
 
 try:
     from mcp import types as mcp_types
-    from mcp.client.session import ClientSession
+    from mcp.client.session import ClientRequestContext, ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.dispatcher import ProgressFnT as RequestProgress
@@ -42,13 +47,15 @@ from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
 from pi_harness.extensions_builtin.mcp.log import McpLog
 from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
 from pi_harness.extensions_builtin.mcp.stderr import StderrRelay
+from pi_harness.extensions_builtin.mcp.values import UnresolvedValue, resolve_map
 
 ConnectionStatus = Literal["pending", "connecting", "connected", "failed", "closed"]
 ProgressHandler = Callable[[float, float | None, str | None], None]
 T = TypeVar("T")
 
 CONNECTION_CLOSED = -32000
-MAX_TOOL_PAGES = 100
+METHOD_NOT_FOUND = -32601
+MAX_PAGES = 100
 
 
 class McpRequestTimeout(Exception):
@@ -77,6 +84,8 @@ def describe_error(exc: BaseException) -> str:
         return f"command not found: {exc.filename}"
     if isinstance(exc, httpx2.ConnectError):
         return f"cannot connect: {exc}"
+    if isinstance(exc, UnresolvedValue):
+        return str(exc)
     if isinstance(exc, MCPError):
         return "Connection closed" if exc.code == CONNECTION_CLOSED else exc.message
     return str(exc) or type(exc).__name__
@@ -90,7 +99,7 @@ class ServerConnection:
         cwd: str,
         log: McpLog,
         settings: ConnectionSettings,
-        on_connected: Callable[[ServerConnection], None] | None = None,
+        on_tools: Callable[[ServerConnection], None] | None = None,
         on_failed: Callable[[ServerConnection], None] | None = None,
     ) -> None:
         self.config = config
@@ -100,10 +109,11 @@ class ServerConnection:
         self.tools: list[McpTool] = []
         self.server_label: str | None = None
         self.instructions: str | None = None
+        self.has_resources = False
         self._cwd = cwd
         self._log = log
         self._settings = settings
-        self._on_connected = on_connected
+        self._on_tools = on_tools
         self._on_failed = on_failed
         self._http_transport: RetryingTransport | None = None
         self._session: ClientSession | None = None
@@ -114,14 +124,13 @@ class ServerConnection:
 
     @property
     def timeout_s(self) -> float:
-        return self.config.timeout_s or self._settings.request_timeout_s
+        return self.config.timeout_s
 
     @property
     def connect_timeout_s(self) -> float:
         """Spawning and initialising may take longer than one request: a short per-server
-        ``timeout`` never shortens it below the session-wide connect allowance."""
-        allowance = self._settings.connect_timeout_s or self._settings.request_timeout_s
-        return max(allowance, self.config.timeout_s or 0.0)
+        ``timeout`` never shortens it below the connect allowance, when one is set."""
+        return max(self._settings.connect_timeout_s or 0.0, self.config.timeout_s)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -163,6 +172,30 @@ class ServerConnection:
                 raise
         self.status = "closed"
 
+    async def reconnect(self) -> None:
+        """Disconnect (if connected) and connect again; returns once connected or failed."""
+        await self.close()
+        self._closing = False
+        self._stop = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._task = None
+        self._session = None
+        self.error = None
+        self.status = "pending"
+        self.start()
+        await self.wait_settled()
+
+    @property
+    def dropped(self) -> bool:
+        """The server went away under a connected session: the next call reconnects (as in Pi)."""
+        return self.status == "failed" and self.error == "Connection closed" and not self._closing
+
+    async def _session_for_call(self) -> ClientSession:
+        if self.dropped:
+            self._log.write(self.name, "reconnecting for a call")
+            await self.reconnect()
+        return self._require_session()
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -171,11 +204,13 @@ class ServerConnection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 if self.config.transport == "stdio":
+                    params = self._stdio_params()
                     relay = StderrRelay(self._log, self.name)
-                    read, write = await stack.enter_async_context(stdio_client(self._stdio_params(), relay.errlog))
+                    read, write = await stack.enter_async_context(stdio_client(params, relay.errlog))
                     relay.spawned()
                 else:
-                    client = await stack.enter_async_context(self._http_client())
+                    headers = resolve_map(self.config.headers, f'MCP server "{self.name}"', "header")
+                    client = await stack.enter_async_context(self._http_client(headers))
                     assert self.config.url is not None
                     read, write = await stack.enter_async_context(
                         streamable_http_client(self.config.url, http_client=client)
@@ -185,23 +220,24 @@ class ServerConnection:
                         read,
                         write,
                         logging_callback=self._on_server_log,
+                        list_roots_callback=self._list_roots,
+                        message_handler=self._on_message,
                         client_info=mcp_types.Implementation(name="pi-harness", version=HARNESS_VERSION),
                     )
                 )
                 init = await self._bounded(lambda _progress: session.initialize(), timeout=self.connect_timeout_s)
                 self.server_label = f"{init.server_info.name} {init.server_info.version}".strip()
-                self.instructions = init.instructions
-                self.tools = await self._list_tools(session)
+                self.instructions = (init.instructions or "").strip() or None
+                capabilities = init.capabilities
+                self.has_resources = capabilities.resources is not None
+                # Servers without the tools capability (resources or prompts only) do not answer tools/list.
+                self.tools = await self._list_tools(session) if capabilities.tools is not None else []
                 self._session = session
                 self.status = "connected"
                 elapsed = int((loop.time() - started) * 1000)
                 self._log.write(self.name, f"connected to {self.server_label}: {len(self.tools)} tools ({elapsed} ms)")
                 self._settled.set()
-                if self._on_connected is not None:
-                    try:
-                        self._on_connected(self)
-                    except Exception as exc:
-                        self._log.write(self.name, f"registering tools failed: {describe_error(exc)}")
+                self._hand_over_tools()
                 await self._stop.wait()
                 self._session = None
                 self._log.write(self.name, "disconnecting")
@@ -224,6 +260,39 @@ class ServerConnection:
                 self._log.write(self.name, "closed")
             self._settled.set()
 
+    def _hand_over_tools(self) -> None:
+        if self._on_tools is not None:
+            try:
+                self._on_tools(self)
+            except Exception as exc:
+                self._log.write(self.name, f"registering tools failed: {describe_error(exc)}")
+
+    async def _list_roots(self, context: ClientRequestContext) -> mcp_types.ListRootsResult:
+        root = Path(self._cwd)
+        entry = mcp_types.Root.model_validate({"uri": root.as_uri(), "name": root.name})
+        return mcp_types.ListRootsResult(roots=[entry])
+
+    async def _on_message(self, message: object) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            # Not awaited here: the handler runs on the session's read loop, which must keep going
+            # for the tools/list answer to arrive.
+            asyncio.get_running_loop().create_task(self._refresh_tools())
+
+    async def _refresh_tools(self) -> None:
+        session = self._session
+        if session is None or self._closing:
+            return
+        try:
+            tools = await self._list_tools(session)
+        except Exception as exc:
+            self._log.write(self.name, f"failed to refresh tools: {describe_error(exc)}")
+            return
+        if self._session is not session or self._closing:
+            return
+        self.tools = tools
+        self._log.write(self.name, f"tool list changed: {len(tools)} tools")
+        self._hand_over_tools()
+
     def _fail(self, message: str) -> None:
         if self._closing:
             return  # an ordinary shutdown: ``_run`` marks the connection closed
@@ -241,18 +310,18 @@ class ServerConnection:
     def _stdio_params(self) -> StdioServerParameters:
         assert self.config.command is not None
         cwd = os.path.join(self._cwd, self.config.cwd) if self.config.cwd else self._cwd
-        return StdioServerParameters(
-            command=self.config.command, args=list(self.config.args), env=dict(self.config.env) or None, cwd=cwd
-        )
+        env = resolve_map(self.config.env, f'MCP server "{self.name}"', "env")
+        return StdioServerParameters(command=self.config.command, args=list(self.config.args), env=env or None, cwd=cwd)
 
-    def _http_client(self) -> httpx2.AsyncClient:
+    def _http_client(self, headers: dict[str, str]) -> httpx2.AsyncClient:
         def on_retry(method: str, status: int, attempt: int, delay: float) -> None:
-            self._log.write(self.name, f"HTTP {status} for {method}; retry {attempt} in {delay:.2f} s")
+            what = f"HTTP {status}" if status else "network error"
+            self._log.write(self.name, f"{what} for {method}; retry {attempt} in {delay:.2f} s")
 
         transport = RetryingTransport(httpx2.AsyncHTTPTransport(), self._settings.retry, on_retry)
         self._http_transport = transport
         return httpx2.AsyncClient(
-            headers=dict(self.config.headers),
+            headers=headers,
             timeout=httpx2.Timeout(30.0, read=300.0),
             transport=transport,
         )
@@ -320,7 +389,7 @@ class ServerConnection:
 
         tools: list[McpTool] = []
         cursor: str | None = None
-        for _ in range(MAX_TOOL_PAGES):
+        for _ in range(MAX_PAGES):
             page = await list_page(mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None)
             tools.extend(_tool_info(tool) for tool in page.tools)
             cursor = page.next_cursor
@@ -337,10 +406,7 @@ class ServerConnection:
         on_progress: ProgressHandler | None = None,
     ) -> dict[str, object]:
         """Call a tool once (never retried); returns the result as a camelCase JSON dict."""
-        session = self._session
-        if session is None or self.status != "connected":
-            reason = f": {self.error}" if self.error else f" (status: {self.status})"
-            raise McpNotConnected(f'MCP server "{self.name}" is not connected{reason}')
+        session = await self._session_for_call()
         try:
             result = await self._bounded(
                 lambda progress: session.call_tool(name, arguments, progress_callback=progress),
@@ -355,6 +421,53 @@ class ServerConnection:
             raise RuntimeError(f'MCP server "{self.name}" returned an error for {name}: {self._describe(exc)}') from exc
         dumped: dict[str, object] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
+
+    def _require_session(self) -> ClientSession:
+        session = self._session
+        if session is None or self.status != "connected":
+            reason = f": {self.error}" if self.error else f" (status: {self.status})"
+            raise McpNotConnected(f'MCP server "{self.name}" is not connected{reason}')
+        return session
+
+    # -- resources (read-only: the HTTP transport may retry them) ----------------------------------
+
+    async def resources_page(
+        self, cursor: str | None, *, templates: bool = False, signal: AbortSignal | None = None
+    ) -> tuple[list[JsonObject], str | None]:
+        """One page of ``resources/list`` (or ``resources/templates/list``) as JSON dicts."""
+        session = await self._session_for_call()
+        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        if templates:
+            try:
+                listed = await self._bounded(lambda _p: session.list_resource_templates(params=params), signal=signal)
+            except MCPError as exc:
+                if exc.code == METHOD_NOT_FOUND:  # no templates at all
+                    return [], None
+                raise
+            return [_dump(item) for item in listed.resource_templates], listed.next_cursor
+        page = await self._bounded(lambda _p: session.list_resources(params=params), signal=signal)
+        return [_dump(item) for item in page.resources], page.next_cursor
+
+    async def all_resources(self, *, templates: bool = False, signal: AbortSignal | None = None) -> list[JsonObject]:
+        items: list[JsonObject] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page, cursor = await self.resources_page(cursor, templates=templates, signal=signal)
+            items.extend(page)
+            if not cursor:
+                break
+        return items
+
+    async def read_resource(self, uri: str, *, signal: AbortSignal | None = None) -> list[JsonObject]:
+        """The ``contents`` of ``resources/read`` as JSON dicts."""
+        session = await self._session_for_call()
+        result = await self._bounded(lambda _p: session.read_resource(uri), signal=signal)
+        return [_dump(item) for item in result.contents]
+
+
+def _dump(model: BaseModel) -> JsonObject:
+    dumped: JsonObject = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped
 
 
 def _ignore_progress(_value: float, _total: float | None, _message: str | None) -> None:

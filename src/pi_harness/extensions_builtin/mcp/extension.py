@@ -2,9 +2,16 @@
 
 Written against the public extension API only. The factory registers handlers and nothing else;
 ``session_start`` reads the configuration and starts connecting in the background;
-``before_agent_start`` makes the first prompt wait (10 s at most) for servers that expose direct
+``before_agent_start`` makes the first prompt wait (10 s at most) for servers that have ``direct``
 tools; ``session_shutdown`` disconnects every server and can run any number of times. Tools are
-named ``<server>__<tool>`` (see ``names.py``). A ``/mcp`` command shows the server table.
+named ``mcp__<server>__<tool>`` (``names.py``) and kept in step with each server's tool list by
+``tool_set.py``. ``/mcp`` reports the servers and reconnects, enables or disables one
+(``slash_command.py``).
+
+pi-harness has no ``codemode`` or ``tool_search`` tool yet, so ``codemode`` (the default) and
+``deferred`` tools are registered but inactive, and the session is warned once that they cannot be
+called. The ``mcp_servers`` system prompt section Pi writes for such servers (their description or
+the first line of their instructions) is added only when a tool of either name is registered.
 
 The host decides whether ``.pi/mcp.json`` may be read: pass ``project_trusted`` (a bool or a
 callable asked at ``session_start``) in ``McpOptions``. Without it, only the global file is read.
@@ -12,6 +19,7 @@ callable asked at ``session_start``) in ``McpOptions``. Without it, only the glo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,16 +34,16 @@ from pi_harness.coding.extensions import (
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
-from pi_harness.extensions_builtin.mcp.manager import McpManager, format_statuses
-from pi_harness.extensions_builtin.mcp.names import tool_name
-from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings, RetryPolicy
+from pi_harness.extensions_builtin.mcp.manager import McpManager
+from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
+from pi_harness.extensions_builtin.mcp.prompt_section import MCP_SERVERS_SECTION, REACHING_TOOLS, servers_section
+from pi_harness.extensions_builtin.mcp.tool_set import McpToolSet
 
 if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
 
 EXTENSION_NAME = "builtin:mcp"
 FIRST_PROMPT_WAIT_S = 10.0
-REQUEST_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -43,10 +51,8 @@ class McpOptions:
     agent_dir: Path | None = None  # default: $PI_CODING_AGENT_DIR or ~/.pi/agent
     project_trusted: bool | Callable[[], bool] = False
     first_prompt_wait_s: float = FIRST_PROMPT_WAIT_S
-    request_timeout_s: float = REQUEST_TIMEOUT_S
-    connect_timeout_s: float | None = None  # spawn + initialize + first tools/list; None = request timeout
-    http_retries: int = 2
-    retry_base_delay_s: float = 0.5
+    connect_timeout_s: float | None = None  # spawn + initialize + first tools/list; None = the server's timeout
+    retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S  # one retry of a transient HTTP failure per entry
 
     def resolved_agent_dir(self) -> Path:
         return self.agent_dir if self.agent_dir is not None else agent_dir()
@@ -56,11 +62,7 @@ class McpOptions:
         return bool(value() if callable(value) else value)
 
     def connection_settings(self) -> ConnectionSettings:
-        return ConnectionSettings(
-            request_timeout_s=self.request_timeout_s,
-            connect_timeout_s=self.connect_timeout_s,
-            retry=RetryPolicy(retries=self.http_retries, base_delay_s=self.retry_base_delay_s),
-        )
+        return ConnectionSettings(connect_timeout_s=self.connect_timeout_s, retry=RetryPolicy(self.retry_delays_s))
 
 
 def create_mcp_extension(options: McpOptions | None = None) -> Callable[[ExtensionAPI], None]:
@@ -71,7 +73,12 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("session_start", state.on_session_start)
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
-        pi.register_command("mcp", state.on_command, description="Show MCP servers, their status and tool counts")
+        pi.register_command(
+            "mcp",
+            state.on_command,
+            description="MCP servers: status; reconnect, enable or disable a server",
+            get_argument_completions=state.complete,
+        )
 
     return extension
 
@@ -86,8 +93,16 @@ class _McpState:
         self.config: McpConfig | None = None
         self.log = McpLog(options.resolved_agent_dir() / LOG_FILE)
         self.waited_first_prompt = False
-        self._taken: set[str] = set()
+        self.tools = McpToolSet(pi, self._connections, self.log.write, self._servers_ready)
         self._ctx: ExtensionContext | None = None
+        self._startup_report: asyncio.Future[None] | None = None
+
+    async def _servers_ready(self) -> None:
+        if self.manager is not None:
+            await self.manager.wait_all()
+
+    def _connections(self) -> list[ServerConnection]:
+        return list(self.manager.connections.values()) if self.manager is not None else []
 
     async def on_session_start(self, _event: ExtensionEvent, ctx: ExtensionContext) -> None:
         if self.manager is not None:
@@ -99,7 +114,6 @@ class _McpState:
         self.config = config
         for problem in config.errors:
             self.log.write(None, f"config error: {problem}")
-            self._notify(f"MCP: {problem}", "warning")
         for warning in config.warnings:
             self.log.write(None, f"config warning: {warning}")
         self.manager = McpManager(
@@ -107,47 +121,91 @@ class _McpState:
             cwd=ctx.cwd,
             log=self.log,
             settings=self.options.connection_settings(),
-            on_connected=self._register_tools,
-            on_failed=self._report_failure,
+            on_tools=self.tools.update,
         )
+        self._warn_unreachable(config)
         self.manager.start()
+        # One report of everything that needs the user, once the startup connections settled.
+        self._startup_report = asyncio.ensure_future(self._report_startup(self.manager))
 
-    async def on_before_agent_start(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
-        if self.waited_first_prompt or self.manager is None:
+    async def _report_startup(self, manager: McpManager) -> None:
+        await manager.wait_all()
+        lines = [f"config: {problem}" for problem in manager.config.errors]
+        for status in manager.statuses():
+            if status.status == "failed":
+                first = (status.error or "unknown error").split("\n", 1)[0]
+                lines.append(f"{status.name}: failed: {first}")
+        if lines:
+            body = "\n".join(f"  {line}" for line in lines)
+            self._notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
+
+    def _reaching_tools(self) -> set[str]:
+        try:
+            return {str(t.get("name")) for t in self.pi.get_all_tools()} & REACHING_TOOLS
+        except Exception:  # not bound to a session
+            return set()
+
+    def _warn_unreachable(self, config: McpConfig) -> None:
+        indirect = [s.name for s in config.enabled if s.has_indirect_tools]
+        if not indirect or self._reaching_tools():
             return
-        self.waited_first_prompt = True
-        pending = await self.manager.wait_for_direct_tools(self.options.first_prompt_wait_s)
-        if pending:
-            self.log.write(None, f"first prompt sent before these servers were ready: {', '.join(pending)}")
+        self.log.write(None, f"codemode/deferred tools registered inactive: {', '.join(indirect)}")
+        self._notify(
+            "MCP: tools with codemode or deferred exposure (the default is codemode) need a codemode or "
+            "tool_search tool, which this session does not have; they are registered but inactive. "
+            f'Set "exposure": "direct" to declare them to the model ({", ".join(indirect)}).',
+            "warning",
+        )
+
+    async def on_before_agent_start(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        if self.manager is None:
+            return
+        if not self.waited_first_prompt:
+            self.waited_first_prompt = True
+            pending = await self.manager.wait_for_direct_tools(self.options.first_prompt_wait_s)
+            if pending:
+                self.log.write(None, f"first prompt sent before these servers were ready: {', '.join(pending)}")
+                self._notify("MCP servers are still connecting; their tools are added once they connect.", "info")
+        sections = event.get("sections")
+        if isinstance(sections, dict):
+            section = servers_section(self._connections()) if self._reaching_tools() else None
+            if section:
+                sections[MCP_SERVERS_SECTION] = section
+            else:
+                sections.pop(MCP_SERVERS_SECTION, None)
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        if self._startup_report is not None:
+            self._startup_report.cancel()
         if self.manager is not None:
             await self.manager.close()
 
-    async def on_command(self, _args: str, ctx: ExtensionCommandContext) -> None:
+    def complete(self, prefix: str) -> list[dict[str, str]] | None:
+        from pi_harness.extensions_builtin.mcp.slash_command import completions
+
+        return completions(prefix, list(self.config.servers) if self.config is not None else [])
+
+    async def on_command(self, args: str, ctx: ExtensionCommandContext) -> None:
         if self.config is None or self.manager is None:
             ctx.ui.notify("MCP is not started yet.", "info")
             return
-        ctx.ui.notify(format_statuses(self.config, self.manager.statuses()), "info")
+        from pi_harness.extensions_builtin.mcp.slash_command import manage, run_mcp_command
 
-    def _register_tools(self, connection: ServerConnection) -> None:
-        from pi_harness.extensions_builtin.mcp.bridge import make_tool_definition
+        def tools_changed(server: str, enabled: bool) -> None:
+            if not enabled:
+                self.tools.withdraw(server)
 
-        inactive: list[str] = []
-        for tool in connection.tools:
-            name = tool_name(connection.name, tool.name, self._taken)
-            self._taken.add(name)
-            self.pi.register_tool(make_tool_definition(connection, tool, name))
-            if not connection.config.is_direct(tool.name):
-                inactive.append(name)
-        if inactive:
-            try:
-                self.pi.set_active_tools([n for n in self.pi.get_active_tools() if n not in set(inactive)])
-            except Exception as exc:  # no session to switch tools on (e.g. during shutdown)
-                self.log.write(connection.name, f"could not keep non-direct tools inactive: {exc}")
-
-    def _report_failure(self, connection: ServerConnection) -> None:
-        self._notify(f'MCP server "{connection.name}" is not available: {connection.error}', "warning")
+        config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
+        if not args.strip() and ctx.has_ui and ctx.mode == "interactive":
+            outcome = await manage(
+                ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+            )
+        else:
+            outcome = await run_mcp_command(
+                args, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+            )
+        if outcome is not None:
+            ctx.ui.notify(*outcome)
 
     def _notify(self, message: str, kind: str) -> None:
         try:

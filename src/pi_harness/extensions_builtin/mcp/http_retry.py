@@ -1,9 +1,9 @@
 """HTTP transport for streamable-HTTP MCP servers: retry transient statuses, never tool calls.
 
-Statuses 408, 429 and 5xx are retried up to ``retries`` times (two by default) with exponential
-backoff, or after the delay the server asks for (``Retry-After``, capped). A ``tools/call`` POST is
-never retried: the server may already have run the tool, and running it twice could repeat a
-side effect.
+Network errors and statuses 408, 429 and 5xx other than 501 are retried twice (after 0.25 s and
+1 s, as Pi does), or after the delay the server asks for (``Retry-After``, capped). A ``tools/call``
+POST is never retried: the server may already have run the tool, and running it twice could
+repeat a side effect.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ NEVER_RETRIED_METHODS = frozenset({"tools/call"})
 
 
 def is_transient_status(status: int) -> bool:
-    return status in (408, 429) or 500 <= status <= 599
+    return status in (408, 429) or (500 <= status <= 599 and status != 501)
 
 
 def jsonrpc_method(request: httpx2.Request) -> str | None:
@@ -60,7 +60,18 @@ class RetryingTransport(httpx2.AsyncBaseTransport):
         retriable = request.method != "POST" or (method is not None and method not in NEVER_RETRIED_METHODS)
         attempt = 0
         while True:
-            response = await self._inner.handle_async_request(request)
+            try:
+                response = await self._inner.handle_async_request(request)
+            except (httpx2.ConnectError, httpx2.RemoteProtocolError) as exc:
+                if not retriable or attempt >= self._policy.retries:
+                    raise
+                delay = self._policy.delay(attempt, {})
+                attempt += 1
+                if self._on_retry is not None:
+                    self._on_retry(method or request.method, 0, attempt, delay)
+                self.last_failure = f"{type(exc).__name__} for {method or request.method}"
+                await asyncio.sleep(delay)
+                continue
             if response.status_code >= 400:
                 self.last_failure = f"HTTP {response.status_code} for {method or request.method}"
             if not retriable or attempt >= self._policy.retries or not is_transient_status(response.status_code):

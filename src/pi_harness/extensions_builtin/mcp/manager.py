@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_harness.extensions_builtin.mcp.config import McpConfig
+from pi_harness.extensions_builtin.mcp.config import McpConfig, McpServerConfig
 from pi_harness.extensions_builtin.mcp.log import McpLog, SdkLogCapture
 from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
 
@@ -38,7 +39,7 @@ class McpManager:
         cwd: str,
         log: McpLog,
         settings: ConnectionSettings,
-        on_connected: Callable[[ServerConnection], None] | None = None,
+        on_tools: Callable[[ServerConnection], None] | None = None,
         on_failed: Callable[[ServerConnection], None] | None = None,
     ) -> None:
         self.config = config
@@ -46,7 +47,7 @@ class McpManager:
         self._cwd = cwd
         self._log = log
         self._settings = settings
-        self._on_connected = on_connected
+        self._on_tools = on_tools
         self._on_failed = on_failed
         self._sdk_log = SdkLogCapture(log)
         self._shutdown: asyncio.Task[None] | None = None
@@ -55,18 +56,10 @@ class McpManager:
         """Start connecting every enabled server in the background (imports the SDK if needed)."""
         if self._shutdown is not None or self.connections or not self.config.enabled:
             return
-        from pi_harness.extensions_builtin.mcp.connection import ServerConnection
 
         self._sdk_log.open()
         for server in self.config.enabled:
-            connection = ServerConnection(
-                server,
-                cwd=self._cwd,
-                log=self._log,
-                settings=self._settings,
-                on_connected=self._on_connected,
-                on_failed=self._on_failed,
-            )
+            connection = self._connection(server)
             self.connections[server.name] = connection
             connection.start()
 
@@ -75,6 +68,32 @@ class McpManager:
         waiting = [c for c in self.connections.values() if c.config.exposes_direct_tools]
         await _wait_settled(waiting, timeout)
         return [c.name for c in waiting if c.status in ("pending", "connecting")]
+
+    def _connection(self, server: McpServerConfig) -> ServerConnection:
+        from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+
+        return ServerConnection(
+            server,
+            cwd=self._cwd,
+            log=self._log,
+            settings=self._settings,
+            on_tools=self._on_tools,
+            on_failed=self._on_failed,
+        )
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Connect or disconnect ``name`` in this session (the caller saves the change)."""
+        server = replace(self.config.servers[name], enabled=enabled)
+        self.config.servers[name] = server
+        connection = self.connections.pop(name, None)
+        if connection is not None:
+            await connection.close()
+        if enabled:
+            self._sdk_log.open()
+            connection = self._connection(server)
+            self.connections[name] = connection
+            connection.start()
+            await connection.wait_settled()
 
     async def wait_all(self, timeout: float | None = None) -> None:
         await _wait_settled(list(self.connections.values()), timeout)
@@ -122,26 +141,23 @@ async def _wait_settled(connections: list[ServerConnection], timeout: float | No
             waiter.cancel()
 
 
-def format_statuses(config: McpConfig, statuses: list[ServerStatus]) -> str:
-    """The server table shared by ``pi mcp list`` and the ``/mcp`` command."""
+def format_statuses(config: McpConfig, statuses: list[ServerStatus], agent_directory: Path) -> str:
+    """The ``/mcp`` report outside the TUI, in Pi's shape: ``<name>: <state>[, N tools] (<exposure>)``."""
     lines: list[str] = []
-    skipped = [
+    if not config.servers and not config.errors:
+        lines.append(f"No MCP servers configured. Add them to {agent_directory / 'mcp.json'} or .pi/mcp.json.")
+    for status in statuses:
+        server = config.servers[status.name]
+        state = {"pending": "starting", "failed": "failed", "closed": "closed"}.get(status.status, status.status)
+        if status.status == "failed" and status.error == "Connection closed":
+            state = "disconnected, reconnects on next call"
+        tools = f", {status.tool_count} tools" if status.status == "connected" else ""
+        lines.append(f"{status.name}: {state}{tools} ({server.exposure})")
+        if status.error and status.status != "connected":
+            lines.append("    " + status.error.replace("\n", "\n    "))
+    lines.extend(f"config error: {error}" for error in config.errors)
+    lines.extend(
         f"{path} was not loaded: the project is not trusted (trust it when pi asks, or use --approve)"
         for path in config.untrusted_files
-    ]
-    if not config.servers and not config.errors:
-        return "\n".join(["No MCP servers configured.", *skipped])
-    if statuses:
-        width = max(len(s.name) for s in statuses)
-        for s in statuses:
-            mark = {"connected": "✓", "disabled": "-"}.get(s.status, "✗")
-            detail = f"{s.tool_count} tool{'s' if s.tool_count != 1 else ''}" if s.status == "connected" else ""
-            if s.error:
-                detail = s.error
-            lines.append(f"{mark} {s.name.ljust(width)}  {s.transport:<5}  {s.status:<10}  {detail}".rstrip())
-    for error in config.errors:
-        lines.append(f"error: {error}")
-    for warning in config.warnings:
-        lines.append(f"warning: {warning}")
-    lines.extend(skipped)
+    )
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Timeouts and HTTP retry policy of MCP connections (plain data: importing it loads no SDK)."""
+"""Connection allowances and the HTTP retry policy (plain data: importing it loads no SDK)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,30 @@ from dataclasses import dataclass, field
 from pi_harness.ai.retry import parse_retry_delay_ms
 
 MAX_SERVER_DELAY_S = 10.0
+RETRY_DELAYS_S = (0.25, 1.0)  # Pi 1.4.0's waits before the two retries of a transient HTTP failure
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Transient HTTP statuses are retried ``retries`` times with exponential backoff, or after the
-    delay the server asks for (capped)."""
+    """A transient HTTP failure is retried once per entry of ``delays_s``, after that long or after
+    the delay the server asks for (capped)."""
 
-    retries: int = 2
-    base_delay_s: float = 0.5
+    delays_s: tuple[float, ...] = RETRY_DELAYS_S
+
+    @property
+    def retries(self) -> int:
+        return len(self.delays_s)
 
     def delay(self, attempt: int, headers: Mapping[str, str]) -> float:
         asked = parse_retry_delay_ms(dict(headers))
         if asked is not None:
             return min(asked / 1000, MAX_SERVER_DELAY_S)
-        return float(self.base_delay_s * (2**attempt))
+        return self.delays_s[min(attempt, len(self.delays_s) - 1)]
 
 
 @dataclass(frozen=True)
 class ConnectionSettings:
-    request_timeout_s: float = 60.0
-    connect_timeout_s: float | None = None  # initialize and the first tools/list; None = request timeout
+    # Spawning, initialize and the first tools/list may take longer than one request: None = the
+    # server's own ``timeout``.
+    connect_timeout_s: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
