@@ -8,9 +8,8 @@ fake server over loopback, counting the connections it accepts.
 from __future__ import annotations
 
 import asyncio
-import ssl
 
-from pi_harness.ai import SimpleStreamOptions, stream_simple, tls_context
+from pi_harness.ai import SimpleStreamOptions, stream_simple
 from pi_harness.ai.types import Context
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
@@ -47,12 +46,3 @@ def test_requests_in_a_row_use_one_connection() -> None:
         assert stops == ["toolUse", "stop", "stop"]
         assert len(server.requests) == 3
         assert server.accepted == 1
-
-
-def test_a_context_built_ahead_is_handed_over_once() -> None:
-    tls_context.build_ahead()
-    first = tls_context.take()
-    assert isinstance(first, ssl.SSLContext)
-    assert first.verify_mode == ssl.CERT_REQUIRED and first.check_hostname
-    second = tls_context.take()  # nothing built ahead any more: a new one
-    assert isinstance(second, ssl.SSLContext) and second is not first

@@ -47,13 +47,11 @@ def get_client() -> httpx2.AsyncClient:
     """The shared client of the running event loop (connection pooling across requests)."""
     import httpx2
 
-    from pi_harness.ai import tls_context
-
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
         timeout = httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0)
-        client = httpx2.AsyncClient(timeout=timeout, verify=tls_context.take())
+        client = httpx2.AsyncClient(timeout=timeout, verify=True)
         _clients[loop] = client
     return client
 

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from pi_harness.ai import tls_context
 from pi_harness.cli.bootstrap import Boot, Started, StartupError, fatal_diagnostics, prepare_boot, start_runtime
 from pi_harness.cli.initial_input import FileArgumentError, PromptInput, prepare_initial_input
 
@@ -113,8 +112,6 @@ class Launched:
 
 async def start_session(parsed: ParsedArgs, startup: ModeStartup) -> Launched | int:
     """Run the startup sequence for ``startup``'s mode: the launched session, or an exit code."""
-    # Every mode ends up sending requests: the HTTP client's TLS context is built meanwhile.
-    tls_context.build_ahead()
     paused = startup_collection_paused() if startup.pauses_collection else contextlib.nullcontext()
     try:
         with paused:
