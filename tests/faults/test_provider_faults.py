@@ -187,8 +187,9 @@ def test_a_10_mb_delta_arrives_whole(pi_env: PiEnv, api: str) -> None:
         '{"command": "echo pwned > pwned.txt", oops}',
         '{"command": "echo pwned > pwned.txt"}}',
         "echo pwned > pwned.txt",
+        '{"command": "echo pwned > pwned.txt"',
     ],
-    ids=["bad_token", "trailing_brace", "not_json"],
+    ids=["bad_token", "trailing_brace", "not_json", "cut_off"],
 )
 def test_invalid_tool_call_json_is_refused_not_run(pi_env: PiEnv, api: str, raw: str) -> None:
     use_api(pi_env, api)

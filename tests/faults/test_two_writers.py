@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _pi_env import PiEnv
 from _rpc_client import RpcClient
 
@@ -56,14 +57,17 @@ def texts(entries: list[dict[str, Any]], role: str) -> list[str]:
     return found
 
 
-def test_with_the_lock_a_second_process_is_refused(pi_env: PiEnv, start_rpc: StartRpc) -> None:
+@pytest.mark.parametrize(
+    "mode", [["-p", "intruder"], ["--mode", "json", "intruder"], ["--mode", "rpc"]], ids=["print", "json", "rpc"]
+)
+def test_with_the_lock_a_second_process_is_refused(pi_env: PiEnv, start_rpc: StartRpc, mode: list[str]) -> None:
     pi_env.configure(settings={"sessions": {"lock": True}})
     path = make_session(pi_env)
     holder = start_rpc("--session", str(path))
     holder.request("get_state")  # the session is open (and locked) once it answers
     before = path.read_bytes()
 
-    second = pi_env.run("--session", str(path), "-p", "intruder")
+    second = pi_env.run("--session", str(path), *mode)
     assert second.returncode == 1
     (line,) = [x for x in second.stderr.splitlines() if x.strip()]
     assert LOCKED in line and str(path) in line
