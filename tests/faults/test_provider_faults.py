@@ -201,3 +201,35 @@ def test_invalid_tool_call_json_is_refused_not_run(pi_env: PiEnv, api: str, raw:
     (tool_result,) = tool_results(session_entries(pi_env))
     assert tool_result["isError"] is True
     assert tool_result["toolCallId"] == "call_bad"
+
+
+def test_a_stalled_stream_ends_at_the_idle_timeout_and_is_retried(pi_env: PiEnv, api: str) -> None:
+    use_api(pi_env, api, {"httpIdleTimeoutMs": 1000, **FAST_RETRY})
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("stalls here", chunks=4)], stall_after=3))
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("second try")]))
+    result = pi_env.run("--mode", "json", "hello")
+    assert result.returncode == 0, result.stderr
+    found = records(result.stdout)
+    ends = assistant_ends(found)
+    assert ends[0]["stopReason"] == "error"
+    assert ends[-1]["content"][0]["text"] == "second try"
+    assert len(of_type(found, "auto_retry_start")) == 1
+    session_entries(pi_env)
+
+
+def test_headers_that_never_come_are_ended_by_rpc_abort(pi_env: PiEnv, api: str, start_rpc: StartRpc) -> None:
+    use_api(pi_env, api)
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("never sent")], delay_ms=3_600_000))
+    client = start_rpc()
+    start = client.mark()
+    assert client.request("prompt", message="go")["success"] is True
+    deadline = time.monotonic() + 20
+    while not pi_env.server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert client.request("abort")["success"] is True
+    client.wait_event("agent_settled", start=start)
+    ends = [r["message"] for r in client.events(start) if r["type"] == "message_end"]
+    assert ends[-1]["role"] == "assistant" and ends[-1]["stopReason"] == "aborted"
+    client.close_stdin()
+    assert client.wait_exit() == 0
+    session_entries(pi_env)

@@ -14,6 +14,8 @@ from _faults import check_session
 from _pi_env import PiEnv
 from _tool_runs import StartRpc, run_tool
 
+from pi_harness.coding.tools import ToolOptions, create_find_tool, create_grep_tool, create_ls_tool
+
 SPARSE_BYTES = 2 * 1024**3
 MEMORY_BOUND_KB = 100 * 1024  # peak RSS growth during the call
 
@@ -97,3 +99,21 @@ def test_symlink_loops_end_and_list_each_file_once(
     assert run.client.wait_exit() == 0
     (session,) = pi_env.sessions()
     check_session(session)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("use_ripgrep", [True, False], ids=["ripgrep", "walker"])
+async def test_both_search_engines_end_on_symlink_loops_and_skip_binaries(tmp_path: Path, use_ripgrep: bool) -> None:
+    # ``pi`` uses ripgrep when it finds one; the pure-Python walker (no ripgrep) must agree.
+    symlink_loops(tmp_path)
+    binary_tree(tmp_path / "tree" / "data")
+    options = ToolOptions(use_ripgrep=use_ripgrep)
+    found = await create_find_tool(str(tmp_path), options).execute(
+        "c", {"pattern": "*.txt", "path": "tree"}, None, None
+    )
+    assert found["content"][0]["text"].split("\n") == ["data/notes.txt", "sub/file.txt"]
+    grep = create_grep_tool(str(tmp_path), options)
+    hits = await grep.execute("c", {"pattern": "findme|needle", "path": "tree"}, None, None)
+    assert hits["content"][0]["text"].split("\n") == ["data/notes.txt:1: a needle in text", "sub/file.txt:1: findme"]
+    listed = await create_ls_tool(str(tmp_path), options).execute("c", {"path": "tree/sub"}, None, None)
+    assert listed["content"][0]["text"].split("\n") == ["file.txt", "up/"]
