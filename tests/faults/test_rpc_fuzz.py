@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _faults import check_session
 from _pi_env import PiEnv
 from _rpc_client import RpcClient
 
@@ -221,3 +222,64 @@ def test_wrong_optional_fields_fail_cleanly_or_run(
     client.close_stdin()
     assert client.wait_exit() == 0
     assert "Traceback" not in client.stderr
+
+
+def wrong_values(cwd: Path) -> list[dict[str, object]]:
+    """Commands with fields of the right type and wrong values (what a confused client sends)."""
+    return [
+        {"type": "steer", "message": "s1"},
+        {"type": "follow_up", "message": "f1"},
+        {"type": "prompt", "message": "while streaming, without streamingBehavior"},
+        {"type": "prompt", "message": "p2", "streamingBehavior": "followUp"},
+        {"type": "set_model", "provider": "nope", "modelId": "nope"},
+        {"type": "set_model", "provider": "fake", "modelId": "fake-model"},
+        {"type": "cycle_model"},
+        {"type": "set_thinking_level", "level": "banana"},
+        {"type": "cycle_thinking_level"},
+        {"type": "set_steering_mode", "mode": "banana"},
+        {"type": "set_follow_up_mode", "mode": ""},
+        {"type": "compact"},
+        {"type": "compact", "customInstructions": "x" * 10_000},
+        {"type": "get_entries", "since": "no-such-id"},
+        {"type": "fork", "entryId": "no-such-id"},
+        {"type": "switch_session", "sessionPath": str(cwd / "missing" / "x.jsonl")},
+        {"type": "switch_session", "sessionPath": "/etc/passwd"},
+        {"type": "switch_session", "sessionPath": ""},
+        {"type": "export_html", "outputPath": str(cwd)},
+        {"type": "export_html", "outputPath": str(cwd / "out" / "x.html")},
+        {"type": "set_session_name", "name": "   "},
+        {"type": "set_session_name", "name": "n" * 100_000},
+        {"type": "bash", "command": ""},
+        {"type": "abort_bash"},
+        {"type": "abort_retry"},
+        {"type": "clone"},
+        {"type": "get_fork_messages"},
+        {"type": "get_tree"},
+        {"type": "get_session_stats"},
+        {"type": "clear_queue"},
+        {"type": "new_session", "parentSession": str(cwd / "missing.jsonl")},
+        {"type": "abort"},
+    ]
+
+
+def test_wrong_values_while_a_run_streams_leave_every_session_whole(pi_env: PiEnv, start_rpc: StartRpc) -> None:
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("a long answer " * 20, chunks=40)], chunk_delay_ms=25))
+    pi_env.server.default = ScriptedResponse(steps=[TextStep("default answer")])
+    client = start_rpc()
+    start = client.mark()
+    assert client.request("prompt", message="go")["success"] is True
+    client.wait_event("message_update", start=start)
+    sent = [
+        client.command(str(c["type"]), **{k: v for k, v in c.items() if k != "type"}) for c in wrong_values(pi_env.cwd)
+    ]
+    answers = [client.response(request_id, timeout=60) for request_id in sent]
+    assert all(isinstance(a["success"], bool) for a in answers)
+    failed = [a for a in answers if not a["success"]]
+    assert all(isinstance(a["error"], str) and a["error"] and "\n" not in a["error"] for a in failed), failed
+    client.wait_event("agent_settled", start=start, timeout=60)
+    assert client.request("get_state")["data"]["isStreaming"] is False
+    client.close_stdin()
+    assert client.wait_exit() == 0
+    assert "Traceback" not in client.stderr
+    for path in [*pi_env.sessions(), *pi_env.cwd.rglob("*.jsonl")]:
+        check_session(path)

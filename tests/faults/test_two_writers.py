@@ -128,3 +128,17 @@ def test_without_the_lock_both_append_whole_lines(pi_env: PiEnv, start_rpc: Star
         assert mine[0]["parentId"] == first_leaf
         for index in range(1, 20):
             assert by_id[mine[index]["parentId"]] is mine[index - 1]
+
+
+def test_the_lock_of_a_killed_holder_is_released(pi_env: PiEnv, start_rpc: StartRpc) -> None:
+    pi_env.configure(settings={"sessions": {"lock": True}})
+    path = make_session(pi_env)
+    holder = start_rpc("--session", str(path))
+    holder.request("get_state")
+    assert LOCKED in pi_env.run("--session", str(path), "-p", "refused").stderr
+    holder.kill()  # SIGKILL: no cleanup runs; the OS drops the lock with the process
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("after the kill")]))
+    result = pi_env.run("--session", str(path), "-p", "next")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "after the kill"
+    assert texts(tree(path), "user") == ["first", "next"]
