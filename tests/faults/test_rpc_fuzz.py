@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _faults import check_session
+from _faults import check_session, fault_extension, marks
 from _pi_env import PiEnv
 from _rpc_client import RpcClient
 
@@ -282,4 +282,34 @@ def test_wrong_values_while_a_run_streams_leave_every_session_whole(pi_env: PiEn
     assert client.wait_exit() == 0
     assert "Traceback" not in client.stderr
     for path in [*pi_env.sessions(), *pi_env.cwd.rglob("*.jsonl")]:
+        check_session(path)
+
+
+REPLACEMENTS = {
+    "switch": lambda cwd: {"type": "switch_session", "sessionPath": str(cwd / "other.jsonl")},
+    "switch_again": lambda cwd: {"type": "switch_session", "sessionPath": str(cwd / "third.jsonl")},
+    "new": lambda cwd: {"type": "new_session"},
+}
+
+
+@pytest.mark.parametrize("second", ["switch_again", "new"])
+def test_two_session_replacements_at_once_dispose_each_session(pi_env: PiEnv, start_rpc: StartRpc, second: str) -> None:
+    # Sent together while a run streams: each replacement disposes the session it replaces (its
+    # run ends with ``agent_settled`` on the stream, ``session_shutdown`` reaches the extensions).
+    extension, mark_file = fault_extension(pi_env.cwd, {"session_shutdown": "log"})
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("a long answer " * 20, chunks=40)], chunk_delay_ms=25))
+    pi_env.server.default = ScriptedResponse(steps=[TextStep("default answer")])
+    client = start_rpc("-e", str(extension))
+    start = client.mark()
+    assert client.request("prompt", message="go")["success"] is True
+    client.wait_event("message_update", start=start)
+    commands = [REPLACEMENTS["switch"](pi_env.cwd), REPLACEMENTS[second](pi_env.cwd)]
+    sent = [client.command(str(c["type"]), **{k: v for k, v in c.items() if k != "type"}) for c in commands]
+    assert [client.response(request_id)["success"] for request_id in sent] == [True, True]
+    client.wait_event("agent_settled", start=start)
+    assert marks(mark_file).count("session_shutdown") == 2  # the first session and the second
+    client.close_stdin()
+    assert client.wait_exit() == 0
+    assert marks(mark_file).count("session_shutdown") == 3  # and the last one, at exit
+    for path in [*pi_env.sessions(), *pi_env.cwd.glob("*.jsonl")]:
         check_session(path)

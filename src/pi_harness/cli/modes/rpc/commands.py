@@ -291,3 +291,7 @@ COMMANDS: dict[str, Handler] = {
 
 # Commands whose relative order matters: they are accepted one after another.
 ORDERED = frozenset({"prompt", "steer", "follow_up", "abort", "clear_queue"})
+# Commands that replace the session run one at a time: two at once would both dispose the same
+# session, and the second would replace the first's new session without disposing it (its run's
+# last events and its ``session_shutdown`` lost).
+REPLACING = frozenset({"new_session", "switch_session", "fork", "clone"})
