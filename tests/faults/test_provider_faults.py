@@ -201,6 +201,9 @@ def test_invalid_tool_call_json_is_refused_not_run(pi_env: PiEnv, api: str, raw:
     (tool_result,) = tool_results(session_entries(pi_env))
     assert tool_result["isError"] is True
     assert tool_result["toolCallId"] == "call_bad"
+    text = tool_result["content"][0]["text"]
+    assert text.startswith('Invalid arguments for tool "bash": ')
+    assert text.endswith(f"Received arguments:\n{raw}")  # the model sees what it sent
 
 
 def test_a_stalled_stream_ends_at_the_idle_timeout_and_is_retried(pi_env: PiEnv, api: str) -> None:
