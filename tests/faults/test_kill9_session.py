@@ -27,7 +27,7 @@ from pi_harness.testing.fake_llm import ScriptedResponse, TextStep, ToolCallStep
 
 SEED = 20261201
 MOMENTS = 10
-CHUNK_DELAY_MS = 40  # spreads each response over a few hundred ms, so the kills land mid-stream too
+CHUNK_DELAY_MS = 20  # spreads each response over a few hundred ms, so the kills land mid-stream too
 
 
 def script(pi_env: PiEnv) -> None:
@@ -121,7 +121,7 @@ def check_after_kill(pi_env: PiEnv, session_dir: Path, found: list[dict[str, Any
 
 def moments(count: int, span: float) -> list[float]:
     chooser = random.Random(SEED)
-    return sorted(round(chooser.uniform(0.05, span), 3) for _ in range(count))
+    return sorted(round(chooser.uniform(0.05, span * 0.9), 3) for _ in range(count))
 
 
 @pytest.mark.timeout(180)
