@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from _pi_env import PiEnv
 from _rpc_client import RpcClient
 
 from pi_harness.cli.modes.rpc.commands import COMMANDS
-from pi_harness.cli.modes.rpc.framing import LineSplitter
 from pi_harness.testing.fake_llm import ScriptedResponse, TextStep
 
 StartRpc = Callable[..., RpcClient]
@@ -315,17 +313,3 @@ def test_two_session_replacements_at_once_dispose_each_session(pi_env: PiEnv, st
     assert marks(mark_file).count("session_shutdown") == 3  # and the last one, at exit
     for path in [*pi_env.sessions(), *pi_env.cwd.glob("*.jsonl")]:
         check_session(path)
-
-
-def test_a_long_line_arriving_in_small_pieces_is_split_in_linear_time() -> None:
-    # A slow client writes a 32 MB command 4 KB at a time: each piece must cost its own length,
-    # not the length of everything buffered so far (that was 8,192 scans of up to 32 MB).
-    splitter = LineSplitter()
-    piece = b"a" * 4096
-    started = time.monotonic()
-    assert splitter.feed(b'{"type":"get_state","pad":"') == []
-    for _ in range(8192):
-        assert splitter.feed(piece) == []
-    (line,) = splitter.feed(b'"}\n')
-    assert time.monotonic() - started < 3.0  # linear: well under a second; quadratic: 10 s and more
-    assert len(line) == 32 * 1024 * 1024 + len('{"type":"get_state","pad":""}')
