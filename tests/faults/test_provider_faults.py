@@ -61,6 +61,22 @@ def test_retry_after_above_the_limit_fails_at_once(pi_env: PiEnv, api: str) -> N
     assert time.monotonic() - started < 60  # never the 120 s the server asked for
 
 
+def test_session_level_retry_of_a_429_uses_its_own_backoff(pi_env: PiEnv, api: str) -> None:
+    # Default settings (no provider-level retries): the session retries with ``retry.baseDelayMs``
+    # doubling, as Pi does; the server's Retry-After is not consulted.
+    use_api(pi_env, api, FAST_RETRY)
+    limited = HTTPErrorSpec(429, "Rate limit reached", type="rate_limit_error", headers={"retry-after": "30"})
+    pi_env.server.push(ScriptedResponse(http_error=limited), ScriptedResponse(steps=[TextStep("retried")]))
+    result = pi_env.run("--mode", "json", "hello")
+    assert result.returncode == 0, result.stderr
+    found = records(result.stdout)
+    (start,) = of_type(found, "auto_retry_start")
+    assert start["delayMs"] == 10
+    assert assistant_ends(found)[-1]["content"][0]["text"] == "retried"
+    first, second = pi_env.server.requests
+    assert second.received_at - first.received_at < 20  # not the 30 s asked for
+
+
 def test_a_run_of_5xx_is_retried_and_counted(pi_env: PiEnv, api: str) -> None:
     use_api(pi_env, api, FAST_RETRY)
     for status in (500, 502, 503):
