@@ -26,7 +26,9 @@ class SSEDecoder:
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = ""
+        # The text after the last line ending, in pieces: a long line arriving in small chunks is
+        # joined once, when its end comes, instead of being copied and searched again per chunk.
+        self._pending: list[str] = []
         self._skip_lf = False
         self._event = ""
         self._data: list[str] = []
@@ -42,7 +44,7 @@ class SSEDecoder:
     def flush(self) -> list[ServerSentEvent]:
         """End of stream: a final event without its blank line is discarded, as browsers do."""
         self._feed_text(self._decoder.decode(b"", final=True))
-        self._pending = ""
+        self._pending = []
         self._reset()
         return []
 
@@ -58,7 +60,10 @@ class SSEDecoder:
         if self._skip_lf and text[0] == "\n":
             text = text[1:]
         self._skip_lf = False
-        buf = self._pending + text
+        if "\n" not in text and "\r" not in text:
+            self._pending.append(text)
+            return []
+        buf = "".join(self._pending) + text
         events: list[ServerSentEvent] = []
         start = 0
         n = len(buf)
@@ -79,7 +84,7 @@ class SSEDecoder:
             event = self._line(line)
             if event is not None:
                 events.append(event)
-        self._pending = buf[start:]
+        self._pending = [buf[start:]] if start < n else []
         return events
 
     def _line(self, line: str) -> ServerSentEvent | None:

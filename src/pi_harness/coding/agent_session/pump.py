@@ -7,10 +7,10 @@ The ``Agent`` awaits its listeners, so events reach this pump strictly in order.
    tool's partial result has its secrets masked, ``security.maskSecrets``);
 2. extensions (``turn_start`` gains ``turnIndex``/``timestamp``; ``turn_end`` is delivered from the
    ``finish_turn`` hook, where its ``{continue: true}`` can still act);
-3. session listeners;
-4. persistence at ``message_end``: ``custom`` → ``custom_message`` entry; ``user``, ``assistant``,
-   ``toolResult`` and ``system`` → ``message`` entry; ``bashExecution`` is written by the bash path
-   and summaries have entries of their own;
+3. persistence at ``message_end``, before the listeners hear of it: ``custom`` →
+   ``custom_message`` entry; ``user``, ``assistant``, ``toolResult`` and ``system`` → ``message``
+   entry; ``bashExecution`` is written by the bash path and summaries have entries of their own;
+4. session listeners;
 5. follow-ups: a successful response ends a retry sequence and clears the overflow-recovery flag;
    custom messages deferred during the turn (``defer``) are appended at ``turn_end``.
 
@@ -80,10 +80,14 @@ class EventPump:
             event = {**event, "willRetry": will_retry}
 
         await self._to_extensions(kind, event)
+        ended = kind == "message_end" and isinstance(message, dict)
+        if ended:
+            # On disk before any listener hears of it: JSON and RPC mode print events from a
+            # listener, so a message a client saw is in the file even after a kill -9.
+            await self.persist(cast(AgentMessage, message))
         await self._state.events.emit(event)
 
-        if kind == "message_end" and isinstance(message, dict):
-            await self.persist(cast(AgentMessage, message))
+        if ended and isinstance(message, dict):
             if message.get("role") == "assistant":
                 await self._retry.on_response(cast(AssistantMessage, message))
                 if message.get("stopReason") not in ("error", "aborted", "length"):

@@ -67,6 +67,11 @@ class ScriptedResponse:
     http_error: HTTPErrorSpec | None = None
     stream_error: HTTPErrorSpec | None = None  # error event after the steps (status ignored by SSE)
     drop_after: int | None = None  # close the connection after this many SSE events
+    # Keep the connection open, sending nothing more, after this many SSE events (until the client
+    # hangs up): a stream that never ends.
+    stall_after: int | None = None
+    garbage: bytes | None = None  # raw bytes written into the stream (malformed SSE) ...
+    garbage_after: int = 0  # ... after this many SSE events
     delay_ms: int = 0  # before the response headers
     chunk_delay_ms: int = 0  # between SSE events
     fragment_bytes: int | None = None  # write each event in pieces of this many bytes
@@ -88,6 +93,7 @@ class RecordedRequest:
     body: JsonValue  # parsed JSON, or the raw text when it is not JSON
     protocol: str
     raw_body: bytes = b""  # the bytes as received (what a signature covers)
+    received_at: float = 0.0  # time.monotonic() when the request was read (retry-delay tests)
 
     @property
     def json(self) -> JsonObject:

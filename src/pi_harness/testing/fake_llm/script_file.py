@@ -63,6 +63,9 @@ class ScriptResponse(TypedDict, total=False):
     error: ScriptError  # an older name of ``httpError``
     streamError: ScriptError
     dropAfter: int
+    stallAfter: int
+    garbage: str  # written as UTF-8
+    garbageAfter: int
     delayMs: int
     chunkDelayMs: int
     fragmentBytes: int
@@ -116,6 +119,9 @@ def response_from_dict(data: ScriptResponse) -> ScriptedResponse:
         http_error=error(data.get("httpError")) or error(data.get("error")),
         stream_error=error(data.get("streamError")),
         drop_after=data.get("dropAfter"),
+        stall_after=data.get("stallAfter"),
+        garbage=data["garbage"].encode("utf-8") if "garbage" in data else None,
+        garbage_after=data.get("garbageAfter", 0),
         delay_ms=data.get("delayMs", 0),
         chunk_delay_ms=data.get("chunkDelayMs", 0),
         fragment_bytes=data.get("fragmentBytes"),

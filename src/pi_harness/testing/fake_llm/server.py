@@ -348,7 +348,7 @@ class FakeLLMServer:
             parsed: JsonValue = orjson.loads(body) if body else None
         except orjson.JSONDecodeError:
             parsed = body.decode("utf-8", errors="replace")
-        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api, body)
+        request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api, body, time.monotonic())
         self.requests.append(request)
         check = getattr(protocol, "check_request", None)
         refusal: HTTPErrorSpec | None = check(request) if check is not None else None
@@ -396,6 +396,11 @@ class FakeLLMServer:
                 if response.drop_after is not None and index >= response.drop_after:
                     writer.transport.abort()
                     return False
+                if response.garbage is not None and index == response.garbage_after:
+                    writer.write(b"%x\r\n%s\r\n" % (len(response.garbage), response.garbage))
+                    await writer.drain()
+                if response.stall_after is not None and index >= response.stall_after:
+                    return await self._stall(reader)
                 pieces = (
                     [frame[i : i + response.fragment_bytes] for i in range(0, len(frame), response.fragment_bytes)]
                     if response.fragment_bytes
@@ -407,6 +412,8 @@ class FakeLLMServer:
                 if await _client_gone(reader, response.chunk_delay_ms / 1000):
                     self.cancelled_streams += 1
                     return False
+            if response.stall_after is not None:
+                return await self._stall(reader)
             if response.drop_after is not None and response.drop_after >= len(frames):
                 writer.transport.abort()
                 return False
@@ -423,6 +430,13 @@ class FakeLLMServer:
                 self.completed_streams -= 1
             self.cancelled_streams += 1
             return False
+
+    async def _stall(self, reader: asyncio.StreamReader) -> bool:
+        """Send nothing more until the client hangs up (counted in ``cancelled_streams``)."""
+        while not await _client_gone(reader, 3600.0):
+            pass
+        self.cancelled_streams += 1
+        return False
 
 
 async def _client_gone(reader: asyncio.StreamReader, wait_s: float) -> bool:

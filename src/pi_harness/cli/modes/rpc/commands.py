@@ -55,9 +55,19 @@ def _images(command: Request) -> list[ImageContent] | None:
     images = command.get("images")
     if images is None:
         return None
-    if not isinstance(images, list) or not all(isinstance(i, dict) for i in images):
+    # Checked here: a malformed image accepted into the session would break every later request.
+    if not isinstance(images, list) or not all(_is_image(i) for i in images):
         raise CommandError('"images" must be an array of image content objects')
     return images
+
+
+def _is_image(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "image"
+        and isinstance(value.get("data"), str)
+        and isinstance(value.get("mimeType"), str)
+    )
 
 
 async def prompt(ctx: CommandContext, command: Request) -> object:
@@ -281,3 +291,7 @@ COMMANDS: dict[str, Handler] = {
 
 # Commands whose relative order matters: they are accepted one after another.
 ORDERED = frozenset({"prompt", "steer", "follow_up", "abort", "clear_queue"})
+# Commands that replace the session run one at a time: two at once would both dispose the same
+# session, and the second would replace the first's new session without disposing it (its run's
+# last events and its ``session_shutdown`` lost).
+REPLACING = frozenset({"new_session", "switch_session", "fork", "clone"})

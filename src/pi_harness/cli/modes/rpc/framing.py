@@ -13,16 +13,21 @@ from collections.abc import AsyncIterator
 class LineSplitter:
     def __init__(self) -> None:
         self._buffer = bytearray()
+        # Bytes of the buffer already known to hold no "\n": each chunk is searched once, so a
+        # long line arriving in small pieces costs its length, not its length squared.
+        self._scanned = 0
 
     def feed(self, chunk: bytes) -> list[str]:
         self._buffer += chunk
         lines: list[str] = []
         while True:
-            index = self._buffer.find(b"\n")
+            index = self._buffer.find(b"\n", self._scanned)
             if index < 0:
+                self._scanned = len(self._buffer)
                 return lines
             raw = bytes(self._buffer[:index])
             del self._buffer[: index + 1]
+            self._scanned = 0
             lines.append(_decode(raw))
 
     def finish(self) -> list[str]:
@@ -30,6 +35,7 @@ class LineSplitter:
             return []
         raw = bytes(self._buffer)
         self._buffer.clear()
+        self._scanned = 0
         return [_decode(raw)]
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from pi_harness.cli.modes.common import ShutdownGuard, interrupt_extensions, kill_child_processes
-from pi_harness.cli.modes.rpc.commands import COMMANDS, NO_DATA, ORDERED, CommandContext
+from pi_harness.cli.modes.rpc.commands import COMMANDS, NO_DATA, ORDERED, REPLACING, CommandContext
 from pi_harness.cli.modes.rpc.framing import LineSplitter
 from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
 from pi_harness.cli.records import wire_event
@@ -63,6 +63,7 @@ class RpcServer:
         self.writer = writer
         self.ui = RpcExtensionUI(writer.write)
         self._order_lock = asyncio.Lock()
+        self._replace_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe: Callable[[], None] | None = None
         self._shutdown_requested = False
@@ -143,6 +144,9 @@ class RpcServer:
         try:
             if kind in ORDERED:
                 async with self._order_lock:
+                    data = await handler(context, record)
+            elif kind in REPLACING:
+                async with self._replace_lock:
                     data = await handler(context, record)
             else:
                 data = await handler(context, record)
