@@ -164,7 +164,9 @@ async def test_single_tool_call_with_growing_partial_arguments() -> None:
     assert end["toolCall"] == {"type": "toolCall", "id": "toolu_01Read", "name": "read", "arguments": arguments}
     assert result["stopReason"] == "toolUse"
     assert events[-1]["reason"] == "toolUse"
-    assert server.requests[0].headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14"
+    # Arguments stream eagerly per tool, so the fine-grained-tool-streaming beta is not asked for.
+    assert "anthropic-beta" not in server.requests[0].headers
+    assert server.requests[0].json["tools"][0]["eager_input_streaming"] is True
 
 
 async def test_several_tool_calls_after_text() -> None:
@@ -481,11 +483,13 @@ async def test_request_body_with_system_tools_and_cross_provider_history() -> No
         {
             "name": "read",
             "description": "Read a file",
+            "eager_input_streaming": True,
             "input_schema": {
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
                 "required": ["path"],
             },
+            "cache_control": {"type": "ephemeral"},
         }
     ]
     assert body["temperature"] == 0.2
@@ -565,7 +569,7 @@ async def test_trailing_tool_results_carry_the_cache_marker() -> None:
     ("base_suffix", "retention", "env", "expected"),
     [
         ("", None, None, {"type": "ephemeral"}),
-        ("", "long", None, {"type": "ephemeral"}),  # 1h TTL only on api.anthropic.com
+        ("", "long", None, {"type": "ephemeral", "ttl": "1h"}),  # any server, unless its compat says otherwise
         ("/api.anthropic.com", "long", None, {"type": "ephemeral", "ttl": "1h"}),
         ("/api.anthropic.com", None, "long", {"type": "ephemeral", "ttl": "1h"}),
         ("/api.anthropic.com", "short", "long", {"type": "ephemeral"}),

@@ -25,11 +25,8 @@ from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
-from pi_harness.ai.providers.google_convert import (
-    build_request,
-    disabled_thinking_config,
-    simple_thinking_config,
-)
+from pi_harness.ai.providers.google_convert import build_request
+from pi_harness.ai.providers.google_thinking import disabled_thinking_config, simple_thinking_config
 from pi_harness.ai.providers.google_wire import GenerateContentRequest, ThinkingConfig
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent

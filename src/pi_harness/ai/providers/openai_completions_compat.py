@@ -83,7 +83,8 @@ def detect_compat(model: Model) -> OpenAICompletionsCompat:
         "thinkingFormat": "zai" if is_zai else "openai",
         "openRouterRouting": {},
         "vercelGatewayRouting": {},
-        "supportsStrictMode": True,
+        # Speaking Chat Completions does not mean taking ``strict``: models.json turns it on.
+        "supportsStrictMode": False,
         "requiresReasoningContentOnAssistantMessages": False,
         "zaiToolStream": False,
         "sendSessionAffinityHeaders": False,

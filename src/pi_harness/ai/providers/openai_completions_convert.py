@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
+from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
 from pi_harness.ai.providers.openai_completions_wire import (
     AssistantMessageParam,
@@ -260,15 +261,21 @@ def _has_tool_history(messages: list[Message]) -> bool:
 
 
 def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[ToolDefinition]:
+    """Function tools. ``strict`` is sent only to servers whose compat says they take it (an
+    unknown key fails the request on some); it is ``true`` for a tool that asks for strict
+    sampling and has a strict form of its schema, which is then the schema sent."""
+    supports_strict = compat["supportsStrictMode"] is True
     converted: list[ToolDefinition] = []
     for tool in tools:
+        strict = strict_sampling(tool, supports_strict)
+        parameters = tool_parameters(tool, strict) if tool.get("parameters") else None
         function: FunctionDefinition = {
             "name": tool["name"],
             "description": tool.get("description", ""),
-            "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+            "parameters": parameters or {"type": "object", "properties": {}},
         }
-        if compat["supportsStrictMode"]:
-            function["strict"] = False
+        if supports_strict:
+            function["strict"] = strict is True
         converted.append({"type": "function", "function": function})
     return converted
 

@@ -60,7 +60,9 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
         body["service_tier"] = tier
     tools = context.get("tools")
     if tools:
-        body["tools"] = convert_tools(tools)
+        # Strict tools only where models.json says the server takes them, as in Pi.
+        strict = (model.get("compat") or {}).get("supportsStrictMode") is True
+        body["tools"] = convert_tools(tools, supports_strict=strict)
     if model.get("reasoning"):
         effort = getattr(options, "reasoning_effort", None)
         summary = getattr(options, "reasoning_summary", None)

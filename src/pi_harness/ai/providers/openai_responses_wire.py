@@ -80,7 +80,7 @@ class FunctionTool(TypedDict):
     name: str
     description: str
     parameters: JsonObject
-    strict: bool
+    strict: NotRequired[bool]
 
 
 class ReasoningParam(TypedDict):
