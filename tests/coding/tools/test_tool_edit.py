@@ -13,6 +13,7 @@ from pi_harness.agent.types import AgentToolResult
 from pi_harness.ai.abort import AbortController
 from pi_harness.ai.validation import validate_tool_arguments
 from pi_harness.coding.tools import EditSpec, ToolError, compute_edit_diff, create_edit_tool, generate_diff
+from pi_harness.coding.tools.edit_patch import generate_unified_patch
 
 
 async def error_of(awaitable: Awaitable[Any]) -> str:
@@ -235,3 +236,21 @@ async def test_compute_edit_diff_for_previews(tmp_path: Path) -> None:
         await compute_edit_diff("a.txt", [EditSpec("one", "one")], str(tmp_path))
     assert str(info.value) == "No changes would be made to a.txt. The replacement produces identical content."
     assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_diff_and_patch_pick_the_same_lines_as_pi() -> None:
+    # Several shortest scripts exist here; Pi's diff library keeps the first "y" and adds "xz".
+    assert generate_unified_patch("f.txt", "y\ny\nx\ny\nd\n", "xz\ny\nx\nd\n") == (
+        "--- f.txt\n+++ f.txt\n@@ -1,5 +1,4 @@\n+xz\n y\n-y\n x\n-y\n d\n"
+    )
+    # A last line that loses its newline is a changed line.
+    assert generate_diff("a\nb\n", "a\nb") == {"diff": " 1 a\n-2 b\n+2 b", "firstChangedLine": 2}
+
+
+def test_a_large_rewrite_gets_a_whole_replacement_quickly() -> None:
+    old = "".join(f"old {number}\n" for number in range(20_000))
+    new = "".join(f"new {number}\n" for number in range(20_000))
+    patch = generate_unified_patch("big.txt", "keep\n" + old, "keep\n" + new)
+    lines = patch.splitlines()
+    assert lines[:3] == ["--- big.txt", "+++ big.txt", "@@ -1,20001 +1,20001 @@"]
+    assert sum(line.startswith("-old") for line in lines) == sum(line.startswith("+new") for line in lines) == 20_000
