@@ -12,7 +12,7 @@ import pytest
 from pi_harness.ai import StreamOptions, stream
 from pi_harness.ai.providers.constrained_sampling import NoStrictForm, strict_schema
 from pi_harness.ai.types import AssistantMessage
-from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
+from pi_harness.testing.fake_llm import FakeLLMServer, HTTPErrorSpec, ScriptedResponse, TextStep
 
 PREFER = {"type": "json_schema", "strict": "prefer"}
 READ_SCHEMA = {
@@ -238,3 +238,24 @@ async def test_gemini_3_validates_strict_tools_and_older_models_do_not() -> None
     assert body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"] == READ_SCHEMA
     body, _, _ = await send("google-generative-ai", (PLAIN,), "gemini-3-flash-preview")
     assert "toolConfig" not in body
+
+
+@pytest.mark.parametrize(
+    ("message", "retried"),
+    [("Too many strict tools (21). The limit is 20.", True), ("prompt is too long: 300000 tokens", False)],
+)
+async def test_anthropic_sends_again_without_preferred_strict_tools_when_they_are_too_many(
+    message: str, retried: bool
+) -> None:
+    refused = ScriptedResponse(http_error=HTTPErrorSpec(400, message))
+    with FakeLLMServer([refused, ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        model = server.model("anthropic-messages", compat={"supportsStrictTools": True})
+        result = await stream(model, context(READ, PLAIN), StreamOptions(api_key="k")).result()
+        bodies = [request.json for request in server.requests]
+    assert [tool.get("strict") for tool in bodies[0]["tools"]] == [True, None]
+    if retried:
+        assert result["stopReason"] == "stop"
+        assert len(bodies) == 2
+        assert "strict" not in bodies[1]["tools"][0] and bodies[1]["tools"][0]["input_schema"] == READ_SCHEMA
+    else:
+        assert result["stopReason"] == "error" and len(bodies) == 1
