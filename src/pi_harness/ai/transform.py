@@ -81,7 +81,10 @@ def normalize_id_openai_responses(tool_call_id: str) -> str:
 
 
 def make_google_normalizer(model: Model) -> IdNormalizer | None:
-    if model["id"].startswith(("claude-", "gpt-oss-")):
+    """Ids go to the Gemini API only for Claude and gpt-oss models and Gemini 3 and later."""
+    model_id = model["id"]
+    major = re.match(r"gemini(?:-live)?-(\d+)", model_id.lower())
+    if model_id.startswith(("claude-", "gpt-oss-")) or (major is not None and int(major.group(1)) >= 3):
         return normalize_id_anthropic
     return None
 

@@ -5,11 +5,12 @@ Facts this module encodes:
 * Roles are ``user`` and ``model``; tool results travel as ``functionResponse`` parts of a
   ``user`` content, consecutive results merged into one content so that they answer the
   preceding ``model`` turn's ``functionCall`` parts together.
-* Tool-call ids are only sent for ``claude-``/``gpt-oss-`` models served through this API;
-  Gemini models pair calls and results by position and name.
+* Tool-call ids are sent for ``claude-``/``gpt-oss-`` models served through this API and for
+  Gemini 3 and later; older Gemini models pair calls and results by position and name.
+* Images of a tool result go inside its ``functionResponse`` for Gemini 3 and later (and models
+  that are not Gemini); older Gemini models get them in a user turn right after the result.
 * Thought signatures are replayed only to the same provider+model and only when they are valid
-  base64. Gemini 3 rejects a history whose function calls carry no signature, so a call that lost
-  its signature (another model produced it) gets Google's documented validator-skip value.
+  base64; a part whose text is empty is still sent when it carries one.
 * Tool parameters go out as ``parametersJsonSchema`` (full JSON Schema, so ``additionalProperties``,
   ``$ref``/``$defs`` and ``anyOf`` are accepted). Two adjustments are made: the ``$schema`` keyword
   is dropped, and an ``anyOf`` whose branches are all ``const`` strings is rewritten to
@@ -39,7 +40,6 @@ from pi_harness.ai.providers.google_wire import (
 )
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
-    TOOL_RESULT_IMAGES_TEXT,
     accepts_images,
     is_same_model,
     tool_result_texts,
@@ -55,18 +55,14 @@ from pi_harness.ai.types import (
     UserMessage,
 )
 
-# Google's documented placeholder for function calls whose real signature is unavailable.
-SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator"
+# The text of the user turn that carries a tool result's images to older Gemini models.
+TOOL_RESULT_IMAGE_TEXT = "Tool result image:"
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 _GEMINI_VERSION = re.compile(r"gemini(?:-live)?-(\d+)")
 
 
 # --- model families ---------------------------------------------------------------------------
-
-
-def is_gemini_3(model_id: str) -> bool:
-    return "gemini-3" in model_id.lower()
 
 
 def gemini_major_version(model_id: str) -> int | None:
@@ -81,8 +77,17 @@ def supports_strict_tools(model_id: str) -> bool:
 
 
 def requires_tool_call_id(model_id: str) -> bool:
-    """Claude and gpt-oss models behind the Gemini API pair tool results by id."""
-    return model_id.startswith(("claude-", "gpt-oss-"))
+    """Claude and gpt-oss models behind the Gemini API, and Gemini 3 and later, pair tool results
+    with their calls by id."""
+    major = gemini_major_version(model_id)
+    return model_id.startswith(("claude-", "gpt-oss-")) or (major is not None and major >= 3)
+
+
+def takes_images_in_function_responses(model_id: str) -> bool:
+    """Gemini 3 and later (and models that are not Gemini) accept images inside a
+    ``functionResponse``; older Gemini models get them in a user turn after it."""
+    major = gemini_major_version(model_id)
+    return major is None or major >= 3
 
 
 def is_valid_signature(signature: object) -> TypeGuard[str]:
@@ -175,18 +180,23 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
     parts: list[Part] = []
     for block in message["content"]:
         if block["type"] == "text":
-            if not block["text"].strip():
+            sig = signature(block.get("textSignature"))
+            # An empty part is kept when it carries a signature: Gemini wants it echoed back.
+            if not block["text"].strip() and not sig:
                 continue
             part: Part = {"text": sanitize_surrogates(block["text"])}
-            if sig := signature(block.get("textSignature")):
+            if sig:
                 part["thoughtSignature"] = sig
             parts.append(part)
         elif block["type"] == "thinking":
-            if not block["thinking"].strip() or block.get("redacted"):
+            if block.get("redacted"):
+                continue
+            sig = signature(block.get("thinkingSignature"))
+            if not block["thinking"].strip() and not sig:
                 continue
             if same:
                 part = {"thought": True, "text": sanitize_surrogates(block["thinking"])}
-                if sig := signature(block.get("thinkingSignature")):
+                if sig:
                     part["thoughtSignature"] = sig
             else:
                 part = {"text": sanitize_surrogates(block["thinking"])}
@@ -199,10 +209,6 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
             if sig := signature(block.get("thoughtSignature")):
                 part["thoughtSignature"] = sig
             parts.append(part)
-    if is_gemini_3(model["id"]):
-        calls = [p for p in parts if "functionCall" in p]
-        if calls and not any("thoughtSignature" in p for p in calls):
-            calls[0]["thoughtSignature"] = SKIP_SIGNATURE_VALIDATOR
     return parts
 
 
@@ -215,9 +221,8 @@ def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, l
         "name": result["toolName"],
         "response": {"error": value} if result.get("isError") else {"output": value},
     }
-    inline_images = bool(images) and is_gemini_3(model["id"])
+    inline_images = bool(images) and takes_images_in_function_responses(model["id"])
     if inline_images:
-        # Gemini 3 accepts images inside the function response itself.
         response["parts"] = images
     if requires_tool_call_id(model["id"]):
         response["id"] = result["toolCallId"]
@@ -227,13 +232,6 @@ def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, l
 def convert_messages(messages: list[Message], model: Model) -> list[Content]:
     """Already transformed messages (``transform_messages``) → Gemini ``contents``."""
     contents: list[Content] = []
-    pending_images: list[Part] = []
-
-    def flush_images() -> None:
-        if pending_images:
-            contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
-            pending_images.clear()
-
     for message in messages:
         if message["role"] == "toolResult":
             part, images = _function_response(message, model)
@@ -242,9 +240,10 @@ def convert_messages(messages: list[Message], model: Model) -> list[Content]:
                 last["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
-            pending_images.extend(images)
+            if images:
+                # Right after its result (as Pi sends them); the next result starts a new turn.
+                contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *images]})
             continue
-        flush_images()
         if message["role"] == "user":
             parts = _user_parts(message, model)
             if parts:
@@ -253,7 +252,6 @@ def convert_messages(messages: list[Message], model: Model) -> list[Content]:
             parts = _model_parts(message, model)
             if parts:
                 contents.append({"role": "model", "parts": parts})
-    flush_images()
     return contents
 
 
