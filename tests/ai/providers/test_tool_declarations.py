@@ -257,5 +257,9 @@ async def test_anthropic_sends_again_without_preferred_strict_tools_when_they_ar
         assert result["stopReason"] == "stop"
         assert len(bodies) == 2
         assert "strict" not in bodies[1]["tools"][0] and bodies[1]["tools"][0]["input_schema"] == READ_SCHEMA
+        [diagnostic] = result["diagnostics"]
+        assert diagnostic["type"] == "anthropic_strict_tools_fallback"
+        assert diagnostic["details"] == {"reason": "strict_tool_limits_exceeded"}
+        assert message in diagnostic["error"]["message"]
     else:
-        assert result["stopReason"] == "error" and len(bodies) == 1
+        assert result["stopReason"] == "error" and len(bodies) == 1 and "diagnostics" not in result

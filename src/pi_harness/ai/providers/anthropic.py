@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Hashable, Mapping
 from pi_harness.ai.http import ProviderHTTPError, join_url, merge_headers, open_event_stream
 from pi_harness.ai.json_values import as_count, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
-from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.message_builder import MessageBuilder, now_ms
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.anthropic_convert import (
@@ -372,6 +372,14 @@ def stream_anthropic(
                 if aborted or not may_loosen or not refused_strict_tools(error):
                     raise
                 current = dataclasses.replace(current, without_preferred_strict_tools=True)
+                builder.output.setdefault("diagnostics", []).append(
+                    {
+                        "type": "anthropic_strict_tools_fallback",
+                        "timestamp": now_ms(),
+                        "error": {"message": builder.redact(str(error))},
+                        "details": {"reason": "strict_tool_limits_exceeded"},
+                    }
+                )
                 continue
             builder.finish(stop_reason)
             return
