@@ -283,18 +283,25 @@ DETECTION_CASES = [
     (
         "deepseek",
         "/api.deepseek.com",
-        {"max": "max_completion_tokens", "store": False, "role": "system", "effort": "medium"},
+        {"max": "max_tokens", "store": False, "role": "system", "effort": "medium", "thinking": {"type": "enabled"}},
     ),
     (
         "zai",
         "",
-        {"max": "max_completion_tokens", "store": False, "role": "system", "effort": None, "enable_thinking": True},
+        {
+            "max": "max_tokens",
+            "store": False,
+            "role": "system",
+            "effort": None,
+            "thinking": {"type": "enabled", "clear_thinking": False},
+        },
     ),
     ("opencode", "", {"max": "max_completion_tokens", "store": False, "role": "system", "effort": "medium"}),
     (
+        # The developer role only for anthropic/ and openai/ models there; thinking as reasoning.effort.
         "openrouter",
         "/openrouter.ai/api",
-        {"max": "max_completion_tokens", "store": True, "role": "developer", "effort": "medium"},
+        {"max": "max_completion_tokens", "store": True, "role": "system", "effort": None},
     ),
     ("llamacpp", "", {"max": "max_tokens", "store": False, "role": "system", "effort": "medium"}),
 ]
@@ -317,6 +324,7 @@ async def test_compat_is_detected_from_provider_and_base_url(
     assert body["messages"][0]["role"] == expected["role"]
     assert body.get("reasoning_effort") == expected["effort"]
     assert body.get("enable_thinking") == expected.get("enable_thinking")
+    assert body.get("thinking") == expected.get("thinking")
 
 
 def test_detected_defaults_for_special_models() -> None:
@@ -367,19 +375,27 @@ async def test_usage_in_streaming_can_be_switched_off() -> None:
     ("compat", "on", "off"),
     [
         ({}, {"reasoning_effort": "high"}, {}),
-        ({"thinkingFormat": "zai"}, {"enable_thinking": True}, {"enable_thinking": False}),
-        ({"thinkingFormat": "qwen"}, {"enable_thinking": True}, {"enable_thinking": False}),
+        (
+            {"thinkingFormat": "zai"},
+            {"thinking": {"type": "enabled", "clear_thinking": False}, "reasoning_effort": "high"},
+            {"thinking": {"type": "disabled"}},
+        ),
+        (
+            {"thinkingFormat": "qwen"},
+            {"enable_thinking": True, "reasoning_effort": "high"},
+            {"enable_thinking": False},
+        ),
         (
             {"thinkingFormat": "qwen-chat-template"},
-            {"chat_template_kwargs": {"enable_thinking": True}},
-            {"chat_template_kwargs": {"enable_thinking": False}},
+            {"chat_template_kwargs": {"enable_thinking": True, "preserve_thinking": True}},
+            {"chat_template_kwargs": {"enable_thinking": False, "preserve_thinking": True}},
         ),
         (
             {"thinkingFormat": "deepseek"},
             {"thinking": {"type": "enabled"}, "reasoning_effort": "high"},
             {"thinking": {"type": "disabled"}},
         ),
-        ({"thinkingFormat": "openrouter"}, {"reasoning": {"effort": "high"}}, {}),
+        ({"thinkingFormat": "openrouter"}, {"reasoning": {"effort": "high"}}, {"reasoning": {"effort": "none"}}),
         (
             {"thinkingFormat": "together"},
             {"reasoning": {"enabled": True}, "reasoning_effort": "high"},
@@ -550,3 +566,55 @@ async def test_llama_cpp_model_end_to_end() -> None:
         "tool_calls": [{"id": "call_ls", "type": "function", "function": {"name": "ls", "arguments": '{"path":"."}'}}],
     }
     assert second_body["messages"][3] == {"role": "tool", "tool_call_id": "call_ls", "content": "a.py"}
+
+
+async def test_off_follows_the_level_map() -> None:
+    """A map's ``off`` value is sent as the effort for "off"; ``off: null`` sends no switch."""
+    with FakeLLMServer() as server:
+        ctx = {"messages": [user("hi")]}
+        off = SimpleStreamOptions(api_key="k", reasoning="off")
+        named = server.model(API, reasoning=True, thinkingLevelMap={"off": "minimal"})
+        always = server.model(
+            API, reasoning=True, thinkingLevelMap={"off": None}, compat={"thinkingFormat": "deepseek"}
+        )
+        router = server.model(
+            API, reasoning=True, thinkingLevelMap={"off": None}, compat={"thinkingFormat": "openrouter"}
+        )
+        first, second, third = [
+            (await bodies(server, model, ctx, off, simple=True))[0] for model in (named, always, router)
+        ]
+    assert first["reasoning_effort"] == "minimal"
+    assert "thinking" not in second and "reasoning_effort" not in second
+    assert "reasoning" not in third
+
+
+def test_more_vendors_are_detected_as_pi_detects_them() -> None:
+    base = {"api": API, "id": "m", "reasoning": True}
+    cases = {
+        "https://api.moonshot.ai/v1": ("max_tokens", False, False),
+        "https://api.together.xyz/v1": ("max_tokens", False, False),
+        "https://integrate.api.nvidia.com/v1": ("max_tokens", False, False),
+        "https://api.cerebras.ai/v1": ("max_completion_tokens", False, True),
+    }
+    for url, (field, store, effort) in cases.items():
+        compat = detect_compat({**base, "provider": "custom", "baseUrl": url})  # type: ignore[typeddict-item]
+        assert (compat["maxTokensField"], compat["supportsStore"], compat["supportsReasoningEffort"]) == (
+            field,
+            store,
+            effort,
+        ), url
+    together = detect_compat({**base, "provider": "together", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert together["thinkingFormat"] == "together"
+    deepseek = detect_compat({**base, "provider": "deepseek", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert deepseek["requiresReasoningContentOnAssistantMessages"] is True
+    router = detect_compat({**base, "id": "openai/gpt-5", "provider": "openrouter", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert router["supportsDeveloperRole"] and router["sendSessionAffinityHeaders"]
+
+
+async def test_openrouter_sessions_go_in_x_session_id() -> None:
+    with FakeLLMServer() as server:
+        model = server.model(API, provider="openrouter")
+        await one_body(server, model, session_id="sess-1")
+        headers = server.requests[0].headers
+    assert headers["x-session-id"] == "sess-1"
+    assert "session_id" not in headers and "x-session-affinity" not in headers

@@ -8,6 +8,7 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
@@ -296,29 +297,49 @@ def reasoning_effort_value(model: Model, compat: OpenAICompletionsCompat, level:
 def apply_reasoning(
     body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, level: str | None
 ) -> None:
-    """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only)."""
+    """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only).
+
+    "Off" is said explicitly where the dialect has a word for it, unless the model's
+    ``thinkingLevelMap`` marks ``off`` unsupported (``null``); where a map names an ``off`` value,
+    that value is sent.
+    """
     if not model.get("reasoning"):
         return
     effort = reasoning_effort_value(model, compat, level) if level and level != "off" else None
     enabled = effort is not None
+    level_map = model.get("thinkingLevelMap") or {}
+    off_supported = not ("off" in level_map and level_map["off"] is None)
+    off_value = level_map.get("off")
+    takes_effort = compat["supportsReasoningEffort"]
     fmt = compat["thinkingFormat"]
-    if fmt in ("zai", "qwen"):
+    if fmt == "zai":
+        body["thinking"] = {"type": "enabled", "clear_thinking": False} if enabled else {"type": "disabled"}
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
+    elif fmt == "qwen":
         body["enable_thinking"] = enabled
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "qwen-chat-template":
-        body["chat_template_kwargs"] = {"enable_thinking": enabled}
+        body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
     elif fmt == "deepseek":
-        body["thinking"] = {"type": "enabled" if effort is not None else "disabled"}
-        if effort is not None and compat["supportsReasoningEffort"]:
-            body["reasoning_effort"] = effort
+        if enabled or off_supported:
+            body["thinking"] = {"type": "enabled" if enabled else "disabled"}
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "together":
         body["reasoning"] = {"enabled": enabled}
-        if effort is not None and compat["supportsReasoningEffort"]:
-            body["reasoning_effort"] = effort
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "openrouter":
-        if effort is not None:
-            body["reasoning"] = {"effort": effort}
-    elif effort is not None and compat["supportsReasoningEffort"]:
-        body["reasoning_effort"] = effort
+        if enabled:
+            body["reasoning"] = {"effort": cast(str, effort)}
+        elif off_supported:
+            body["reasoning"] = {"effort": off_value if isinstance(off_value, str) else "none"}
+    elif takes_effort and enabled:
+        body["reasoning_effort"] = cast(str, effort)
+    elif takes_effort and isinstance(off_value, str):
+        body["reasoning_effort"] = off_value
 
 
 # --- gateways and caching ---------------------------------------------------------------------

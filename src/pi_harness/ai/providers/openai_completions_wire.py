@@ -101,10 +101,12 @@ class StreamOptionsParam(TypedDict):
 
 class ChatTemplateKwargs(TypedDict):
     enable_thinking: bool
+    preserve_thinking: NotRequired[bool]
 
 
 class ThinkingSwitch(TypedDict):
     type: Literal["enabled", "disabled"]
+    clear_thinking: NotRequired[bool]  # Z.ai: keep earlier reasoning in the context
 
 
 class ReasoningSwitch(TypedDict, total=False):
