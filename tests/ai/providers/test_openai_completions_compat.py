@@ -488,6 +488,11 @@ async def test_openai_prompt_cache_key_and_vercel_routing() -> None:
         openai = server.model(API, provider="openai", baseUrl=f"{server.url}/api.openai.com/v1")
         long = await one_body(server, openai, session_id="sess-1", cache_retention="long")
         other = await one_body(server, server.model(API), session_id="sess-1", cache_retention="long")
+        short = await one_body(server, server.model(API), session_id="sess-1")
+        together = server.model(API, provider="together")
+        no_long = await one_body(server, together, session_id="sess-1", cache_retention="long")
+        marked = server.model(API, compat={"cacheControlFormat": "anthropic"})
+        one_hour = await one_body(server, marked, session_id="s" * 80, cache_retention="long")
         vercel = server.model(
             API,
             baseUrl=f"{server.url}/ai-gateway.vercel.sh/v1",
@@ -495,7 +500,11 @@ async def test_openai_prompt_cache_key_and_vercel_routing() -> None:
         )
         routed = await one_body(server, vercel)
     assert (long["prompt_cache_key"], long["prompt_cache_retention"]) == ("sess-1", "24h")
-    assert "prompt_cache_key" not in other
+    # Long retention asks any server that keeps caches long (Together does not), as Pi does.
+    assert (other["prompt_cache_key"], other["prompt_cache_retention"]) == ("sess-1", "24h")
+    assert "prompt_cache_key" not in short and "prompt_cache_key" not in no_long
+    assert one_hour["prompt_cache_key"] == "s" * 64
+    assert one_hour["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert routed["providerOptions"] == {"gateway": {"order": ["bedrock"]}}
 
 
@@ -618,3 +627,19 @@ async def test_openrouter_sessions_go_in_x_session_id() -> None:
         headers = server.requests[0].headers
     assert headers["x-session-id"] == "sess-1"
     assert "session_id" not in headers and "x-session-affinity" not in headers
+
+
+async def test_anthropic_markers_reach_a_final_tool_result() -> None:
+    call = {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a"}}
+    history = [
+        user("read a"),
+        assistant([call], api=API, provider="fake", model="fake-model", stop="toolUse"),
+        tool_result("call_1", "read", [{"type": "text", "text": "body of a"}]),
+    ]
+    with FakeLLMServer() as server:
+        model = server.model(API, compat={"cacheControlFormat": "anthropic"})
+        body = await one_body(server, model, {"messages": history, "tools": [READ_TOOL]})
+    last = body["messages"][-1]
+    assert last["role"] == "tool"
+    assert last["content"] == [{"type": "text", "text": "body of a", "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"][0]["content"] == "read a"  # only the last conversation message is marked

@@ -47,6 +47,8 @@ class OpenAICompletionsCompat(TypedDict):
     # Which session headers go with it: ``openrouter`` (``x-session-id``) or ``openai``.
     sessionAffinityFormat: str
     cacheControlFormat: NotRequired[Literal["anthropic"]]
+    # Whether the server keeps caches long (``prompt_cache_retention``, one-hour markers).
+    supportsLongCacheRetention: NotRequired[bool]
 
 
 # Proposal (not in Pi): local inference servers configured by provider id. Their chat templates
@@ -133,6 +135,8 @@ def detect_compat(model: Model) -> OpenAICompletionsCompat:
     }
     if provider == "openrouter" and model_id.startswith("anthropic/"):
         compat["cacheControlFormat"] = "anthropic"
+    if is_together or is_cf_workers or is_cf_gateway or is_nvidia or is_ant_ling:
+        compat["supportsLongCacheRetention"] = False
     return compat
 
 

@@ -57,8 +57,6 @@ REASONING_FIELDS: tuple[ReasoningField, ...] = ("reasoning_content", "reasoning"
 
 ASSISTANT_AFTER_TOOL_RESULT = "I have processed the tool results."
 
-_EPHEMERAL: CacheControl = {"type": "ephemeral"}
-
 
 def build_request_body(
     model: Model,
@@ -365,41 +363,53 @@ def cache_retention(options: StreamOptions) -> CacheRetention:
     return resolve_cache_retention(options.cache_retention)
 
 
+# OpenAI's limit on ``prompt_cache_key`` (characters).
+PROMPT_CACHE_KEY_MAX = 64
+
+
 def _apply_caching(
     body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, options: StreamOptions
 ) -> None:
+    """``prompt_cache_key``/``prompt_cache_retention`` (OpenAI, or long retention where the server
+    keeps caches long), and Anthropic-style markers for gateways in front of Claude."""
     retention = cache_retention(options)
     if retention == "none" or options.disable_cache_writes:
         return
-    if "api.openai.com" in model.get("baseUrl", ""):
-        if options.session_id:
-            body["prompt_cache_key"] = options.session_id
-        if retention == "long":
-            body["prompt_cache_retention"] = "24h"
+    long_kept = retention == "long" and compat.get("supportsLongCacheRetention", True) is not False
+    if options.session_id and ("api.openai.com" in model.get("baseUrl", "") or long_kept):
+        body["prompt_cache_key"] = options.session_id[:PROMPT_CACHE_KEY_MAX]
+    if long_kept:
+        body["prompt_cache_retention"] = "24h"
+    if compat.get("cacheControlFormat") != "anthropic":
+        return
+    marker: CacheControl = {"type": "ephemeral"}
+    if long_kept:
+        marker["ttl"] = "1h"
     messages = body["messages"]
-    if model.get("provider") == "openrouter" and model["id"].startswith("anthropic/"):
-        _mark_last_text_for_cache(messages)
-    elif compat.get("cacheControlFormat") == "anthropic":
-        first = messages[0] if messages else None
-        if first is not None and first["role"] in ("system", "developer") and isinstance(first["content"], str):
-            first["content"] = [{"type": "text", "text": first["content"], "cache_control": _EPHEMERAL.copy()}]
-        tools = body.get("tools")
-        if tools:
-            tools[-1]["cache_control"] = _EPHEMERAL.copy()
-        _mark_last_text_for_cache(messages)
-
-
-def _mark_last_text_for_cache(messages: list[ChatMessage]) -> None:
-    """Anthropic-style ``cache_control`` on the last text part of the last user/assistant message."""
+    first_instruction = next((m for m in messages if m["role"] in ("system", "developer")), None)
+    if first_instruction is not None:
+        _mark_last_text(first_instruction, marker)
+    tools = body.get("tools")
+    if tools:
+        tools[-1]["cache_control"] = marker.copy()
     for message in reversed(messages):
-        if message["role"] != "user" and message["role"] != "assistant":
-            continue
-        content = message["content"]
-        if isinstance(content, str) and content:
-            message["content"] = [{"type": "text", "text": content, "cache_control": _EPHEMERAL.copy()}]
-            return
-        if isinstance(content, list):
-            for part in reversed(content):
-                if part["type"] == "text":
-                    part["cache_control"] = _EPHEMERAL.copy()
-                    return
+        if message["role"] in ("user", "assistant", "tool") and _mark_last_text(message, marker):
+            break
+
+
+def _mark_last_text(message: ChatMessage, marker: CacheControl) -> bool:
+    """Put ``marker`` on the message's last text (a string content becomes one text part)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content:
+            return False
+        cast(dict[str, object], message)["content"] = [
+            {"type": "text", "text": content, "cache_control": marker.copy()}
+        ]
+        return True
+    if isinstance(content, list):
+        for part in reversed(content):
+            if isinstance(part, dict) and part.get("type") == "text":
+                cast(dict[str, object], part)["cache_control"] = marker.copy()
+                return True
+    return False

@@ -22,6 +22,7 @@ class CacheControl(TypedDict):
     """Anthropic's prompt-cache marker, which gateways in front of Claude accept."""
 
     type: Literal["ephemeral"]
+    ttl: NotRequired[Literal["1h"]]
 
 
 class TextPart(TypedDict):
