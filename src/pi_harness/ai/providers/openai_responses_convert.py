@@ -50,7 +50,6 @@ from pi_harness.ai.types import (
     UserMessage,
 )
 
-JUICE_OFF = "# Juice: 0 !important"
 _MAX_ITEM_ID = 64
 
 
@@ -190,11 +189,6 @@ def build_input(model: Model, context: Context) -> list[InputItem]:
         elif message["role"] == "toolResult":
             items.append(_tool_result_item(message, model))
     return items
-
-
-def juice_off_message() -> InputMessage:
-    """The developer hint GPT-5 models get when reasoning is off (they cannot disable it)."""
-    return {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
 
 
 def convert_tools(tools: list[Tool], *, supports_strict: bool = True) -> list[FunctionTool]:
