@@ -263,3 +263,84 @@ async def test_anthropic_sends_again_without_preferred_strict_tools_when_they_ar
         assert message in diagnostic["error"]["message"]
     else:
         assert result["stopReason"] == "error" and len(bodies) == 1 and "diagnostics" not in result
+
+
+# --- anthropic history rules ------------------------------------------------------------------
+
+
+def _assistant(content: list[dict[str, Any]], model: str = "fake-model") -> dict[str, Any]:
+    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "anthropic-messages",
+        "provider": "fake",
+        "model": model,
+        "usage": {**zero, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "toolUse",
+        "timestamp": 1,
+    }
+
+
+async def test_anthropic_error_result_images_follow_the_results() -> None:
+    calls = [{"type": "toolCall", "id": f"toolu_{n}", "name": "shot", "arguments": {}} for n in (1, 2)]
+    image = {"type": "image", "data": "iVBORw0", "mimeType": "image/png"}
+    messages = [
+        {"role": "user", "content": "shoot", "timestamp": 1},
+        _assistant(calls),
+        {
+            "role": "toolResult",
+            "toolCallId": "toolu_1",
+            "toolName": "shot",
+            "content": [{"type": "text", "text": "failed:"}, image, image],
+            "isError": True,
+            "timestamp": 2,
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "toolu_2",
+            "toolName": "shot",
+            "content": [image],
+            "isError": False,
+            "timestamp": 3,
+        },
+    ]
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        model = server.model("anthropic-messages")
+        await stream(model, {"messages": messages}, StreamOptions(api_key="k", cache_retention="none")).result()
+        body = server.requests[0].json
+    picture = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0"}}
+    assert body["messages"][-1]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": "failed:\n(image attached after the tool results)",
+            "is_error": True,
+        },
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_2",
+            "content": [{"type": "text", "text": "(see attached image)"}, picture],
+            "is_error": False,
+        },
+        {"type": "text", "text": "Images from the error result of tool call toolu_1 (shot):"},
+        picture,
+        picture,
+    ]
+
+
+async def test_anthropic_unsigned_thinking_is_kept_where_compat_allows_it() -> None:
+    thought = _assistant([{"type": "thinking", "thinking": "pondering"}, {"type": "text", "text": "done"}])
+    thought["stopReason"] = "stop"
+    messages = [
+        {"role": "user", "content": "q", "timestamp": 1},
+        thought,
+        {"role": "user", "content": "more", "timestamp": 2},
+    ]
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]), ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        for compat in ({}, {"allowEmptySignature": True}):
+            model = server.model("anthropic-messages", compat=compat)
+            await stream(model, {"messages": messages}, StreamOptions(api_key="k")).result()
+        plain, kept = (request.json["messages"][1]["content"][0] for request in server.requests)
+    assert plain == {"type": "text", "text": "pondering"}
+    assert kept == {"type": "thinking", "thinking": "pondering", "signature": ""}

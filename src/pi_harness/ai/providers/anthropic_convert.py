@@ -292,14 +292,20 @@ def convert_messages(messages: list[Message], model: Model, cache_control: Cache
         if message["role"] == "user":
             converted = _convert_user(message, with_images)
         elif message["role"] == "assistant":
-            converted = _convert_assistant(message)
+            converted = _convert_assistant(message, _compat_flag(model, "allowEmptySignature", False))
         elif message["role"] == "toolResult":
             # Consecutive results answer one assistant turn: they belong in one user message.
+            # Anthropic refuses images in an error result: they follow all the results instead.
             results: list[UserBlock] = []
+            moved: list[UserBlock] = []
             while i < len(replay) and (result := replay[i])["role"] == "toolResult":
+                if with_images and result.get("isError") and any(b["type"] == "image" for b in result["content"]):
+                    moved.append({"type": "text", "text": _moved_images_caption(result)})
+                    moved += [_image_block(b) for b in result["content"] if b["type"] == "image"]
+                    result = {**result, "content": _images_replaced(result["content"])}
                 results.append(_convert_tool_result(result, with_images))
                 i += 1
-            params.append({"role": "user", "content": results})
+            params.append({"role": "user", "content": [*results, *moved]})
             continue
         if converted is not None:
             params.append(converted)
@@ -307,6 +313,27 @@ def convert_messages(messages: list[Message], model: Model, cache_control: Cache
     if cache_control is not None:
         _mark_last_user_message(params, cache_control)
     return params
+
+
+# Where an error result's images were: they come after the turn's results.
+MOVED_IMAGE_NOTE = "(image attached after the tool results)"
+
+
+def _moved_images_caption(result: ToolResultMessage) -> str:
+    return f"Images from the error result of tool call {result['toolCallId']} ({result['toolName']}):"
+
+
+def _images_replaced(content: list[UserContent]) -> list[UserContent]:
+    """The content with each run of images replaced by one note."""
+    out: list[UserContent] = []
+    for block in content:
+        if block["type"] == "image":
+            last = out[-1] if out else None
+            if not (last is not None and last["type"] == "text" and last.get("text") == MOVED_IMAGE_NOTE):
+                out.append({"type": "text", "text": MOVED_IMAGE_NOTE})
+            continue
+        out.append(block)
+    return out
 
 
 def _image_block(image: ImageContent) -> ImageBlock:
@@ -331,7 +358,7 @@ def _convert_user(message: UserMessage, accepts_images: bool) -> UserMessagePara
     return {"role": "user", "content": blocks} if blocks else None
 
 
-def _convert_assistant(message: AssistantMessage) -> AssistantMessageParam | None:
+def _convert_assistant(message: AssistantMessage, allow_empty_signature: bool = False) -> AssistantMessageParam | None:
     blocks: list[AssistantBlock] = []
     for block in message.get("content", []):
         if block["type"] == "text":
@@ -347,6 +374,9 @@ def _convert_assistant(message: AssistantMessage) -> AssistantMessageParam | Non
                     blocks.append({"type": "redacted_thinking", "data": signature})
             elif signature.strip():
                 blocks.append({"type": "thinking", "thinking": thinking, "signature": signature})
+            elif thinking.strip() and allow_empty_signature:
+                # Some compatible servers emit and accept thinking without a signature.
+                blocks.append({"type": "thinking", "thinking": thinking, "signature": ""})
             elif thinking.strip():
                 # Without a signature (e.g. an aborted stream) Anthropic would reject the block;
                 # plain text keeps the reasoning visible without inviting tag mimicry.
