@@ -92,7 +92,7 @@ async def test_text_response_events_request_and_result() -> None:
     body = request.json
     assert body["model"] == "fake-model"
     assert body["stream"] is True
-    assert body["max_tokens"] == 16_384 // 3  # raw stream default: a third of the model maximum
+    assert body["max_tokens"] == 16_384  # raw stream default: the model maximum, as in Pi
     assert body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}
     ]
@@ -905,3 +905,13 @@ async def test_proxy_without_event_lines_and_with_delta_usage() -> None:
     assert result["content"] == [{"type": "text", "text": "raw"}]
     # present values overwrite; null and missing ones keep what message_start said
     assert (result["usage"]["input"], result["usage"]["output"], result["usage"]["cacheRead"]) == (45, 9, 0)
+
+
+async def test_temperature_is_left_out_where_compat_says_the_server_takes_none() -> None:
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]), ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        for compat in ({}, {"supportsTemperature": False}):
+            model = server.model(API, compat=compat)
+            await stream_anthropic(model, context(), options(temperature=0.3)).result()
+        sent, left_out = (request.json for request in server.requests)
+    assert sent["temperature"] == 0.3
+    assert "temperature" not in left_out

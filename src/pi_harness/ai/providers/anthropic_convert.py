@@ -171,8 +171,8 @@ def cache_control_for(model: Model, options: StreamOptions) -> CacheControl | No
 
 
 def default_max_tokens_raw(model: Model) -> int:
-    """``stream`` default output cap when the caller gives none: a third of the model's maximum."""
-    return model["maxTokens"] // 3
+    """``stream`` default output cap when the caller gives none: the model's maximum, as in Pi."""
+    return model["maxTokens"]
 
 
 def thinking_mode(model: Model, options: AnthropicOptions) -> Literal["adaptive", "enabled"] | None:
@@ -198,8 +198,9 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
         body["system"] = [system_block]
 
     mode = thinking_mode(model, options)
-    # Anthropic rejects a temperature other than 1 while thinking; Pi leaves it out.
-    if options.temperature is not None and mode is None:
+    # Anthropic rejects a temperature other than 1 while thinking; Pi leaves it out, and where
+    # the model's compat says the server takes none.
+    if options.temperature is not None and mode is None and _compat_flag(model, "supportsTemperature", True):
         body["temperature"] = options.temperature
 
     tools = context.get("tools")
