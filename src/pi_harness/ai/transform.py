@@ -116,20 +116,14 @@ def _transform_assistant(
     content: list[AssistantContent] = []
     for block in message.get("content", []):
         if block["type"] == "thinking":
-            if block.get("redacted"):
-                if same:
-                    content.append(block)
+            # Another model's thinking is dropped, as Pi 1.4.0 does: its signatures mean nothing
+            # to this model, and as plain text it would read as part of the visible reply.
+            if not same:
                 continue
-            if same and block.get("thinkingSignature"):
+            if block.get("redacted") or block.get("thinkingSignature"):
                 content.append(block)
-                continue
-            text = block.get("thinking", "")
-            if not text.strip():
-                continue
-            if same:
+            elif block.get("thinking", "").strip():
                 content.append(block)
-            else:
-                content.append({"type": "text", "text": text})
         elif block["type"] == "toolCall":
             if same:
                 content.append(block)

@@ -151,7 +151,7 @@ async def test_cross_provider_history_is_transformed() -> None:
         },
         {
             "role": "assistant",
-            "content": "I should read the file\n\nReading it.",
+            "content": "Reading it.",  # another model's thinking is dropped
             "tool_calls": [
                 {"id": "toolu_01XYZ", "type": "function", "function": {"name": "read", "arguments": '{"path":"a.py"}'}}
             ],
