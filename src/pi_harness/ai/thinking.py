@@ -42,23 +42,22 @@ def _has_native_max(model: Model) -> bool:
 
 
 def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
-    """The nearest supported level at or below ``level`` (``off`` for non-reasoning models).
-
-    When nothing at or below is supported (``off`` on a model that always reasons), the lowest
-    supported level is used.
-    """
+    """The level itself if the model supports it, else the nearest supported one above it, else
+    the nearest below (as Pi 1.4.0 clamps); ``off`` for non-reasoning models."""
     levels = supported_levels(model)
     if level in levels:
         return level
     if not levels:
         return "off"
     order = list(THINKING_LEVELS)
-    wanted = order.index(level) if level in order else order.index(DEFAULT_THINKING_LEVEL)
-    best: ThinkingLevel | None = None
-    for candidate in levels:
-        if order.index(candidate) <= wanted:
-            best = candidate
-    return best if best is not None else levels[0]
+    if level not in order:
+        return levels[0]
+    wanted = order.index(level)
+    above = [candidate for candidate in order[wanted:] if candidate in levels]
+    if above:
+        return above[0]
+    below = [candidate for candidate in order[:wanted] if candidate in levels]
+    return below[-1] if below else levels[0]
 
 
 def requested_level(model: Model, level: ThinkingLevel | None) -> ThinkingLevel | None:

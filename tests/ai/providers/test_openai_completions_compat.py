@@ -441,8 +441,8 @@ async def test_level_maps_and_clamping() -> None:
             *await bodies(server, xhigh_capable, ctx, SimpleStreamOptions(api_key="k", reasoning="xhigh"), simple=True),
         ]
     efforts = [body.get("reasoning_effort") for body in results]
-    # low is unsupported by the map and clamps to minimal; xhigh clamps to high, sent as "max"
-    assert efforts == ["max", "minimal", "max", "default", "xhigh"]
+    # low is unsupported by the map and clamps up to medium (as Pi); xhigh clamps to high, sent as "max"
+    assert efforts == ["max", "medium", "max", "default", "xhigh"]
 
 
 # --- caching, routing, headers ------------------------------------------------------------------

@@ -678,7 +678,7 @@ async def test_thinking_level_map_value_is_sent_verbatim() -> None:
         await collect(stream_simple(model, hello(), SimpleStreamOptions(api_key="k", reasoning="low")))
         first, second = (r.json for r in server.requests)
     assert first["reasoning"]["effort"] == "very-high"
-    assert second["reasoning"]["effort"] == "minimal"  # "low" unsupported: clamped down
+    assert second["reasoning"]["effort"] == "medium"  # "low" unsupported: the nearest level above, as Pi
 
 
 async def test_reasoning_off_is_said_as_effort_none() -> None:
