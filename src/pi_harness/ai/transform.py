@@ -120,9 +120,7 @@ def _transform_assistant(
             # to this model, and as plain text it would read as part of the visible reply.
             if not same:
                 continue
-            if block.get("redacted") or block.get("thinkingSignature"):
-                content.append(block)
-            elif block.get("thinking", "").strip():
+            if block.get("redacted") or block.get("thinkingSignature") or block.get("thinking", "").strip():
                 content.append(block)
         elif block["type"] == "toolCall":
             if same:

@@ -719,7 +719,8 @@ async def test_budget_thinking_levels() -> None:
         ("claude-opus-4-6", None, "low", "low"),
         ("claude-opus-4-6", None, "medium", "medium"),
         ("claude-opus-4-6", None, "high", "high"),
-        ("claude-opus-4-6", None, "xhigh", "max"),
+        ("claude-opus-4-6", {"xhigh": "max"}, "xhigh", "max"),  # as the catalogue declares it
+        ("claude-opus-4-6", None, "xhigh", "high"),  # no map entry: no xhigh (as Pi)
         ("claude-sonnet-4-6", None, "xhigh", "high"),
         ("claude-opus-4-7", {"xhigh": "xhigh"}, "xhigh", "xhigh"),
     ],

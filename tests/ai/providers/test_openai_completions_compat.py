@@ -426,7 +426,7 @@ async def test_level_maps_and_clamping() -> None:
         ctx = {"messages": [user("hi")]}
         mapped = server.model(API, reasoning=True, thinkingLevelMap={"high": "max", "low": None})
         groq = server.model(API, model_id="qwen/qwen3-32b", provider="groq", reasoning=True)
-        xhigh_capable = server.model(API, model_id="gpt-5.2", reasoning=True)
+        xhigh_capable = server.model(API, model_id="gpt-5.2", reasoning=True, thinkingLevelMap={"xhigh": "xhigh"})
         results = [
             *await bodies(
                 server,

@@ -652,7 +652,7 @@ async def test_on_payload_can_replace_the_body() -> None:
 @pytest.mark.parametrize(
     ("model_id", "name", "level", "effort"),
     [
-        ("gpt-5.2", "gpt-5.2", "xhigh", "xhigh"),
+        ("gpt-5.2", "gpt-5.2", "xhigh", "high"),  # xhigh only where thinkingLevelMap names it (as Pi)
         ("gpt-5-mini", "gpt-5-mini", "xhigh", "high"),
         ("o4-mini", "o4-mini", "minimal", "minimal"),
         ("o4-mini", "o4-mini", "medium", "medium"),
