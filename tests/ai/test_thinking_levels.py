@@ -58,17 +58,19 @@ def test_core_levels_are_always_supported_by_reasoning_models() -> None:
         assert clamp_thinking_level(m, level) == level
 
 
-def test_xhigh_clamps_to_high_unless_supported() -> None:
-    assert clamp_thinking_level(model("gpt-5.1"), "xhigh") == "high"
-    assert clamp_thinking_level(model("gpt-5.2"), "xhigh") == "xhigh"
+def test_xhigh_clamps_to_high_unless_the_map_names_it() -> None:
+    # As Pi 1.4.0: xhigh and max exist only where the model's thinkingLevelMap names them.
+    assert clamp_thinking_level(model("gpt-5.2"), "xhigh") == "high"
+    assert clamp_thinking_level(model("gpt-5.2", thinkingLevelMap={"xhigh": "xhigh"}), "xhigh") == "xhigh"
 
 
-def test_max_needs_a_native_maximum_or_a_map_entry() -> None:
-    assert clamp_thinking_level(model("gpt-5.2"), "max") == "xhigh"
+def test_max_needs_a_map_entry() -> None:
+    assert clamp_thinking_level(model("gpt-5.2", thinkingLevelMap={"xhigh": "xhigh"}), "max") == "xhigh"
     assert clamp_thinking_level(model("gpt-5.1"), "max") == "high"
-    assert clamp_thinking_level(model("claude-opus-4-6", api="anthropic-messages"), "max") == "max"
-    assert clamp_thinking_level(model("claude-sonnet-4-5", api="anthropic-messages"), "max") == "high"
+    opus = model("claude-opus-4-6", api="anthropic-messages", thinkingLevelMap={"xhigh": "max"})
+    assert clamp_thinking_level(opus, "max") == "xhigh"  # its xhigh is sent as the native max
     assert clamp_thinking_level(model("custom", thinkingLevelMap={"max": "ultra"}), "max") == "max"
+    assert clamp_thinking_level(model("custom", thinkingLevelMap={"max": "ultra"}), "xhigh") == "max"  # up first
 
 
 def test_null_entries_in_the_level_map_clamp_to_the_nearest_lower_level() -> None:

@@ -140,10 +140,11 @@ def test_empty_thinking_without_signature_is_dropped() -> None:
     assert only_assistant(out)["content"] == [{"type": "text", "text": "a"}]
 
 
-def test_thinking_from_another_model_becomes_plain_text_without_tags() -> None:
+def test_thinking_from_another_model_is_dropped() -> None:
+    # As Pi 1.4.0: as plain text it would read as part of the visible reply.
     block: AssistantContent = {"type": "thinking", "thinking": "step 1", "thinkingSignature": "sig"}
-    out = transform_messages([user(), assistant(block, source=OTHER)], TARGET)
-    assert only_assistant(out)["content"] == [{"type": "text", "text": "step 1"}]
+    out = transform_messages([user(), assistant(block, {"type": "text", "text": "a"}, source=OTHER)], TARGET)
+    assert only_assistant(out)["content"] == [{"type": "text", "text": "a"}]
     # empty thinking from another model is dropped, signed or not
     out = transform_messages(
         [user(), assistant({"type": "thinking", "thinking": "", "thinkingSignature": "s"}, source=OTHER)], TARGET

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pi_harness.ai.models import supports_xhigh
 from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
 from pi_harness.ai.types import THINKING_LEVELS, Model, ThinkingLevel
 
@@ -15,50 +14,39 @@ def is_thinking_level(value: object) -> bool:
 
 
 def supported_levels(model: Model) -> list[ThinkingLevel]:
-    """Levels a model accepts, lowest first; non-reasoning models only support ``off``."""
+    """Levels a model accepts, lowest first, as Pi 1.4.0 reads them from ``thinkingLevelMap``:
+    every standard level unless the map says ``null``; ``xhigh`` and ``max`` only where the map
+    names them. Non-reasoning models only support ``off``."""
     if not model.get("reasoning"):
         return ["off"]
-    level_map = model.get("thinkingLevelMap")
-    # ``"off": null`` in the map: reasoning cannot be switched off on this model.
-    off_unsupported = level_map is not None and "off" in level_map and level_map["off"] is None
-    levels: list[ThinkingLevel] = [] if off_unsupported else ["off"]
-    for level in THINKING_LEVELS[1:]:
-        if level_map is not None and level in level_map:
-            if level_map[level] is not None:
-                levels.append(level)
+    level_map = model.get("thinkingLevelMap") or {}
+    levels: list[ThinkingLevel] = []
+    for level in THINKING_LEVELS:
+        if level in level_map and level_map[level] is None:
             continue
-        if (
-            level in _CORE
-            or (level == "xhigh" and supports_xhigh(model))
-            or (level == "max" and _has_native_max(model))
-        ):
-            levels.append(level)
+        if level in ("xhigh", "max") and level not in level_map:
+            continue
+        levels.append(level)
     return levels
 
 
-def _has_native_max(model: Model) -> bool:
-    # Anthropic's adaptive-effort models expose a native "max" effort.
-    return model["api"] == "anthropic-messages" and any(marker in model["id"] for marker in ("opus-4-6", "opus-4.6"))
-
-
 def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
-    """The nearest supported level at or below ``level`` (``off`` for non-reasoning models).
-
-    When nothing at or below is supported (``off`` on a model that always reasons), the lowest
-    supported level is used.
-    """
+    """The level itself if the model supports it, else the nearest supported one above it, else
+    the nearest below (as Pi 1.4.0 clamps); ``off`` for non-reasoning models."""
     levels = supported_levels(model)
     if level in levels:
         return level
     if not levels:
         return "off"
     order = list(THINKING_LEVELS)
-    wanted = order.index(level) if level in order else order.index(DEFAULT_THINKING_LEVEL)
-    best: ThinkingLevel | None = None
-    for candidate in levels:
-        if order.index(candidate) <= wanted:
-            best = candidate
-    return best if best is not None else levels[0]
+    if level not in order:
+        return levels[0]
+    wanted = order.index(level)
+    above = [candidate for candidate in order[wanted:] if candidate in levels]
+    if above:
+        return above[0]
+    below = [candidate for candidate in order[:wanted] if candidate in levels]
+    return below[-1] if below else levels[0]
 
 
 def requested_level(model: Model, level: ThinkingLevel | None) -> ThinkingLevel | None:

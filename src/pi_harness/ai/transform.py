@@ -81,7 +81,10 @@ def normalize_id_openai_responses(tool_call_id: str) -> str:
 
 
 def make_google_normalizer(model: Model) -> IdNormalizer | None:
-    if model["id"].startswith(("claude-", "gpt-oss-")):
+    """Ids go to the Gemini API only for Claude and gpt-oss models and Gemini 3 and later."""
+    model_id = model["id"]
+    major = re.match(r"gemini(?:-live)?-(\d+)", model_id.lower())
+    if model_id.startswith(("claude-", "gpt-oss-")) or (major is not None and int(major.group(1)) >= 3):
         return normalize_id_anthropic
     return None
 
@@ -113,20 +116,12 @@ def _transform_assistant(
     content: list[AssistantContent] = []
     for block in message.get("content", []):
         if block["type"] == "thinking":
-            if block.get("redacted"):
-                if same:
-                    content.append(block)
+            # Another model's thinking is dropped, as Pi 1.4.0 does: its signatures mean nothing
+            # to this model, and as plain text it would read as part of the visible reply.
+            if not same:
                 continue
-            if same and block.get("thinkingSignature"):
+            if block.get("redacted") or block.get("thinkingSignature") or block.get("thinking", "").strip():
                 content.append(block)
-                continue
-            text = block.get("thinking", "")
-            if not text.strip():
-                continue
-            if same:
-                content.append(block)
-            else:
-                content.append({"type": "text", "text": text})
         elif block["type"] == "toolCall":
             if same:
                 content.append(block)

@@ -85,6 +85,21 @@ class UserMessage(TypedDict):
     timestamp: int
 
 
+class DiagnosticError(TypedDict):
+    message: str
+    name: NotRequired[str]
+    code: NotRequired[str | int]
+
+
+class AssistantMessageDiagnostic(TypedDict):
+    """Something a provider worked around while producing the message (Pi's ``diagnostics``)."""
+
+    type: str
+    timestamp: int
+    error: NotRequired[DiagnosticError]
+    details: NotRequired[JsonObject]
+
+
 class AssistantMessage(TypedDict):
     role: Literal["assistant"]
     content: list[AssistantContent]
@@ -101,6 +116,7 @@ class AssistantMessage(TypedDict):
     durationMs: NotRequired[int]
     responseId: NotRequired[str]
     thinkingLevel: NotRequired[str]
+    diagnostics: NotRequired[list[AssistantMessageDiagnostic]]
 
 
 class ToolResultMessage(TypedDict):

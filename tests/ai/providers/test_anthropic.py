@@ -92,7 +92,7 @@ async def test_text_response_events_request_and_result() -> None:
     body = request.json
     assert body["model"] == "fake-model"
     assert body["stream"] is True
-    assert body["max_tokens"] == 16_384 // 3  # raw stream default: a third of the model maximum
+    assert body["max_tokens"] == 16_384  # raw stream default: the model maximum, as in Pi
     assert body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}
     ]
@@ -164,7 +164,9 @@ async def test_single_tool_call_with_growing_partial_arguments() -> None:
     assert end["toolCall"] == {"type": "toolCall", "id": "toolu_01Read", "name": "read", "arguments": arguments}
     assert result["stopReason"] == "toolUse"
     assert events[-1]["reason"] == "toolUse"
-    assert server.requests[0].headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14"
+    # Arguments stream eagerly per tool, so the fine-grained-tool-streaming beta is not asked for.
+    assert "anthropic-beta" not in server.requests[0].headers
+    assert server.requests[0].json["tools"][0]["eager_input_streaming"] is True
 
 
 async def test_several_tool_calls_after_text() -> None:
@@ -481,11 +483,13 @@ async def test_request_body_with_system_tools_and_cross_provider_history() -> No
         {
             "name": "read",
             "description": "Read a file",
+            "eager_input_streaming": True,
             "input_schema": {
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
                 "required": ["path"],
             },
+            "cache_control": {"type": "ephemeral"},
         }
     ]
     assert body["temperature"] == 0.2
@@ -501,8 +505,7 @@ async def test_request_body_with_system_tools_and_cross_provider_history() -> No
         {
             "role": "assistant",
             "content": [
-                # another model's reasoning becomes plain text; its signatures are dropped
-                {"type": "text", "text": "Plan: read two files."},
+                # another model's reasoning is dropped, as in Pi 1.4.0
                 {"type": "text", "text": "I will read them."},
                 {"type": "tool_use", "id": "call_abc_fc_123", "name": "read", "input": {"path": "a.png"}},
                 {"type": "tool_use", "id": "call_2_x", "name": "read", "input": {"path": "missing"}},
@@ -547,10 +550,7 @@ async def test_redacted_thinking_from_another_model_is_dropped_and_images_need_i
     messages = server.requests[0].json["messages"]
     assert messages[0]["content"] == [{"type": "text", "text": "Look:"}]
     assert messages[2]["content"][0]["content"] == "an image"
-    assert messages[3]["content"] == [
-        {"type": "text", "text": "Own reasoning."},
-        {"type": "text", "text": "Both read."},
-    ]
+    assert messages[3]["content"] == [{"type": "text", "text": "Both read."}]  # its thinking is dropped
 
 
 async def test_trailing_tool_results_carry_the_cache_marker() -> None:
@@ -565,7 +565,7 @@ async def test_trailing_tool_results_carry_the_cache_marker() -> None:
     ("base_suffix", "retention", "env", "expected"),
     [
         ("", None, None, {"type": "ephemeral"}),
-        ("", "long", None, {"type": "ephemeral"}),  # 1h TTL only on api.anthropic.com
+        ("", "long", None, {"type": "ephemeral", "ttl": "1h"}),  # any server, unless its compat says otherwise
         ("/api.anthropic.com", "long", None, {"type": "ephemeral", "ttl": "1h"}),
         ("/api.anthropic.com", None, "long", {"type": "ephemeral", "ttl": "1h"}),
         ("/api.anthropic.com", "short", "long", {"type": "ephemeral"}),
@@ -719,7 +719,8 @@ async def test_budget_thinking_levels() -> None:
         ("claude-opus-4-6", None, "low", "low"),
         ("claude-opus-4-6", None, "medium", "medium"),
         ("claude-opus-4-6", None, "high", "high"),
-        ("claude-opus-4-6", None, "xhigh", "max"),
+        ("claude-opus-4-6", {"xhigh": "max"}, "xhigh", "max"),  # as the catalogue declares it
+        ("claude-opus-4-6", None, "xhigh", "high"),  # no map entry: no xhigh (as Pi)
         ("claude-sonnet-4-6", None, "xhigh", "high"),
         ("claude-opus-4-7", {"xhigh": "xhigh"}, "xhigh", "xhigh"),
     ],
@@ -901,3 +902,13 @@ async def test_proxy_without_event_lines_and_with_delta_usage() -> None:
     assert result["content"] == [{"type": "text", "text": "raw"}]
     # present values overwrite; null and missing ones keep what message_start said
     assert (result["usage"]["input"], result["usage"]["output"], result["usage"]["cacheRead"]) == (45, 9, 0)
+
+
+async def test_temperature_is_left_out_where_compat_says_the_server_takes_none() -> None:
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]), ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        for compat in ({}, {"supportsTemperature": False}):
+            model = server.model(API, compat=compat)
+            await stream_anthropic(model, context(), options(temperature=0.3)).result()
+        sent, left_out = (request.json for request in server.requests)
+    assert sent["temperature"] == 0.3
+    assert "temperature" not in left_out

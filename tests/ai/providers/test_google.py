@@ -22,7 +22,7 @@ from pi_harness.ai import (
 )
 from pi_harness.ai.models import get_model
 from pi_harness.ai.providers.google import GoogleStreamOptions, _ChunkReader
-from pi_harness.ai.providers.google_convert import SKIP_SIGNATURE_VALIDATOR, clean_schema
+from pi_harness.ai.providers.google_convert import clean_schema
 from pi_harness.ai.types import AssistantMessage, Context, Message, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
@@ -192,15 +192,19 @@ async def test_gemini_3_function_call_signature_is_kept_and_replayed() -> None:
         ).result()
         replayed = server.requests[1].json["contents"]
 
+    # Gemini 3 pairs a result with its call by id.
     assert replayed[1] == {
         "role": "model",
         "parts": [
-            {"functionCall": {"name": "read", "args": {"path": "a"}}, "thoughtSignature": call["thoughtSignature"]}
+            {
+                "functionCall": {"name": "read", "args": {"path": "a"}, "id": call["id"]},
+                "thoughtSignature": call["thoughtSignature"],
+            }
         ],
     }
     assert replayed[2] == {
         "role": "user",
-        "parts": [{"functionResponse": {"name": "read", "response": {"output": "file body"}}}],
+        "parts": [{"functionResponse": {"name": "read", "response": {"output": "file body"}, "id": call["id"]}}],
     }
 
 
@@ -526,22 +530,17 @@ async def test_request_carries_system_prompt_tools_and_transformed_history() -> 
         {
             "role": "model",
             "parts": [
-                # foreign thinking becomes plain text; redacted thinking and signatures are dropped
-                {"text": "The user wants a file read."},
+                # foreign thinking (redacted or not) and signatures are dropped
                 {"text": "Reading it."},
                 # Gemini models get no call ids
                 {"functionCall": {"name": "read", "args": {"path": "a.txt"}}},
                 {"functionCall": {"name": "ls", "args": {}}},
             ],
         },
-        {
-            "role": "user",
-            "parts": [
-                {"functionResponse": {"name": "read", "response": {"output": "contents of a"}}},
-                {"functionResponse": {"name": "ls", "response": {"error": "permission denied"}}},
-            ],
-        },
-        {"role": "user", "parts": [{"text": "Attached image(s) from tool result:"}, image]},
+        # Gemini 2.5 gets a result's images in a user turn right after it (as Pi sends them).
+        {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "contents of a"}}}]},
+        {"role": "user", "parts": [{"text": "Tool result image:"}, image]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"error": "permission denied"}}}]},
         # the errored Gemini turn is skipped
         {"role": "user", "parts": [{"text": "And now?"}]},
     ]
@@ -555,16 +554,18 @@ async def test_claude_via_gemini_api_sends_normalised_ids_and_gemini_3_gets_inli
         ).result()
         claude_body, gemini3_body = (r.json for r in server.requests)
 
-    calls = claude_body["contents"][1]["parts"][2:]
+    calls = claude_body["contents"][1]["parts"][1:]
     assert [p["functionCall"]["id"] for p in calls] == ["toolu_01ABC_weird_id", "toolu_02"]
     responses = claude_body["contents"][2]["parts"]
     assert [p["functionResponse"]["id"] for p in responses] == ["toolu_01ABC_weird_id", "toolu_02"]
 
+    # Gemini 3 pairs results with calls by id too; foreign calls go without a signature.
     model_turn = gemini3_body["contents"][1]["parts"]
-    assert model_turn[2]["thoughtSignature"] == SKIP_SIGNATURE_VALIDATOR
-    assert "thoughtSignature" not in model_turn[3]
+    assert [p["functionCall"]["id"] for p in model_turn[1:]] == ["toolu_01ABC_weird_id", "toolu_02"]
+    assert not any("thoughtSignature" in p for p in model_turn)
     first_result = gemini3_body["contents"][2]["parts"][0]["functionResponse"]
     assert first_result["parts"] == [{"inlineData": {"mimeType": "image/png", "data": PNG}}]
+    assert first_result["id"] == "toolu_01ABC_weird_id"
     assert [c["role"] for c in gemini3_body["contents"]] == ["user", "model", "user", "user"]
 
 
@@ -663,7 +664,8 @@ def _catalog_model(server: FakeLLMServer, model_id: str) -> Model:
         ("gemini-2.5-flash", None, {"thinkingBudget": 0}),
         ("gemini-2.5-pro", "high", {"includeThoughts": True, "thinkingBudget": 32768}),
         ("gemini-2.5-pro", "low", {"includeThoughts": True, "thinkingBudget": 2048}),
-        ("gemini-2.5-pro", "off", {"thinkingBudget": 128}),
+        ("gemini-2.5-pro", "off", {"thinkingBudget": 0}),
+        ("gemini-2.5-flash-lite", "minimal", {"includeThoughts": True, "thinkingBudget": 512}),
         ("gemini-flash-latest", "medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
         ("gemini-3-flash-preview", "minimal", {"includeThoughts": True, "thinkingLevel": "MINIMAL"}),
         ("gemini-3-flash-preview", "medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
@@ -755,3 +757,21 @@ def test_signature_only_parts_attach_to_the_open_block() -> None:
     ]
     assert builder.output["stopReason"] == "stop"
     assert (builder.output["usage"]["input"], builder.output["usage"]["output"]) == (4, 4)
+
+
+async def test_an_empty_part_with_a_signature_is_replayed() -> None:
+    signature = base64.b64encode(b"sig").decode()
+    own: AssistantMessage = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "", "textSignature": signature}, {"type": "text", "text": "  "}],
+        "api": API,
+        "provider": "fake",
+        "model": "gemini-2.5-flash",
+        "usage": empty_usage(),
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        await stream(gemini(server), ctx(user("hi"), own, user("more")), StreamOptions(api_key=KEY)).result()
+        contents = server.requests[0].json["contents"]
+    assert contents[1] == {"role": "model", "parts": [{"text": "", "thoughtSignature": signature}]}

@@ -151,7 +151,7 @@ async def test_cross_provider_history_is_transformed() -> None:
         },
         {
             "role": "assistant",
-            "content": "I should read the file\n\nReading it.",
+            "content": "Reading it.",  # another model's thinking is dropped
             "tool_calls": [
                 {"id": "toolu_01XYZ", "type": "function", "function": {"name": "read", "arguments": '{"path":"a.py"}'}}
             ],
@@ -176,6 +176,7 @@ async def test_cross_provider_history_is_transformed() -> None:
         {"role": "assistant", "content": "Done.", "reasoning_content": "prior reasoning"},
         {"role": "user", "content": "thanks"},
     ]
+    # Pi sends no strict key unless the model's compat says the server takes it.
     assert body["tools"] == [
         {
             "type": "function",
@@ -183,7 +184,6 @@ async def test_cross_provider_history_is_transformed() -> None:
                 "name": "read",
                 "description": "Read a file.",
                 "parameters": READ_TOOL["parameters"],
-                "strict": False,
             },
         }
     ]
@@ -283,18 +283,25 @@ DETECTION_CASES = [
     (
         "deepseek",
         "/api.deepseek.com",
-        {"max": "max_completion_tokens", "store": False, "role": "system", "effort": "medium"},
+        {"max": "max_tokens", "store": False, "role": "system", "effort": "medium", "thinking": {"type": "enabled"}},
     ),
     (
         "zai",
         "",
-        {"max": "max_completion_tokens", "store": False, "role": "system", "effort": None, "enable_thinking": True},
+        {
+            "max": "max_tokens",
+            "store": False,
+            "role": "system",
+            "effort": None,
+            "thinking": {"type": "enabled", "clear_thinking": False},
+        },
     ),
     ("opencode", "", {"max": "max_completion_tokens", "store": False, "role": "system", "effort": "medium"}),
     (
+        # The developer role only for anthropic/ and openai/ models there; thinking as reasoning.effort.
         "openrouter",
         "/openrouter.ai/api",
-        {"max": "max_completion_tokens", "store": True, "role": "developer", "effort": "medium"},
+        {"max": "max_completion_tokens", "store": True, "role": "system", "effort": None},
     ),
     ("llamacpp", "", {"max": "max_tokens", "store": False, "role": "system", "effort": "medium"}),
 ]
@@ -317,6 +324,7 @@ async def test_compat_is_detected_from_provider_and_base_url(
     assert body["messages"][0]["role"] == expected["role"]
     assert body.get("reasoning_effort") == expected["effort"]
     assert body.get("enable_thinking") == expected.get("enable_thinking")
+    assert body.get("thinking") == expected.get("thinking")
 
 
 def test_detected_defaults_for_special_models() -> None:
@@ -367,19 +375,27 @@ async def test_usage_in_streaming_can_be_switched_off() -> None:
     ("compat", "on", "off"),
     [
         ({}, {"reasoning_effort": "high"}, {}),
-        ({"thinkingFormat": "zai"}, {"enable_thinking": True}, {"enable_thinking": False}),
-        ({"thinkingFormat": "qwen"}, {"enable_thinking": True}, {"enable_thinking": False}),
+        (
+            {"thinkingFormat": "zai"},
+            {"thinking": {"type": "enabled", "clear_thinking": False}, "reasoning_effort": "high"},
+            {"thinking": {"type": "disabled"}},
+        ),
+        (
+            {"thinkingFormat": "qwen"},
+            {"enable_thinking": True, "reasoning_effort": "high"},
+            {"enable_thinking": False},
+        ),
         (
             {"thinkingFormat": "qwen-chat-template"},
-            {"chat_template_kwargs": {"enable_thinking": True}},
-            {"chat_template_kwargs": {"enable_thinking": False}},
+            {"chat_template_kwargs": {"enable_thinking": True, "preserve_thinking": True}},
+            {"chat_template_kwargs": {"enable_thinking": False, "preserve_thinking": True}},
         ),
         (
             {"thinkingFormat": "deepseek"},
             {"thinking": {"type": "enabled"}, "reasoning_effort": "high"},
             {"thinking": {"type": "disabled"}},
         ),
-        ({"thinkingFormat": "openrouter"}, {"reasoning": {"effort": "high"}}, {}),
+        ({"thinkingFormat": "openrouter"}, {"reasoning": {"effort": "high"}}, {"reasoning": {"effort": "none"}}),
         (
             {"thinkingFormat": "together"},
             {"reasoning": {"enabled": True}, "reasoning_effort": "high"},
@@ -410,7 +426,7 @@ async def test_level_maps_and_clamping() -> None:
         ctx = {"messages": [user("hi")]}
         mapped = server.model(API, reasoning=True, thinkingLevelMap={"high": "max", "low": None})
         groq = server.model(API, model_id="qwen/qwen3-32b", provider="groq", reasoning=True)
-        xhigh_capable = server.model(API, model_id="gpt-5.2", reasoning=True)
+        xhigh_capable = server.model(API, model_id="gpt-5.2", reasoning=True, thinkingLevelMap={"xhigh": "xhigh"})
         results = [
             *await bodies(
                 server,
@@ -425,8 +441,8 @@ async def test_level_maps_and_clamping() -> None:
             *await bodies(server, xhigh_capable, ctx, SimpleStreamOptions(api_key="k", reasoning="xhigh"), simple=True),
         ]
     efforts = [body.get("reasoning_effort") for body in results]
-    # low is unsupported by the map and clamps to minimal; xhigh clamps to high, sent as "max"
-    assert efforts == ["max", "minimal", "max", "default", "xhigh"]
+    # low is unsupported by the map and clamps up to medium (as Pi); xhigh clamps to high, sent as "max"
+    assert efforts == ["max", "medium", "max", "default", "xhigh"]
 
 
 # --- caching, routing, headers ------------------------------------------------------------------
@@ -472,6 +488,11 @@ async def test_openai_prompt_cache_key_and_vercel_routing() -> None:
         openai = server.model(API, provider="openai", baseUrl=f"{server.url}/api.openai.com/v1")
         long = await one_body(server, openai, session_id="sess-1", cache_retention="long")
         other = await one_body(server, server.model(API), session_id="sess-1", cache_retention="long")
+        short = await one_body(server, server.model(API), session_id="sess-1")
+        together = server.model(API, provider="together")
+        no_long = await one_body(server, together, session_id="sess-1", cache_retention="long")
+        marked = server.model(API, compat={"cacheControlFormat": "anthropic"})
+        one_hour = await one_body(server, marked, session_id="s" * 80, cache_retention="long")
         vercel = server.model(
             API,
             baseUrl=f"{server.url}/ai-gateway.vercel.sh/v1",
@@ -479,7 +500,11 @@ async def test_openai_prompt_cache_key_and_vercel_routing() -> None:
         )
         routed = await one_body(server, vercel)
     assert (long["prompt_cache_key"], long["prompt_cache_retention"]) == ("sess-1", "24h")
-    assert "prompt_cache_key" not in other
+    # Long retention asks any server that keeps caches long (Together does not), as Pi does.
+    assert (other["prompt_cache_key"], other["prompt_cache_retention"]) == ("sess-1", "24h")
+    assert "prompt_cache_key" not in short and "prompt_cache_key" not in no_long
+    assert one_hour["prompt_cache_key"] == "s" * 64
+    assert one_hour["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert routed["providerOptions"] == {"gateway": {"order": ["bedrock"]}}
 
 
@@ -550,3 +575,71 @@ async def test_llama_cpp_model_end_to_end() -> None:
         "tool_calls": [{"id": "call_ls", "type": "function", "function": {"name": "ls", "arguments": '{"path":"."}'}}],
     }
     assert second_body["messages"][3] == {"role": "tool", "tool_call_id": "call_ls", "content": "a.py"}
+
+
+async def test_off_follows_the_level_map() -> None:
+    """A map's ``off`` value is sent as the effort for "off"; ``off: null`` sends no switch."""
+    with FakeLLMServer() as server:
+        ctx = {"messages": [user("hi")]}
+        off = SimpleStreamOptions(api_key="k", reasoning="off")
+        named = server.model(API, reasoning=True, thinkingLevelMap={"off": "minimal"})
+        always = server.model(
+            API, reasoning=True, thinkingLevelMap={"off": None}, compat={"thinkingFormat": "deepseek"}
+        )
+        router = server.model(
+            API, reasoning=True, thinkingLevelMap={"off": None}, compat={"thinkingFormat": "openrouter"}
+        )
+        first, second, third = [
+            (await bodies(server, model, ctx, off, simple=True))[0] for model in (named, always, router)
+        ]
+    assert first["reasoning_effort"] == "minimal"
+    assert "thinking" not in second and "reasoning_effort" not in second
+    assert "reasoning" not in third
+
+
+def test_more_vendors_are_detected_as_pi_detects_them() -> None:
+    base = {"api": API, "id": "m", "reasoning": True}
+    cases = {
+        "https://api.moonshot.ai/v1": ("max_tokens", False, False),
+        "https://api.together.xyz/v1": ("max_tokens", False, False),
+        "https://integrate.api.nvidia.com/v1": ("max_tokens", False, False),
+        "https://api.cerebras.ai/v1": ("max_completion_tokens", False, True),
+    }
+    for url, (field, store, effort) in cases.items():
+        compat = detect_compat({**base, "provider": "custom", "baseUrl": url})  # type: ignore[typeddict-item]
+        assert (compat["maxTokensField"], compat["supportsStore"], compat["supportsReasoningEffort"]) == (
+            field,
+            store,
+            effort,
+        ), url
+    together = detect_compat({**base, "provider": "together", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert together["thinkingFormat"] == "together"
+    deepseek = detect_compat({**base, "provider": "deepseek", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert deepseek["requiresReasoningContentOnAssistantMessages"] is True
+    router = detect_compat({**base, "id": "openai/gpt-5", "provider": "openrouter", "baseUrl": "https://x"})  # type: ignore[typeddict-item]
+    assert router["supportsDeveloperRole"] and router["sendSessionAffinityHeaders"]
+
+
+async def test_openrouter_sessions_go_in_x_session_id() -> None:
+    with FakeLLMServer() as server:
+        model = server.model(API, provider="openrouter")
+        await one_body(server, model, session_id="sess-1")
+        headers = server.requests[0].headers
+    assert headers["x-session-id"] == "sess-1"
+    assert "session_id" not in headers and "x-session-affinity" not in headers
+
+
+async def test_anthropic_markers_reach_a_final_tool_result() -> None:
+    call = {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a"}}
+    history = [
+        user("read a"),
+        assistant([call], api=API, provider="fake", model="fake-model", stop="toolUse"),
+        tool_result("call_1", "read", [{"type": "text", "text": "body of a"}]),
+    ]
+    with FakeLLMServer() as server:
+        model = server.model(API, compat={"cacheControlFormat": "anthropic"})
+        body = await one_body(server, model, {"messages": history, "tools": [READ_TOOL]})
+    last = body["messages"][-1]
+    assert last["role"] == "tool"
+    assert last["content"] == [{"type": "text", "text": "body of a", "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"][0]["content"] == "read a"  # only the last conversation message is marked

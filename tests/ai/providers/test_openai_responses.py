@@ -535,9 +535,8 @@ async def test_request_carries_system_prompt_tools_and_transformed_cross_provide
             "name": "read",
             "description": "Read a file",
             "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-            "strict": False,
         }
-    ]
+    ]  # no strict key: compatible servers may refuse it (models.json compat supportsStrictMode turns it on)
     assert body["input"] == [
         {"role": "system", "content": "You are terse."},
         {
@@ -547,19 +546,13 @@ async def test_request_carries_system_prompt_tools_and_transformed_cross_provide
                 {"type": "input_image", "detail": "auto", "image_url": image_url},
             ],
         },
-        {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "Pondering the image", "annotations": []}],
-            "status": "completed",
-            "id": "msg_1_0",
-        },
+        # another model's thinking is dropped
         {
             "type": "message",
             "role": "assistant",
             "content": [{"type": "output_text", "text": "Reading it.", "annotations": []}],
             "status": "completed",
-            "id": "msg_1_1",
+            "id": "msg_1_0",
         },
         {"type": "function_call", "call_id": "toolu_01", "name": "read", "arguments": '{"path":"a.py"}'},
         {
@@ -659,7 +652,7 @@ async def test_on_payload_can_replace_the_body() -> None:
 @pytest.mark.parametrize(
     ("model_id", "name", "level", "effort"),
     [
-        ("gpt-5.2", "gpt-5.2", "xhigh", "xhigh"),
+        ("gpt-5.2", "gpt-5.2", "xhigh", "high"),  # xhigh only where thinkingLevelMap names it (as Pi)
         ("gpt-5-mini", "gpt-5-mini", "xhigh", "high"),
         ("o4-mini", "o4-mini", "minimal", "minimal"),
         ("o4-mini", "o4-mini", "medium", "medium"),
@@ -685,23 +678,23 @@ async def test_thinking_level_map_value_is_sent_verbatim() -> None:
         await collect(stream_simple(model, hello(), SimpleStreamOptions(api_key="k", reasoning="low")))
         first, second = (r.json for r in server.requests)
     assert first["reasoning"]["effort"] == "very-high"
-    assert second["reasoning"]["effort"] == "minimal"  # "low" unsupported: clamped down
+    assert second["reasoning"]["effort"] == "medium"  # "low" unsupported: the nearest level above, as Pi
 
 
-async def test_reasoning_off_on_gpt5_adds_juice_developer_message() -> None:
-    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")]), ScriptedResponse(steps=[TextStep("ok")])]) as server:
+async def test_reasoning_off_is_said_as_effort_none() -> None:
+    responses = [ScriptedResponse(steps=[TextStep("ok")]) for _ in range(3)]
+    with FakeLLMServer(responses) as server:
         gpt5 = responses_model(server, model_id="gpt-5-mini", name="gpt-5-mini", reasoning=True)
-        other = responses_model(server, model_id="o3", name="o3", reasoning=True)
+        named = responses_model(server, model_id="o3", name="o3", reasoning=True, thinkingLevelMap={"off": "minimal"})
+        always = responses_model(server, model_id="o4", name="o4", reasoning=True, thinkingLevelMap={"off": None})
         await collect(stream_simple(gpt5, hello(), SimpleStreamOptions(api_key="k", reasoning="off")))
-        await collect(stream_simple(other, hello(), SimpleStreamOptions(api_key="k")))
-        gpt5_body, other_body = (r.json for r in server.requests)
-    assert "reasoning" not in gpt5_body
-    assert gpt5_body["input"][-1] == {
-        "role": "developer",
-        "content": [{"type": "input_text", "text": "# Juice: 0 !important"}],
-    }
-    assert "reasoning" not in other_body
-    assert all(item.get("role") != "developer" for item in other_body["input"])
+        await collect(stream_simple(named, hello(), SimpleStreamOptions(api_key="k")))
+        await collect(stream_simple(always, hello(), SimpleStreamOptions(api_key="k")))
+        gpt5_body, named_body, always_body = (r.json for r in server.requests)
+    assert gpt5_body["reasoning"] == {"effort": "none"} and "include" not in gpt5_body
+    assert all(item.get("role") != "developer" for item in gpt5_body["input"])
+    assert named_body["reasoning"] == {"effort": "minimal"}  # the map's name for "off"
+    assert "reasoning" not in always_body  # the model cannot stop reasoning: nothing to say
 
 
 async def test_non_reasoning_model_gets_no_reasoning_fields() -> None:
@@ -722,7 +715,19 @@ def test_prompt_cache_key_and_retention(monkeypatch: pytest.MonkeyPatch) -> None
     assert "prompt_cache_retention" not in short
     long = build_request_body(openai, hello(), StreamOptions(session_id="s-1", cache_retention="long"))
     assert long["prompt_cache_retention"] == "24h"
-    assert "prompt_cache_retention" not in build_request_body(other, hello(), StreamOptions(cache_retention="long"))
+    # Any server that keeps caches long is asked to (models.json compat says which do not).
+    assert build_request_body(other, hello(), StreamOptions(cache_retention="long"))["prompt_cache_retention"] == "24h"
+    short_lived = _plain_model(baseUrl="https://proxy.example/v1", compat={"supportsLongCacheRetention": False})
+    assert "prompt_cache_retention" not in build_request_body(
+        short_lived, hello(), StreamOptions(cache_retention="long")
+    )
+    explicit = _plain_model(compat={"supportsExplicitPromptCacheMode": True})
+    none = build_request_body(explicit, hello(), StreamOptions(session_id="s-1", cache_retention="none"))
+    assert none["prompt_cache_options"] == {"mode": "explicit"} and "prompt_cache_key" not in none
+    assert build_request_body(explicit, hello(), StreamOptions(cache_retention="long"))["prompt_cache_options"] == {
+        "ttl": "30m"
+    }
+    assert build_request_body(openai, hello(), StreamOptions(session_id="k" * 70))["prompt_cache_key"] == "k" * 64
     off = build_request_body(openai, hello(), StreamOptions(session_id="s-1", cache_retention="none"))
     assert "prompt_cache_key" not in off and "prompt_cache_retention" not in off
     monkeypatch.setenv("PI_CACHE_RETENTION", "long")
@@ -837,3 +842,9 @@ def test_fake_server_error_bodies_have_openai_shape(status: int, message: str, c
     }
     if status == 429:
         assert response.headers["retry-after"] == "1"
+
+
+def test_output_cap_has_a_floor_and_can_be_left_out() -> None:
+    assert build_request_body(_plain_model(), hello(), StreamOptions(max_tokens=5))["max_output_tokens"] == 16
+    capless = _plain_model(compat={"supportsMaxOutputTokens": False})
+    assert "max_output_tokens" not in build_request_body(capless, hello(), StreamOptions(max_tokens=500))

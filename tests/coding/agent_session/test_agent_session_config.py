@@ -8,7 +8,6 @@ from pathlib import Path
 
 from _agent_session_helpers import API
 
-from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.config.trust import TrustStore
@@ -183,12 +182,8 @@ async def test_settings_reach_the_agent_and_stream_options(server: FakeLLMServer
     session = result.session
     options = session.agent.options
     assert (session.steering_mode, session.follow_up_mode) == ("all", "all")
-    assert options.transport == "auto" and options.thinking_budgets == {
-        "minimal": 1024,
-        "low": 99,
-        "medium": 8192,
-        "high": 16384,
-    }
+    # Only the budgets the user set go to providers (Gemini thinks dynamically for the others).
+    assert options.transport == "auto" and options.thinking_budgets == {"low": 99}
     assert options.max_retry_delay_ms == 5000
     assert session.base_stream_options.max_retries == 2 and session.base_stream_options.idle_timeout_ms == 1234
     assert session.tool_options.reap_orphans is True and session.tool_options.block_images is True
@@ -217,7 +212,7 @@ async def test_run_budgets_and_a_zero_idle_timeout_from_settings(server: FakeLLM
     options = session.agent.options
     assert session.base_stream_options.idle_timeout_ms == 300_000
     assert (options.max_turns, options.max_total_tokens, options.max_cost) == (4, 1000, 2.0)
-    assert session.steering_mode == "one-at-a-time" and options.thinking_budgets == DEFAULT_THINKING_BUDGETS
+    assert session.steering_mode == "one-at-a-time" and options.thinking_budgets == {}
     assert sum("steeringMode: expected" in d or "thinkingBudgets: expected" in d for d in result.diagnostics) == 2
     await result.runtime.shutdown()
 

@@ -133,3 +133,17 @@ def test_extension_handler_timeout_and_object_form_of_extensions(agent_dir: Path
     s.reload()
     assert s.extension_handler_timeout_ms() == 250
     assert SettingsManager.in_memory({"extensions": {"handlerTimeoutMs": 9}}).path_entries("extensions") == []
+
+
+def test_is_set_tells_a_value_from_its_default(agent_dir: Path, tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    write(agent_dir / "settings.json", {"thinkingBudgets": {"high": 5000}, "quietStartup": None})
+    write(proj / ".pi" / "settings.json", {"thinkingBudgets": {"low": 10}})
+    s = SettingsManager.create(proj, agent_dir)
+    assert s.get("thinkingBudgets.medium") == 8192  # the default is there ...
+    assert not s.is_set("thinkingBudgets.medium")  # ... but nobody set it
+    assert s.is_set("thinkingBudgets.high") and s.is_set("thinkingBudgets.low")
+    assert not s.is_set("quietStartup")  # null counts as unset
+    untrusted = SettingsManager.create(proj, agent_dir, project_trusted=False)
+    assert not untrusted.is_set("thinkingBudgets.low")
+    assert SettingsManager.in_memory({"thinkingBudgets": {"minimal": 1}}).is_set("thinkingBudgets.minimal")

@@ -13,6 +13,7 @@ from pi_harness.agent.types import AgentToolResult
 from pi_harness.ai.abort import AbortController
 from pi_harness.ai.validation import validate_tool_arguments
 from pi_harness.coding.tools import EditSpec, ToolError, compute_edit_diff, create_edit_tool, generate_diff
+from pi_harness.coding.tools.edit_patch import generate_unified_patch
 
 
 async def error_of(awaitable: Awaitable[Any]) -> str:
@@ -39,7 +40,11 @@ async def test_single_edit_with_diff(tmp_path: Path) -> None:
     result = await edit(tmp_path, "a.py", ("return 1", "return 2"))
     assert text(result) == "Successfully replaced text in a.py."
     assert target.read_text() == "def f():\n    return 2\n"
-    assert result["details"] == {"diff": " 1 def f():\n-2     return 1\n+2     return 2", "firstChangedLine": 2}
+    assert result["details"] == {
+        "diff": " 1 def f():\n-2     return 1\n+2     return 2",
+        "patch": "--- a.py\n+++ a.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n",
+        "firstChangedLine": 2,
+    }
 
 
 async def test_several_edits_are_located_in_the_original(tmp_path: Path) -> None:
@@ -69,10 +74,38 @@ def test_schema_matches_pi() -> None:
     schema = create_edit_tool("/").parameters
     assert schema["required"] == ["path", "edits"]
     edits = schema["properties"]["edits"]
-    assert edits["type"] == "array" and edits["minItems"] == 1
+    # Pi's schema has no minItems and leaves additionalProperties unset on the entries.
+    assert {key for key in edits if key != "description"} == {"type", "items"}
+    assert edits["type"] == "array"
+    assert {key for key in edits["items"]} == {"type", "properties", "required"}
     assert edits["items"]["required"] == ["oldText", "newText"]
-    assert edits["items"]["additionalProperties"] is False
     assert set(edits["items"]["properties"]) == {"oldText", "newText"}
+
+
+async def test_an_empty_edits_list_is_refused_when_the_tool_runs(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("keep\n")
+    tool = create_edit_tool(str(tmp_path))
+    arguments = {"path": "a.txt", "edits": []}
+    validated = validate_tool_arguments(
+        tool.to_tool(), {"type": "toolCall", "id": "1", "name": "edit", "arguments": arguments}
+    )
+    with pytest.raises(ToolError) as info:
+        await tool.execute("call", validated, None, None)
+    assert "edits must contain at least one replacement" in str(info.value)
+    assert (tmp_path / "a.txt").read_text() == "keep\n"
+
+
+async def test_patch_of_several_edits_and_a_missing_final_newline(tmp_path: Path) -> None:
+    lines = [f"line {number}" for number in range(1, 21)]
+    (tmp_path / "n.txt").write_text("\n".join(lines))  # no newline at the end
+    result = await edit(tmp_path, "n.txt", ("line 2\n", "two\n"), ("line 20", "twenty\n"))
+    patch = result["details"]["patch"]
+    assert patch == (
+        "--- n.txt\n+++ n.txt\n"
+        "@@ -1,6 +1,6 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n line 6\n"
+        "@@ -16,5 +16,5 @@\n line 16\n line 17\n line 18\n line 19\n-line 20\n\\ No newline at end of file\n+twenty\n"
+    )
+    assert list(result["details"]) == ["diff", "patch", "firstChangedLine"]
 
 
 async def test_error_messages(tmp_path: Path) -> None:
@@ -203,3 +236,21 @@ async def test_compute_edit_diff_for_previews(tmp_path: Path) -> None:
         await compute_edit_diff("a.txt", [EditSpec("one", "one")], str(tmp_path))
     assert str(info.value) == "No changes would be made to a.txt. The replacement produces identical content."
     assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_diff_and_patch_pick_the_same_lines_as_pi() -> None:
+    # Several shortest scripts exist here; Pi's diff library keeps the first "y" and adds "xz".
+    assert generate_unified_patch("f.txt", "y\ny\nx\ny\nd\n", "xz\ny\nx\nd\n") == (
+        "--- f.txt\n+++ f.txt\n@@ -1,5 +1,4 @@\n+xz\n y\n-y\n x\n-y\n d\n"
+    )
+    # A last line that loses its newline is a changed line.
+    assert generate_diff("a\nb\n", "a\nb") == {"diff": " 1 a\n-2 b\n+2 b", "firstChangedLine": 2}
+
+
+def test_a_large_rewrite_gets_a_whole_replacement_quickly() -> None:
+    old = "".join(f"old {number}\n" for number in range(20_000))
+    new = "".join(f"new {number}\n" for number in range(20_000))
+    patch = generate_unified_patch("big.txt", "keep\n" + old, "keep\n" + new)
+    lines = patch.splitlines()
+    assert lines[:3] == ["--- big.txt", "+++ big.txt", "@@ -1,20001 +1,20001 @@"]
+    assert sum(line.startswith("-old") for line in lines) == sum(line.startswith("+new") for line in lines) == 20_000

@@ -12,17 +12,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Hashable, Mapping
 
-from pi_harness.ai.http import join_url, merge_headers
+from pi_harness.ai.http import ProviderHTTPError, join_url, merge_headers, open_event_stream
 from pi_harness.ai.json_values import as_count, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
-from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.message_builder import MessageBuilder, now_ms
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.anthropic_convert import (
     REDACTED_THINKING_TEXT,
     AnthropicOptions,
     as_anthropic_options,
     build_request_body,
     has_native_max_effort,
+    has_preferred_strict_tools,
     supports_adaptive_thinking,
     thinking_mode,
     uses_eager_tool_streaming,
@@ -30,7 +32,7 @@ from pi_harness.ai.providers.anthropic_convert import (
 from pi_harness.ai.providers.anthropic_wire import AnthropicEffort
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
-from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
+from pi_harness.ai.sse_provider import CREDENTIAL_HEADERS
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import (
     adjust_max_tokens_for_budget,
@@ -311,21 +313,78 @@ def _event_type(data: str) -> str:
     return kind if isinstance(kind, str) else "message"
 
 
+# A 400 that says the strict tools were too much for the service (limits of its grammar
+# compiler); the request is then sent again with the tools that only prefer strictness loose.
+_STRICT_LIMIT_MESSAGES = (
+    "The compiled grammar is too large",
+    "Too many strict tools (",
+    "Schemas contains too many parameters with union types (",
+)
+
+
+def refused_strict_tools(error: ProviderHTTPError) -> bool:
+    """The service refused the request for the size of its strict tools."""
+    if error.status != 400:
+        return False
+    try:
+        detail = as_object(as_object(loads(error.body)).get("error"))
+    except ValueError:
+        return False
+    message = detail.get("message")
+    return (
+        detail.get("type") == "invalid_request_error"
+        and isinstance(message, str)
+        and any(part in message for part in _STRICT_LIMIT_MESSAGES)
+    )
+
+
 def stream_anthropic(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    """Stream one response; every failure arrives as the terminal ``error`` event."""
+    """Stream one response; every failure arrives as the terminal ``error`` event.
+
+    A request whose strict tools the service finds too many or too large is sent once more
+    with the tools that only prefer strict sampling sent without it.
+    """
     opts = as_anthropic_options(options)
+    url = join_url(model["baseUrl"], "/v1/messages")
 
-    def prepare() -> SSERequest:
-        return SSERequest(
-            join_url(model["baseUrl"], "/v1/messages"),
-            build_headers(model, context, opts),
-            build_request_body(model, context, opts),
-            format_anthropic_error,
-        )
+    async def run(builder: MessageBuilder) -> None:
+        builder.add_secret(opts.api_key)
+        current = opts
+        while True:
+            body = build_request_body(model, context, current)
+            headers = build_headers(model, context, current)
+            for name, value in headers.items():
+                if name.lower() in CREDENTIAL_HEADERS:
+                    builder.add_secret(value)
+            may_loosen = not current.without_preferred_strict_tools and has_preferred_strict_tools(
+                body.get("tools", []), context.get("tools") or []
+            )
+            try:
+                async with open_event_stream(
+                    url, headers=headers, body=body, model=model, options=current, format_error=format_anthropic_error
+                ) as events:
+                    builder.start()
+                    stop_reason = await _consume(events, builder)
+            except ProviderHTTPError as error:
+                aborted = current.signal is not None and current.signal.aborted
+                if aborted or not may_loosen or not refused_strict_tools(error):
+                    raise
+                current = dataclasses.replace(current, without_preferred_strict_tools=True)
+                builder.output.setdefault("diagnostics", []).append(
+                    {
+                        "type": "anthropic_strict_tools_fallback",
+                        "timestamp": now_ms(),
+                        "error": {"message": builder.redact(str(error))},
+                        "details": {"reason": "strict_tool_limits_exceeded"},
+                    }
+                )
+                continue
+            builder.finish(stop_reason)
+            return
 
-    return stream_sse_request(model, opts, prepare, _consume, sequential=False)
+    return run_provider_stream(model, opts.signal, run, sequential=False)
 
 
 # --- stream_simple ----------------------------------------------------------------------------

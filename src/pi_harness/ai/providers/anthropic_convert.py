@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
+from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.options import StreamOptions, convert_options, resolve_cache_retention
 from pi_harness.ai.providers.anthropic_wire import (
     AnthropicEffort,
@@ -27,6 +28,7 @@ from pi_harness.ai.providers.anthropic_wire import (
     UserBlock,
     UserMessageParam,
 )
+from pi_harness.ai.providers.constrained_sampling import is_preferred_strict, strict_sampling, tool_parameters
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
     accepts_images,
@@ -72,6 +74,8 @@ class AnthropicOptions(StreamOptions):
     interleaved_thinking: bool = True
     # "auto" | "any" | "none", or a full object such as {"type": "tool", "name": "read"}.
     tool_choice: ToolChoice | None = None
+    # Send tools that only prefer strict sampling without it (after the server refused them).
+    without_preferred_strict_tools: bool = False
 
 
 def as_anthropic_options(options: StreamOptions | None) -> AnthropicOptions:
@@ -93,13 +97,57 @@ def has_native_max_effort(model: Model) -> bool:
     return any(marker in model["id"] for marker in _NATIVE_MAX_EFFORT_MARKERS)
 
 
-def uses_eager_tool_streaming(model: Model) -> bool:
-    """Per-tool ``eager_input_streaming`` only where the model declares support for it.
+def _compat_flag(model: Model, name: str, default: bool) -> bool:
+    value = (model.get("compat") or {}).get(name)
+    return value if isinstance(value, bool) else default
 
-    Everywhere else tool arguments stream in fragments through the fine-grained-tool-streaming
-    beta header, which Anthropic-compatible servers accept or ignore.
+
+def uses_eager_tool_streaming(model: Model) -> bool:
+    """Per-tool ``eager_input_streaming`` unless the model's compat turns it off.
+
+    Models without it stream tool arguments in fragments through the fine-grained-tool-streaming
+    beta header instead.
     """
-    return (model.get("compat") or {}).get("supportsEagerToolInputStreaming") is True
+    return _compat_flag(model, "supportsEagerToolInputStreaming", True)
+
+
+def supports_strict_tools(model: Model) -> bool:
+    """Strict tools only where the model's compat says so: servers differ in the schemas their
+    strict mode accepts, and a refused one fails the whole request."""
+    return _compat_flag(model, "supportsStrictTools", False)
+
+
+# Schema keywords Anthropic's strict tool use refuses (the request fails with a 400), and the
+# string formats it accepts; ``minItems`` is accepted only as 0 or 1.
+STRICT_REFUSED_KEYWORDS = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "maxItems",
+        "uniqueItems",
+        "minContains",
+        "maxContains",
+        "minProperties",
+        "maxProperties",
+    }
+)
+STRICT_STRING_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
+
+
+def strict_refuses(key: str, value: object) -> bool:
+    """Whether Anthropic's strict mode refuses ``key: value`` in a schema node."""
+    if key in STRICT_REFUSED_KEYWORDS:
+        return True
+    if key == "minItems":
+        return isinstance(value, bool) or value not in (0, 1)
+    if key == "format":
+        return not isinstance(value, str) or value not in STRICT_STRING_FORMATS
+    return False
 
 
 # --- prompt caching ---------------------------------------------------------------------------
@@ -113,8 +161,8 @@ def cache_control_for(model: Model, options: StreamOptions) -> CacheControl | No
     if retention == "none":
         return None
     marker: CacheControl = {"type": "ephemeral"}
-    # The one-hour TTL is an api.anthropic.com feature; proxies reject or ignore it.
-    if retention == "long" and "api.anthropic.com" in model["baseUrl"]:
+    # The one-hour TTL; a compatible server that refuses it says so in the model's compat.
+    if retention == "long" and _compat_flag(model, "supportsLongCacheRetention", True):
         marker["ttl"] = "1h"
     return marker
 
@@ -123,8 +171,8 @@ def cache_control_for(model: Model, options: StreamOptions) -> CacheControl | No
 
 
 def default_max_tokens_raw(model: Model) -> int:
-    """``stream`` default output cap when the caller gives none: a third of the model's maximum."""
-    return model["maxTokens"] // 3
+    """``stream`` default output cap when the caller gives none: the model's maximum, as in Pi."""
+    return model["maxTokens"]
 
 
 def thinking_mode(model: Model, options: AnthropicOptions) -> Literal["adaptive", "enabled"] | None:
@@ -150,13 +198,23 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
         body["system"] = [system_block]
 
     mode = thinking_mode(model, options)
-    # Anthropic rejects a temperature other than 1 while thinking; Pi leaves it out.
-    if options.temperature is not None and mode is None:
+    # Anthropic rejects a temperature other than 1 while thinking; Pi leaves it out, and where
+    # the model's compat says the server takes none.
+    if options.temperature is not None and mode is None and _compat_flag(model, "supportsTemperature", True):
         body["temperature"] = options.temperature
 
     tools = context.get("tools")
     if tools:
-        body["tools"] = convert_tools(tools, eager=uses_eager_tool_streaming(model))
+        # The last tool carries a cache breakpoint too, so the tool list is cached with the
+        # system prompt (unless the model's compat says the server refuses markers on tools).
+        tool_marker = cache_control if _compat_flag(model, "supportsCacheControlOnTools", True) else None
+        body["tools"] = convert_tools(
+            tools,
+            eager=uses_eager_tool_streaming(model),
+            strict_supported=supports_strict_tools(model),
+            skip_preferred_strict=options.without_preferred_strict_tools,
+            cache_control=tool_marker,
+        )
 
     # Thinking is shown summarized: the API default of the older Claude 4 models, which newer
     # ones (Opus 4.7) would otherwise omit.
@@ -181,20 +239,44 @@ def build_request_body(model: Model, context: Context, options: AnthropicOptions
     return body
 
 
-def convert_tools(tools: list[Tool], *, eager: bool = False) -> list[ToolParam]:
+def convert_tools(
+    tools: list[Tool],
+    *,
+    eager: bool = False,
+    strict_supported: bool = False,
+    skip_preferred_strict: bool = False,
+    cache_control: CacheControl | None = None,
+) -> list[ToolParam]:
+    """Tool definitions. ``input_schema`` holds the schema's ``type``, ``properties`` and
+    ``required`` only; a strict tool (see ``constrained_sampling``) sends its whole strict schema.
+    ``skip_preferred_strict`` sends the tools that merely prefer strict sampling without it."""
     converted: list[ToolParam] = []
-    for tool in tools:
-        schema = dict(tool.get("parameters") or {})
-        schema["type"] = "object"
-        schema.setdefault("properties", {})
-        name, description = tool["name"], tool.get("description", "")
-        entry: ToolParam
+    for index, tool in enumerate(tools):
+        skip = skip_preferred_strict and is_preferred_strict(tool)
+        strict = None if skip else strict_sampling(tool, strict_supported, strict_refuses)
+        parameters = tool_parameters(tool, strict) or {}
+        shape: JsonObject = {
+            "type": "object",
+            "properties": parameters.get("properties") or {},
+            "required": parameters.get("required") or [],
+        }
+        entry: dict[str, object] = {"name": tool["name"], "description": tool.get("description", "")}
         if eager:
-            entry = {"name": name, "description": description, "eager_input_streaming": True, "input_schema": schema}
-        else:
-            entry = {"name": name, "description": description, "input_schema": schema}
-        converted.append(entry)
+            entry["eager_input_streaming"] = True
+        if strict is True:
+            entry["strict"] = True
+        entry["input_schema"] = {**parameters, **shape} if strict is True else shape
+        if cache_control is not None and index == len(tools) - 1:
+            entry["cache_control"] = cache_control.copy()
+        converted.append(cast(ToolParam, entry))
     return converted
+
+
+def has_preferred_strict_tools(tools: list[ToolParam], declared: list[Tool]) -> bool:
+    """Some tool went out strict only because it prefers to (it may go again without)."""
+    return any(
+        param.get("strict") is True and is_preferred_strict(tool) for param, tool in zip(tools, declared, strict=True)
+    )
 
 
 # --- messages ---------------------------------------------------------------------------------
@@ -211,14 +293,20 @@ def convert_messages(messages: list[Message], model: Model, cache_control: Cache
         if message["role"] == "user":
             converted = _convert_user(message, with_images)
         elif message["role"] == "assistant":
-            converted = _convert_assistant(message)
+            converted = _convert_assistant(message, _compat_flag(model, "allowEmptySignature", False))
         elif message["role"] == "toolResult":
             # Consecutive results answer one assistant turn: they belong in one user message.
+            # Anthropic refuses images in an error result: they follow all the results instead.
             results: list[UserBlock] = []
+            moved: list[UserBlock] = []
             while i < len(replay) and (result := replay[i])["role"] == "toolResult":
+                if with_images and result.get("isError") and any(b["type"] == "image" for b in result["content"]):
+                    moved.append({"type": "text", "text": _moved_images_caption(result)})
+                    moved += [_image_block(b) for b in result["content"] if b["type"] == "image"]
+                    result = {**result, "content": _images_replaced(result["content"])}
                 results.append(_convert_tool_result(result, with_images))
                 i += 1
-            params.append({"role": "user", "content": results})
+            params.append({"role": "user", "content": [*results, *moved]})
             continue
         if converted is not None:
             params.append(converted)
@@ -226,6 +314,27 @@ def convert_messages(messages: list[Message], model: Model, cache_control: Cache
     if cache_control is not None:
         _mark_last_user_message(params, cache_control)
     return params
+
+
+# Where an error result's images were: they come after the turn's results.
+MOVED_IMAGE_NOTE = "(image attached after the tool results)"
+
+
+def _moved_images_caption(result: ToolResultMessage) -> str:
+    return f"Images from the error result of tool call {result['toolCallId']} ({result['toolName']}):"
+
+
+def _images_replaced(content: list[UserContent]) -> list[UserContent]:
+    """The content with each run of images replaced by one note."""
+    out: list[UserContent] = []
+    for block in content:
+        if block["type"] == "image":
+            last = out[-1] if out else None
+            if not (last is not None and last["type"] == "text" and last.get("text") == MOVED_IMAGE_NOTE):
+                out.append({"type": "text", "text": MOVED_IMAGE_NOTE})
+            continue
+        out.append(block)
+    return out
 
 
 def _image_block(image: ImageContent) -> ImageBlock:
@@ -250,7 +359,7 @@ def _convert_user(message: UserMessage, accepts_images: bool) -> UserMessagePara
     return {"role": "user", "content": blocks} if blocks else None
 
 
-def _convert_assistant(message: AssistantMessage) -> AssistantMessageParam | None:
+def _convert_assistant(message: AssistantMessage, allow_empty_signature: bool = False) -> AssistantMessageParam | None:
     blocks: list[AssistantBlock] = []
     for block in message.get("content", []):
         if block["type"] == "text":
@@ -266,6 +375,9 @@ def _convert_assistant(message: AssistantMessage) -> AssistantMessageParam | Non
                     blocks.append({"type": "redacted_thinking", "data": signature})
             elif signature.strip():
                 blocks.append({"type": "thinking", "thinking": thinking, "signature": signature})
+            elif thinking.strip() and allow_empty_signature:
+                # Some compatible servers emit and accept thinking without a signature.
+                blocks.append({"type": "thinking", "thinking": thinking, "signature": ""})
             elif thinking.strip():
                 # Without a signature (e.g. an aborted stream) Anthropic would reject the block;
                 # plain text keeps the reasoning visible without inviting tag mimicry.

@@ -86,7 +86,9 @@ class ToolParam(TypedDict):
     name: str
     description: str
     eager_input_streaming: NotRequired[bool]
+    strict: NotRequired[bool]
     input_schema: JsonObject
+    cache_control: NotRequired[CacheControl]
 
 
 class AdaptiveThinking(TypedDict):

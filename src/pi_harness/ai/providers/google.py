@@ -25,11 +25,8 @@ from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
-from pi_harness.ai.providers.google_convert import (
-    build_request,
-    disabled_thinking_config,
-    simple_thinking_config,
-)
+from pi_harness.ai.providers.google_convert import build_request
+from pi_harness.ai.providers.google_thinking import disabled_thinking_config, simple_thinking_config
 from pi_harness.ai.providers.google_wire import GenerateContentRequest, ThinkingConfig
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
@@ -281,7 +278,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> Gen
     )
 
 
-async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
+async def read_gemini_events(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:
     reader = _ChunkReader(builder)
     async for event in events:
         data = event.data.strip()
@@ -303,7 +300,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
             request_url(model), request_headers(model, opts), build_payload(model, context, opts), format_google_error
         )
 
-    return stream_sse_request(model, opts, prepare, _read)
+    return stream_sse_request(model, opts, prepare, read_gemini_events)
 
 
 def stream_simple(

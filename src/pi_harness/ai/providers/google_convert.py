@@ -5,11 +5,12 @@ Facts this module encodes:
 * Roles are ``user`` and ``model``; tool results travel as ``functionResponse`` parts of a
   ``user`` content, consecutive results merged into one content so that they answer the
   preceding ``model`` turn's ``functionCall`` parts together.
-* Tool-call ids are only sent for ``claude-``/``gpt-oss-`` models served through this API;
-  Gemini models pair calls and results by position and name.
+* Tool-call ids are sent for ``claude-``/``gpt-oss-`` models served through this API and for
+  Gemini 3 and later; older Gemini models pair calls and results by position and name.
+* Images of a tool result go inside its ``functionResponse`` for Gemini 3 and later (and models
+  that are not Gemini); older Gemini models get them in a user turn right after the result.
 * Thought signatures are replayed only to the same provider+model and only when they are valid
-  base64. Gemini 3 rejects a history whose function calls carry no signature, so a call that lost
-  its signature (another model produced it) gets Google's documented validator-skip value.
+  base64; a part whose text is empty is still sent when it carries one.
 * Tool parameters go out as ``parametersJsonSchema`` (full JSON Schema, so ``additionalProperties``,
   ``$ref``/``$defs`` and ``anyOf`` are accepted). Two adjustments are made: the ``$schema`` keyword
   is dropped, and an ``anyOf`` whose branches are all ``const`` strings is rewritten to
@@ -25,7 +26,7 @@ from typing import TypeGuard
 
 from pi_harness.ai.json_values import JsonValue
 from pi_harness.ai.jsonutil import sanitize_surrogates
-from pi_harness.ai.options import DEFAULT_THINKING_BUDGETS
+from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
 from pi_harness.ai.providers.google_wire import (
     Content,
     FunctionCall,
@@ -37,10 +38,8 @@ from pi_harness.ai.providers.google_wire import (
     ThinkingConfig,
     ToolDeclarations,
 )
-from pi_harness.ai.thinking import clamp_thinking_level
 from pi_harness.ai.transform import (
     IMAGE_ONLY_RESULT_TEXT,
-    TOOL_RESULT_IMAGES_TEXT,
     accepts_images,
     is_same_model,
     tool_result_texts,
@@ -51,45 +50,44 @@ from pi_harness.ai.types import (
     ImageContent,
     Message,
     Model,
-    ThinkingLevel,
     Tool,
     ToolResultMessage,
     UserMessage,
 )
 
-# Google's documented placeholder for function calls whose real signature is unavailable.
-SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator"
+# The text of the user turn that carries a tool result's images to older Gemini models.
+TOOL_RESULT_IMAGE_TEXT = "Tool result image:"
 
-_GEMINI_3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
-_GEMINI_3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
-
-# Gemini 2.5 thinking budgets per level (tokens); other models use -1 (dynamic).
-_BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
-_BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
-_GEMINI_3_PRO_LEVELS = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}
-_GEMINI_3_FLASH_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
-_DYNAMIC_BUDGET = -1
+_GEMINI_VERSION = re.compile(r"gemini(?:-live)?-(\d+)")
 
 
 # --- model families ---------------------------------------------------------------------------
 
 
-def is_gemini_3_pro(model_id: str) -> bool:
-    return bool(_GEMINI_3_PRO.search(model_id.lower()))
+def gemini_major_version(model_id: str) -> int | None:
+    match = _GEMINI_VERSION.match(model_id.lower())
+    return int(match.group(1)) if match else None
 
 
-def is_gemini_3_flash(model_id: str) -> bool:
-    return bool(_GEMINI_3_FLASH.search(model_id.lower()))
-
-
-def is_gemini_3(model_id: str) -> bool:
-    return "gemini-3" in model_id.lower()
+def supports_strict_tools(model_id: str) -> bool:
+    """Gemini 3 and later enforce a tool's schema in the ``VALIDATED`` function-calling mode."""
+    major = gemini_major_version(model_id)
+    return major is not None and major >= 3
 
 
 def requires_tool_call_id(model_id: str) -> bool:
-    """Claude and gpt-oss models behind the Gemini API pair tool results by id."""
-    return model_id.startswith(("claude-", "gpt-oss-"))
+    """Claude and gpt-oss models behind the Gemini API, and Gemini 3 and later, pair tool results
+    with their calls by id."""
+    major = gemini_major_version(model_id)
+    return model_id.startswith(("claude-", "gpt-oss-")) or (major is not None and major >= 3)
+
+
+def takes_images_in_function_responses(model_id: str) -> bool:
+    """Gemini 3 and later (and models that are not Gemini) accept images inside a
+    ``functionResponse``; older Gemini models get them in a user turn after it."""
+    major = gemini_major_version(model_id)
+    return major is None or major >= 3
 
 
 def is_valid_signature(signature: object) -> TypeGuard[str]:
@@ -102,84 +100,6 @@ def is_valid_signature(signature: object) -> TypeGuard[str]:
     except (binascii.Error, ValueError):
         return False
     return True
-
-
-# --- thinking ---------------------------------------------------------------------------------
-
-
-def _config_from_value(value: object, include_thoughts: bool) -> ThinkingConfig:
-    """A ``thinkingLevelMap`` value: a number is a budget, anything else a level name."""
-    config: ThinkingConfig = {"includeThoughts": True} if include_thoughts else {}
-    if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip())):
-        config["thinkingBudget"] = int(value)
-    else:
-        # Pi 1.4's catalogue maps levels in lower case; the wire takes Google's upper-case names.
-        config["thinkingLevel"] = str(value).upper()
-    return config
-
-
-def disabled_thinking_config(model: Model) -> ThinkingConfig:
-    """The closest thing to "thinking off" the model allows.
-
-    Gemini 3 cannot turn thinking off (Pro's lowest level is ``LOW``, Flash's ``MINIMAL``) and
-    Gemini 2.5 Pro's smallest budget is 128; everything else takes budget 0.
-    """
-    level_map = model.get("thinkingLevelMap") or {}
-    if level_map.get("off") is not None:
-        return _config_from_value(level_map["off"], include_thoughts=False)
-    if "off" in level_map:
-        # "off" is declared unsupported: use the lowest level the map does support.
-        for level in ("minimal", "low", "medium", "high", "xhigh", "max"):
-            if level_map.get(level) is not None:
-                return _config_from_value(level_map[level], include_thoughts=False)
-    model_id = model["id"]
-    if is_gemini_3_pro(model_id):
-        return {"thinkingLevel": "LOW"}
-    if is_gemini_3_flash(model_id):
-        return {"thinkingLevel": "MINIMAL"}
-    if "2.5-pro" in model_id:
-        return {"thinkingBudget": _BUDGETS_25_PRO["minimal"]}
-    return {"thinkingBudget": 0}
-
-
-def simple_thinking_config(
-    model: Model, level: ThinkingLevel | None, budgets: dict[str, int] | None = None
-) -> ThinkingConfig | None:
-    """``thinkingConfig`` for the unified reasoning level.
-
-    ``None`` for non-reasoning models (nothing is sent). A level the model's
-    ``thinkingLevelMap`` marks unsupported is clamped down first, as the thinking layer does.
-    """
-    if not model.get("reasoning"):
-        return None
-    if level is None or level == "off":
-        return disabled_thinking_config(model)
-    level_map = model.get("thinkingLevelMap") or {}
-    unsupported = level in level_map and level_map[level] is None
-    if unsupported or level not in ("minimal", "low", "medium", "high"):
-        level = clamp_thinking_level(model, level)
-        if level == "off":
-            return disabled_thinking_config(model)
-    mapped = level_map.get(level)
-    if mapped is not None:
-        return _config_from_value(mapped, include_thoughts=True)
-    model_id = model["id"]
-    if is_gemini_3_pro(model_id):
-        return {"includeThoughts": True, "thinkingLevel": _GEMINI_3_PRO_LEVELS[level]}
-    if is_gemini_3_flash(model_id):
-        return {"includeThoughts": True, "thinkingLevel": _GEMINI_3_FLASH_LEVELS[level]}
-    return {"includeThoughts": True, "thinkingBudget": thinking_budget_for(model_id, level, budgets)}
-
-
-def thinking_budget_for(model_id: str, level: str, budgets: dict[str, int] | None = None) -> int:
-    """Custom budget if given; else the Gemini 2.5 Pro/Flash tables; else dynamic (-1)."""
-    if budgets and budgets.get(level) is not None:
-        return int(budgets[level])
-    if "2.5-pro" in model_id:
-        return _BUDGETS_25_PRO.get(level, DEFAULT_THINKING_BUDGETS["medium"])
-    if "2.5-flash" in model_id:
-        return _BUDGETS_25_FLASH.get(level, DEFAULT_THINKING_BUDGETS["medium"])
-    return _DYNAMIC_BUDGET
 
 
 # --- tools ------------------------------------------------------------------------------------
@@ -203,16 +123,32 @@ def _is_string_const(branch: object) -> bool:
     return isinstance(branch, dict) and isinstance(branch.get("const"), str)
 
 
-def convert_tools(tools: list[Tool]) -> list[ToolDeclarations]:
-    declarations: list[FunctionDeclaration] = [
-        {
-            "name": tool["name"],
-            "description": tool.get("description", ""),
-            "parametersJsonSchema": clean_schema(tool.get("parameters") or {"type": "object", "properties": {}}),
-        }
-        for tool in tools
-    ]
+def convert_tools(tools: list[Tool], strict_supported: bool = False) -> list[ToolDeclarations]:
+    """Function declarations; a strict tool (see ``constrained_sampling``) sends the strict form
+    of its schema, which the ``VALIDATED`` mode then enforces."""
+    declarations: list[FunctionDeclaration] = []
+    for tool in tools:
+        strict = strict_sampling(tool, strict_supported)
+        parameters = tool_parameters(tool, strict) if tool.get("parameters") else None
+        declarations.append(
+            {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parametersJsonSchema": clean_schema(parameters or {"type": "object", "properties": {}}),
+            }
+        )
     return [{"functionDeclarations": declarations}]
+
+
+def function_calling_mode(tools: list[Tool], tool_choice: str | None, strict_supported: bool) -> str | None:
+    """``toolConfig.functionCallingConfig.mode``: ``NONE``/``ANY`` when asked for; else
+    ``VALIDATED`` when some tool goes out strict; else the choice asked for (``AUTO``), or none."""
+    choice = tool_choice.lower() if tool_choice else None
+    if choice in ("none", "any"):
+        return choice.upper()
+    if any(strict_sampling(tool, strict_supported) is True for tool in tools):
+        return "VALIDATED"
+    return "AUTO" if choice else None
 
 
 # --- messages ---------------------------------------------------------------------------------
@@ -244,18 +180,23 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
     parts: list[Part] = []
     for block in message["content"]:
         if block["type"] == "text":
-            if not block["text"].strip():
+            sig = signature(block.get("textSignature"))
+            # An empty part is kept when it carries a signature: Gemini wants it echoed back.
+            if not block["text"].strip() and not sig:
                 continue
             part: Part = {"text": sanitize_surrogates(block["text"])}
-            if sig := signature(block.get("textSignature")):
+            if sig:
                 part["thoughtSignature"] = sig
             parts.append(part)
         elif block["type"] == "thinking":
-            if not block["thinking"].strip() or block.get("redacted"):
+            if block.get("redacted"):
+                continue
+            sig = signature(block.get("thinkingSignature"))
+            if not block["thinking"].strip() and not sig:
                 continue
             if same:
                 part = {"thought": True, "text": sanitize_surrogates(block["thinking"])}
-                if sig := signature(block.get("thinkingSignature")):
+                if sig:
                     part["thoughtSignature"] = sig
             else:
                 part = {"text": sanitize_surrogates(block["thinking"])}
@@ -268,10 +209,6 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[Part]:
             if sig := signature(block.get("thoughtSignature")):
                 part["thoughtSignature"] = sig
             parts.append(part)
-    if is_gemini_3(model["id"]):
-        calls = [p for p in parts if "functionCall" in p]
-        if calls and not any("thoughtSignature" in p for p in calls):
-            calls[0]["thoughtSignature"] = SKIP_SIGNATURE_VALIDATOR
     return parts
 
 
@@ -284,9 +221,8 @@ def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, l
         "name": result["toolName"],
         "response": {"error": value} if result.get("isError") else {"output": value},
     }
-    inline_images = bool(images) and is_gemini_3(model["id"])
+    inline_images = bool(images) and takes_images_in_function_responses(model["id"])
     if inline_images:
-        # Gemini 3 accepts images inside the function response itself.
         response["parts"] = images
     if requires_tool_call_id(model["id"]):
         response["id"] = result["toolCallId"]
@@ -296,13 +232,6 @@ def _function_response(result: ToolResultMessage, model: Model) -> tuple[Part, l
 def convert_messages(messages: list[Message], model: Model) -> list[Content]:
     """Already transformed messages (``transform_messages``) → Gemini ``contents``."""
     contents: list[Content] = []
-    pending_images: list[Part] = []
-
-    def flush_images() -> None:
-        if pending_images:
-            contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
-            pending_images.clear()
-
     for message in messages:
         if message["role"] == "toolResult":
             part, images = _function_response(message, model)
@@ -311,9 +240,10 @@ def convert_messages(messages: list[Message], model: Model) -> list[Content]:
                 last["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
-            pending_images.extend(images)
+            if images:
+                # Right after its result (as Pi sends them); the next result starts a new turn.
+                contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *images]})
             continue
-        flush_images()
         if message["role"] == "user":
             parts = _user_parts(message, model)
             if parts:
@@ -322,7 +252,6 @@ def convert_messages(messages: list[Message], model: Model) -> list[Content]:
             parts = _model_parts(message, model)
             if parts:
                 contents.append({"role": "model", "parts": parts})
-    flush_images()
     return contents
 
 
@@ -343,9 +272,11 @@ def build_request(
         body["systemInstruction"] = {"role": "user", "parts": [{"text": sanitize_surrogates(system_prompt)}]}
     tools = context.get("tools") or []
     if tools:
-        body["tools"] = convert_tools(tools)
-        if tool_choice:
-            body["toolConfig"] = {"functionCallingConfig": {"mode": tool_choice.upper()}}
+        strict_supported = supports_strict_tools(model["id"])
+        body["tools"] = convert_tools(tools, strict_supported)
+        mode = function_calling_mode(tools, tool_choice, strict_supported)
+        if mode is not None:
+            body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
     generation: GenerationConfig = {}
     if temperature is not None:
         generation["temperature"] = temperature

@@ -23,19 +23,17 @@ used instead, as the collection root (no project path; ``/v1`` added unless it n
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
 
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http import merge_headers
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.providers.async_request import stream_prepared_request
 from pi_harness.ai.providers.google import GoogleStreamOptions, build_payload, format_google_error
-from pi_harness.ai.providers.google import _read as read_gemini_events
+from pi_harness.ai.providers.google import read_gemini_events
+from pi_harness.ai.providers.google_thinking import simple_thinking_config
 from pi_harness.ai.providers.google_vertex_auth import access_token as adc_access_token
 from pi_harness.ai.providers.google_wire import ThinkingConfig
 from pi_harness.ai.providers.option_fields import options_as
@@ -157,14 +155,8 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
 def _simple_thinking_config(
     model: Model, level: ThinkingLevel | None, budgets: dict[str, int] | None
 ) -> ThinkingConfig | None:
-    # The Gemini provider's own mapping, so both APIs think alike; looked up on that module
-    # because the helper's home module may move.
-    gemini = importlib.import_module("pi_harness.ai.providers.google")
-    mapper = cast(
-        Callable[[Model, ThinkingLevel | None, dict[str, int] | None], ThinkingConfig | None],
-        gemini.simple_thinking_config,
-    )
-    return mapper(model, level, budgets)
+    # The Gemini provider's own mapping, so both APIs think alike.
+    return simple_thinking_config(model, level, budgets)
 
 
 def stream_simple(

@@ -328,12 +328,14 @@ class ChunkReader:
 def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletionsCompat) -> dict[str, str]:
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     affinity: dict[str, str] = {}
-    if compat["sendSessionAffinityHeaders"] and options.session_id:
-        affinity = {
-            "session_id": options.session_id,
-            "x-client-request-id": options.session_id,
-            "x-session-affinity": options.session_id,
-        }
+    session = options.session_id
+    if compat["sendSessionAffinityHeaders"] and session:
+        fmt = compat.get("sessionAffinityFormat", "openai")
+        if fmt == "openrouter":
+            affinity = {"x-session-id": session}
+        else:
+            affinity = {"session_id": session} if fmt == "openai" else {}
+            affinity |= {"x-client-request-id": session, "x-session-affinity": session}
     auth = bearer_authorization(options.api_key)
     return merge_headers(headers, auth, affinity, model.get("headers"), options.headers)
 

@@ -44,12 +44,12 @@ class OpenAICompletionsCompat(TypedDict):
     requiresReasoningContentOnAssistantMessages: bool
     zaiToolStream: bool
     sendSessionAffinityHeaders: bool
+    # Which session headers go with it: ``openrouter`` (``x-session-id``) or ``openai``.
+    sessionAffinityFormat: str
     cacheControlFormat: NotRequired[Literal["anthropic"]]
+    # Whether the server keeps caches long (``prompt_cache_retention``, one-hour markers).
+    supportsLongCacheRetention: NotRequired[bool]
 
-
-# Hosted services known to reject ``store`` and the ``developer`` role.
-_NON_STANDARD_PROVIDERS = frozenset({"cerebras", "xai", "zai", "opencode", "opencode-go"})
-_NON_STANDARD_URL_PARTS = ("cerebras.ai", "api.x.ai", "chutes.ai", "deepseek.com", "api.z.ai", "opencode.ai")
 
 # Proposal (not in Pi): local inference servers configured by provider id. Their chat templates
 # know only the classic roles, and they document ``max_tokens`` as the output cap.
@@ -58,36 +58,86 @@ LOCAL_SERVER_PROVIDERS = frozenset({"llamacpp", "llama.cpp", "llama-cpp", "ollam
 _GROQ_QWEN3_EFFORTS = {level: "default" for level in ("minimal", "low", "medium", "high", "xhigh")}
 
 
+def _is(provider: str, base_url: str, names: tuple[str, ...], hosts: tuple[str, ...]) -> bool:
+    return provider in names or any(host in base_url for host in hosts)
+
+
 def detect_compat(model: Model) -> OpenAICompletionsCompat:
-    """The flags implied by ``provider`` and ``baseUrl`` alone (the model's ``compat`` ignored)."""
+    """The flags implied by ``provider`` and ``baseUrl`` alone (the model's ``compat`` ignored),
+    by the same vendor list as Pi 1.4.0."""
     provider = model.get("provider", "")
     base_url = model.get("baseUrl", "")
-    is_zai = provider == "zai" or "api.z.ai" in base_url
-    is_xai = provider == "xai" or "api.x.ai" in base_url
+    model_id = model.get("id", "")
+    is_zai = _is(provider, base_url, ("zai", "zai-coding-cn"), ("api.z.ai", "open.bigmodel.cn"))
+    is_together = _is(provider, base_url, ("together",), ("api.together.ai", "api.together.xyz"))
+    is_moonshot = _is(provider, base_url, ("moonshotai", "moonshotai-cn"), ("api.moonshot.",))
+    is_openrouter = _is(provider, base_url, ("openrouter",), ("openrouter.ai",))
+    is_cf_workers = _is(provider, base_url, ("cloudflare-workers-ai",), ("api.cloudflare.com",))
+    is_cf_gateway = _is(provider, base_url, ("cloudflare-ai-gateway",), ("gateway.ai.cloudflare.com",))
+    is_nvidia = _is(provider, base_url, ("nvidia",), ("integrate.api.nvidia.com",))
+    is_ant_ling = _is(provider, base_url, ("ant-ling",), ("api.ant-ling.com",))
+    is_cerebras = _is(provider, base_url, ("cerebras",), ("cerebras.ai",))
+    is_deepseek = provider == "deepseek" or "deepseek.com" in base_url.lower()
+    is_xai = _is(provider, base_url, ("xai",), ("api.x.ai",))
+    is_chutes = "chutes.ai" in base_url
+    is_opencode = _is(provider, base_url, ("opencode",), ("opencode.ai",))
     is_groq = provider == "groq" or "groq.com" in base_url
     is_local = provider.lower() in LOCAL_SERVER_PROVIDERS
     non_standard = (
-        provider in _NON_STANDARD_PROVIDERS or any(part in base_url for part in _NON_STANDARD_URL_PARTS) or is_local
+        is_nvidia
+        or is_cerebras
+        or is_xai
+        or is_together
+        or is_chutes
+        or is_deepseek
+        or is_zai
+        or is_moonshot
+        or is_opencode
+        or is_cf_workers
+        or is_cf_gateway
+        or is_ant_ling
+        or is_local
     )
-    use_max_tokens = "chutes.ai" in base_url or is_local
-    return {
+    use_max_tokens = (
+        is_chutes or is_deepseek or is_moonshot or is_cf_gateway or is_together or is_nvidia or is_ant_ling or is_zai
+    ) or is_local
+    developer_role_model = is_openrouter and model_id.startswith(("anthropic/", "openai/"))
+    thinking_format: ThinkingFormat = "openai"
+    if is_deepseek:
+        thinking_format = "deepseek"
+    elif is_zai:
+        thinking_format = "zai"
+    elif is_together:
+        thinking_format = "together"
+    elif is_openrouter:
+        thinking_format = "openrouter"
+    compat: OpenAICompletionsCompat = {
         "supportsStore": not non_standard,
-        "supportsDeveloperRole": not non_standard,
-        "supportsReasoningEffort": not is_xai and not is_zai,
-        "reasoningEffortMap": dict(_GROQ_QWEN3_EFFORTS) if is_groq and model.get("id") == "qwen/qwen3-32b" else {},
+        "supportsDeveloperRole": developer_role_model or (not non_standard and not is_openrouter),
+        "supportsReasoningEffort": not (
+            is_xai or is_zai or is_moonshot or is_together or is_cf_gateway or is_nvidia or is_ant_ling
+        ),
+        "reasoningEffortMap": dict(_GROQ_QWEN3_EFFORTS) if is_groq and model_id == "qwen/qwen3-32b" else {},
         "supportsUsageInStreaming": True,
         "maxTokensField": "max_tokens" if use_max_tokens else "max_completion_tokens",
         "requiresToolResultName": False,
         "requiresAssistantAfterToolResult": False,
         "requiresThinkingAsText": False,
-        "thinkingFormat": "zai" if is_zai else "openai",
+        "thinkingFormat": thinking_format,
         "openRouterRouting": {},
         "vercelGatewayRouting": {},
-        "supportsStrictMode": True,
-        "requiresReasoningContentOnAssistantMessages": False,
+        # Speaking Chat Completions does not mean taking ``strict``: models.json turns it on.
+        "supportsStrictMode": False,
+        "requiresReasoningContentOnAssistantMessages": is_deepseek,
         "zaiToolStream": False,
-        "sendSessionAffinityHeaders": False,
+        "sendSessionAffinityHeaders": is_openrouter,
+        "sessionAffinityFormat": "openrouter" if is_openrouter else "openai",
     }
+    if provider == "openrouter" and model_id.startswith("anthropic/"):
+        compat["cacheControlFormat"] = "anthropic"
+    if is_together or is_cf_workers or is_cf_gateway or is_nvidia or is_ant_ling:
+        compat["supportsLongCacheRetention"] = False
+    return compat
 
 
 def resolve_compat(model: Model) -> OpenAICompletionsCompat:

@@ -13,6 +13,7 @@ from typing import cast
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
+from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
 from pi_harness.ai.providers.openai_completions_dialects import EXTRA_FORMATS, dialect_fields
 from pi_harness.ai.providers.openai_completions_wire import (
@@ -56,8 +57,6 @@ from pi_harness.ai.types import (
 REASONING_FIELDS: tuple[ReasoningField, ...] = ("reasoning_content", "reasoning", "reasoning_text")
 
 ASSISTANT_AFTER_TOOL_RESULT = "I have processed the tool results."
-
-_EPHEMERAL: CacheControl = {"type": "ephemeral"}
 
 
 def build_request_body(
@@ -267,15 +266,21 @@ def _has_tool_history(messages: list[Message]) -> bool:
 
 
 def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[ToolDefinition]:
+    """Function tools. ``strict`` is sent only to servers whose compat says they take it (an
+    unknown key fails the request on some); it is ``true`` for a tool that asks for strict
+    sampling and has a strict form of its schema, which is then the schema sent."""
+    supports_strict = compat["supportsStrictMode"] is True
     converted: list[ToolDefinition] = []
     for tool in tools:
+        strict = strict_sampling(tool, supports_strict)
+        parameters = tool_parameters(tool, strict) if tool.get("parameters") else None
         function: FunctionDefinition = {
             "name": tool["name"],
             "description": tool.get("description", ""),
-            "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+            "parameters": parameters or {"type": "object", "properties": {}},
         }
-        if compat["supportsStrictMode"]:
-            function["strict"] = False
+        if supports_strict:
+            function["strict"] = strict is True
         converted.append({"type": "function", "function": function})
     return converted
 
@@ -296,31 +301,51 @@ def reasoning_effort_value(model: Model, compat: OpenAICompletionsCompat, level:
 def apply_reasoning(
     body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, level: str | None
 ) -> None:
-    """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only)."""
+    """Switch thinking on or off in the dialect of ``compat.thinkingFormat`` (reasoning models only).
+
+    "Off" is said explicitly where the dialect has a word for it, unless the model's
+    ``thinkingLevelMap`` marks ``off`` unsupported (``null``); where a map names an ``off`` value,
+    that value is sent.
+    """
     if not model.get("reasoning"):
         return
     effort = reasoning_effort_value(model, compat, level) if level and level != "off" else None
     enabled = effort is not None
+    level_map = model.get("thinkingLevelMap") or {}
+    off_supported = not ("off" in level_map and level_map["off"] is None)
+    off_value = level_map.get("off")
+    takes_effort = compat["supportsReasoningEffort"]
     fmt = compat["thinkingFormat"]
-    if fmt in ("zai", "qwen"):
+    if fmt == "zai":
+        body["thinking"] = {"type": "enabled", "clear_thinking": False} if enabled else {"type": "disabled"}
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
+    elif fmt == "qwen":
         body["enable_thinking"] = enabled
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "qwen-chat-template":
-        body["chat_template_kwargs"] = {"enable_thinking": enabled}
+        body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
     elif fmt == "deepseek":
-        body["thinking"] = {"type": "enabled" if effort is not None else "disabled"}
-        if effort is not None and compat["supportsReasoningEffort"]:
-            body["reasoning_effort"] = effort
+        if enabled or off_supported:
+            body["thinking"] = {"type": "enabled" if enabled else "disabled"}
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "together":
         body["reasoning"] = {"enabled": enabled}
-        if effort is not None and compat["supportsReasoningEffort"]:
-            body["reasoning_effort"] = effort
+        if enabled and takes_effort:
+            body["reasoning_effort"] = cast(str, effort)
     elif fmt == "openrouter":
-        if effort is not None:
-            body["reasoning"] = {"effort": effort}
+        if enabled:
+            body["reasoning"] = {"effort": cast(str, effort)}
+        elif off_supported:
+            body["reasoning"] = {"effort": off_value if isinstance(off_value, str) else "none"}
     elif fmt in EXTRA_FORMATS:
         return  # written by ``dialect_fields``
-    elif effort is not None and compat["supportsReasoningEffort"]:
-        body["reasoning_effort"] = effort
+    elif takes_effort and enabled:
+        body["reasoning_effort"] = cast(str, effort)
+    elif takes_effort and isinstance(off_value, str):
+        body["reasoning_effort"] = off_value
 
 
 # --- gateways and caching ---------------------------------------------------------------------
@@ -346,41 +371,53 @@ def cache_retention(options: StreamOptions) -> CacheRetention:
     return resolve_cache_retention(options.cache_retention)
 
 
+# OpenAI's limit on ``prompt_cache_key`` (characters).
+PROMPT_CACHE_KEY_MAX = 64
+
+
 def _apply_caching(
     body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat, options: StreamOptions
 ) -> None:
+    """``prompt_cache_key``/``prompt_cache_retention`` (OpenAI, or long retention where the server
+    keeps caches long), and Anthropic-style markers for gateways in front of Claude."""
     retention = cache_retention(options)
     if retention == "none" or options.disable_cache_writes:
         return
-    if "api.openai.com" in model.get("baseUrl", ""):
-        if options.session_id:
-            body["prompt_cache_key"] = options.session_id
-        if retention == "long":
-            body["prompt_cache_retention"] = "24h"
+    long_kept = retention == "long" and compat.get("supportsLongCacheRetention", True) is not False
+    if options.session_id and ("api.openai.com" in model.get("baseUrl", "") or long_kept):
+        body["prompt_cache_key"] = options.session_id[:PROMPT_CACHE_KEY_MAX]
+    if long_kept:
+        body["prompt_cache_retention"] = "24h"
+    if compat.get("cacheControlFormat") != "anthropic":
+        return
+    marker: CacheControl = {"type": "ephemeral"}
+    if long_kept:
+        marker["ttl"] = "1h"
     messages = body["messages"]
-    if model.get("provider") == "openrouter" and model["id"].startswith("anthropic/"):
-        _mark_last_text_for_cache(messages)
-    elif compat.get("cacheControlFormat") == "anthropic":
-        first = messages[0] if messages else None
-        if first is not None and first["role"] in ("system", "developer") and isinstance(first["content"], str):
-            first["content"] = [{"type": "text", "text": first["content"], "cache_control": _EPHEMERAL.copy()}]
-        tools = body.get("tools")
-        if tools:
-            tools[-1]["cache_control"] = _EPHEMERAL.copy()
-        _mark_last_text_for_cache(messages)
-
-
-def _mark_last_text_for_cache(messages: list[ChatMessage]) -> None:
-    """Anthropic-style ``cache_control`` on the last text part of the last user/assistant message."""
+    first_instruction = next((m for m in messages if m["role"] in ("system", "developer")), None)
+    if first_instruction is not None:
+        _mark_last_text(first_instruction, marker)
+    tools = body.get("tools")
+    if tools:
+        tools[-1]["cache_control"] = marker.copy()
     for message in reversed(messages):
-        if message["role"] != "user" and message["role"] != "assistant":
-            continue
-        content = message["content"]
-        if isinstance(content, str) and content:
-            message["content"] = [{"type": "text", "text": content, "cache_control": _EPHEMERAL.copy()}]
-            return
-        if isinstance(content, list):
-            for part in reversed(content):
-                if part["type"] == "text":
-                    part["cache_control"] = _EPHEMERAL.copy()
-                    return
+        if message["role"] in ("user", "assistant", "tool") and _mark_last_text(message, marker):
+            break
+
+
+def _mark_last_text(message: ChatMessage, marker: CacheControl) -> bool:
+    """Put ``marker`` on the message's last text (a string content becomes one text part)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content:
+            return False
+        cast(dict[str, object], message)["content"] = [
+            {"type": "text", "text": content, "cache_control": marker.copy()}
+        ]
+        return True
+    if isinstance(content, list):
+        for part in reversed(content):
+            if isinstance(part, dict) and part.get("type") == "text":
+                cast(dict[str, object], part)["cache_control"] = marker.copy()
+                return True
+    return False

@@ -22,6 +22,7 @@ class CacheControl(TypedDict):
     """Anthropic's prompt-cache marker, which gateways in front of Claude accept."""
 
     type: Literal["ephemeral"]
+    ttl: NotRequired[Literal["1h"]]
 
 
 class TextPart(TypedDict):
@@ -101,10 +102,12 @@ class StreamOptionsParam(TypedDict):
 
 class ChatTemplateKwargs(TypedDict):
     enable_thinking: bool
+    preserve_thinking: NotRequired[bool]
 
 
 class ThinkingSwitch(TypedDict):
     type: Literal["enabled", "disabled"]
+    clear_thinking: NotRequired[bool]  # Z.ai: keep earlier reasoning in the context
 
 
 class ReasoningSwitch(TypedDict, total=False):

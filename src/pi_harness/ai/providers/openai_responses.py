@@ -2,8 +2,9 @@
 
 Request rules: ``Authorization: Bearer <key>``; ``store: false``;
 reasoning models get ``reasoning: {effort, summary}`` plus ``include:
-["reasoning.encrypted_content"]`` so reasoning can be replayed statelessly; ``prompt_cache_key`` is
-the session id unless caching is off, and long retention asks api.openai.com for ``24h``.
+["reasoning.encrypted_content"]`` so reasoning can be replayed statelessly, or ``reasoning: {effort:
+"none"}`` when thinking is off; ``prompt_cache_key`` is the session id unless caching is off, and
+long retention asks for ``24h`` (models.json compat can say a server keeps no long caches).
 The stream is read by ``ResponsesStreamReader`` (``openai_responses_events``).
 """
 
@@ -16,7 +17,7 @@ from pi_harness.ai.http import bearer_authorization, default_error_message, join
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
-from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools, juice_off_message
+from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools
 from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
 from pi_harness.ai.providers.openai_responses_wire import ResponsesRequest
 from pi_harness.ai.registry import ApiProvider
@@ -39,6 +40,16 @@ class OpenAIResponsesOptions(StreamOptions):
     service_tier: str | None = None
 
 
+# OpenAI's limits: ``prompt_cache_key`` length, smallest ``max_output_tokens``.
+PROMPT_CACHE_KEY_MAX = 64
+MIN_OUTPUT_TOKENS = 16
+
+
+def _compat_flag(model: Model, name: str, default: bool) -> bool:
+    value = (model.get("compat") or {}).get(name)
+    return value if isinstance(value, bool) else default
+
+
 def build_request_body(model: Model, context: Context, options: StreamOptions) -> ResponsesRequest:
     """The body before ``extra_body`` and the payload hook (``open_event_stream`` applies both).
 
@@ -48,11 +59,18 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     body: ResponsesRequest = {"model": model["id"], "input": input_items, "stream": True, "store": False}
     retention = resolve_cache_retention(options.cache_retention)
     if retention != "none" and options.session_id:
-        body["prompt_cache_key"] = options.session_id
-    if retention == "long" and "api.openai.com" in model["baseUrl"] and not options.disable_cache_writes:
+        body["prompt_cache_key"] = options.session_id[:PROMPT_CACHE_KEY_MAX]
+    keeps_long = retention == "long" and _compat_flag(model, "supportsLongCacheRetention", True)
+    if _compat_flag(model, "supportsExplicitPromptCacheMode", False):
+        # Servers with explicit cache control take options instead of a retention.
+        if retention == "none":
+            body["prompt_cache_options"] = {"mode": "explicit"}
+        elif keeps_long:
+            body["prompt_cache_options"] = {"ttl": "30m"}
+    elif keeps_long and not options.disable_cache_writes:
         body["prompt_cache_retention"] = "24h"
-    if options.max_tokens:
-        body["max_output_tokens"] = options.max_tokens
+    if options.max_tokens and _compat_flag(model, "supportsMaxOutputTokens", True):
+        body["max_output_tokens"] = max(options.max_tokens, MIN_OUTPUT_TOKENS)
     if options.temperature is not None:
         body["temperature"] = options.temperature
     tier = getattr(options, "service_tier", None)
@@ -60,16 +78,26 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
         body["service_tier"] = tier
     tools = context.get("tools")
     if tools:
-        body["tools"] = convert_tools(tools)
+        # Strict tools only where models.json says the server takes them, as in Pi.
+        body["tools"] = convert_tools(tools, supports_strict=_compat_flag(model, "supportsStrictMode", False))
     if model.get("reasoning"):
-        effort = getattr(options, "reasoning_effort", None)
-        summary = getattr(options, "reasoning_summary", None)
-        if effort or summary:
-            body["reasoning"] = {"effort": effort or "medium", "summary": summary or "auto"}
-            body["include"] = ["reasoning.encrypted_content"]
-        elif model["name"].startswith("gpt-5"):
-            input_items.append(juice_off_message())
+        _apply_reasoning(body, model, options)
     return body
+
+
+def _apply_reasoning(body: ResponsesRequest, model: Model, options: StreamOptions) -> None:
+    summary = getattr(options, "reasoning_summary", None)
+    effort = getattr(options, "reasoning_effort", None) or ("medium" if summary else None)
+    level_map = model.get("thinkingLevelMap") or {}
+    if effort:
+        body["reasoning"] = {"effort": effort, "summary": summary or "auto"}
+        body["include"] = ["reasoning.encrypted_content"]
+    elif model.get("provider") != "github-copilot" and not ("off" in level_map and level_map["off"] is None):
+        # Reasoning models reason unless told not to: "off" is said (the map's name for it, or "none").
+        off = level_map.get("off")
+        body["reasoning"] = {"effort": off if isinstance(off, str) else "none"}
+    if model.get("provider") == "xai":
+        body["include"] = ["reasoning.encrypted_content"]
 
 
 def build_headers(model: Model, options: StreamOptions) -> dict[str, str]:

@@ -17,6 +17,7 @@ import hashlib
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
+from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
 from pi_harness.ai.providers.openai_responses_wire import (
     FunctionCallItem,
     FunctionCallOutputItem,
@@ -49,7 +50,6 @@ from pi_harness.ai.types import (
     UserMessage,
 )
 
-JUICE_OFF = "# Juice: 0 !important"
 _MAX_ITEM_ID = 64
 
 
@@ -191,19 +191,20 @@ def build_input(model: Model, context: Context) -> list[InputItem]:
     return items
 
 
-def juice_off_message() -> InputMessage:
-    """The developer hint GPT-5 models get when reasoning is off (they cannot disable it)."""
-    return {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
-
-
-def convert_tools(tools: list[Tool]) -> list[FunctionTool]:
-    return [
-        {
+def convert_tools(tools: list[Tool], *, supports_strict: bool = True) -> list[FunctionTool]:
+    """Function tools; with ``supports_strict`` each carries ``strict`` (``true`` for a tool that
+    asks for strict sampling and has a strict form of its schema, which is then sent), without
+    it none does. OpenAI's own Responses API takes ``strict``; compatible servers may not."""
+    converted: list[FunctionTool] = []
+    for tool in tools:
+        strict = strict_sampling(tool, supports_strict)
+        function: FunctionTool = {
             "type": "function",
             "name": tool["name"],
             "description": tool["description"],
-            "parameters": tool["parameters"],
-            "strict": False,
+            "parameters": tool_parameters(tool, strict),
         }
-        for tool in tools
-    ]
+        if supports_strict:
+            function["strict"] = strict is True
+        converted.append(function)
+    return converted

@@ -80,12 +80,12 @@ class FunctionTool(TypedDict):
     name: str
     description: str
     parameters: JsonObject
-    strict: bool
+    strict: NotRequired[bool]
 
 
 class ReasoningParam(TypedDict):
     effort: str
-    summary: str
+    summary: NotRequired[str]
 
 
 class ResponsesRequest(TypedDict):
@@ -95,6 +95,7 @@ class ResponsesRequest(TypedDict):
     store: bool
     prompt_cache_key: NotRequired[str]
     prompt_cache_retention: NotRequired[Literal["24h"]]
+    prompt_cache_options: NotRequired[dict[str, str]]
     max_output_tokens: NotRequired[int]
     temperature: NotRequired[float]
     service_tier: NotRequired[str]

@@ -56,7 +56,13 @@ def agent_from_settings(
             follow_up_mode=values.follow_up_mode,
             stream_fn=stream_fn,
             session_id=session_id,
-            thinking_budgets=dict(values.thinking_budgets),
+            # Only the budgets a user set: Gemini's dynamic thinking (-1) is the default there,
+            # not the built-in budget of the level (budget-based providers fall back to those).
+            thinking_budgets={
+                level: budget
+                for level, budget in values.thinking_budgets.items()
+                if settings.is_set(f"thinkingBudgets.{level}")
+            },
             transport=values.transport,
             max_retry_delay_ms=values.retry.provider.max_retry_delay_ms,
             stream_options=dataclasses.replace(stream_options),

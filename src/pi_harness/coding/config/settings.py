@@ -218,6 +218,12 @@ class SettingsManager:
         found, value = _lookup(self._effective, key)
         return copy.deepcopy(value) if found else default
 
+    def is_set(self, key: str) -> bool:
+        """Whether some layer (a file, the SDK's settings, a runtime override) sets the dotted key
+        to a value, as opposed to it having only its default."""
+        layers = (self._overrides, self._project_data(), self._global.data, self._memory)
+        return any(found and value is not None for found, value in (_lookup(data, key) for data in layers))
+
     def effective(self) -> dict[str, object]:
         """A copy of the merged JSON settings, unknown keys included."""
         return copy.deepcopy(self._effective)

@@ -27,6 +27,7 @@ from pi_harness.coding.tools.edit_match import (
     restore_line_endings,
     strip_bom,
 )
+from pi_harness.coding.tools.edit_patch import generate_unified_patch
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_harness.coding.tools.operations import EditOperations, LocalEditOperations
 from pi_harness.coding.tools.options import ToolOptions
@@ -44,7 +45,6 @@ _EDIT_ITEM: JsonObject = {
         "newText": {"type": "string", "description": "Text to put in place of oldText."},
     },
     "required": ["oldText", "newText"],
-    "additionalProperties": False,
 }
 
 EDIT_PARAMETERS: JsonObject = {
@@ -55,8 +55,8 @@ EDIT_PARAMETERS: JsonObject = {
             "description": "Path of the file to change, relative to the working directory or absolute.",
         },
         "edits": {
+            # No minItems, as in Pi: an empty list is refused when the tool runs, with a clear error.
             "type": "array",
-            "minItems": 1,
             "items": _EDIT_ITEM,
             "description": "One or more replacements. Every entry is located in the original file, not in the "
             "result of the entries before it. Entries must not overlap or nest; put changes to the same block or "
@@ -110,6 +110,14 @@ def _diff(base: str, new: str) -> EditDiff:
     return result
 
 
+def _details(path: str, base: str, new: str) -> JsonObject:
+    """The result's details, as Pi's: the numbered diff shown to the user, the unified patch of
+    the file (headers name the path as given) and the first changed line."""
+    shown = _diff(base, new)
+    patch = sanitize_surrogates(generate_unified_patch(path, base, new))
+    return {"diff": shown["diff"], "patch": patch, "firstChangedLine": shown["firstChangedLine"]}
+
+
 async def compute_edit_diff(
     path: str, edits: list[EditSpec], cwd: str, operations: EditOperations | None = None
 ) -> EditDiff:
@@ -153,7 +161,7 @@ async def _edit(call: ToolCall[EditOperations]) -> AgentToolResult:
             if len(edits) == 1
             else f"Successfully replaced {len(edits)} block(s) in {shown}."
         )
-        return text_result(text, dict(_diff(base, new)))
+        return text_result(text, _details(shown, base, new))
 
     return await with_file_mutation_queue(absolute, mutate)
 

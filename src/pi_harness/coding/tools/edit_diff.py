@@ -1,14 +1,17 @@
-"""The line diff shown for an edit.
+"""The line diff shown for an edit (the result's ``details.diff``), in the form of Pi's edit tool.
 
 Lines: removed ``-<old number> <text>``, added ``+<new number> <text>``, context
-`` <old number> <text>``; four context lines around each change; longer unchanged runs are
-elided as `` <padding> ...``; numbers are right-aligned to the width of the larger line count.
+`` <old number> <text>``. Up to four unchanged lines are shown after a change and before the next
+one; an unchanged run between two changes is shown whole when it has at most eight lines, else
+its ends are. Elided lines are one `` <padding> ...`` line. Numbers are right-aligned to the width
+of the larger count of newline-separated pieces of the two texts.
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import TypedDict
+
+from pi_harness.coding.tools.line_script import line_script, lines_with_ends
 
 CONTEXT_LINES = 4
 
@@ -18,67 +21,49 @@ class EditDiff(TypedDict):
     firstChangedLine: int | None
 
 
-def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
-    """difflib opcodes, computed only over the part between the common prefix and suffix."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    middle_old = old[prefix : len(old) - suffix]
-    middle_new = new[prefix : len(new) - suffix]
-    codes: list[tuple[str, int, int, int, int]] = []
-    if prefix:
-        codes.append(("equal", 0, prefix, 0, prefix))
-    matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        codes.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
-    if suffix:
-        codes.append(("equal", len(old) - suffix, len(old), len(new) - suffix, len(new)))
-    return codes
-
-
 def generate_diff(old_text: str, new_text: str, context: int = CONTEXT_LINES) -> EditDiff:
-    old = old_text.split("\n")
-    new = new_text.split("\n")
-    width = len(str(max(len(old), len(new))))
-    if old_text.endswith("\n") and new_text.endswith("\n"):
-        # The empty "line" after a final newline is not a line of the file.
-        old.pop()
-        new.pop()
+    old = lines_with_ends(old_text)
+    new = lines_with_ends(new_text)
+    width = len(str(max(old_text.count("\n"), new_text.count("\n")) + 1))
     skip = f" {'':>{width}} ..."
-    codes = _opcodes(old, new)
+    script = line_script(old, new)
     out: list[str] = []
     first_changed: int | None = None
+    old_number = new_number = 1  # of the next line of each text
+    x = y = 0  # lines of each text consumed
 
-    def context_line(index: int) -> str:
-        return f" {index + 1:>{width}} {old[index]}"
+    def shown(number: int, line: str, mark: str = " ") -> str:
+        return f"{mark}{number:>{width}} {line.removesuffix(chr(10))}"
 
-    for position, (tag, i1, i2, j1, j2) in enumerate(codes):
-        if tag == "equal":
-            is_first, is_last = position == 0, position == len(codes) - 1
-            if is_first and is_last:
-                continue
-            run = list(range(i1, i2))
-            if is_first:
-                if len(run) > context:
-                    out.append(skip)
-                out += [context_line(i) for i in run[len(run) - context :]]
-            elif is_last:
-                out += [context_line(i) for i in run[:context]]
-                if len(run) > context:
-                    out.append(skip)
-            elif len(run) <= 2 * context:
-                out += [context_line(i) for i in run]
-            else:
-                out += [context_line(i) for i in run[:context]]
-                out.append(skip)
-                out += [context_line(i) for i in run[len(run) - context :]]
+    for position, (op, count) in enumerate(script):
+        if op == "-":
+            first_changed = new_number if first_changed is None else first_changed
+            out += [shown(old_number + i, line, "-") for i, line in enumerate(old[x : x + count])]
+            old_number, x = old_number + count, x + count
             continue
-        if first_changed is None:
-            first_changed = j1 + 1
-        out += [f"-{i + 1:>{width}} {old[i]}" for i in range(i1, i2)]
-        out += [f"+{j + 1:>{width}} {new[j]}" for j in range(j1, j2)]
+        if op == "+":
+            first_changed = new_number if first_changed is None else first_changed
+            out += [shown(new_number + i, line, "+") for i, line in enumerate(new[y : y + count])]
+            new_number, y = new_number + count, y + count
+            continue
+        after_change = position > 0
+        before_change = position < len(script) - 1
+        run = old[x : x + count]
+        if after_change and before_change and count > 2 * context:
+            head, tail = run[:context], run[count - context :]
+        elif after_change and before_change:
+            head, tail = run, []
+        elif after_change:
+            head, tail = run[:context], []
+        elif before_change:
+            head, tail = [], run[max(0, count - context) :]
+        else:
+            head, tail = [], []
+        out += [shown(old_number + i, line) for i, line in enumerate(head)]
+        if len(head) + len(tail) < count and (after_change or before_change):
+            out.append(skip)
+        tail_start = old_number + count - len(tail)
+        out += [shown(tail_start + i, line) for i, line in enumerate(tail)]
+        old_number, new_number = old_number + count, new_number + count
+        x, y = x + count, y + count
     return {"diff": "\n".join(out), "firstChangedLine": first_changed}
