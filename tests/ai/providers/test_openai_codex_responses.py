@@ -268,3 +268,20 @@ async def test_provider_retry_retries_a_500_by_status() -> None:
         _, message = await collect(stream(codex_model(server), context(), opts(max_retries=1)))
         assert len(server.requests) == 2
     assert message["content"][0]["text"] == "recovered"  # type: ignore[typeddict-item]
+
+
+async def test_a_tool_asking_for_strict_sampling_keeps_strict_and_its_strict_schema() -> None:
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    strict_tool = {
+        "name": "read",
+        "description": "Read a file",
+        "parameters": schema,
+        "constrainedSampling": {"type": "json_schema", "strict": "prefer"},
+    }
+    plain_tool = {"name": "ls", "description": "List", "parameters": {"type": "object"}}
+    ctx: Context = {**context(), "tools": [strict_tool, plain_tool]}  # type: ignore[list-item]
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("hi")])]) as server:
+        await collect(stream(codex_model(server), ctx, opts()))
+        tools = server.requests[0].json["tools"]
+    assert [tool["strict"] for tool in tools] == [True, None]
+    assert tools[0]["parameters"] == {**schema, "additionalProperties": False}

@@ -119,9 +119,11 @@ def build_request_body(model: Model, context: Context, options: OpenAICodexRespo
     if tools:
         strict_supported = (model.get("compat") or {}).get("supportsStrictMode") is not False
         converted: list[dict[str, object]] = []
-        for tool in convert_tools(tools):
-            entry: dict[str, object] = {k: v for k, v in tool.items() if k != "strict"}
-            if strict_supported:
+        for tool in convert_tools(tools, supports_strict=strict_supported):
+            entry: dict[str, object] = dict(tool)
+            if strict_supported and entry.get("strict") is not True:
+                # Codex's default is no preference (null) rather than false; a tool that asks
+                # for strict sampling keeps true and its strict schema.
                 entry["strict"] = None
             converted.append(entry)
         body["tools"] = converted
