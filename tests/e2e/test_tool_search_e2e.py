@@ -1,0 +1,117 @@
+"""``tool_search`` with the installed ``pi``: 200 deferred MCP tools from a real stdio server.
+
+The first request declares the built-ins, the one direct MCP tool and ``tool_search``, none of the
+deferred tools. The scripted model searches, and the next request of the same run declares the
+match, which the model calls and which runs on the server. The session file records the change as
+a ``system`` message patch with ``toolsAdded`` only; ``--continue`` and ``--fork`` declare the
+loaded tool again, a fresh session does not.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from _pi_env import PiEnv
+
+from pi_harness.testing.fake_llm import ScriptedResponse, TextStep, ToolCallStep
+
+SERVER = Path(__file__).resolve().parents[1] / "extensions_builtin" / "fixtures" / "mcp_many_tools_server.py"
+FOUND = "mcp__office__record_calendar_9"
+
+
+def declared(body: Any) -> list[str]:
+    return [tool["function"]["name"] for tool in body.get("tools", [])]
+
+
+def tool_results(body: Any) -> list[str]:
+    return [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"]
+
+
+def system_messages(session: Path) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in session.read_text().splitlines() if line.strip()]
+    return [e["message"] for e in entries if e.get("type") == "message" and e["message"].get("role") == "system"]
+
+
+def configure(pi_env: PiEnv) -> None:
+    entry = {
+        "command": sys.executable,
+        "args": [str(SERVER)],
+        "exposure": "deferred",
+        "toolExposure": {"lookup_time": "direct"},
+    }
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"office": entry}}))
+
+
+def search_then_call(pi_env: PiEnv) -> None:
+    pi_env.server.push(
+        ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "calendar record variant 9", "limit": 1})]),
+        ScriptedResponse(steps=[ToolCallStep(FOUND, {"text": "standup"})]),
+        ScriptedResponse(steps=[TextStep("stored")]),
+    )
+
+
+def test_search_loads_a_deferred_tool_for_the_same_run(pi_env: PiEnv) -> None:
+    configure(pi_env)
+    search_then_call(pi_env)
+    result = pi_env.run("-p", "store a calendar entry")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "stored"
+    first, second, third = (request.body for request in pi_env.server.requests)
+    names = declared(first)
+    assert "tool_search" in names and "mcp__office__lookup_time" in names
+    assert not any(name.startswith("mcp__office__record_") for name in names)
+    assert len(names) < 20  # not 200
+    search = first["tools"][names.index("tool_search")]["function"]
+    assert sorted(search["parameters"]["properties"]) == ["limit", "query"]
+    assert search["parameters"]["required"] == ["query"]
+    assert "mcp_servers" in first["messages"][0]["content"]  # the server is listed for tool_search
+    # The search result in Pi's format; the next request of the run declares the match.
+    assert tool_results(second)[0] == (
+        f"Loaded 1 tool. They are available from your next call:\n- {FOUND}: Store one calendar record (variant 9)."
+    )
+    assert declared(second) == [*names, FOUND]
+    assert tool_results(third)[-1] == f"record_calendar_9: standup"
+    # The transcript: the first declaration, then a patch that only adds the loaded tool.
+    [session] = pi_env.sessions()
+    full, patch = system_messages(session)
+    assert "mcp__office__record_calendar_9" not in [t["name"] for t in full["toolsAdded"]]
+    assert [t["name"] for t in patch["toolsAdded"]] == [FOUND]
+    assert "sections" not in patch and "toolsRemoved" not in patch
+    # The session went on with the tool loaded: --continue declares it from the first request.
+    pi_env.server.requests.clear()
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("again")]))
+    result = pi_env.run("-p", "--continue", "one more")
+    assert result.returncode == 0, result.stderr
+    assert FOUND in declared(pi_env.server.requests[0].body)
+    # A new session starts without it.
+    pi_env.server.requests.clear()
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("fresh")]))
+    result = pi_env.run("-p", "fresh start")
+    assert result.returncode == 0, result.stderr
+    assert FOUND not in declared(pi_env.server.requests[0].body)
+
+
+def test_search_without_a_match_loads_nothing(pi_env: PiEnv) -> None:
+    configure(pi_env)
+    pi_env.server.push(
+        ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "spaceship telemetry"})]),
+        ScriptedResponse(steps=[TextStep("none")]),
+    )
+    result = pi_env.run("-p", "find something")
+    assert result.returncode == 0, result.stderr
+    first, second = (request.body for request in pi_env.server.requests)
+    assert tool_results(second) == ["No matching tools found."]
+    assert declared(second) == declared(first)
+
+
+def test_disabling_the_builtin_removes_tool_search(pi_env: PiEnv) -> None:
+    configure(pi_env)
+    pi_env.configure(settings={"extensions": ["-builtin:tool-search"]})
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    names = declared(pi_env.server.requests[0].body)
+    assert "tool_search" not in names and "mcp__office__lookup_time" in names
