@@ -73,7 +73,7 @@ def test_search_loads_a_deferred_tool_for_the_same_run(pi_env: PiEnv) -> None:
         f"Loaded 1 tool. They are available from your next call:\n- {FOUND}: Store one calendar record (variant 9)."
     )
     assert declared(second) == [*names, FOUND]
-    assert tool_results(third)[-1] == f"record_calendar_9: standup"
+    assert tool_results(third)[-1] == "record_calendar_9: standup"
     # The transcript: the first declaration, then a patch that only adds the loaded tool.
     [session] = pi_env.sessions()
     full, patch = system_messages(session)
