@@ -86,6 +86,12 @@ def test_search_loads_a_deferred_tool_for_the_same_run(pi_env: PiEnv) -> None:
     result = pi_env.run("-p", "--continue", "one more")
     assert result.returncode == 0, result.stderr
     assert FOUND in declared(pi_env.server.requests[0].body)
+    # A fork of the session too.
+    pi_env.server.requests.clear()
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("forked")]))
+    result = pi_env.run("-p", "--fork", str(session), "in the fork")
+    assert result.returncode == 0, result.stderr
+    assert FOUND in declared(pi_env.server.requests[0].body)
     # A new session starts without it.
     pi_env.server.requests.clear()
     pi_env.server.push(ScriptedResponse(steps=[TextStep("fresh")]))
@@ -115,3 +121,35 @@ def test_disabling_the_builtin_removes_tool_search(pi_env: PiEnv) -> None:
     assert result.returncode == 0, result.stderr
     names = declared(pi_env.server.requests[0].body)
     assert "tool_search" not in names and "mcp__office__lookup_time" in names
+
+
+GOLDEN = SERVER.parent / "pi14_tool_search_golden.json"
+
+
+def without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: without_descriptions(v) for k, v in schema.items() if k != "description"}
+    if isinstance(schema, list):
+        return [without_descriptions(v) for v in schema]
+    return schema
+
+
+def test_same_requests_and_records_as_pi(pi_env: PiEnv) -> None:
+    """The reference's run of the same script (``record_pi14_tool_search.py``), fact by fact."""
+    golden = json.loads(GOLDEN.read_text())
+    configure(pi_env)
+    search_then_call(pi_env)
+    result = pi_env.run("-p", "store a calendar entry")
+    assert result.returncode == 0, result.stderr
+    bodies = [request.body for request in pi_env.server.requests]
+    assert [declared(body) for body in bodies] == golden["requestToolNames"][:3]
+    search = next(t for t in bodies[0]["tools"] if t["function"]["name"] == "tool_search")
+    assert without_descriptions(search["function"]["parameters"]) == golden["toolSearchParameters"]
+    assert tool_results(bodies[1])[0] == golden["toolResults"][0]["text"]
+    [session] = pi_env.sessions()
+    ours = system_messages(session)
+    theirs = golden["systemMessages"]
+    assert sorted(t["name"] for t in ours[0]["toolsAdded"]) == theirs[0]["toolsAdded"]
+    assert "mcp_servers" in ours[0]["sections"] and "mcp_servers" in theirs[0]["sections"]
+    assert list(ours[1]) == theirs[1]["keys"]
+    assert [t["name"] for t in ours[1]["toolsAdded"]] == theirs[1]["toolsAdded"]
