@@ -153,3 +153,17 @@ def test_same_requests_and_records_as_pi(pi_env: PiEnv) -> None:
     assert "mcp_servers" in ours[0]["sections"] and "mcp_servers" in theirs[0]["sections"]
     assert list(ours[1]) == theirs[1]["keys"]
     assert [t["name"] for t in ours[1]["toolsAdded"]] == theirs[1]["toolsAdded"]
+
+
+def test_tools_flag_adds_tool_search_for_codemode_servers(pi_env: PiEnv) -> None:
+    entry = {"command": sys.executable, "args": [str(SERVER), "--count", "20"]}  # codemode, the default
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"office": entry}}))
+    pi_env.server.push(
+        ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "time zone"})]),
+        ScriptedResponse(steps=[TextStep("ok")]),
+    )
+    result = pi_env.run("-p", "--tools", "read,tool_search", "what time is it")
+    assert result.returncode == 0, result.stderr
+    first, second = (request.body for request in pi_env.server.requests)
+    assert declared(first) == ["read", "tool_search"], result.stderr
+    assert declared(second) == ["read", "tool_search", "mcp__office__lookup_time"]
