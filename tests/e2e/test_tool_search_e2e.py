@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _pi_env import PiEnv
 
 from pi_harness.testing.fake_llm import ScriptedResponse, TextStep, ToolCallStep
@@ -155,14 +156,19 @@ def test_same_requests_and_records_as_pi(pi_env: PiEnv) -> None:
     assert [t["name"] for t in ours[1]["toolsAdded"]] == theirs[1]["toolsAdded"]
 
 
-def test_tools_flag_adds_tool_search_for_codemode_servers(pi_env: PiEnv) -> None:
+@pytest.mark.parametrize("how", ["--tools", "defaultTools"])
+def test_naming_tool_search_activates_it_for_codemode_servers(pi_env: PiEnv, how: str) -> None:
     entry = {"command": sys.executable, "args": [str(SERVER), "--count", "20"]}  # codemode, the default
     (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"office": entry}}))
     pi_env.server.push(
         ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "time zone"})]),
         ScriptedResponse(steps=[TextStep("ok")]),
     )
-    result = pi_env.run("-p", "--tools", "read,tool_search", "what time is it")
+    if how == "--tools":
+        result = pi_env.run("-p", "--tools", "read,tool_search", "what time is it")
+    else:
+        pi_env.configure(settings={"defaultTools": ["read", "tool_search"]})
+        result = pi_env.run("-p", "what time is it")
     assert result.returncode == 0, result.stderr
     first, second = (request.body for request in pi_env.server.requests)
     assert declared(first) == ["read", "tool_search"], result.stderr
