@@ -173,3 +173,43 @@ def test_naming_tool_search_activates_it_for_codemode_servers(pi_env: PiEnv, how
     first, second = (request.body for request in pi_env.server.requests)
     assert declared(first) == ["read", "tool_search"], result.stderr
     assert declared(second) == ["read", "tool_search", "mcp__office__lookup_time"]
+
+
+REPLACEMENT = """
+from pi_harness.coding.extensions import ToolDefinition
+
+
+def extension(pi):
+    async def execute(_id, params, _signal, _on_update, _ctx=None):
+        pi.set_active_tools([*pi.get_active_tools(), "mcp__office__record_invoice_0"])
+        return "my own search for " + params["query"]
+
+    pi.register_tool(
+        ToolDefinition(
+            name="tool_search",
+            description="Another search.",
+            parameters={"type": "object", "properties": {"query": {"type": "string"}}},
+            execute=execute,
+            exposure="model-only",
+            default_active=False,
+            reaches_tools=lambda _input: "all",
+        )
+    )
+"""
+
+
+def test_an_extension_tool_search_replaces_the_builtin(pi_env: PiEnv, tmp_path: Path) -> None:
+    configure(pi_env)
+    extension = tmp_path / "my_search.py"
+    extension.write_text(REPLACEMENT)
+    pi_env.server.push(
+        ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "bills"})]),
+        ScriptedResponse(steps=[TextStep("ok")]),
+    )
+    result = pi_env.run("-p", "-e", str(extension), "find bills")
+    assert result.returncode == 0, result.stderr
+    first, second = (request.body for request in pi_env.server.requests)
+    search = next(t for t in first["tools"] if t["function"]["name"] == "tool_search")
+    assert search["function"]["description"] == "Another search."  # activated by builtin:mcp all the same
+    assert tool_results(second) == ["my own search for bills"]
+    assert declared(second)[-1] == "mcp__office__record_invoice_0"
