@@ -184,7 +184,16 @@ async def test_loaded_tools_follow_the_branch(server: FakeLLMServer, tmp_path: P
     assert found in declared(server.requests[-1])
     await reopened.dispose()
     records = [json.loads(line) for line in Path(path).read_text().splitlines()]
-    patches = [
-        r["message"] for r in records if r.get("type") == "message" and r["message"].get("role") == "system"
-    ]
+    patches = [r["message"] for r in records if r.get("type") == "message" and r["message"].get("role") == "system"]
     assert any([t["name"] for t in p.get("toolsAdded", [])] == [found] for p in patches[1:])
+
+
+def test_ranking_matches_the_reference() -> None:
+    """Names and scores as Pi 1.4.0's ranker gives them (``record_pi14_tool_search_ranking.py``)."""
+    golden = json.loads((Path(__file__).parent / "fixtures" / "pi14_tool_search_ranking_golden.json").read_text())
+    assert tokenize(golden["tokenizeInput"]) == golden["tokens"]
+    documents = [search_document(tool) for tool in golden["tools"]]
+    for query, expected in golden["rankings"].items():
+        ours = rank(query, documents, 8)
+        assert [m.name for m in ours] == [m["name"] for m in expected], query
+        assert [m.score for m in ours] == pytest.approx([m["score"] for m in expected], abs=1e-9), query
