@@ -213,3 +213,13 @@ def test_an_extension_tool_search_replaces_the_builtin(pi_env: PiEnv, tmp_path: 
     assert search["function"]["description"] == "Another search."  # activated by builtin:mcp all the same
     assert tool_results(second) == ["my own search for bills"]
     assert declared(second)[-1] == "mcp__office__record_invoice_0"
+
+
+def test_codemode_servers_without_an_active_reaching_tool_are_reported(pi_env: PiEnv) -> None:
+    entry = {"command": sys.executable, "args": [str(SERVER), "--count", "5"]}  # codemode, the default
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"office": entry}}))
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "tool_search" not in declared(pi_env.server.requests[0].body)  # only deferred servers switch it on
+    assert "tools registered inactive: office" in (pi_env.agent_dir / "mcp.log").read_text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pi_harness.coding.extensions import ExtensionAPI
 from pi_harness.extensions_builtin.mcp.config import McpConfig
+from pi_harness.extensions_builtin.mcp.prompt_section import REACHING_TOOLS
 
 TOOL_SEARCH = "tool_search"
 
@@ -22,6 +23,14 @@ def needs_tool_search(config: McpConfig) -> bool:
 
 def has_reaching_tool(pi: ExtensionAPI, name: str) -> bool:
     return any(tool.get("name") == name and tool.get("reachesTools") for tool in pi.get_all_tools())
+
+
+def active_reaching_tools(pi: ExtensionAPI) -> set[str]:
+    """The active ``codemode``/``tool_search`` tools: with none, indirect tools cannot be reached."""
+    try:
+        return set(pi.get_active_tools()) & REACHING_TOOLS
+    except Exception:  # not bound to a session
+        return set()
 
 
 def activate_tool_search(pi: ExtensionAPI, config: McpConfig) -> bool:

@@ -35,7 +35,7 @@ from pi_harness.coding.extensions import (
     agent_dir,
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
-from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, waits_for_servers
+from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, waits_for_servers
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
@@ -152,12 +152,12 @@ class _McpState:
 
     def _warn_unreachable(self, config: McpConfig) -> None:
         indirect = [s.name for s in config.enabled if s.has_indirect_tools]
-        if not indirect or self._reaching_tools():
+        if not indirect or active_reaching_tools(self.pi):
             return
         self.log.write(None, f"codemode/deferred tools registered inactive: {', '.join(indirect)}")
         self._notify(
-            "MCP: tools with codemode or deferred exposure (the default is codemode) need a codemode or "
-            "tool_search tool, which this session does not have; they are registered but inactive. "
+            "MCP: tools with codemode or deferred exposure (the default is codemode) need an active codemode "
+            "or tool_search tool, which this session does not have; they are registered but inactive. "
             f'Set "exposure": "direct" to declare them to the model ({", ".join(indirect)}).',
             "warning",
         )
