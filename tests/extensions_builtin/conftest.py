@@ -38,11 +38,30 @@ class MiniHost:
         self._known: set[str] = set()
 
     def tools_changed(self) -> None:
-        # Like the session: a tool first registered later joins the active set.
+        # Like the session: a tool first registered later joins the active set when its exposure
+        # declares it (direct or model-only) and it does not ask to start inactive.
         for definition, _path in self.runner.tool_definitions():
             if definition.name not in self._known:
                 self._known.add(definition.name)
-                self.active.append(definition.name)
+                declarable = (definition.exposure or "direct") in ("direct", "model-only")
+                if declarable and definition.default_active is not False:
+                    self.active.append(definition.name)
+
+    def get_all_tools(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        for definition, _path in self.runner.tool_definitions():
+            info: dict[str, Any] = {
+                "name": definition.name,
+                "description": definition.description,
+                "parameters": definition.parameters,
+                "exposure": definition.exposure or "direct",
+            }
+            if definition.namespace is not None:
+                info["namespace"] = definition.namespace.to_dict()
+            if definition.reaches_tools is not None:
+                info["reachesTools"] = definition.reaches_tools
+            tools.append(info)
+        return tools
 
     def get_active_tools(self) -> list[str]:
         return list(self.active)

@@ -400,6 +400,9 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     session.extensions.flag_values.update(reparsed.extension_flags)
 
     if parsed.tools is not None or parsed.no_tools or parsed.exclude_tools or parsed.no_builtin_tools:
+        # Extension tools join the registry now rather than when the mode binds the session, so
+        # the selection can name the ones that start inactive (``tool_search``) and filter the others.
+        session.tool_registry.refresh_extension_tools()
         builtin_names = set(available_tool_names())
         defaults = session.get_active_tool_names()
         if parsed.no_builtin_tools:

@@ -7,6 +7,8 @@ the built-ins that load unless disabled (``--no-mcp``, or ``"extensions": ["!bui
 
 * ``builtin:mcp`` — MCP servers from ``<agentDir>/mcp.json`` and, for a trusted project,
   ``.pi/mcp.json``, as tools named ``<server>__<tool>``; ``pi mcp list`` is ``mcp.mcp_list``.
+* ``builtin:tool-search`` — the ``tool_search`` tool, which finds and loads tools not declared to
+  the model (MCP tools with ``deferred`` exposure).
 * ``builtin:llama.cpp`` — local OpenAI-compatible servers (llama.cpp, Ollama, LM Studio, vLLM)
   registered as providers.
 """
@@ -20,10 +22,12 @@ from pi_harness.coding.extensions import ExtensionFactory
 from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 from pi_harness.extensions_builtin.local_models.extension import SettingsSource
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
+from pi_harness.extensions_builtin.tool_search import create_tool_search_extension
 
 MCP = "builtin:mcp"
 LOCAL_MODELS = "builtin:llama.cpp"
-DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS})
+TOOL_SEARCH = "builtin:tool-search"
+DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS, TOOL_SEARCH})
 
 
 def builtin_extensions(
@@ -38,10 +42,11 @@ def builtin_extensions(
         LOCAL_MODELS: create_local_models_extension(
             LocalModelsOptions(settings=local_models_settings, agent_dir=agent_dir)
         ),
+        TOOL_SEARCH: create_tool_search_extension(),
     }
 
 
 # Defaults: global configuration only (a project's .pi/mcp.json needs the host's trust decision).
 BUILTIN_EXTENSIONS: dict[str, ExtensionFactory] = builtin_extensions()
 
-__all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "builtin_extensions"]
+__all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "TOOL_SEARCH", "builtin_extensions"]

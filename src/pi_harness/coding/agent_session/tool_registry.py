@@ -4,7 +4,12 @@ Every registered tool is kept (so ``set_active_tools`` can switch optional ones 
 advises); only the active ones are declared to the model. Extension tools are wrapped into
 ``AgentTool`` objects whose ``execute`` passes the extension a ``ctx``; an extension tool with a
 built-in's name replaces the built-in. Extension tools are active when first seen (at startup,
-after reload, or when registered later); built-ins follow the selection the session started with.
+after reload, or when registered later) if their exposure is ``direct`` or ``model-only`` and they
+do not ask otherwise (``default_active=False``); ``codemode`` and ``deferred`` tools wait for
+``set_active_tools`` (``tool_search`` loads them), ``hidden`` ones are never active. Built-ins follow
+the selection the session started with. Names in that selection that are not registered yet (a
+resumed branch's MCP tools, whose server is still connecting) are pending: they become active when
+they register, until a change of the active set drops a tool (a new loadout replaces the restored one).
 
 Every tool's ``execute`` runs with the id of its call in a context variable, which nested calls
 (``ctx.execute_tool``) use to find their parent.
@@ -23,7 +28,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions.events import normalize_result
 from pi_harness.coding.extensions.runner import ExtensionRunner
-from pi_harness.coding.extensions.types import ToolDefinition, schema_of
+from pi_harness.coding.extensions.types import ToolDefinition, ToolExposure, schema_of
 from pi_harness.coding.tools.declared import DeclaredTool
 
 # The tool call whose ``execute`` is running in this task (``None`` outside tools).
@@ -105,10 +110,13 @@ class ToolRegistry:
         self._custom = {tool.name: with_call_context(tool) for tool in custom}
         self._extension: dict[str, AgentTool] = {}
         self._extension_seen: set[str] = set()
+        self._definitions: dict[str, ToolDefinition] = {}  # the extension tools' definitions
         self._runner = runner
         self._on_change = on_change
         known = self._all()
-        self._active: list[str] = [name for name in dict.fromkeys(active) if name in known]
+        wanted = list(dict.fromkeys(active))
+        self._active: list[str] = [name for name in wanted if name in known]
+        self._pending: list[str] = [name for name in wanted if name not in known]
         for name in self._custom:
             if name not in self._active:
                 self._active.append(name)
@@ -129,21 +137,44 @@ class ToolRegistry:
         tools = self._all()
         return [tools[name] for name in self._active if name in tools]
 
+    def exposure_of(self, name: str) -> ToolExposure:
+        definition = self._definitions.get(name) if name in self._extension else None
+        exposure = definition.exposure if definition is not None else None
+        return exposure or "direct"
+
     def all_tools(self) -> list[dict[str, object]]:
-        """``getAllTools``: ``[{name, description, parameters}]`` of every registered tool."""
-        return [
-            {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-            for tool in self._all().values()
-        ]
+        """``getAllTools``: ``[{name, description, parameters, exposure, namespace?, reachesTools?}]``."""
+        return [self._tool_info(tool) for tool in self._all().values()]
+
+    def _tool_info(self, tool: AgentTool) -> dict[str, object]:
+        info: dict[str, object] = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "exposure": self.exposure_of(tool.name),
+        }
+        definition = self._definitions.get(tool.name) if tool.name in self._extension else None
+        if definition is not None and definition.namespace is not None:
+            info["namespace"] = definition.namespace.to_dict()
+        if definition is not None and definition.reaches_tools is not None:
+            info["reachesTools"] = definition.reaches_tools
+        return info
+
+    def _activated_on_registration(self, name: str) -> bool:
+        definition = self._definitions.get(name)
+        declarable = self.exposure_of(name) in ("direct", "model-only")
+        return declarable and (definition is None or definition.default_active is not False)
 
     # -- changing ----------------------------------------------------------------------------------
 
     def set_active(self, names: Iterable[str]) -> bool:
         """Activate exactly the known ``names`` (unknown ones are ignored); True when it changed."""
         known = self._all()
-        wanted = [name for name in dict.fromkeys(names) if name in known]
+        wanted = [name for name in dict.fromkeys(names) if name in known and self.exposure_of(name) != "hidden"]
         if wanted == self._active:
             return False
+        if any(name not in wanted for name in self._active):
+            self._pending = []
         self._active = wanted
         self._changed()
         return True
@@ -151,15 +182,26 @@ class ToolRegistry:
     def refresh_extension_tools(self) -> None:
         """Re-wrap the runner's tools; tools seen for the first time become active."""
         wrapped: dict[str, AgentTool] = {}
+        definitions: dict[str, ToolDefinition] = {}
         for definition, _path in self._runner.tool_definitions():
             wrapped[definition.name] = with_call_context(wrap_extension_tool(definition, self._runner))
+            definitions[definition.name] = definition
         new = [name for name in wrapped if name not in self._extension_seen]
         self._extension = wrapped
+        self._definitions = definitions
         self._extension_seen.update(new)
         for name in new:
-            if name not in self._active:
+            if name not in self._active and self._activated_on_registration(name):
                 self._active.append(name)
+        self._activate_pending()
         self._changed()
+
+    def _activate_pending(self) -> None:
+        known = self._all()
+        for name in [n for n in self._pending if n in known]:
+            self._pending.remove(name)
+            if name not in self._active and self.exposure_of(name) != "hidden":
+                self._active.append(name)
 
     def _changed(self) -> None:
         if self._on_change is not None:

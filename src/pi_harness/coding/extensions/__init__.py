@@ -27,6 +27,9 @@ from pi_harness.coding.extensions.types import (
     FlagDefinition,
     ShortcutDefinition,
     ToolDefinition,
+    ToolExposure,
+    ToolNamespace,
+    ToolReach,
     ToolResult,
 )
 from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
@@ -52,6 +55,9 @@ __all__ = [
     "ShortcutDefinition",
     "StaleContextError",
     "ToolDefinition",
+    "ToolExposure",
+    "ToolNamespace",
+    "ToolReach",
     "ToolResult",
     "ToolUpdateCallback",
     "agent_dir",

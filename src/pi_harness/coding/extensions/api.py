@@ -29,6 +29,7 @@ from pi_harness.coding.extensions.types import (
     ShortcutHandler,
     ToolDefinition,
     ToolExecuteWithContext,
+    ToolExposure,
     ToolParameters,
     ToolRenderer,
 )
@@ -122,6 +123,7 @@ class ExtensionAPI:
         render_call: ToolRenderer | None = None,
         render_result: ToolRenderer | None = None,
         constrained_sampling: ConstrainedSampling | None = None,
+        exposure: ToolExposure | None = None,
     ) -> Callable[[T], T]:
         """Register the decorated ``execute`` as a tool (the keywords are ``ToolDefinition``'s)."""
 
@@ -141,6 +143,7 @@ class ExtensionAPI:
                     render_call=render_call,
                     render_result=render_result,
                     constrained_sampling=constrained_sampling,
+                    exposure=exposure,
                 )
             )
             return fn

@@ -60,6 +60,33 @@ CommandHandler: TypeAlias = Callable[[str, "ExtensionCommandContext"], object]
 ArgumentCompletions: TypeAlias = Callable[[str], Sequence[object] | None]
 ShortcutHandler: TypeAlias = Callable[["ExtensionContext"], object]
 FlagValue: TypeAlias = bool | str
+# How the model reaches a tool (Pi's ``exposure``): ``direct`` (the default) is declared while
+# active; ``model-only`` too, but other tools cannot call it; ``codemode`` and ``deferred`` are not
+# activated on registration (codemode scripts and ``tool_search`` reach them); ``hidden`` is
+# registered but never reachable.
+ToolExposure: TypeAlias = Literal["direct", "model-only", "codemode", "deferred", "hidden"]
+# ``reaches_tools(input)``: "all", or the words of the input that may name the tools a call reaches.
+ToolReach: TypeAlias = Callable[[JsonObject], "Literal['all'] | Sequence[str]"]
+
+
+@dataclass(frozen=True)
+class ToolNamespace:
+    """A group of related tools (an MCP server's): its name, other names, and what it offers."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+    instructions: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"name": self.name}
+        if self.aliases:
+            out["aliases"] = list(self.aliases)
+        if self.description is not None:
+            out["description"] = self.description
+        if self.instructions is not None:
+            out["instructions"] = self.instructions
+        return out
 
 
 @dataclass
@@ -80,6 +107,11 @@ class ToolDefinition:
     render_result: ToolRenderer | None = None
     # How providers may constrain the sampling of the arguments (Pi's ``constrainedSampling``).
     constrained_sampling: ConstrainedSampling | None = None
+    exposure: ToolExposure | None = None  # None: "direct"
+    namespace: ToolNamespace | None = None
+    reaches_tools: ToolReach | None = None
+    # False: not activated on registration even when declarable (Pi's ``defaultActive``).
+    default_active: bool | None = None
 
 
 @dataclass

@@ -8,10 +8,12 @@ named ``mcp__<server>__<tool>`` (``names.py``) and kept in step with each server
 ``tool_set.py``. ``/mcp`` reports the servers and reconnects, enables or disables one
 (``slash_command.py``).
 
-pi-harness has no ``codemode`` or ``tool_search`` tool yet, so ``codemode`` (the default) and
-``deferred`` tools are registered but inactive, and the session is warned once that they cannot be
-called. The ``mcp_servers`` system prompt section Pi writes for such servers (their description or
-the first line of their instructions) is added only when a tool of either name is registered.
+``deferred`` tools are registered inactive and ``tool_search`` (``builtin:tool-search``) is
+activated for them at session start (``discovery.py``); pi-harness has no ``codemode`` tool yet, so
+``codemode`` (the default) tools are reached only through ``tool_search`` too. Without a tool of
+either name the session is warned once that they cannot be called. The ``mcp_servers`` system
+prompt section Pi writes for such servers (their description or the first line of their
+instructions) is added only when a tool of either name is registered.
 
 The host decides whether ``.pi/mcp.json`` may be read: pass ``project_trusted`` (a bool or a
 callable asked at ``session_start``) in ``McpOptions``. Without it, only the global file is read.
@@ -33,6 +35,7 @@ from pi_harness.coding.extensions import (
     agent_dir,
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
+from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, waits_for_servers
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
@@ -73,6 +76,7 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("session_start", state.on_session_start)
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
+        pi.on("tool_call", state.on_tool_call)
         pi.register_command(
             "mcp",
             state.on_command,
@@ -123,6 +127,7 @@ class _McpState:
             settings=self.options.connection_settings(),
             on_tools=self.tools.update,
         )
+        activate_tool_search(self.pi, config)
         self._warn_unreachable(config)
         self.manager.start()
         # One report of everything that needs the user, once the startup connections settled.
@@ -147,12 +152,12 @@ class _McpState:
 
     def _warn_unreachable(self, config: McpConfig) -> None:
         indirect = [s.name for s in config.enabled if s.has_indirect_tools]
-        if not indirect or self._reaching_tools():
+        if not indirect or active_reaching_tools(self.pi):
             return
         self.log.write(None, f"codemode/deferred tools registered inactive: {', '.join(indirect)}")
         self._notify(
-            "MCP: tools with codemode or deferred exposure (the default is codemode) need a codemode or "
-            "tool_search tool, which this session does not have; they are registered but inactive. "
+            "MCP: tools with codemode or deferred exposure (the default is codemode) need an active codemode "
+            "or tool_search tool, which this session does not have; they are registered but inactive. "
             f'Set "exposure": "direct" to declare them to the model ({", ".join(indirect)}).',
             "warning",
         )
@@ -173,6 +178,11 @@ class _McpState:
                 sections[MCP_SERVERS_SECTION] = section
             else:
                 sections.pop(MCP_SERVERS_SECTION, None)
+
+    async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        """A call that reaches other tools (``tool_search``) waits for the servers still connecting."""
+        if self.manager is not None and waits_for_servers(self.pi, event.get("toolName"), event.get("input")):
+            await self.manager.wait_all()
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self._startup_report is not None:

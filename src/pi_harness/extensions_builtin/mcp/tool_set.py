@@ -1,10 +1,12 @@
 """The tools MCP servers contribute to a session, kept in step with each server's tool list.
 
 Every tool is registered as ``mcp__<server>__<tool>`` (``names.py``) with its exposure
-(``exposure.py``): ``direct`` tools are active, ``codemode`` and ``deferred`` tools are registered
-but inactive, ``hidden`` tools are not registered. Tools cannot be unregistered, and the first
-registration of a name is the one the session keeps, so each name is registered once with an
-``execute`` that runs the name's current definition: when a server withdraws a tool
+(``exposure.py``) and the server's namespace (``mcp__<server>``, its description and instructions,
+which ``tool_search`` ranks by): ``direct`` tools are activated on registration, ``codemode`` and
+``deferred`` tools are registered inactive (``tool_search`` activates the ones it finds, and they
+stay active when the server's list changes), ``hidden`` tools are not registered. Tools cannot be
+unregistered, and the first registration of a name is the one the session keeps, so each name is
+registered once with an ``execute`` that runs the name's current definition: when a server withdraws a tool
 (``notifications/tools/list_changed``) or is disabled, that definition answers that the tool is no
 longer available, and the name leaves the active set.
 
@@ -21,10 +23,16 @@ from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
-from pi_harness.coding.extensions import ExtensionAPI, ExtensionContext, ToolDefinition, ToolUpdateCallback
+from pi_harness.coding.extensions import (
+    ExtensionAPI,
+    ExtensionContext,
+    ToolDefinition,
+    ToolNamespace,
+    ToolUpdateCallback,
+)
 from pi_harness.extensions_builtin.mcp.bridge import make_tool_definition, unavailable_definition
 from pi_harness.extensions_builtin.mcp.exposure import Exposure, widest
-from pi_harness.extensions_builtin.mcp.names import names_for_server
+from pi_harness.extensions_builtin.mcp.names import names_for_server, namespace
 from pi_harness.extensions_builtin.mcp.resources import resource_tool_definitions
 
 if TYPE_CHECKING:
@@ -56,22 +64,24 @@ class McpToolSet:
         previous = self.server_tools.get(server, set())
         current: set[str] = set()
         direct: list[str] = []
-        indirect: set[str] = set()
+        group = server_namespace(connection)
         for tool in connection.tools:
             name = names[tool.name]
             exposure = config.exposure_of(tool.name)
             if exposure == "hidden":
                 continue
             definition = make_tool_definition(connection, tool, name, lambda: self._reads_resources(server))
-            self._register(definition)
+            self._register(replace(definition, exposure=exposure, namespace=group))
             current.add(name)
-            (direct.append if exposure == "direct" else indirect.add)(name)
+            if exposure == "direct":
+                direct.append(name)
         withdrawn = {name for name in previous - current if name in self._definitions}
         for name in withdrawn:
             reason = f'MCP tool "{name}" is no longer available from the server "{server}".'
             self._definitions[name] = unavailable_definition(self._definitions[name], reason)
         self.server_tools[server] = current
-        self._set_active(add=[n for n in direct if n not in previous], remove=indirect | withdrawn)
+        # Indirect tools are not activated on registration; the ones tool_search loaded stay active.
+        self._set_active(add=[n for n in direct if n not in previous], remove=withdrawn)
         self.sync_resource_tools()
 
     def withdraw(self, server: str) -> None:
@@ -121,7 +131,7 @@ class McpToolSet:
         names = [d.name for d in definitions]
         if first:
             for definition in definitions:
-                self._pi.register_tool(definition)
+                self._pi.register_tool(replace(definition, exposure=exposure))
         if exposure == "direct":
             self._set_active(add=names, remove=set())
         else:
@@ -136,6 +146,17 @@ class McpToolSet:
             self._pi.set_active_tools(active)
         except Exception as exc:  # no session to switch tools on (e.g. during shutdown)
             self._log(None, f"could not update the active MCP tools: {exc}")
+
+
+def server_namespace(connection: ServerConnection) -> ToolNamespace:
+    """``mcp__<server>`` (also found as ``<server>``) with its description and instructions."""
+    description = (connection.config.description or "").strip() or None
+    return ToolNamespace(
+        namespace(connection.name),
+        aliases=(connection.name,),
+        description=description,
+        instructions=connection.instructions,
+    )
 
 
 async def _call(
