@@ -362,7 +362,10 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         append_system_prompt=list(parsed.append_system_prompt),
     )
     builtins = builtin_extensions(
-        project_trusted=trusted, local_models_settings=settings.values.local_models, agent_dir=boot.agent_dir
+        project_trusted=trusted,
+        local_models_settings=settings.values.local_models,
+        agent_dir=boot.agent_dir,
+        codemode_settings=lambda: settings.values.codemode,
     )
     if local is not None:
         from pi_harness.extensions_builtin import LOCAL_MODELS

@@ -7,6 +7,8 @@ the built-ins that load unless disabled (``--no-mcp``, or ``"extensions": ["!bui
 
 * ``builtin:mcp`` — MCP servers from ``<agentDir>/mcp.json`` and, for a trusted project,
   ``.pi/mcp.json``, as tools named ``<server>__<tool>``; ``pi mcp list`` is ``mcp.mcp_list``.
+* ``builtin:codemode`` — the ``codemode`` tool (JavaScript in a QuickJS sandbox calling the other
+  tools), registered inactive; ``builtin:mcp`` turns it on for servers with ``codemode`` exposure.
 * ``builtin:llama.cpp`` — local OpenAI-compatible servers (llama.cpp, Ollama, LM Studio, vLLM)
   registered as providers.
 """
@@ -17,13 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_harness.coding.extensions import ExtensionFactory
+from pi_harness.extensions_builtin.codemode import CodemodeOptions, create_codemode_extension
 from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 from pi_harness.extensions_builtin.local_models.extension import SettingsSource
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
 
 MCP = "builtin:mcp"
 LOCAL_MODELS = "builtin:llama.cpp"
-DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS})
+CODEMODE = "builtin:codemode"
+DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS, CODEMODE})
 
 
 def builtin_extensions(
@@ -31,6 +35,7 @@ def builtin_extensions(
     project_trusted: bool | Callable[[], bool] = False,
     local_models_settings: SettingsSource = None,
     agent_dir: Path | None = None,
+    codemode_settings: Callable[[], object] | None = None,
 ) -> dict[str, ExtensionFactory]:
     """The built-in factories configured by the host (trust decision, effective settings)."""
     return {
@@ -38,10 +43,11 @@ def builtin_extensions(
         LOCAL_MODELS: create_local_models_extension(
             LocalModelsOptions(settings=local_models_settings, agent_dir=agent_dir)
         ),
+        CODEMODE: create_codemode_extension(CodemodeOptions(settings=codemode_settings)),
     }
 
 
 # Defaults: global configuration only (a project's .pi/mcp.json needs the host's trust decision).
 BUILTIN_EXTENSIONS: dict[str, ExtensionFactory] = builtin_extensions()
 
-__all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "builtin_extensions"]
+__all__ = ["BUILTIN_EXTENSIONS", "CODEMODE", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "builtin_extensions"]

@@ -108,6 +108,9 @@ class ToolRegistry:
         self._runner = runner
         self._on_change = on_change
         known = self._all()
+        # Names asked for before extension tools were registered (``defaultTools``): a tool registered
+        # inactive still starts active when named here.
+        self._requested = {name.lstrip("+") for name in active}
         self._active: list[str] = [name for name in dict.fromkeys(active) if name in known]
         for name in self._custom:
             if name not in self._active:
@@ -151,13 +154,16 @@ class ToolRegistry:
     def refresh_extension_tools(self) -> None:
         """Re-wrap the runner's tools; tools seen for the first time become active."""
         wrapped: dict[str, AgentTool] = {}
+        inactive: set[str] = set()
         for definition, _path in self._runner.tool_definitions():
+            if not definition.default_active and definition.name not in self._requested:
+                inactive.add(definition.name)
             wrapped[definition.name] = with_call_context(wrap_extension_tool(definition, self._runner))
         new = [name for name in wrapped if name not in self._extension_seen]
         self._extension = wrapped
         self._extension_seen.update(new)
         for name in new:
-            if name not in self._active:
+            if name not in self._active and name not in inactive:
                 self._active.append(name)
         self._changed()
 

@@ -80,6 +80,8 @@ class ToolDefinition:
     render_result: ToolRenderer | None = None
     # How providers may constrain the sampling of the arguments (Pi's ``constrainedSampling``).
     constrained_sampling: ConstrainedSampling | None = None
+    # False: registered inactive (Pi's ``defaultActive``), on only when a tool selection names it.
+    default_active: bool = True
 
 
 @dataclass

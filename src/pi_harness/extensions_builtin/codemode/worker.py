@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 OUT_OF_MEMORY = "InternalError: out of memory"
-NEVER_SETTLES = (
-    "The script waits on a promise that can never settle: no tool call is pending and there are no timers"
-)
+NEVER_SETTLES = "The script waits on a promise that can never settle: no tool call is pending and there are no timers"
 
 
 class Timeout(Exception):
@@ -101,8 +99,15 @@ def run(init: dict[str, Any]) -> None:
             check()
             state = report()
             if state["done"]:
-                _send({"type": "done", "ok": state["ok"], "value": state.get("value"),
-                       "error": _script_error(state.get("error")), "writes": state["writes"]})
+                _send(
+                    {
+                        "type": "done",
+                        "ok": state["ok"],
+                        "value": state.get("value"),
+                        "error": _script_error(state.get("error")),
+                        "writes": state["writes"],
+                    }
+                )
                 return
             if state["waiting"] == 0:
                 _send({"type": "done", "ok": False, "error": {"kind": "script", "text": NEVER_SETTLES}})

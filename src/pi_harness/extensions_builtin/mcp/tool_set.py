@@ -29,6 +29,7 @@ from pi_harness.extensions_builtin.mcp.resources import resource_tool_definition
 
 if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+CODEMODE_TOOL = "codemode"
 
 
 class McpToolSet:
@@ -57,6 +58,7 @@ class McpToolSet:
         current: set[str] = set()
         direct: list[str] = []
         indirect: set[str] = set()
+        codemode = False
         for tool in connection.tools:
             name = names[tool.name]
             exposure = config.exposure_of(tool.name)
@@ -66,12 +68,15 @@ class McpToolSet:
             self._register(definition)
             current.add(name)
             (direct.append if exposure == "direct" else indirect.add)(name)
+            codemode = codemode or exposure == "codemode"
         withdrawn = {name for name in previous - current if name in self._definitions}
         for name in withdrawn:
             reason = f'MCP tool "{name}" is no longer available from the server "{server}".'
             self._definitions[name] = unavailable_definition(self._definitions[name], reason)
         self.server_tools[server] = current
         self._set_active(add=[n for n in direct if n not in previous], remove=indirect | withdrawn)
+        if codemode:
+            self._activate_codemode()
         self.sync_resource_tools()
 
     def withdraw(self, server: str) -> None:
@@ -126,6 +131,15 @@ class McpToolSet:
             self._set_active(add=names, remove=set())
         else:
             self._set_active(add=[], remove=set(names))
+
+    def _activate_codemode(self) -> None:
+        """As Pi: a server with ``codemode`` tools turns the ``codemode`` tool on, when one is registered."""
+        try:
+            registered = {str(t.get("name")) for t in self._pi.get_all_tools()}
+        except Exception:  # not bound to a session
+            return
+        if CODEMODE_TOOL in registered:
+            self._set_active(add=[CODEMODE_TOOL], remove=set())
 
     def _set_active(self, *, add: list[str], remove: set[str]) -> None:
         if not add and not remove:
