@@ -412,7 +412,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
             no_tools=parsed.no_tools,
             exclude_tools=parsed.exclude_tools,
             default_tools=defaults,
-            available=[tool["name"] for tool in session.get_all_tools()],
+            available=_tool_names(session),
         )
         for warning in selection.warnings:
             on_warning(warning)
@@ -435,3 +435,10 @@ def describe_no_model() -> str:
         "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json.\n"
         "For a local model, start a llama.cpp server on 127.0.0.1:8080 or point LLAMA_BASE_URL at one."
     )
+
+
+def _tool_names(session: Any) -> list[str]:
+    """Every tool ``--tools`` may name: the session's and those extensions register (active from bind)."""
+    names = [str(tool["name"]) for tool in session.get_all_tools()]
+    extra = [definition.name for definition, _path in session.extensions.tool_definitions()]
+    return list(dict.fromkeys([*names, *extra]))

@@ -144,6 +144,8 @@ class ToolRegistry:
     def set_active(self, names: Iterable[str]) -> bool:
         """Activate exactly the known ``names`` (unknown ones are ignored); True when it changed."""
         known = self._all()
+        names = list(names)
+        self._requested.update(name for name in names if name not in known)  # registered later
         wanted = [name for name in dict.fromkeys(names) if name in known]
         if wanted == self._active:
             return False

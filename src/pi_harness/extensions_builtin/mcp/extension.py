@@ -20,6 +20,7 @@ callable asked at ``session_start``) in ``McpOptions``. Without it, only the glo
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 EXTENSION_NAME = "builtin:mcp"
 FIRST_PROMPT_WAIT_S = 10.0
+CODEMODE_REACH = re.compile(r"mcp__|mcp_resource|\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("session_start", state.on_session_start)
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
+        pi.on("tool_call", state.on_tool_call)
         pi.register_command(
             "mcp",
             state.on_command,
@@ -173,6 +176,15 @@ class _McpState:
                 sections[MCP_SERVERS_SECTION] = section
             else:
                 sections.pop(MCP_SERVERS_SECTION, None)
+
+    async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        """A codemode script that names MCP tools (or searches tools) waits for the servers to connect."""
+        if event.get("toolName") != "codemode" or self.manager is None:
+            return
+        data = event.get("input")
+        code = data.get("code") if isinstance(data, dict) else None
+        if isinstance(code, str) and CODEMODE_REACH.search(code):
+            await self.manager.wait_all()
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self._startup_report is not None:
