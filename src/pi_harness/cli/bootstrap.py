@@ -34,6 +34,7 @@ from pi_harness.cli.session_selection import (
 
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
+    from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
     from pi_harness.coding.extensions.api import ExtensionAPI
@@ -437,7 +438,7 @@ def describe_no_model() -> str:
     )
 
 
-def _tool_names(session: Any) -> list[str]:
+def _tool_names(session: AgentSession) -> list[str]:
     """Every tool ``--tools`` may name: the session's and those extensions register (active from bind)."""
     names = [str(tool["name"]) for tool in session.get_all_tools()]
     extra = [definition.name for definition, _path in session.extensions.tool_definitions()]

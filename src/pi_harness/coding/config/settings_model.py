@@ -158,9 +158,7 @@ class Settings(Section):
     )
 
     # -- tools ----------------------------------------------------------------------------------
-    default_tools: tuple[str, ...] | None = optional(
-        TEXT_LIST, "defaultTools"
-    )
+    default_tools: tuple[str, ...] | None = optional(TEXT_LIST, "defaultTools")
     codemode: CodemodeSettings = section(CodemodeSettings, "codemode")
 
     # -- sessions and context -------------------------------------------------------------------

@@ -42,7 +42,7 @@ def search(
     pool = [
         t
         for t in tools
-        if namespace is None or (_ns := namespace_of(str(t["name"]))) and _same_namespace(_ns, namespace)
+        if namespace is None or ((_ns := namespace_of(str(t["name"]))) and _same_namespace(_ns, namespace))
     ]
     docs = [_words(str(t["name"])) + _words(str(t.get("description", ""))) for t in pool]
     terms = _words(query)

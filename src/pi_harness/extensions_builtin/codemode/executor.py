@@ -87,7 +87,8 @@ async def execute_script(code: str, run: Run, signal: AbortSignal | None) -> Out
     wait_s = WORKER_WAIT_S if deadline is None else min(WORKER_WAIT_S, max(0.0, deadline - time.monotonic()))
     if not await POOL.acquire(wait_s):
         reason = (
-            f"Script timed out: Execution timed out after {source.timeout_ms} ms while waiting for a free codemode worker"
+            f"Script timed out: Execution timed out after {source.timeout_ms} ms"
+            " while waiting for a free codemode worker"
             if deadline is not None and time.monotonic() >= deadline
             else f"No codemode worker became free within {WORKER_WAIT_S:.0f} seconds"
         )

@@ -233,7 +233,7 @@ class _Codemode:
         if not isinstance(args, dict):
             return False, f"tools.{identifier(name)}() takes one object of arguments"
         try:
-            result = await ctx.execute_tool(name, args, signal=signal, parent_tool_call_id=parent)
+            result = await ctx.execute_tool(name, dict(args), signal=signal, parent_tool_call_id=parent)
         except Exception as exc:
             return False, str(exc) or type(exc).__name__
         failed = bool(result.get("isError"))

@@ -50,7 +50,7 @@ def _limit_address_space(memory: int) -> None:
 
 
 def run(init: dict[str, Any]) -> None:
-    import quickjs
+    import quickjs  # type: ignore[import-untyped]  # the binding ships no type information
 
     memory = int(init["memory"])
     _limit_address_space(memory)
