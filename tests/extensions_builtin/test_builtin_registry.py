@@ -13,8 +13,8 @@ from pi_harness.testing.fake_llm import FakeLLMServer
 
 
 def test_names_and_defaults() -> None:
-    assert set(BUILTIN_EXTENSIONS) == {"builtin:mcp", "builtin:llama.cpp"}
-    assert set(DEFAULT_ENABLED) == {"builtin:mcp", "builtin:llama.cpp"}
+    assert set(BUILTIN_EXTENSIONS) == {"builtin:mcp", "builtin:llama.cpp", "builtin:codemode"}
+    assert set(DEFAULT_ENABLED) == {"builtin:mcp", "builtin:llama.cpp", "builtin:codemode"}
 
 
 async def test_host_configured_builtins_load_by_name(tmp_path: Path, stdio_entry: Any) -> None:
