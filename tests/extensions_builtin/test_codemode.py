@@ -198,3 +198,31 @@ async def test_an_mcp_server_with_codemode_exposure_turns_codemode_on(tmp_path: 
     stores = [e for e in session.session_manager.get_entries() if e.get("customType") == "codemode-store"]
     assert [e.get("data") for e in stores] == [{"set": {"seen": "echo: via codemode"}, "delete": []}]
     await result.runtime.shutdown()
+
+
+async def test_an_extension_codemode_replaces_the_builtin(tmp_path: Path, llm: FakeLLMServer) -> None:
+    extension = tmp_path / "my_codemode.py"
+    extension.write_text(
+        "from pi_harness.coding.extensions import ToolDefinition\n\n"
+        "def extension(pi):\n"
+        "    async def run(call_id, params, signal, on_update, ctx=None):\n"
+        "        return {'content': [{'type': 'text', 'text': 'mine'}]}\n"
+        "    pi.register_tool(ToolDefinition(name='codemode', description='my own', "
+        "parameters={'type': 'object', 'properties': {}}, execute=run))\n"
+    )
+    result = await create_agent_session(
+        cwd=str(tmp_path),
+        agent_dir=tmp_path / "agent",
+        settings_manager=SettingsManager.in_memory({}),
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+        model=llm.model("openai-completions"),
+        api_keys={"fake": "k"},
+        extension_paths=["builtin:codemode", str(extension)],  # loaded first, yields all the same
+        builtin_extensions=builtin_extensions(agent_dir=tmp_path / "agent"),
+    )
+    session = result.session
+    await session.bind_extensions(ui=None, has_ui=False, mode="print")
+    tools = {str(t["name"]): t for t in session.get_all_tools()}
+    assert tools["codemode"]["description"] == "my own"
+    assert not [d for d in result.diagnostics if "conflict" in str(d).lower()]
+    await result.runtime.shutdown()
