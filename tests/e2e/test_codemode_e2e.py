@@ -135,3 +135,11 @@ def test_scripts_call_mcp_tools_with_codemode_exposure(pi_env: PiEnv) -> None:
     assert "Script completed" in result, result
     assert "echo: hello" in result and "mcp__fx__echo" in result
     assert not any(n.startswith("mcp__") for n in declared(pi_env))  # reached only through codemode
+
+
+def test_default_tools_plus_entry_keeps_the_defaults(pi_env: PiEnv) -> None:
+    pi_env.configure(settings={"defaultTools": ["+codemode", "-write"]})
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert declared(pi_env) == ["read", "bash", "edit", "codemode"]
