@@ -1,9 +1,9 @@
 """How an MCP tool reaches the model (Pi's ``exposure`` and ``toolExposure``).
 
 ``direct``: declared to the model like a built-in tool. ``codemode`` (the default) and
-``deferred``: reached through Pi's ``codemode`` and ``tool_search`` tools, which pi-harness does
-not have yet, so such tools are registered but left out of the active tool set (a user can still
-switch them on with ``--tools`` or ``pi.set_active_tools``). ``hidden``: never registered.
+``deferred``: registered but left out of the active tool set, reached through the ``codemode``
+tool's scripts (``builtin:codemode``) and Pi's ``tool_search`` (a user can also switch them on
+with ``--tools`` or ``pi.set_active_tools``). ``hidden``: never registered.
 
 ``toolExposure`` maps exact tool names or ``*`` patterns to an exposure: an exact name wins over
 patterns, and among patterns the first in the file that matches.

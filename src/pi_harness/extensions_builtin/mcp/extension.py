@@ -8,10 +8,13 @@ named ``mcp__<server>__<tool>`` (``names.py``) and kept in step with each server
 ``tool_set.py``. ``/mcp`` reports the servers and reconnects, enables or disables one
 (``slash_command.py``).
 
-pi-harness has no ``codemode`` or ``tool_search`` tool yet, so ``codemode`` (the default) and
-``deferred`` tools are registered but inactive, and the session is warned once that they cannot be
-called. The ``mcp_servers`` system prompt section Pi writes for such servers (their description or
-the first line of their instructions) is added only when a tool of either name is registered.
+``codemode`` (the default) and ``deferred`` tools are registered but inactive: ``codemode`` scripts
+(``builtin:codemode``) call them, and a server with ``codemode`` tools switches the ``codemode``
+tool on (``tool_set.py``); a ``codemode`` call that names MCP tools first waits for the servers
+(``on_tool_call``). Without a ``codemode`` or ``tool_search`` tool the session is warned once that
+they cannot be called. The ``mcp_servers`` system prompt section Pi writes for such servers (their
+description or the first line of their instructions) is added only when a tool of either name is
+registered.
 
 The host decides whether ``.pi/mcp.json`` may be read: pass ``project_trusted`` (a bool or a
 callable asked at ``session_start``) in ``McpOptions``. Without it, only the global file is read.

@@ -2,7 +2,8 @@
 
 Every tool is registered as ``mcp__<server>__<tool>`` (``names.py``) with its exposure
 (``exposure.py``): ``direct`` tools are active, ``codemode`` and ``deferred`` tools are registered
-but inactive, ``hidden`` tools are not registered. Tools cannot be unregistered, and the first
+but inactive (a server with ``codemode`` tools switches the ``codemode`` tool on), ``hidden`` tools
+are not registered. Tools cannot be unregistered, and the first
 registration of a name is the one the session keeps, so each name is registered once with an
 ``execute`` that runs the name's current definition: when a server withdraws a tool
 (``notifications/tools/list_changed``) or is disabled, that definition answers that the tool is no
