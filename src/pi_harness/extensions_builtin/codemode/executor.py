@@ -14,6 +14,7 @@ import contextlib
 import json
 import sys
 import time
+from asyncio import FIRST_COMPLETED
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,7 +148,10 @@ async def _run_in_worker(
         if op == "call" and isinstance(payload, dict):
             run.calls.append((str(payload.get("name")), "running"))
             index = len(run.calls) - 1
-        ok, value = await run.call(op, json.dumps(payload), payload if isinstance(payload, dict) else {})
+        try:
+            ok, value = await run.call(op, json.dumps(payload), payload if isinstance(payload, dict) else {})
+        except Exception as exc:  # a failing host side rejects the script's promise, never hangs it
+            ok, value = False, str(exc) or type(exc).__name__
         if index >= 0:
             run.calls[index] = (run.calls[index][0], "ok" if ok else "failed")
         text = (json.dumps(value) if value is not None else "") if ok else str(value)
@@ -156,23 +160,38 @@ async def _run_in_worker(
             process.stdin.write((json.dumps({"id": request.get("id"), "ok": ok, "value": text}) + "\n").encode())
             await process.stdin.drain()
 
+    stop = asyncio.ensure_future(aborted.wait())
     try:
         while done is None:
-            if aborted.is_set() or (signal is not None and signal.aborted):
-                done = {"kind": "aborted"}
-                break
             timeout = None if deadline is None else deadline - time.monotonic() + KILL_GRACE_S
             if timeout is not None and timeout <= 0:
                 done = {"type": "done", "ok": False, "error": {"kind": "timeout"}}
                 break
-            try:
-                line = await asyncio.wait_for(process.stdout.readline(), min(timeout or 0.25, 0.25))
-            except TimeoutError:
+            reading = asyncio.ensure_future(process.stdout.readline())
+            finished, _pending = await asyncio.wait({reading, stop}, timeout=timeout, return_when=FIRST_COMPLETED)
+            if reading not in finished:
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
+                if stop in finished:
+                    done = {"type": "done", "ok": False, "error": {"kind": "aborted"}}
                 continue
-            if not line:
+            try:
+                line = reading.result()
+                if not line:
+                    done = {"type": "done", "ok": False, "error": {"kind": "sandbox", "text": "the worker exited"}}
+                    break
+                message = json.loads(line)
+            except (ValueError, asyncio.LimitOverrunError) as exc:
+                done = {
+                    "type": "done",
+                    "ok": False,
+                    "error": {"kind": "sandbox", "text": f"unreadable worker output: {exc}"},
+                }
+                break
+            if not isinstance(message, dict):
                 done = {"type": "done", "ok": False, "error": {"kind": "sandbox", "text": "the worker exited"}}
                 break
-            message = json.loads(line)
             if message.get("type") == "output":
                 items.extend(message.get("items") or [])
                 for request in message.get("requests") or []:
@@ -182,6 +201,7 @@ async def _run_in_worker(
             elif message.get("type") == "done":
                 done = message
     finally:
+        stop.cancel()
         for task in list(tasks):
             task.cancel()
         if process.returncode is None:
@@ -189,8 +209,6 @@ async def _run_in_worker(
                 process.kill()
         await process.wait()
     run.calls[:] = [(name, "cancelled" if status == "running" else status) for name, status in run.calls]
-    if done.get("kind") == "aborted":
-        done = {"type": "done", "ok": False, "error": {"kind": "aborted"}}
     ok = bool(done.get("ok"))
     if ok and done.get("value") is not None:
         items.append({"type": "text", "text": str(done.get("value"))})
