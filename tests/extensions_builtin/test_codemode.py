@@ -226,3 +226,44 @@ async def test_an_extension_codemode_replaces_the_builtin(tmp_path: Path, llm: F
     assert tools["codemode"]["description"] == "my own"
     assert not [d for d in result.diagnostics if "conflict" in str(d).lower()]
     await result.runtime.shutdown()
+
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+
+async def test_images_exit_and_the_failure_summary() -> None:
+    shown = await execute_script(
+        f"image('data:image/png;base64,{PNG_1PX}'); text('after'); exit(); text('never')", make_run(), None
+    )
+    assert shown.ok
+    kinds = [item["type"] for item in shown.content]
+    assert "image" in kinds and "never" not in text_of(shown.content)
+    saved = next(item["text"] for item in shown.content if str(item.get("text", "")).startswith("Image saved to "))
+    assert Path(str(saved).removeprefix("Image saved to ")).read_bytes().startswith(b"\x89PNG")
+    failed = await execute_script("await tools.echo({}); null.x;", make_run(), None)
+    text = text_of(failed.content)
+    assert text.startswith("Script failed\nWall time ") and "TypeError" in text
+    assert "Tool calls made before the failure (they are not undone): echo (ok)" in text
+    bad = await execute_script("image('https://example.com/a.png')", make_run(), None)
+    assert not bad.ok and "image() expects" in text_of(bad.content)
+
+
+async def test_store_limits_and_deletes() -> None:
+    run = make_run()
+    run.store = {"old": 1, "gone": 2}
+    outcome = await execute_script(
+        "store('gone', undefined); store('n', load('old') + 1); return load('n');", run, None
+    )
+    assert outcome.ok and outcome.writes == {"set": {"n": 2}, "delete": ["gone"]}
+    big = await execute_script("store('k', 'x'.repeat(262145));", make_run(), None)
+    assert not big.ok and "262144" in text_of(big.content) and big.writes is None
+
+
+async def test_a_missing_quickjs_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: Any) -> None:
+    from pi_harness.extensions_builtin.codemode import create_codemode_extension
+    from pi_harness.optional_deps import MissingDependencyError
+
+    h = await harness(create_codemode_extension(), tmp_path)
+    monkeypatch.setitem(sys.modules, "quickjs", None)
+    with pytest.raises(MissingDependencyError, match=r"pi-harness\[codemode\]"):
+        await h.call("codemode", {"code": "return 1"})
