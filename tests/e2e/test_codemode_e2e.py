@@ -31,8 +31,9 @@ def tool_results(pi_env: PiEnv) -> list[str]:
     out = []
     for request in pi_env.server.requests:
         messages = request.json.get("messages", [])
-        if messages and messages[-1]["role"] == "tool":
-            content = messages[-1]["content"]
+        tail = [m for m in messages[-2:] if m["role"] == "tool"]  # images may follow as a user message
+        if tail and messages[-1]["role"] in ("tool", "user") and (messages[-1]["role"] == "tool" or len(tail) == 1):
+            content = tail[-1]["content"]
             out.append(content if isinstance(content, str) else json.dumps(content))
     return out
 
@@ -143,3 +144,12 @@ def test_default_tools_plus_entry_keeps_the_defaults(pi_env: PiEnv) -> None:
     result = pi_env.run("-p", "hi")
     assert result.returncode == 0, result.stderr
     assert declared(pi_env) == ["read", "bash", "edit", "codemode"]
+
+
+def test_read_of_an_image_resolves_to_a_block_image_shows(pi_env: PiEnv) -> None:
+    import base64
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+    (pi_env.cwd / "dot.png").write_bytes(base64.b64decode(png))
+    [result] = run_scripts(pi_env, "const b = await tools.read({path: 'dot.png'}); image(b); return b.mimeType;")
+    assert "Script completed" in result and "image/png" in result and "Image saved to" in result

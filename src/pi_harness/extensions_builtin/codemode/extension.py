@@ -12,7 +12,6 @@ a successful script that wrote values appends one entry ``{set, delete}``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -250,7 +249,18 @@ class _Codemode:
             return True, result["structuredContent"]
         if failed:
             return False, _text_of(result) or f"{name} failed"
+        image = _image_of(result)
+        if image is not None:  # ``read`` of an image file: a block ``image()`` shows
+            return True, {**image, "note": _text_of(result)}
         return True, _text_of(result)
+
+
+def _image_of(result: Mapping[str, object]) -> dict[str, object] | None:
+    content = result.get("content")
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, Mapping) and part.get("type") == "image":
+            return {"type": "image", "data": part.get("data"), "mimeType": part.get("mimeType")}
+    return None
 
 
 def _is_thrown(result: Mapping[str, object]) -> bool:
@@ -269,4 +279,3 @@ __all__ = [
     "codemode_extension",
     "create_codemode_extension",
 ]
-_ = json
