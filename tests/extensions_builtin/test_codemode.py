@@ -267,3 +267,29 @@ async def test_a_missing_quickjs_is_one_line(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setitem(sys.modules, "quickjs", None)
     with pytest.raises(MissingDependencyError, match=r"pi-harness\[codemode\]"):
         await h.call("codemode", {"code": "return 1"})
+
+
+async def test_auto_enable_codemode_false_leaves_codemode_off(tmp_path: Path, llm: FakeLLMServer) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURES / "mcp_stdio_server.py")]}}
+    (agent_dir / "mcp.json").write_text(json.dumps({"autoEnableCodemode": False, "mcpServers": servers}))
+    result = await create_agent_session(
+        cwd=str(tmp_path),
+        agent_dir=agent_dir,
+        settings_manager=SettingsManager.in_memory({}),
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+        model=llm.model("openai-completions"),
+        api_keys={"fake": "k"},
+        extension_paths=["builtin:mcp", "builtin:codemode"],
+        builtin_extensions=builtin_extensions(agent_dir=agent_dir),
+    )
+    session = result.session
+    await session.bind_extensions(ui=None, has_ui=False, mode="print")
+    for _ in range(800):
+        if any(t["name"] == "mcp__fx__echo" for t in session.get_all_tools()):
+            break
+        await asyncio.sleep(0.025)
+    assert any(t["name"] == "mcp__fx__echo" for t in session.get_all_tools())  # the server connected
+    assert "codemode" not in session.get_active_tool_names()
+    await result.runtime.shutdown()

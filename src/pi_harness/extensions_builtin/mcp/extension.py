@@ -118,6 +118,7 @@ class _McpState:
             self.options.resolved_agent_dir(), ctx.cwd, project_trusted=self.options.is_project_trusted()
         )
         self.config = config
+        self.tools.auto_enable_codemode = config.auto_enable_codemode
         for problem in config.errors:
             self.log.write(None, f"config error: {problem}")
         for warning in config.warnings:

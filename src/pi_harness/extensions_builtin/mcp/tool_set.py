@@ -49,6 +49,7 @@ class McpToolSet:
         self.server_tools: dict[str, set[str]] = {}  # server -> names it offers now
         self._definitions: dict[str, ToolDefinition] = {}  # the current definition of each name
         self.resource_exposure: Exposure | None = None
+        self.auto_enable_codemode = True  # mcp.json's ``autoEnableCodemode``
 
     def update(self, connection: ServerConnection) -> None:
         """Register (again) the tools ``connection`` offers now, and withdraw the ones it dropped."""
@@ -76,7 +77,7 @@ class McpToolSet:
             self._definitions[name] = unavailable_definition(self._definitions[name], reason)
         self.server_tools[server] = current
         self._set_active(add=[n for n in direct if n not in previous], remove=indirect | withdrawn)
-        if codemode:
+        if codemode and self.auto_enable_codemode:
             self._activate_codemode()
         self.sync_resource_tools()
 
