@@ -153,4 +153,3 @@ def test_read_of_an_image_resolves_to_a_block_image_shows(pi_env: PiEnv) -> None
     (pi_env.cwd / "dot.png").write_bytes(base64.b64decode(png))
     [result] = run_scripts(pi_env, "const b = await tools.read({path: 'dot.png'}); image(b); return b.mimeType;")
     assert "Script completed" in result and "image/png" in result and "Image saved to" in result
-
