@@ -130,11 +130,14 @@ def test_scripts_call_mcp_tools_with_codemode_exposure(pi_env: PiEnv) -> None:
     code = (
         "const found = await searchTools('echo');\n"
         "const r = await tools.mcp__fx__echo({text: 'hello'});\n"
-        "return {found: found.map((t) => t.name), text: r.content[0].text, isError: r.isError};"
+        "const big = await tools.mcp__fx__echo({text: 'z'.repeat(30000)});\n"
+        "return {found: found.map((t) => t.name), text: r.content[0].text, isError: r.isError,"
+        " bigLength: big.content[0].text.length};"
     )
     [result] = run_scripts(pi_env, code)
     assert "Script completed" in result, result
     assert "echo: hello" in result and "mcp__fx__echo" in result
+    assert '\\"bigLength\\":30006' in result or '"bigLength":30006' in result  # uncut, unlike the model's view
     assert not any(n.startswith("mcp__") for n in declared(pi_env))  # reached only through codemode
 
 

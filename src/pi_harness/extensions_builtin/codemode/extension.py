@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
@@ -237,7 +238,7 @@ class _Codemode:
             return False, str(exc) or type(exc).__name__
         failed = bool(result.get("isError"))
         if tool.get("mcp") and name.startswith("mcp__"):
-            value: dict[str, object] = {"content": result.get("content", []), "isError": failed}
+            value: dict[str, object] = {"content": _full_content(result), "isError": failed}
             if "structuredContent" in result:
                 value["structuredContent"] = result["structuredContent"]
             return (
@@ -253,6 +254,22 @@ class _Codemode:
         if image is not None:  # ``read`` of an image file: a block ``image()`` shows
             return True, {**image, "note": _text_of(result)}
         return True, _text_of(result)
+
+
+def _full_content(result: Mapping[str, object]) -> object:
+    """An MCP result's content with its text uncut: scripts get what the model's 20 KB limit left out
+    (``builtin:mcp`` keeps the complete text in ``details.fullOutputPath``)."""
+    content = result.get("content", [])
+    details = result.get("details")
+    path = details.get("fullOutputPath") if isinstance(details, Mapping) and details.get("truncated") else None
+    if not isinstance(path, str) or not isinstance(content, list):
+        return content
+    try:
+        full = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return content
+    images = [part for part in content if isinstance(part, Mapping) and part.get("type") != "text"]
+    return [{"type": "text", "text": full}, *images]
 
 
 def _image_of(result: Mapping[str, object]) -> dict[str, object] | None:
