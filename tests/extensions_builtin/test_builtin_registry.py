@@ -13,8 +13,9 @@ from pi_harness.testing.fake_llm import FakeLLMServer
 
 
 def test_names_and_defaults() -> None:
-    assert set(BUILTIN_EXTENSIONS) == {"builtin:mcp", "builtin:llama.cpp", "builtin:tool-search"}
-    assert set(DEFAULT_ENABLED) == {"builtin:mcp", "builtin:llama.cpp", "builtin:tool-search"}
+    names = {"builtin:mcp", "builtin:llama.cpp", "builtin:tool-search", "builtin:codemode"}
+    assert set(BUILTIN_EXTENSIONS) == names
+    assert set(DEFAULT_ENABLED) == names
 
 
 async def test_host_configured_builtins_load_by_name(tmp_path: Path, stdio_entry: Any) -> None:

@@ -34,6 +34,7 @@ from pi_harness.cli.session_selection import (
 
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
+    from pi_harness.coding.agent_session.agent_session import AgentSession
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
     from pi_harness.coding.extensions.api import ExtensionAPI
@@ -362,7 +363,10 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         append_system_prompt=list(parsed.append_system_prompt),
     )
     builtins = builtin_extensions(
-        project_trusted=trusted, local_models_settings=settings.values.local_models, agent_dir=boot.agent_dir
+        project_trusted=trusted,
+        local_models_settings=settings.values.local_models,
+        agent_dir=boot.agent_dir,
+        codemode_settings=lambda: settings.values.codemode,
     )
     if local is not None:
         from pi_harness.extensions_builtin import LOCAL_MODELS
@@ -412,7 +416,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
             no_tools=parsed.no_tools,
             exclude_tools=parsed.exclude_tools,
             default_tools=defaults,
-            available=[tool["name"] for tool in session.get_all_tools()],
+            available=_tool_names(session),
         )
         for warning in selection.warnings:
             on_warning(warning)
@@ -435,3 +439,10 @@ def describe_no_model() -> str:
         "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json.\n"
         "For a local model, start a llama.cpp server on 127.0.0.1:8080 or point LLAMA_BASE_URL at one."
     )
+
+
+def _tool_names(session: AgentSession) -> list[str]:
+    """Every tool ``--tools`` may name: the session's and those extensions register (active from bind)."""
+    names = [str(tool["name"]) for tool in session.get_all_tools()]
+    extra = [definition.name for definition, _path in session.extensions.tool_definitions()]
+    return list(dict.fromkeys([*names, *extra]))

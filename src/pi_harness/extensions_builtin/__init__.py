@@ -9,6 +9,8 @@ the built-ins that load unless disabled (``--no-mcp``, or ``"extensions": ["!bui
   ``.pi/mcp.json``, as tools named ``<server>__<tool>``; ``pi mcp list`` is ``mcp.mcp_list``.
 * ``builtin:tool-search`` — the ``tool_search`` tool, which finds and loads tools not declared to
   the model (MCP tools with ``deferred`` exposure).
+* ``builtin:codemode`` — the ``codemode`` tool (JavaScript in a QuickJS sandbox calling the other
+  tools), registered inactive; ``builtin:mcp`` turns it on for servers with ``codemode`` exposure.
 * ``builtin:llama.cpp`` — local OpenAI-compatible servers (llama.cpp, Ollama, LM Studio, vLLM)
   registered as providers.
 """
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_harness.coding.extensions import ExtensionFactory
+from pi_harness.extensions_builtin.codemode import CodemodeOptions, create_codemode_extension
 from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 from pi_harness.extensions_builtin.local_models.extension import SettingsSource
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
@@ -27,7 +30,8 @@ from pi_harness.extensions_builtin.tool_search import create_tool_search_extensi
 MCP = "builtin:mcp"
 LOCAL_MODELS = "builtin:llama.cpp"
 TOOL_SEARCH = "builtin:tool-search"
-DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS, TOOL_SEARCH})
+CODEMODE = "builtin:codemode"
+DEFAULT_ENABLED: frozenset[str] = frozenset({MCP, LOCAL_MODELS, TOOL_SEARCH, CODEMODE})
 
 
 def builtin_extensions(
@@ -35,6 +39,7 @@ def builtin_extensions(
     project_trusted: bool | Callable[[], bool] = False,
     local_models_settings: SettingsSource = None,
     agent_dir: Path | None = None,
+    codemode_settings: Callable[[], object] | None = None,
 ) -> dict[str, ExtensionFactory]:
     """The built-in factories configured by the host (trust decision, effective settings)."""
     return {
@@ -43,10 +48,19 @@ def builtin_extensions(
             LocalModelsOptions(settings=local_models_settings, agent_dir=agent_dir)
         ),
         TOOL_SEARCH: create_tool_search_extension(),
+        CODEMODE: create_codemode_extension(CodemodeOptions(settings=codemode_settings)),
     }
 
 
 # Defaults: global configuration only (a project's .pi/mcp.json needs the host's trust decision).
 BUILTIN_EXTENSIONS: dict[str, ExtensionFactory] = builtin_extensions()
 
-__all__ = ["BUILTIN_EXTENSIONS", "DEFAULT_ENABLED", "LOCAL_MODELS", "MCP", "TOOL_SEARCH", "builtin_extensions"]
+__all__ = [
+    "BUILTIN_EXTENSIONS",
+    "CODEMODE",
+    "DEFAULT_ENABLED",
+    "LOCAL_MODELS",
+    "MCP",
+    "TOOL_SEARCH",
+    "builtin_extensions",
+]

@@ -31,6 +31,7 @@ from pi_harness.agent.types import (
     AgentContext,
     AgentEvent,
     AgentMessage,
+    AgentTool,
     AgentToolResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
@@ -232,7 +233,7 @@ class ToolHooks:
         last = next((m for m in reversed(self._messages()) if m["role"] == "assistant"), None)
         assistant = cast(AssistantMessage, last) if last is not None else _placeholder_assistant(self._model())
         env = ToolEnvironment(
-            context=AgentContext("", [], self._registry.active_tools()),
+            context=AgentContext("", [], _reachable(self._registry, name)),
             assistant_message=assistant,
             signal=signal if signal is not None else AbortController().signal,
             run_id=self._run_id() or "",
@@ -281,6 +282,17 @@ def _changed_fields(before: AgentToolResult, after: AgentToolResult) -> AfterToo
     if "structuredContent" in after and after["structuredContent"] is not before.get("structuredContent"):
         out["structuredContent"] = after["structuredContent"]
     return out
+
+
+def _reachable(registry: ToolRegistry, name: str) -> list[AgentTool]:
+    """The active tools, plus ``name`` when it is registered but inactive: an orchestrating tool
+    (codemode) decides which registered tools its nested calls may reach."""
+    tools = registry.active_tools()
+    if all(tool.name != name for tool in tools):
+        extra = registry.get(name)
+        if extra is not None:
+            tools.append(extra)
+    return tools
 
 
 async def _never_delivered(message: AgentMessage) -> None:

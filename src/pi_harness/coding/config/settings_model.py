@@ -158,10 +158,8 @@ class Settings(Section):
     )
 
     # -- tools ----------------------------------------------------------------------------------
-    default_tools: tuple[str, ...] | None = optional(
-        TEXT_LIST, "defaultTools", note="+name and -name entries are not implemented yet: every entry is a tool name"
-    )
-    codemode: CodemodeSettings = section(CodemodeSettings, "codemode", status="not-implemented")
+    default_tools: tuple[str, ...] | None = optional(TEXT_LIST, "defaultTools")
+    codemode: CodemodeSettings = section(CodemodeSettings, "codemode")
 
     # -- sessions and context -------------------------------------------------------------------
     # Resolved against the file that sets it: SettingsManager.resolve_path_setting("sessionDir").

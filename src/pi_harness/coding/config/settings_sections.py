@@ -155,12 +155,8 @@ class MarkdownSettings(Section):
 class CodemodeSettings(Section):
     """``codemode``: the ``codemode`` tool of Pi's ``builtin:codemode`` extension."""
 
-    mode: CodemodeMode = setting(
-        "on", Choice(_CODEMODE_MODES), "mode", status="not-implemented", note="the builtin:codemode extension"
-    )
-    inline_budget: int = setting(
-        3000, COUNT, "inlineBudget", status="not-implemented", note="the builtin:codemode extension"
-    )
+    mode: CodemodeMode = setting("on", Choice(_CODEMODE_MODES), "mode", note="the builtin:codemode extension")
+    inline_budget: int = setting(3000, COUNT, "inlineBudget", note="the builtin:codemode extension")
 
 
 @dataclasses.dataclass(frozen=True)

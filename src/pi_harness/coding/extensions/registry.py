@@ -2,7 +2,9 @@
 
 Registrations are kept per extension, in registration order; the merged views walk the
 extensions in load order. The first registration of a tool, command or flag name wins and the
-later ones are reported as conflicts (commands also lose to built-in command names).
+later ones are reported as conflicts (commands also lose to built-in command names). A tool of a
+built-in extension (``builtin:<name>``) gives way, silently, to an extension's tool of that name,
+as Pi's replaceable built-ins do (an extension's ``codemode`` replaces ``builtin:codemode``'s).
 """
 
 from __future__ import annotations
@@ -38,19 +40,34 @@ def tool_definitions(extensions: Sequence[Extension]) -> list[tuple[ToolDefiniti
     """Extension tools with their extension's path; the first registration of a name wins."""
     seen: set[str] = set()
     out: list[tuple[ToolDefinition, str]] = []
+    replaced = _replaced_builtin_tools(extensions)
     for ext in extensions:
         for tool in ext.tools:
+            if _is_builtin(ext.path) and tool.name in replaced:
+                continue
             if tool.name not in seen:
                 seen.add(tool.name)
                 out.append((tool, ext.path))
     return out
 
 
+def _is_builtin(path: str) -> bool:
+    return path.startswith("builtin:")
+
+
+def _replaced_builtin_tools(extensions: Sequence[Extension]) -> set[str]:
+    """Tool names that a non-built-in extension registers: the built-ins' tools of these names yield."""
+    return {tool.name for ext in extensions if not _is_builtin(ext.path) for tool in ext.tools}
+
+
 def tool_conflicts(extensions: Sequence[Extension]) -> list[str]:
     seen: dict[str, str] = {}
     messages = []
+    replaced = _replaced_builtin_tools(extensions)
     for ext in extensions:
         for tool in ext.tools:
+            if _is_builtin(ext.path) and tool.name in replaced:
+                continue
             if tool.name in seen and seen[tool.name] != ext.path:
                 messages.append(f'Tool "{tool.name}" conflicts with {seen[tool.name]}')
             seen.setdefault(tool.name, ext.path)

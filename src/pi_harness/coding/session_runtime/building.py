@@ -125,7 +125,7 @@ async def build_session(
     ]
     if active_tools is None:
         default_tools = services.settings.values.default_tools
-        fallback = list(default_tools) if default_tools is not None else DEFAULT_TOOL_NAMES
+        fallback = _default_selection(default_tools) if default_tools is not None else DEFAULT_TOOL_NAMES
         # As Pi: a reopened session without a tool selection of its own continues with the tools
         # its system messages left active, not the defaults.
         recorded = None if config.tools is not None else recorded_tool_names(branch)
@@ -184,3 +184,17 @@ async def call_setup(setup: SessionSetup | None, manager: SessionManager) -> Non
 
 
 __all__ = ["BuiltSession", "build_session", "call_setup", "fallback_model", "load_extensions"]
+
+
+def _default_selection(entries: tuple[str, ...] | list[str]) -> list[str]:
+    """``defaultTools``: plain names form the selection (the defaults when there are none), then
+    ``+name`` adds and ``-name`` removes, in order (``["+codemode"]`` keeps the default tools)."""
+    plain = [e for e in entries if not e.startswith(("+", "-"))]
+    selected = list(dict.fromkeys(plain)) if plain else list(DEFAULT_TOOL_NAMES)
+    for entry in entries:
+        name = entry[1:].strip()
+        if entry.startswith("+") and name not in selected:
+            selected.append(name)
+        elif entry.startswith("-") and name in selected:
+            selected.remove(name)
+    return selected

@@ -2,8 +2,8 @@
 
 ``direct``: declared to the model like a built-in tool. ``codemode`` (the default) and
 ``deferred``: registered with that exposure, so the session does not activate them; the
-``tool_search`` tool (``builtin:tool-search``) loads the ones it finds, and Pi's ``codemode``
-scripts call them. ``hidden``: never registered.
+``codemode`` tool's scripts (``builtin:codemode``) call them, and the ``tool_search`` tool
+(``builtin:tool-search``) loads the ones it finds. ``hidden``: never registered.
 
 ``toolExposure`` maps exact tool names or ``*`` patterns to an exposure: an exact name wins over
 patterns, and among patterns the first in the file that matches.

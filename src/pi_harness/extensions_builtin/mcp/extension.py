@@ -8,12 +8,15 @@ named ``mcp__<server>__<tool>`` (``names.py``) and kept in step with each server
 ``tool_set.py``. ``/mcp`` reports the servers and reconnects, enables or disables one
 (``slash_command.py``).
 
-``deferred`` tools are registered inactive and ``tool_search`` (``builtin:tool-search``) is
-activated for them at session start (``discovery.py``); pi-harness has no ``codemode`` tool yet, so
-``codemode`` (the default) tools are reached only through ``tool_search`` too. Without a tool of
-either name the session is warned once that they cannot be called. The ``mcp_servers`` system
-prompt section Pi writes for such servers (their description or the first line of their
-instructions) is added only when a tool of either name is registered.
+``codemode`` (the default) and ``deferred`` tools are registered inactive: ``codemode`` scripts
+(``builtin:codemode``) call them, and a server with ``codemode`` tools switches the ``codemode``
+tool on (``tool_set.py``); ``tool_search`` (``builtin:tool-search``) is activated for ``deferred``
+tools at session start (``discovery.py``) and loads the ones it finds. A call that may reach MCP
+tools (``tool_search``, or a ``codemode`` script naming them) first waits for the servers
+(``on_tool_call``). Without a ``codemode`` or ``tool_search`` tool the session is warned once that
+they cannot be called. The ``mcp_servers`` system prompt section Pi writes for such servers (their
+description or the first line of their instructions) is added only when a tool of either name is
+registered.
 
 The host decides whether ``.pi/mcp.json`` may be read: pass ``project_trusted`` (a bool or a
 callable asked at ``session_start``) in ``McpOptions``. Without it, only the global file is read.
@@ -22,6 +25,7 @@ callable asked at ``session_start``) in ``McpOptions``. Without it, only the glo
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
 
 EXTENSION_NAME = "builtin:mcp"
 FIRST_PROMPT_WAIT_S = 10.0
+CODEMODE_REACH = re.compile(r"mcp__|mcp_resource|\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,7 @@ class _McpState:
             self.options.resolved_agent_dir(), ctx.cwd, project_trusted=self.options.is_project_trusted()
         )
         self.config = config
+        self.tools.auto_enable_codemode = config.auto_enable_codemode
         for problem in config.errors:
             self.log.write(None, f"config error: {problem}")
         for warning in config.warnings:
@@ -180,8 +186,14 @@ class _McpState:
                 sections.pop(MCP_SERVERS_SECTION, None)
 
     async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
-        """A call that reaches other tools (``tool_search``) waits for the servers still connecting."""
-        if self.manager is not None and waits_for_servers(self.pi, event.get("toolName"), event.get("input")):
+        """A call that may reach MCP tools waits for the servers still connecting: a tool that says so
+        (``reachesTools``, as ``tool_search`` does), or a ``codemode`` script that names MCP tools or
+        searches them."""
+        if self.manager is None:
+            return
+        tool_name, data = event.get("toolName"), event.get("input")
+        code = data.get("code") if tool_name == "codemode" and isinstance(data, dict) else None
+        if waits_for_servers(self.pi, tool_name, data) or (isinstance(code, str) and CODEMODE_REACH.search(code)):
             await self.manager.wait_all()
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:

@@ -3,10 +3,11 @@
 Every tool is registered as ``mcp__<server>__<tool>`` (``names.py``) with its exposure
 (``exposure.py``) and the server's namespace (``mcp__<server>``, its description and instructions,
 which ``tool_search`` ranks by): ``direct`` tools are activated on registration, ``codemode`` and
-``deferred`` tools are registered inactive (``tool_search`` activates the ones it finds, and they
-stay active when the server's list changes), ``hidden`` tools are not registered. Tools cannot be
-unregistered, and the first registration of a name is the one the session keeps, so each name is
-registered once with an ``execute`` that runs the name's current definition: when a server withdraws a tool
+``deferred`` tools are registered inactive (a server with ``codemode`` tools switches the
+``codemode`` tool on; ``tool_search`` activates the ones it finds, and they stay active when the
+server's list changes), ``hidden`` tools are not registered. Tools cannot be unregistered, and the
+first registration of a name is the one the session keeps, so each name is registered once with
+an ``execute`` that runs the name's current definition: when a server withdraws a tool
 (``notifications/tools/list_changed``) or is disabled, that definition answers that the tool is no
 longer available, and the name leaves the active set.
 
@@ -37,6 +38,7 @@ from pi_harness.extensions_builtin.mcp.resources import resource_tool_definition
 
 if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+CODEMODE_TOOL = "codemode"
 
 
 class McpToolSet:
@@ -55,6 +57,7 @@ class McpToolSet:
         self.server_tools: dict[str, set[str]] = {}  # server -> names it offers now
         self._definitions: dict[str, ToolDefinition] = {}  # the current definition of each name
         self.resource_exposure: Exposure | None = None
+        self.auto_enable_codemode = True  # mcp.json's ``autoEnableCodemode``
 
     def update(self, connection: ServerConnection) -> None:
         """Register (again) the tools ``connection`` offers now, and withdraw the ones it dropped."""
@@ -65,6 +68,7 @@ class McpToolSet:
         current: set[str] = set()
         direct: list[str] = []
         group = server_namespace(connection)
+        codemode = False
         for tool in connection.tools:
             name = names[tool.name]
             exposure = config.exposure_of(tool.name)
@@ -75,6 +79,7 @@ class McpToolSet:
             current.add(name)
             if exposure == "direct":
                 direct.append(name)
+            codemode = codemode or exposure == "codemode"
         withdrawn = {name for name in previous - current if name in self._definitions}
         for name in withdrawn:
             reason = f'MCP tool "{name}" is no longer available from the server "{server}".'
@@ -82,6 +87,8 @@ class McpToolSet:
         self.server_tools[server] = current
         # Indirect tools are not activated on registration; the ones tool_search loaded stay active.
         self._set_active(add=[n for n in direct if n not in previous], remove=withdrawn)
+        if codemode and self.auto_enable_codemode:
+            self._activate_codemode()
         self.sync_resource_tools()
 
     def withdraw(self, server: str) -> None:
@@ -136,6 +143,15 @@ class McpToolSet:
             self._set_active(add=names, remove=set())
         else:
             self._set_active(add=[], remove=set(names))
+
+    def _activate_codemode(self) -> None:
+        """As Pi: a server with ``codemode`` tools turns the ``codemode`` tool on, when one is registered."""
+        try:
+            registered = {str(t.get("name")) for t in self._pi.get_all_tools()}
+        except Exception:  # not bound to a session
+            return
+        if CODEMODE_TOOL in registered:
+            self._set_active(add=[CODEMODE_TOOL], remove=set())
 
     def _set_active(self, *, add: list[str], remove: set[str]) -> None:
         if not add and not remove:
