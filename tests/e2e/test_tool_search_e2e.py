@@ -159,7 +159,9 @@ def test_same_requests_and_records_as_pi(pi_env: PiEnv) -> None:
 @pytest.mark.parametrize("how", ["--tools", "defaultTools"])
 def test_naming_tool_search_activates_it_for_codemode_servers(pi_env: PiEnv, how: str) -> None:
     entry = {"command": sys.executable, "args": [str(SERVER), "--count", "20"]}  # codemode, the default
-    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"office": entry}}))
+    # Without the codemode tool (which such a server would switch on), so only tool_search reaches them.
+    config = {"autoEnableCodemode": False, "mcpServers": {"office": entry}}
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps(config))
     pi_env.server.push(
         ScriptedResponse(steps=[ToolCallStep("tool_search", {"query": "time zone"})]),
         ScriptedResponse(steps=[TextStep("ok")]),
