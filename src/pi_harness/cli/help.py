@@ -26,6 +26,7 @@ class HelpFlag(Protocol):
 
 _COMMANDS = (
     ("auth check|print-api-key|print-bearer-token", "Check or print credentials (--provider, --model, --json)"),
+    ("auth login|logout <provider>", "Sign in (browser or device code; openrouter) or remove a stored credential"),
     ("mcp add|remove|list", "Add or remove MCP servers in mcp.json, or check them and their tools"),
     ("config", "Show the effective settings and where each value comes from"),
     ("config get <key>", "Print one setting"),
