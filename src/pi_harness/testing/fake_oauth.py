@@ -162,7 +162,7 @@ class FakeOAuthServer:
                 pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-oauth", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-oauth", daemon=True)
         self._thread.start()
         return self
 
