@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import subprocess
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -81,7 +80,7 @@ def test_openrouter_login_with_a_pasted_redirect_url(pi_env: PiEnv) -> None:
         # A browser on another machine ends on the redirect URL; the user pastes it.
         location = httpx2.get(url, timeout=30).headers["location"]
         assert parse_qs(urlsplit(location).query)["code"]
-        out, err = process.communicate(location + "\n", timeout=60)
+        _out, err = process.communicate(location + "\n", timeout=60)
         key = server.keys[0]
     assert process.returncode == 0, err
     assert _auth_json(pi_env)["openrouter"]["access"] == key

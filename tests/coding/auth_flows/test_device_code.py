@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from _login_ui import RecordingUI
 
-from pi_harness.coding.auth_flows import LoginError, flow_for
-from pi_harness.coding.auth_flows import device_code
+from pi_harness.coding.auth_flows import LoginError, device_code, flow_for
 from pi_harness.testing.fake_oauth import FakeOAuthServer
 
 
@@ -50,22 +49,22 @@ async def test_pending_then_slow_down_then_approved() -> None:
 
 async def test_expired_device_code_ends_the_sign_in() -> None:
     clock = Clock()
-    with FakeOAuthServer(device_states=["authorization_pending", "expired_token"]) as server:
-        with pytest.raises(LoginError, match="device code expired"):
-            await _run(server, clock)
+    server = FakeOAuthServer(device_states=["authorization_pending", "expired_token"])
+    with server, pytest.raises(LoginError, match="device code expired"):
+        await _run(server, clock)
 
 
 async def test_denied_sign_in() -> None:
-    with FakeOAuthServer(device_states=["access_denied"]) as server:
-        with pytest.raises(LoginError, match="denied"):
-            await _run(server, Clock())
+    server = FakeOAuthServer(device_states=["access_denied"])
+    with server, pytest.raises(LoginError, match="denied"):
+        await _run(server, Clock())
 
 
 async def test_client_side_deadline_after_slow_down_names_the_clock() -> None:
     clock = Clock()
-    with FakeOAuthServer(device_states=["slow_down"], interval=1, expires_in=10) as server:
-        with pytest.raises(LoginError, match="timed out after the server asked to slow down"):
-            await _run(server, clock)
+    server = FakeOAuthServer(device_states=["slow_down"], interval=1, expires_in=10)
+    with server, pytest.raises(LoginError, match="timed out after the server asked to slow down"):
+        await _run(server, clock)
     assert sum(clock.waits) == pytest.approx(10.0)
 
 
@@ -74,5 +73,5 @@ async def test_unknown_client_is_reported() -> None:
         env = server.env("acme") | {"PI_OAUTH_ACME_CLIENT_ID": "someone-else"}
         spec = flow_for("acme", env)
         assert spec is not None
-        with pytest.raises(LoginError, match="HTTP 401.*unknown client"):
+        with pytest.raises(LoginError, match=r"HTTP 401.*unknown client"):
             await device_code.start(spec)

@@ -34,9 +34,7 @@ def test_two_processes_refresh_once(agent_dir: Path) -> None:
         AuthStorage(agent_dir).set("acme", _expired(server.issue_refresh_token()))
         env = dict(os.environ) | server.env("acme")
         children = [
-            subprocess.Popen(
-                [sys.executable, "-c", _CHILD, str(agent_dir)], env=env, stdout=subprocess.PIPE, text=True
-            )
+            subprocess.Popen([sys.executable, "-c", _CHILD, str(agent_dir)], env=env, stdout=subprocess.PIPE, text=True)
             for _ in range(2)
         ]
         outputs = [child.communicate(timeout=60)[0].strip() for child in children]
