@@ -55,6 +55,7 @@ _ENVIRONMENT = (
     ("PI_SKIP_VERSION_CHECK", "Accepted for Pi compatibility (pi-harness makes no update check)"),
     ("PI_CACHE_RETENTION", "long: extended prompt-cache retention where supported"),
     ("PI_TIMING", "1: print startup phase timings on stderr"),
+    ("PI_OAUTH_CALLBACK_HOST", "Address of the sign-in callback server (default 127.0.0.1)"),
     ("OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...", "Provider API keys"),
 )
 
