@@ -11,7 +11,8 @@ It speaks just enough OAuth to run every flow end to end over real loopback HTTP
   ``"slow_down"``, ``"expired_token"``, ``"access_denied"`` or ``"approve"``), the last one
   repeating.
 * the refresh grant on ``POST /token``: rotates the refresh token; a spent refresh token gets
-  ``invalid_grant``, so a double refresh shows.
+  ``invalid_grant``, so a double refresh shows (``refresh_hold_s`` holds a refresh back until a
+  second one arrives, so that concurrent refreshes really overlap).
 
 Everything received is recorded (``requests``, ``refresh_count``). Use it as a context manager;
 ``env(provider)`` gives the ``PI_OAUTH_*`` variables that point pi at it.
@@ -63,6 +64,7 @@ class FakeOAuthServer:
         expires_in: int = 600,
         access_lifetime_s: int = 3600,
         deny_pkce: bool = False,
+        refresh_hold_s: float = 0.0,
     ) -> None:
         self.client_id = client_id
         self.device_states = list(device_states)
@@ -70,6 +72,11 @@ class FakeOAuthServer:
         self.expires_in = expires_in
         self.access_lifetime_s = access_lifetime_s
         self.deny_pkce = deny_pkce
+        # A refresh is answered only after this long or once another refresh arrives, so that
+        # two clients refreshing at the same time (without a lock) both reach the server.
+        self.refresh_hold_s = refresh_hold_s
+        self._refresh_arrivals = 0
+        self._arrived = threading.Condition()
         self._state = _State()
         self._lock = threading.Lock()
         self._counter = itertools.count(1)
@@ -264,6 +271,11 @@ class FakeOAuthServer:
         return 400, {"error": state}
 
     def _refresh(self, params: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if self.refresh_hold_s > 0:
+            with self._arrived:
+                self._refresh_arrivals += 1
+                self._arrived.notify_all()
+                self._arrived.wait_for(lambda: self._refresh_arrivals > 1, timeout=self.refresh_hold_s)
         with self._lock:
             token = params.get("refresh_token", "")
             if token not in self._state.refresh_tokens:

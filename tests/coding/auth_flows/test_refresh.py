@@ -16,11 +16,16 @@ from pi_harness.testing.fake_oauth import FakeOAuthServer
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "auth" / "pi14_oauth_auth.json"
 
+# Each child waits until both have started (a file barrier), then resolves the key.
 _CHILD = """
-import sys
+import sys, time
 from pathlib import Path
 from pi_harness.coding.auth_flows import fresh_api_key
 from pi_harness.coding.config.auth import AuthStorage
+barrier = Path(sys.argv[2])
+(barrier / sys.argv[3]).touch()
+while len(list(barrier.iterdir())) < 2:
+    time.sleep(0.005)
 print(fresh_api_key(AuthStorage(Path(sys.argv[1])), "acme"))
 """
 
@@ -29,13 +34,21 @@ def _expired(refresh: str) -> dict[str, object]:
     return {"type": "oauth", "refresh": refresh, "access": "old-access", "expires": 1000}
 
 
-def test_two_processes_refresh_once(agent_dir: Path) -> None:
-    with FakeOAuthServer() as server:
+def test_two_processes_refresh_once(agent_dir: Path, tmp_path: Path) -> None:
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    # Without the lock both children reach the server within the hold and one gets invalid_grant.
+    with FakeOAuthServer(refresh_hold_s=1.0) as server:
         AuthStorage(agent_dir).set("acme", _expired(server.issue_refresh_token()))
         env = dict(os.environ) | server.env("acme")
         children = [
-            subprocess.Popen([sys.executable, "-c", _CHILD, str(agent_dir)], env=env, stdout=subprocess.PIPE, text=True)
-            for _ in range(2)
+            subprocess.Popen(
+                [sys.executable, "-c", _CHILD, str(agent_dir), str(barrier), str(n)],
+                env=env,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for n in range(2)
         ]
         outputs = [child.communicate(timeout=60)[0].strip() for child in children]
         assert [child.returncode for child in children] == [0, 0]
