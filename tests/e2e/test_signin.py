@@ -112,7 +112,7 @@ def test_refused_subscription_sign_ins(pi_env: PiEnv) -> None:
     assert not (pi_env.agent_dir / "auth.json").exists()
 
 
-def test_print_mode_refreshes_and_sends_the_signed_in_token(pi_env: PiEnv) -> None:
+def _acme_provider(pi_env: PiEnv) -> None:
     (pi_env.agent_dir / "models.json").write_text(
         json.dumps(
             {
@@ -128,6 +128,10 @@ def test_print_mode_refreshes_and_sends_the_signed_in_token(pi_env: PiEnv) -> No
     )
     settings = pi_env.agent_dir / "settings.json"
     settings.write_text(json.dumps({"defaultProvider": "acme", "defaultModel": "acme-model"}))
+
+
+def test_print_mode_refreshes_and_sends_the_signed_in_token(pi_env: PiEnv) -> None:
+    _acme_provider(pi_env)
     with FakeOAuthServer() as server:
         auth = {"acme": {"type": "oauth", "refresh": server.issue_refresh_token(), "access": "expired", "expires": 1}}
         (pi_env.agent_dir / "auth.json").write_text(json.dumps(auth))
@@ -141,3 +145,16 @@ def test_print_mode_refreshes_and_sends_the_signed_in_token(pi_env: PiEnv) -> No
     assert second.returncode == 0, second.stderr
     assert [r.headers.get("authorization") for r in pi_env.server.requests] == [f"Bearer {token}"] * 2
     assert _auth_json(pi_env)["acme"]["access"] == token
+
+
+def test_print_mode_reports_a_failed_refresh(pi_env: PiEnv) -> None:
+    _acme_provider(pi_env)
+    expired = {"type": "oauth", "refresh": "revoked", "access": "expired", "expires": 1}
+    (pi_env.agent_dir / "auth.json").write_text(json.dumps({"acme": expired}))
+    with FakeOAuthServer() as server:
+        result = _run(pi_env, "-p", "hi", env=server.env("acme"))
+        refreshes = [r for r in server.requests if r.params.get("grant_type") == "refresh_token"]
+    assert result.returncode == 1
+    assert 'Authentication failed for "acme"' in result.stderr and "/login acme" in result.stderr
+    assert len(refreshes) == 1 and pi_env.server.requests == []
+    assert json.loads((pi_env.agent_dir / "auth.json").read_text())["acme"] == expired
