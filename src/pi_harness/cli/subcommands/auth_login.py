@@ -28,6 +28,20 @@ logout   Remove the provider's stored credential from auth.json.
 """
 
 
+def open_in_browser(url: str) -> bool:
+    """Open ``url`` in a graphical browser when there is one. On a Linux machine without a display
+    nothing is started: ``webbrowser`` would fall back to a text browser inside pi's terminal."""
+    import os
+    import webbrowser
+
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    try:
+        return webbrowser.open(url)
+    except Exception:  # no browser is fine: the URL is shown
+        return False
+
+
 class TerminalLoginUI:
     """Shows the flow on ``err`` and reads pasted lines from ``stdin`` in a daemon thread (a
     blocked read must not keep the process alive once the callback has arrived)."""
@@ -45,12 +59,7 @@ class TerminalLoginUI:
         print(instructions, file=self.err)
         print(url, file=self.err, flush=True)
         if self.open_browser:
-            import webbrowser
-
-            try:
-                webbrowser.open(url)
-            except Exception:  # no browser is fine: the URL is printed
-                pass
+            open_in_browser(url)
 
     async def paste(self, prompt: str) -> str | None:
         if self._eof:

@@ -32,6 +32,7 @@ async def test_login_openrouter_signs_in_through_the_browser(
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", _browser_recording(opened))
+    monkeypatch.setenv("DISPLAY", ":0")  # a desktop, where pi opens the browser itself
     with FakeOAuthServer() as oauth:
         for name, value in oauth.env("openrouter").items():
             monkeypatch.setenv(name, value)
@@ -63,6 +64,7 @@ async def test_login_with_a_device_code(
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", _browser_recording(opened))
+    monkeypatch.setenv("DISPLAY", ":0")  # a desktop, where pi opens the browser itself
     with FakeOAuthServer(device_states=["authorization_pending", "approve"]) as oauth:
         for name, value in oauth.env("acme").items():
             monkeypatch.setenv(name, value)

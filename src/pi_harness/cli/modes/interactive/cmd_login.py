@@ -10,7 +10,6 @@ vendor's client, one line says why it is not offered, then the API-key prompt fo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -36,11 +35,10 @@ class ShellLoginUI:
         self.shell.notice("info", message)
 
     def show_url(self, url: str, instructions: str) -> None:
-        self.shell.notice("info", f"{instructions}\n{url}")
-        import webbrowser
+        from pi_harness.cli.subcommands.auth_login import open_in_browser
 
-        with contextlib.suppress(Exception):  # no browser here: the URL is in the transcript
-            webbrowser.open(url)
+        self.shell.notice("info", f"{instructions}\n{url}")
+        open_in_browser(url)
 
     async def paste(self, prompt: str) -> str | None:
         from pi_harness.coding.auth_flows import LoginError
