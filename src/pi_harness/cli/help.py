@@ -26,6 +26,7 @@ class HelpFlag(Protocol):
 
 _COMMANDS = (
     ("auth check|print-api-key|print-bearer-token", "Check or print credentials (--provider, --model, --json)"),
+    ("auth login|logout <provider>", "Sign in (browser or device code; openrouter) or remove a stored credential"),
     ("mcp add|remove|list", "Add or remove MCP servers in mcp.json, or check them and their tools"),
     ("config", "Show the effective settings and where each value comes from"),
     ("config get <key>", "Print one setting"),
@@ -54,6 +55,7 @@ _ENVIRONMENT = (
     ("PI_SKIP_VERSION_CHECK", "Accepted for Pi compatibility (pi-harness makes no update check)"),
     ("PI_CACHE_RETENTION", "long: extended prompt-cache retention where supported"),
     ("PI_TIMING", "1: print startup phase timings on stderr"),
+    ("PI_OAUTH_CALLBACK_HOST", "Address of the sign-in callback server (default 127.0.0.1)"),
     ("OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...", "Provider API keys"),
 )
 

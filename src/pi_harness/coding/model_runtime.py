@@ -22,6 +22,7 @@ from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import Context, Model
+from pi_harness.coding.auth_flows.refresh import fresh_api_key
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.models_json import (
     ModelsJsonError,
@@ -197,7 +198,8 @@ class ModelRuntime:
         """Resolve the key at request time; ``None`` when there is none."""
         if provider in self._runtime_keys:
             return self._runtime_keys[provider]
-        stored = self.auth.get_api_key(provider)
+        # An expired signed-in token is refreshed here, under the auth.json lock.
+        stored = fresh_api_key(self.auth, provider)
         if stored:
             return stored
         configured = self._configured_key_value(provider)

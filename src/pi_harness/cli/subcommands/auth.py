@@ -1,4 +1,5 @@
-"""``pi auth check|print-api-key|print-bearer-token [--provider P] [--model M] [--json]`` (1.4.0).
+"""``pi auth check|print-api-key|print-bearer-token [--provider P] [--model M] [--json]`` (1.4.0),
+and ``pi auth login|logout <provider>`` (``auth_login.py``).
 
 Exit codes: 0 ready, 1 not_ready (no usable credential), 2 invalid (bad arguments, unknown
 provider or model, a models.json that fails to load).
@@ -29,13 +30,17 @@ if TYPE_CHECKING:
 AuthState = Literal["ready", "not_ready", "invalid"]
 EXIT_CODES: dict[AuthState, int] = {"ready": 0, "not_ready": 1, "invalid": 2}
 ACTIONS = ("check", "print-api-key", "print-bearer-token")
+LOGIN_ACTIONS = ("login", "logout")
 
 USAGE = """Usage: pi auth <action> [--provider <name>] [--model <pattern>] [--json]
+       pi auth login|logout <provider>
 
 Actions:
   check                Is a credential available? Exit 0 ready, 1 not ready, 2 invalid
   print-api-key        Print the API key that requests would use
   print-bearer-token   Print the token sent as "Authorization: Bearer"
+  login <provider>     Sign in (browser or device code) and store the credential in auth.json
+  logout <provider>    Remove the provider's stored credential
 
 Options:
   --provider <name>    Provider to check (restricts --model lookup)
@@ -85,7 +90,9 @@ def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
 
     entry = runtime.auth.get(provider)
     if entry is not None:
-        stored = runtime.auth.get_api_key(provider)
+        from pi_harness.coding.auth_flows import fresh_api_key
+
+        stored = fresh_api_key(runtime.auth, provider)
         if stored:
             return Credential(stored, "auth.json (oauth)" if entry.get("type") == "oauth" else "auth.json")
     configured: str | None = None
@@ -234,9 +241,14 @@ def run_auth_command(
         print(USAGE, end="", file=stdout if argv else stderr)
         return 0 if argv else EXIT_CODES["invalid"]
     action = argv[0]
+    if action in LOGIN_ACTIONS:
+        from pi_harness.cli.subcommands.auth_login import run_login_command
+
+        return run_login_command(action, argv[1:], out=stdout, err=stderr)
     try:
         if action not in ACTIONS:
-            raise UsageError(f'Unknown auth action "{action}". Use one of: {", ".join(ACTIONS)}')
+            known = ", ".join((*ACTIONS, *LOGIN_ACTIONS))
+            raise UsageError(f'Unknown auth action "{action}". Use one of: {known}')
         args = parse_command_args(
             "auth", argv[1:], value_options=("--provider", "--model"), switches=("--json", "--help", "-h")
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,31 @@ class AuthStorage:
             change(data)
             atomic_write(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
         os.chmod(self.path, 0o600)
+
+    def modify(
+        self, provider: str, change: Callable[[dict[str, Any] | None], dict[str, Any] | None], *, wait_s: float = 30.0
+    ) -> dict[str, Any] | None:
+        """Read-modify-write of one entry with the file lock held while ``change`` runs (a token
+        refresh, say), so that another process waits and then sees the result. ``change`` gets
+        the current entry and returns the new one, or ``None`` to leave it as it is."""
+        if self._memory is not None:
+            current = self._memory.get(provider)
+            new = change(current if isinstance(current, dict) else None)
+            if new is not None:
+                self._memory[provider] = new
+            return new if new is not None else self.get(provider)
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with locked(self.path, attempts=max(1, int(wait_s / 0.5))):
+            data = self.read_all()
+            current = data.get(provider)
+            new = change(current if isinstance(current, dict) else None)
+            if new is None:
+                return current if isinstance(current, dict) else None
+            data[provider] = new
+            atomic_write(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
+        os.chmod(self.path, 0o600)
+        return new
 
     def ensure_file(self) -> None:
         """Create ``{}`` with mode 0600 if the file does not exist."""

@@ -1,8 +1,7 @@
 """Slash commands about models and credentials: ``/model``, ``/scoped-models``, ``/thinking``,
 ``/login`` and ``/logout``.
 
-``/login <provider>`` stores an API key in ``auth.json`` (there is no OAuth flow here);
-``/logout <provider>`` removes what is stored for the provider.
+The handlers of ``/login`` and ``/logout`` live in ``cmd_login.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 
 from pi_harness.ai.types import THINKING_LEVELS, Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
+from pi_harness.cli.modes.interactive.cmd_login import login, logout
 from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
@@ -110,42 +110,6 @@ async def thinking(mode: ModeContext, args: str) -> None:
     shell.notice("success", f"Thinking level: {session.thinking_level}")
 
 
-async def login(mode: ModeContext, args: str) -> None:
-    shell = mode.shell
-    session = mode.session
-    runtime = session.model_runtime
-    provider = args.strip() or await _choose(mode, "Store an API key for", sorted(runtime.get_providers()))
-    if not provider:
-        return
-    key = await shell.ask_input(f"API key for {provider}", placeholder="stored in auth.json")
-    if key is None or not key.strip():
-        return
-    runtime.auth.set_api_key(provider, key.strip())
-    shell.notice("success", f"Stored an API key for {provider} in auth.json")
-    if session.model is None:
-        models = [m for m in runtime.get_available() if m["provider"] == provider]
-        if models:
-            await session.set_model(models[0])
-    mode.controller.update_footer()
-
-
-async def logout(mode: ModeContext, args: str) -> None:
-    shell = mode.shell
-    auth = mode.session.model_runtime.auth
-    stored = sorted(auth.read_all())
-    if not stored:
-        shell.notice("info", "No credentials are stored in auth.json")
-        return
-    provider = args.strip() or await _choose(mode, "Remove the stored credentials of", stored)
-    if not provider:
-        return
-    if provider not in stored:
-        shell.notice("error", f"No stored credentials for {provider}")
-        return
-    auth.remove(provider)
-    shell.notice("success", f"Removed the stored credentials of {provider}")
-
-
 def _model_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
     keys = [_describe(m) for m in mode.session.model_runtime.get_available()]
     lowered = prefix.lower()
@@ -168,6 +132,6 @@ COMMANDS = [
     Builtin("model", "Choose the model", model, arguments=_model_arguments),
     Builtin("scoped-models", "Choose the models Ctrl+P cycles through", scoped_models),
     Builtin("thinking", "Set the thinking level", thinking, arguments=_level_arguments),
-    Builtin("login", "Store an API key for a provider", login, arguments=_provider_arguments),
+    Builtin("login", "Sign in to a provider or store its API key", login, arguments=_provider_arguments),
     Builtin("logout", "Remove a provider's stored credentials", logout, arguments=_stored_arguments),
 ]
