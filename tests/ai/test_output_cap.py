@@ -86,7 +86,8 @@ def test_the_estimate_counts_three_and_a_half_characters_a_token() -> None:
 
 def test_images_count_a_fixed_allowance_and_the_system_prompt_and_tools_count() -> None:
     image: Any = {"type": "image", "data": "A" * 100_000, "mimeType": "image/png"}
-    assert estimate_context_tokens({"messages": [{**user(""), "content": [image]}]}) == 1372  # 4800 / 3.5
+    pictured: Any = {**user(""), "content": [image]}
+    assert estimate_context_tokens({"messages": [pictured]}) == 1372  # 4800 / 3.5
     tool: Any = {"name": "t", "description": "d", "parameters": {}}
     context: Context = {"systemPrompt": "s" * 35, "tools": [tool], "messages": [user("x" * 7)]}
     tools_json = len(orjson.dumps([tool]))
