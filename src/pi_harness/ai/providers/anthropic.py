@@ -10,8 +10,10 @@ taken at ``message_start`` (an aborted request keeps its input cost) and refresh
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import AsyncIterator, Hashable, Mapping
 
+from pi_harness.ai.env_keys import ANTHROPIC_AUTH_TOKEN, AUTHENTICATED
 from pi_harness.ai.http import ProviderHTTPError, join_url, merge_headers, open_event_stream
 from pi_harness.ai.json_values import as_count, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
@@ -135,9 +137,17 @@ def is_oauth_token(api_key: str) -> bool:
     return "sk-ant-oat" in api_key
 
 
+def auth_token(model: Model, options: AnthropicOptions) -> str | None:
+    """``ANTHROPIC_AUTH_TOKEN`` when the built-in ``anthropic`` provider has no key of its own."""
+    if model["provider"] != "anthropic" or options.api_key not in (None, "", AUTHENTICATED):
+        return None
+    return (options.env or {}).get(ANTHROPIC_AUTH_TOKEN) or os.environ.get(ANTHROPIC_AUTH_TOKEN) or None
+
+
 def build_headers(model: Model, context: Context, options: AnthropicOptions) -> dict[str, str]:
-    api_key = options.api_key or ""
-    bearer = is_oauth_token(api_key) or model["provider"] == "github-copilot"
+    token = auth_token(model, options)
+    api_key = token or ("" if options.api_key == AUTHENTICATED else options.api_key or "")
+    bearer = token is not None or is_oauth_token(api_key) or model["provider"] == "github-copilot"
     betas: list[str] = []
     if is_oauth_token(api_key):
         betas.append(OAUTH_BETA)
@@ -347,6 +357,7 @@ def stream_anthropic(
 
     async def run(builder: MessageBuilder) -> None:
         builder.add_secret(opts.api_key)
+        builder.add_secret(auth_token(model, opts))
         current = opts
         while True:
             body = build_request_body(model, context, current)
