@@ -53,3 +53,36 @@ async def test_the_auth_token_is_only_for_the_anthropic_provider(monkeypatch: py
         first, second = (r.headers for r in server.requests)
     assert first["x-api-key"] == "proxy-key" and "authorization" not in first
     assert second["x-api-key"] == "stored-key" and "authorization" not in second
+
+
+async def test_redacted_thinking_is_replayed_even_with_an_empty_payload() -> None:
+    def reply(*blocks: Any) -> Any:
+        usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2, "cost": {}}
+        return {
+            "role": "assistant",
+            "content": [*blocks, {"type": "text", "text": "done"}],
+            "api": "anthropic-messages",
+            "provider": "fake",
+            "model": "claude-sonnet-4-5",
+            "usage": usage,
+            "stopReason": "stop",
+            "timestamp": 2,
+        }
+
+    empty = {"type": "thinking", "thinking": "[Reasoning redacted]", "thinkingSignature": "", "redacted": True}
+    absent = {"type": "thinking", "thinking": "[Reasoning redacted]", "redacted": True}
+    context: Any = {
+        "messages": [
+            HELLO["messages"][0],
+            reply(empty),
+            {"role": "user", "content": "again", "timestamp": 3},
+            reply(absent),
+            {"role": "user", "content": "more", "timestamp": 4},
+        ]
+    }
+    with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
+        model = server.model("anthropic-messages", "claude-sonnet-4-5")
+        await api.complete_simple(model, context, SimpleStreamOptions(api_key="k"))
+        sent = [m for m in server.requests[0].json["messages"] if m["role"] == "assistant"]
+    assert sent[0]["content"][0] == {"type": "redacted_thinking", "data": ""}
+    assert sent[1]["content"][0] == {"type": "redacted_thinking"}  # no payload, no field (as Pi)
