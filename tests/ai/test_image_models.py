@@ -200,3 +200,15 @@ async def test_an_api_nobody_registered_is_refused() -> None:
         assert str(exc) == "No API provider registered for api: typesafe-system-one"
     else:
         raise AssertionError("expected a ValueError")
+
+
+async def test_a_script_file_can_carry_generated_images() -> None:
+    from pi_harness.testing.fake_llm.script_file import load_script
+
+    responses = load_script([{"text": "one fox", "images": [{"mimeType": "image/png", "data": PNG}]}])
+    with FakeLLMServer(responses) as server:
+        result = await generate_images(painter(server), PROMPT, ImageGenerationOptions(api_key="k"))
+    assert result["output"] == [
+        {"type": "text", "text": "one fox"},
+        {"type": "image", "mimeType": "image/png", "data": PNG},
+    ]
