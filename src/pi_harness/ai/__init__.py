@@ -9,7 +9,23 @@ from pi_harness.ai.api import complete, complete_simple, stream, stream_simple
 from pi_harness.ai.cost import calculate_cost
 from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key
 from pi_harness.ai.events import AssistantMessageEvent
+from pi_harness.ai.images import (
+    ImageGenerationContext,
+    ImageGenerationOptions,
+    ImageGenerationResult,
+    generate_images,
+    register_images_api_provider,
+    unregister_images_api_providers,
+)
 from pi_harness.ai.message_builder import MessageBuilder
+from pi_harness.ai.model_types import (
+    MediaModel,
+    get_image_model,
+    get_image_models,
+    get_model_of_type,
+    get_models_of_type,
+    get_providers_of_type,
+)
 from pi_harness.ai.models import get_model, get_models, get_providers, models_are_equal, supports_xhigh
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.overflow import (
@@ -60,6 +76,10 @@ __all__ = [
     "AssistantMessageEventStream",
     "Context",
     "ImageContent",
+    "ImageGenerationContext",
+    "ImageGenerationOptions",
+    "ImageGenerationResult",
+    "MediaModel",
     "Message",
     "MessageBuilder",
     "Model",
@@ -81,18 +101,25 @@ __all__ = [
     "complete_simple",
     "create_assistant_message_event_stream",
     "empty_usage",
+    "generate_images",
     "get_api_provider",
     "get_env_api_key",
+    "get_image_model",
+    "get_image_models",
     "get_model",
+    "get_model_of_type",
     "get_models",
+    "get_models_of_type",
     "get_overflow_patterns",
     "get_providers",
+    "get_providers_of_type",
     "is_context_overflow",
     "is_retryable_error",
     "is_retryable_error_message",
     "models_are_equal",
     "parse_streaming_json",
     "register_api_provider",
+    "register_images_api_provider",
     "register_overflow_pattern",
     "run_provider_stream",
     "stream",
@@ -100,6 +127,7 @@ __all__ = [
     "supports_xhigh",
     "transform_messages",
     "unregister_api_providers",
+    "unregister_images_api_providers",
     "unregister_overflow_pattern",
     "validate_tool_arguments",
     "validate_tool_call",

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 AUTHENTICATED = "<authenticated>"
+# A bearer token for Anthropic (a gateway's, say): the anthropic provider sends it itself.
+ANTHROPIC_AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"
 
 # provider id -> env vars, first non-empty wins (Pi 1.4's table; tests/ai/test_provider_env_table.py
 # checks it against the table of Pi's docs/providers.md kept in tests/fixtures/providers_env.json).
@@ -81,6 +83,10 @@ def get_env_api_key(provider: str) -> str | None:
     """The key for ``provider`` from the environment, ``AUTHENTICATED``, or ``None``."""
     if provider in OAUTH_ONLY:
         return None
+    if provider == "anthropic" and os.environ.get(ANTHROPIC_AUTH_TOKEN):
+        # Sent as ``Authorization: Bearer`` by the provider, never as a key; it wins over the
+        # keys below (Pi 1.4.0's order).
+        return AUTHENTICATED
     for name in ENV_API_KEYS.get(provider, ()):
         value = os.environ.get(name)
         if value:

@@ -78,5 +78,8 @@ def adjust_max_tokens_for_budget(base_max_tokens: int, model_max_tokens: int, bu
 
 
 def default_max_tokens(model: Model) -> int:
-    """``stream_simple`` default output cap: min(model.maxTokens, 32000)."""
+    """min(model.maxTokens, 32000): the figure compaction's length-stop check compares with.
+
+    Providers no longer ask for it: ``output_cap.simple_max_tokens`` is what Pi 1.4.0 sends.
+    """
     return min(model["maxTokens"], 32000)

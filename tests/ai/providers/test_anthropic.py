@@ -685,7 +685,7 @@ async def test_budget_thinking_levels() -> None:
 
         request = await _simple_request(server, model, reasoning="medium", temperature=0.3)
         assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
-        assert request.json["max_tokens"] == 32_000 + 8192
+        assert request.json["max_tokens"] == 64_000  # the whole model cap: the budget fits inside
         assert "temperature" not in request.json  # ignored while thinking
         assert "interleaved-thinking-2025-05-14" in request.headers["anthropic-beta"]
         assert "output_config" not in request.json
@@ -695,7 +695,7 @@ async def test_budget_thinking_levels() -> None:
 
         request = await _simple_request(server, model, reasoning="low", thinking_budgets={"low": 3000})
         assert request.json["thinking"] == {"type": "enabled", "budget_tokens": 3000, "display": "summarized"}
-        assert request.json["max_tokens"] == 35_000
+        assert request.json["max_tokens"] == 64_000
 
         request = await _simple_request(server, model, reasoning="high", max_tokens=2000)
         assert request.json["max_tokens"] == 2000 + 16_384
@@ -708,7 +708,7 @@ async def test_budget_thinking_levels() -> None:
         request = await _simple_request(server, model, reasoning="off", temperature=0.3)
         assert "thinking" not in request.json
         assert request.json["temperature"] == 0.3
-        assert request.json["max_tokens"] == 32_000
+        assert request.json["max_tokens"] == 64_000
         assert "anthropic-beta" not in request.headers
 
 
@@ -730,11 +730,11 @@ async def test_adaptive_thinking_effort(
 ) -> None:
     with FakeLLMServer(default=ScriptedResponse(steps=[TextStep("ok")])) as server:
         extra = {"thinkingLevelMap": level_map} if level_map else {}
-        model = server.model(API, model_id, reasoning=True, maxTokens=128_000, **extra)
+        model = server.model(API, model_id, reasoning=True, maxTokens=128_000, contextWindow=400_000, **extra)
         request = await _simple_request(server, model, reasoning=level)
     assert request.json["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert request.json["output_config"] == {"effort": effort}
-    assert request.json["max_tokens"] == 32_000
+    assert request.json["max_tokens"] == 128_000
     assert "anthropic-beta" not in request.headers  # adaptive models interleave natively
 
 

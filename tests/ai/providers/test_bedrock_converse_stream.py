@@ -417,7 +417,7 @@ async def test_budget_thinking_on_claude_fits_inside_max_tokens(monkeypatch: pyt
         await collect(api.stream_simple(roomy, hello(), SimpleStreamOptions(reasoning="high")))
         await collect(api.stream_simple(tight, hello(), SimpleStreamOptions(reasoning="high", max_tokens=4000)))
         first, second = (r.json for r in server.requests)
-    assert first["inferenceConfig"] == {"maxTokens": 48384}  # 32000 asked + the 16384 budget
+    assert first["inferenceConfig"] == {"maxTokens": 64000}  # the model cap, the 16384 budget inside it
     assert first["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 16384
     assert second["inferenceConfig"] == {"maxTokens": 10000}  # capped by the model
     assert second["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 8976  # leaves 1024 to answer

@@ -596,7 +596,7 @@ async def test_stream_simple_defaults_max_tokens_and_maps_reasoning() -> None:
         )
         bodies = [r.json for r in server.requests]
     assert bodies[0]["reasoning_effort"] == "high"
-    assert bodies[0]["max_completion_tokens"] == 32_000
+    assert bodies[0]["max_completion_tokens"] == 64_000
     assert "reasoning_effort" not in bodies[1]
     assert "reasoning_effort" not in bodies[2]  # not a reasoning model
     assert bodies[2]["max_completion_tokens"] == 99

@@ -667,7 +667,7 @@ async def test_reasoning_level_is_sent_as_effort(model_id: str, name: str, level
         body = server.requests[0].json
     assert body["reasoning"] == {"effort": effort, "summary": "auto"}
     assert body["include"] == ["reasoning.encrypted_content"]
-    assert body["max_output_tokens"] == 32000
+    assert body["max_output_tokens"] == 100_000
     assert body["input"][0]["role"] == "developer"  # reasoning models take the system prompt as developer
 
 

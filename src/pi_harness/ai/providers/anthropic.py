@@ -10,13 +10,16 @@ taken at ``message_start`` (an aborted request keeps its input cost) and refresh
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import AsyncIterator, Hashable, Mapping
 
+from pi_harness.ai.env_keys import ANTHROPIC_AUTH_TOKEN, AUTHENTICATED
 from pi_harness.ai.http import ProviderHTTPError, join_url, merge_headers, open_event_stream
 from pi_harness.ai.json_values import as_count, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder, now_ms
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
+from pi_harness.ai.output_cap import budgeted_max_tokens, simple_max_tokens
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers.anthropic_convert import (
     REDACTED_THINKING_TEXT,
@@ -34,12 +37,7 @@ from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import CREDENTIAL_HEADERS
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import (
-    adjust_max_tokens_for_budget,
-    default_max_tokens,
-    requested_level,
-    thinking_budget,
-)
+from pi_harness.ai.thinking import requested_level, thinking_budget
 from pi_harness.ai.types import Context, Model, StopReason, ThinkingLevel
 
 __all__ = [
@@ -139,9 +137,17 @@ def is_oauth_token(api_key: str) -> bool:
     return "sk-ant-oat" in api_key
 
 
+def auth_token(model: Model, options: AnthropicOptions) -> str | None:
+    """``ANTHROPIC_AUTH_TOKEN`` when the built-in ``anthropic`` provider has no key of its own."""
+    if model["provider"] != "anthropic" or options.api_key not in (None, "", AUTHENTICATED):
+        return None
+    return (options.env or {}).get(ANTHROPIC_AUTH_TOKEN) or os.environ.get(ANTHROPIC_AUTH_TOKEN) or None
+
+
 def build_headers(model: Model, context: Context, options: AnthropicOptions) -> dict[str, str]:
-    api_key = options.api_key or ""
-    bearer = is_oauth_token(api_key) or model["provider"] == "github-copilot"
+    token = auth_token(model, options)
+    api_key = token or ("" if options.api_key == AUTHENTICATED else options.api_key or "")
+    bearer = token is not None or is_oauth_token(api_key) or model["provider"] == "github-copilot"
     betas: list[str] = []
     if is_oauth_token(api_key):
         betas.append(OAUTH_BETA)
@@ -351,6 +357,7 @@ def stream_anthropic(
 
     async def run(builder: MessageBuilder) -> None:
         builder.add_secret(opts.api_key)
+        builder.add_secret(auth_token(model, opts))
         current = opts
         while True:
             body = build_request_body(model, context, current)
@@ -400,11 +407,13 @@ def map_thinking_level_to_effort(model: Model, level: ThinkingLevel) -> Anthropi
     return _EFFORT_BY_LEVEL.get(level, "high")
 
 
-def simple_to_anthropic_options(model: Model, options: SimpleStreamOptions | None) -> AnthropicOptions:
+def simple_to_anthropic_options(
+    model: Model, context: Context, options: SimpleStreamOptions | None
+) -> AnthropicOptions:
     """Map the unified ``reasoning`` level to adaptive effort or a thinking budget."""
     simple = options if options is not None else SimpleStreamOptions()
     base = as_anthropic_options(simple)
-    max_tokens = simple.max_tokens or default_max_tokens(model)
+    max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     level = requested_level(model, simple.reasoning)
     if level is None:
         return dataclasses.replace(base, max_tokens=max_tokens, thinking_enabled=False)
@@ -416,14 +425,14 @@ def simple_to_anthropic_options(model: Model, options: SimpleStreamOptions | Non
             effort=map_thinking_level_to_effort(model, level),
         )
     budget = thinking_budget(level, simple.thinking_budgets)
-    max_tokens, budget = adjust_max_tokens_for_budget(max_tokens, model["maxTokens"], budget)
+    max_tokens, budget = budgeted_max_tokens(model, context, simple.max_tokens, budget)
     return dataclasses.replace(base, max_tokens=max_tokens, thinking_enabled=True, thinking_budget_tokens=budget)
 
 
 def stream_simple_anthropic(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    return stream_anthropic(model, context, simple_to_anthropic_options(model, options))
+    return stream_anthropic(model, context, simple_to_anthropic_options(model, context, options))
 
 
 PROVIDER = ApiProvider(api=API, stream=stream_anthropic, stream_simple=stream_simple_anthropic)

@@ -22,6 +22,7 @@ from pi_harness.ai.providers.anthropic_wire import (
     ImageBlock,
     MessageParam,
     MessagesRequest,
+    RedactedThinkingBlock,
     TextBlock,
     ToolParam,
     ToolResultBlock,
@@ -370,9 +371,13 @@ def _convert_assistant(message: AssistantMessage, allow_empty_signature: bool = 
             signature = str(block.get("thinkingSignature") or "")
             thinking = str(block.get("thinking") or "")
             if block.get("redacted"):
-                # The transform keeps redacted thinking only for the model that produced it.
-                if signature:
-                    blocks.append({"type": "redacted_thinking", "data": signature})
+                # The transform keeps redacted thinking only for the model that produced it. It
+                # goes back even with an empty payload (Pi replays it; the service judges it).
+                redacted: RedactedThinkingBlock = {"type": "redacted_thinking"}
+                payload = block.get("thinkingSignature")
+                if isinstance(payload, str):
+                    redacted["data"] = payload
+                blocks.append(redacted)
             elif signature.strip():
                 blocks.append({"type": "thinking", "thinking": thinking, "signature": signature})
             elif thinking.strip() and allow_empty_signature:

@@ -46,7 +46,8 @@ class ThinkingBlock(TypedDict):
 
 class RedactedThinkingBlock(TypedDict):
     type: Literal["redacted_thinking"]
-    data: str
+    # Absent when the stored block had no payload: it is replayed anyway, as Pi 1.4.0 does.
+    data: NotRequired[str]
 
 
 class ToolUseBlock(TypedDict):

@@ -23,6 +23,7 @@ from pi_harness.ai.http import join_url, merge_headers
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.azure_openai_config import (
     resolve_api_version,
     resolve_base_url,
@@ -35,7 +36,7 @@ from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model
 
 API = "azure-openai-responses"
@@ -146,7 +147,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, AzureOpenAIResponsesOptions)
-    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     # The clamped level; the body maps it through ``thinkingLevelMap``.
     opts.reasoning_effort = requested_level(model, simple.reasoning)
     return stream(model, context, opts)

@@ -31,6 +31,7 @@ from pi_harness.ai.json_values import JsonObject, as_count, as_object
 from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
+from pi_harness.ai.output_cap import budgeted_max_tokens, simple_max_tokens
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.providers import bedrock_auth
 from pi_harness.ai.providers.aws_eventstream import EventMessage, EventStreamDecoder
@@ -45,7 +46,7 @@ from pi_harness.ai.providers.bedrock_convert import (
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import adjust_max_tokens_for_budget, default_max_tokens, requested_level, thinking_budget
+from pi_harness.ai.thinking import requested_level, thinking_budget
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "bedrock-converse-stream"
@@ -312,7 +313,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, BedrockOptions)
-    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     level = requested_level(model, simple.reasoning)
     opts.reasoning = level
     opts.thinking_budgets = simple.thinking_budgets
@@ -320,12 +321,8 @@ def stream_simple(
         # Budget-based Claude: the thinking budget must fit inside max_tokens with room to answer.
         budget_level = "high" if level in ("xhigh", "max") else level
         budget = thinking_budget(budget_level, simple.thinking_budgets)
-        max_tokens, budget = adjust_max_tokens_for_budget(opts.max_tokens, model["maxTokens"], budget)
-        opts.max_tokens = max_tokens
-        opts.thinking_budgets = {
-            **(simple.thinking_budgets or {}),
-            budget_level: min(budget, max(0, max_tokens - 1024)),
-        }
+        opts.max_tokens, budget = budgeted_max_tokens(model, context, simple.max_tokens, budget)
+        opts.thinking_budgets = {**(simple.thinking_budgets or {}), budget_level: budget}
     return stream(model, context, opts)
 
 

@@ -25,6 +25,7 @@ from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.google_convert import build_request
 from pi_harness.ai.providers.google_thinking import disabled_thinking_config, simple_thinking_config
 from pi_harness.ai.providers.google_wire import GenerateContentRequest, ThinkingConfig
@@ -32,7 +33,6 @@ from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.transform import make_google_normalizer, transform_messages
 from pi_harness.ai.types import Context, Model, StopReason
 
@@ -309,8 +309,7 @@ def stream_simple(
     """Map the unified ``reasoning`` level to ``thinkingConfig``."""
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, GoogleStreamOptions)
-    if opts.max_tokens is None:
-        opts.max_tokens = default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     opts.thinking_config = simple_thinking_config(model, simple.reasoning, simple.thinking_budgets)
     return stream(model, context, opts)
 

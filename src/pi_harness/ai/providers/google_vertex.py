@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http import merge_headers
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.async_request import stream_prepared_request
 from pi_harness.ai.providers.google import GoogleStreamOptions, build_payload, format_google_error, read_gemini_events
 from pi_harness.ai.providers.google_thinking import simple_thinking_config
@@ -39,7 +40,6 @@ from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse_provider import SSERequest
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens
 from pi_harness.ai.types import Context, Model, ThinkingLevel
 
 API = "google-vertex"
@@ -163,8 +163,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, GoogleVertexOptions)
-    if opts.max_tokens is None:
-        opts.max_tokens = default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     opts.thinking_config = _simple_thinking_config(model, simple.reasoning, simple.thinking_budgets)
     return stream(model, context, opts)
 

@@ -27,13 +27,14 @@ from pi_harness.ai.json_values import JsonObject, as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.mistral_convert import build_messages, convert_tools, derive_tool_call_id
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "mistral-conversations"
@@ -278,7 +279,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, MistralOptions)
-    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     level = requested_level(model, simple.reasoning)
     effort_map = model.get("thinkingLevelMap") if model.get("reasoning") else None
     if effort_map:

@@ -34,6 +34,7 @@ from pi_harness.ai.json_values import JsonObject, as_object
 from pi_harness.ai.jsonutil import loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.openai_responses import OpenAIResponsesOptions
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools
 from pi_harness.ai.providers.openai_responses_events import ResponsesStreamError, ResponsesStreamReader
@@ -42,7 +43,7 @@ from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "openai-codex-responses"
@@ -277,7 +278,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, OpenAICodexResponsesOptions)
-    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     # The clamped level; the body maps it through ``thinkingLevelMap``.
     opts.reasoning_effort = requested_level(model, simple.reasoning)
     return stream(model, context, opts)

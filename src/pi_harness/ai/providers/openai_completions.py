@@ -18,13 +18,14 @@ from pi_harness.ai.json_values import as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
+from pi_harness.ai.output_cap import simple_max_tokens
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, resolve_compat
 from pi_harness.ai.providers.openai_completions_convert import REASONING_FIELDS, build_request_body
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.thinking import default_max_tokens, requested_level
+from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
 API = "openai-completions"
@@ -376,7 +377,7 @@ def stream_simple(
     """Map the unified ``reasoning`` level (clamped to the model) and default the output cap."""
     simple = options if options is not None else SimpleStreamOptions()
     opts = shared_options(simple, OpenAICompletionsOptions)
-    opts.max_tokens = simple.max_tokens or default_max_tokens(model)
+    opts.max_tokens = simple_max_tokens(model, context, simple.max_tokens)
     # The level's name on the wire is chosen when the body is built (``reasoning_effort_value``).
     opts.reasoning_effort = requested_level(model, simple.reasoning)
     opts.thinking_budgets = simple.thinking_budgets

@@ -353,8 +353,11 @@ def apply_reasoning(
 
 def _apply_routing(body: ChatCompletionsRequest, model: Model, compat: OpenAICompletionsCompat) -> None:
     base_url = model.get("baseUrl", "")
-    if "openrouter.ai" in base_url and compat["openRouterRouting"]:
-        body["provider"] = compat["openRouterRouting"].copy()
+    # Sent whenever the model declares it, whatever the host (a proxy in front of OpenRouter);
+    # an empty object is still declared, so it is sent too (as Pi 1.4.0 does).
+    declared = (model.get("compat") or {}).get("openRouterRouting")
+    if isinstance(declared, dict):
+        body["provider"] = cast(Routing, dict(declared))
     if "ai-gateway.vercel.sh" in base_url:
         routing = compat["vercelGatewayRouting"]
         gateway: Routing = {}

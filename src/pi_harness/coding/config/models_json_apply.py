@@ -121,8 +121,8 @@ def apply_models_config(catalog: dict[str, list[Model]], configs: list[ProviderC
             # A Radius gateway keeps its models' own URLs (Pi: oauth "radius").
             if config.base_url and config.oauth != "radius":
                 patched["baseUrl"] = config.base_url
-            if config.api and not config.models:
-                patched["api"] = config.api
+            # A provider-level ``api`` only reaches the custom models below: built-in models keep
+            # the API they are catalogued with (Pi 1.4.0 does not switch them).
             if config.headers:
                 patched["headers"] = {**model.get("headers", {}), **config.headers}
             if config.compat is not None:

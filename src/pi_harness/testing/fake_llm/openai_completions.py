@@ -20,7 +20,14 @@ import orjson
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.testing.fake_llm.openai_errors import error_kind
-from pi_harness.testing.fake_llm.script import HTTPErrorSpec, TextStep, ThinkingStep, ToolCallStep
+from pi_harness.testing.fake_llm.script import (
+    HTTPErrorSpec,
+    RecordedRequest,
+    ScriptedResponse,
+    TextStep,
+    ThinkingStep,
+    ToolCallStep,
+)
 from pi_harness.testing.fake_llm.wire import ScriptedProtocol, StepWriter, requested, sse_frame
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -143,6 +150,34 @@ def _stream_error(error: HTTPErrorSpec) -> bytes:
 class OpenAICompletionsProtocol(ScriptedProtocol):
     api = "openai-completions"
     writer = _Chunks
+
+    def encode_json(self, response: ScriptedResponse, request: RecordedRequest) -> bytes | None:
+        """The whole answer of a non-streamed request (``"stream": false``), as OpenRouter gives
+        it for image generation; ``None`` (stream it) for every other request."""
+        if request.json.get("stream") is not False:
+            return None
+        text = "".join(step.text for step in response.steps if isinstance(step, TextStep))
+        message: JsonObject = {"role": "assistant", "content": text or None}
+        if response.images:
+            message["images"] = [
+                {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+                for mime, data in response.images
+            ]
+        answer: JsonObject = {
+            "id": response.response_id or f"gen-{_random_id(24)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(request.json.get("model") or "fake-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": response.native_stop or _FINISH[response.resolved_stop],
+                }
+            ],
+            "usage": usage_object(response.usage),
+        }
+        return orjson.dumps(answer)
 
     def error_headers(self, error: HTTPErrorSpec) -> dict[str, str]:
         return {"x-request-id": f"req_{_random_id(16)}"}

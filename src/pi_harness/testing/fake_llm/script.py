@@ -76,6 +76,9 @@ class ScriptedResponse:
     chunk_delay_ms: int = 0  # between SSE events
     fragment_bytes: int | None = None  # write each event in pieces of this many bytes
     response_id: str | None = None
+    # Generated images, ``(mime type, base64 data)``: a non-streamed Chat Completions request
+    # (image generation over OpenRouter) gets them as ``message.images`` data URLs.
+    images: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def resolved_stop(self) -> AbstractStop:

@@ -53,6 +53,11 @@ class ScriptStep(TypedDict, total=False):
     toolCall: ScriptToolCall
 
 
+class ScriptImage(TypedDict):
+    mimeType: str
+    data: str  # base64
+
+
 class ScriptResponse(TypedDict, total=False):
     steps: list[ScriptStep]
     text: str
@@ -70,6 +75,7 @@ class ScriptResponse(TypedDict, total=False):
     chunkDelayMs: int
     fragmentBytes: int
     responseId: str
+    images: list[ScriptImage]
 
 
 class ScriptFile(TypedDict):
@@ -126,6 +132,7 @@ def response_from_dict(data: ScriptResponse) -> ScriptedResponse:
         chunk_delay_ms=data.get("chunkDelayMs", 0),
         fragment_bytes=data.get("fragmentBytes"),
         response_id=data.get("responseId"),
+        images=[(image["mimeType"], image["data"]) for image in data.get("images", [])],
     )
     if "usage" in data:
         response.usage = dict(data["usage"])

@@ -368,6 +368,12 @@ class FakeLLMServer:
             extra = {"content-type": "application/json", **extra, **response.http_error.headers}
             await _write_simple(writer, status, extra, err_body)
             return True
+        encode_json = getattr(protocol, "encode_json", None)
+        whole = encode_json(response, request) if encode_json is not None else None
+        if whole is not None:
+            await _write_simple(writer, 200, {"content-type": "application/json"}, whole)
+            self.completed_streams += 1
+            return True
         frames = protocol.encode_stream(response, request)
         content_type = getattr(protocol, "stream_content_type", "text/event-stream; charset=utf-8")
         return await self._stream(frames, response, reader, writer, content_type)
