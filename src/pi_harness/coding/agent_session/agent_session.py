@@ -173,6 +173,7 @@ class AgentSession:
         self.compaction = CompactionControl(
             state, complete=self.request.complete, max_tokens=self.base_stream_options.max_tokens
         )
+        self.request.before_routed = self.compaction.before_routed_request
         self.pump = EventPump(state, queues=self.queues, retry=self.retry, compaction=self.compaction)
         self.tool_hooks = ToolHooks(
             runner=extensions,

@@ -1,0 +1,1 @@
+"""Prompt-cache warming (placeholder, filled in below)."""
