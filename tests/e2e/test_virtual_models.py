@@ -138,9 +138,7 @@ def test_compaction_is_judged_by_the_routed_models_window(pi_env: PiEnv) -> None
 
 
 def test_a_large_routed_window_does_not_compact(pi_env: PiEnv) -> None:
-    facts = _two_turns(
-        pi_env, "high", ScriptedResponse(steps=[TextStep("second")], usage={"input": 960, "output": 3})
-    )
+    facts = _two_turns(pi_env, "high", ScriptedResponse(steps=[TextStep("second")], usage={"input": 960, "output": 3}))
     assert [r.json.get("model") for r in pi_env.server.requests] == ["big", "big"]
     assert {"type": "compaction"} not in facts
 
