@@ -154,3 +154,20 @@ def test_a_router_naming_an_unknown_model_ends_the_request_with_an_error(pi_env:
     assert result.returncode == 1
     assert "Virtual model router/auto routed to fake/nope, which is not a physical model." in result.stderr
     assert pi_env.server.requests == []
+
+
+def test_resuming_restores_the_virtual_selection_or_the_model_that_answered_last(pi_env: PiEnv) -> None:
+    _setup(pi_env)
+    pi_env.server.push(*(ScriptedResponse(steps=[TextStep(t)], usage={"input": 10, "output": 3}) for t in "abc"))
+    assert pi_env.run("-e", "./router.py", "--model", "router/auto:low", "-p", "one").returncode == 0
+    # Still registered: the selection holds across the physical responses and is routed again.
+    resumed = pi_env.run("-e", "./router.py", "-c", "-p", "two")
+    assert resumed.returncode == 0, resumed.stderr
+    (session,) = pi_env.sessions()
+    states = [f["data"]["state"] for f in _facts(session) if f["type"] == "custom"]
+    assert states == [{"n": 1, "reason": "user"}, {"n": 2, "reason": "user"}]
+    # Without the extension the session goes on with the model that answered last.
+    plain = pi_env.run("-c", "-p", "three")
+    assert plain.returncode == 0, plain.stderr
+    assert [r.json.get("model") for r in pi_env.server.requests] == ["small", "small", "small"]
+    assert len([f for f in _facts(session) if f["type"] == "custom"]) == 2

@@ -114,6 +114,22 @@ def branch_state(branch: Sequence[Mapping[str, object]], provider: str, model_id
     return None
 
 
+def virtual_selection(
+    branch: Sequence[Mapping[str, object]], is_virtual: Callable[[str, str], bool]
+) -> tuple[str, str] | None:
+    """``(provider, id)`` of a virtual model the branch still has selected, else ``None``.
+
+    Responses name the physical models a virtual selection routed to, so the latest
+    ``model_change`` holds across them when it names a model that is (still) virtual; one that
+    is no longer registered does not, and the model that answered last is restored instead.
+    """
+    for entry in reversed(branch):
+        if entry.get("type") == "model_change":
+            ref = (str(entry.get("provider")), str(entry.get("modelId")))
+            return ref if is_virtual(*ref) else None
+    return None
+
+
 def is_user_turn(messages: Sequence[Mapping[str, object]]) -> bool:
     """Whether a message the user wrote follows the latest response (reason ``user``)."""
     for message in reversed(messages):
@@ -247,4 +263,5 @@ __all__ = [
     "find_latest_response",
     "is_user_turn",
     "is_virtual_model",
+    "virtual_selection",
 ]
