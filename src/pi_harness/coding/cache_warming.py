@@ -433,6 +433,41 @@ class CacheWarmer:
             self._schedule(run)
 
 
+def _dollars(value: float) -> str:
+    return f"-${abs(value):.3f}" if value < 0 else f"${value:.3f}"
+
+
+def _until(next_at: float | None, now_ms: float) -> str:
+    if next_at is None or next_at <= now_ms:
+        return "now"
+    seconds = math.ceil((next_at - now_ms) / 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours}h"] if hours else []
+    parts += [f"{minutes}m"] if minutes else []
+    parts += [f"{secs}s"] if secs or not parts else []
+    return "in " + " ".join(parts)
+
+
+def describe_warming_status(status: WarmingStatus, now_ms: float) -> str:
+    """One line for ``/session``: what warming does next and why."""
+    decision = status.get("decision")
+    reason = status.get("reason") or "unknown"
+    if decision is None or (status["state"] == "inactive" and not decision["economicsAvailable"]):
+        return f"off ({reason})"
+    if decision["economicsAvailable"]:
+        chance = round(decision["continuationProbability"] * 100)
+        economics = f"saves {_dollars(decision['expectedSavings'])} at a {chance}% chance of a next request"
+    else:
+        economics = "no prices to judge by"
+    who = "an extension's choice" if status.get("extensionOverride") else f"{decision['action']}"
+    if status["state"] == "inactive":
+        return f"stopped: {reason} ({economics}, {who})"
+    if status["state"] == "refreshing":
+        return f"refreshing now ({economics}, {who})"
+    return f"next refresh {_until(status.get('nextWarmAt'), now_ms)} ({economics}, {who})"
+
+
 def format_warming_usage(usage: Usage, note: str | None = None) -> str:
     """The transcript's line for a ``cache_warm`` entry."""
     cost = f"{usage['cost']['total']:.6f}"
@@ -452,6 +487,7 @@ __all__ = [
     "LoopClock",
     "WarmingDecision",
     "WarmingStatus",
+    "describe_warming_status",
     "evaluate",
     "format_warming_usage",
     "is_replayable",

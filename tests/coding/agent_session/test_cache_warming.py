@@ -14,6 +14,7 @@ from pi_harness.agent.types import AgentToolResult
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.coding.cache_warming import (
     FakeClock,
+    describe_warming_status,
     evaluate,
     format_warming_usage,
     prompt_cache_ttl_ms,
@@ -170,6 +171,9 @@ async def test_idle_warming_refreshes_the_responses_cache_between_runs(server: F
     clock = session.cache_warmer.clock = FakeClock()
     await session.prompt("hello")
     assert session.cache_warmer.status["state"] == "scheduled"
+    line = describe_warming_status(session.cache_warmer.status, clock.now_ms())
+    # 601,000 prompt tokens: 15 % of a $1.35 miss, less a $0.15 read.
+    assert line == "next refresh in 4m 30s (saves $0.053 at a 15% chance of a next request, warm)"
     for _ in range(2):
         clock.advance(DUE_MS)
         await session.cache_warmer.wait_idle()
@@ -195,4 +199,5 @@ async def test_off_never_warms(server: FakeLLMServer, project: Path) -> None:
     clock.advance(10 * DUE_MS)
     assert clock.pending == 0 and len(server.requests) == 1
     assert session.cache_warmer.status == {"state": "inactive", "reason": "cache warming disabled"}
+    assert describe_warming_status(session.cache_warmer.status, 0) == "off (cache warming disabled)"
     await session.dispose()

@@ -142,7 +142,7 @@ class AgentSession:
             tool_options or ToolOptions(),
             env=functools.partial(shell_environment, state),
             file_views=FileViews(),
-            image_resize=lambda: image_resize(state.model),
+            image_resize=lambda: image_resize(state.limits_model()),
         )
         self.tool_registry = ToolRegistry(
             builtin=create_tools(available_tool_names(), cwd, self.tool_options),
@@ -332,10 +332,10 @@ class AgentSession:
         return views.last_assistant_text(self.get_messages())
 
     def get_session_stats(self) -> dict[str, Any]:
-        return stats.session_stats(self.session_manager, self.model)
+        return stats.session_stats(self.session_manager, self._state.limits_model())
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        return stats.context_usage_of(self.session_manager, self.model)
+        return stats.context_usage_of(self.session_manager, self._state.limits_model())
 
     def get_system_prompt(self) -> str:
         return self.prompt_state.effective_prompt()
