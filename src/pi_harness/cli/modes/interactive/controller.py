@@ -18,6 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.coding.virtual_models import find_latest_response, is_virtual_model
 from pi_harness.tui.components.base import ToolRenderer
 from pi_harness.tui.components.content import content_text
 from pi_harness.tui.components.footer import UsageTotals, git_branch
@@ -209,6 +210,12 @@ class SessionController:
         data.provider = model["provider"] if model is not None else None
         data.thinking_level = session.thinking_level if model is not None and model.get("reasoning") else None
         data.context_window = int(model.get("contextWindow") or 0) or None if model is not None else None
+        data.routed = None
+        if is_virtual_model(model):
+            latest = find_latest_response(session.session_manager.build_session_context().messages)
+            if latest is not None:
+                level = latest.get("thinkingLevel")
+                data.routed = f"{latest.get('model')}" + (f" • {level}" if isinstance(level, str) else "")
         data.session_name = session.session_manager.get_session_name()
         data.auto_compact = session.auto_compaction_enabled
         stats = session.get_session_stats()
@@ -222,4 +229,6 @@ class SessionController:
         )
         usage = stats.get("contextUsage")
         data.context_tokens = usage.get("tokens") if isinstance(usage, Mapping) else None
+        if isinstance(usage, Mapping) and usage.get("contextWindow"):
+            data.context_window = int(usage["contextWindow"])  # the routed model's, for a virtual one
         shell.editor_view.thinking_level = data.thinking_level
