@@ -255,7 +255,7 @@ class CacheWarmer:
             return {"state": "inactive", "reason": "cache warming disabled"}
         run = self._run
         if run is None:
-            return dict(self._inactive)  # type: ignore[return-value]  # a copy of the same TypedDict
+            return self._inactive.copy()
         if not run.is_current():
             return {"state": "inactive", "reason": "conversation context changed"}
         decision = self._evaluate(run)
