@@ -125,9 +125,7 @@ class Settings(Section):
     )
     enabled_models: tuple[str, ...] | None = optional(TEXT_LIST, "enabledModels")
     hide_thinking_block: bool = setting(False, FLAG, "hideThinkingBlock", listed=True)
-    show_cache_miss_notices: bool = setting(
-        False, FLAG, "showCacheMissNotices", listed=True, status="not-implemented", note="notices about prompt caching"
-    )
+    show_cache_miss_notices: bool = setting(False, FLAG, "showCacheMissNotices", listed=True)
     # Read from the global file only, as Pi reads it (cache_warming.py).
     cache_warming: CacheWarming = setting(
         "streaming", Choice(CACHE_WARMING), "cacheWarming", listed=True, global_only=True
