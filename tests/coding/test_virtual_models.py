@@ -15,7 +15,7 @@ from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.sdk import create_agent_session
 from pi_harness.coding.session_store import SessionManager
 from pi_harness.coding.virtual_models import VIRTUAL_MODEL_API, VirtualModelError
-from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
+from pi_harness.testing.fake_llm import FakeLLMServer, HTTPErrorSpec, ScriptedResponse, TextStep
 
 
 @pytest.fixture
@@ -113,4 +113,34 @@ async def test_router_state_is_kept_on_the_branch(server: FakeLLMServer, tmp_pat
     assert [e["data"] for e in states] == [{"provider": "router", "modelId": "auto", "state": {"phase": 1}}]
     assert [r.json["model"] for r in server.requests] == ["small", "small"]
     assert session.model is not None and session.model["id"] == "auto"  # the selection stays virtual
+    await session.dispose()
+
+
+async def test_a_retry_is_routed_with_the_failed_request(server: FakeLLMServer, tmp_path: Path) -> None:
+    seen: list[tuple[str, str | None, str | None]] = []
+
+    def route(request: Any) -> Any:
+        failed = request.get("failed")
+        message = failed["message"] if failed else {}
+        seen.append((request["reason"], failed["model"]["id"] if failed else None, message.get("stopReason")))
+        # A retry moves to the other model.
+        return {"model": {"provider": "fake", "id": "big" if failed else "small"}, "thinkingLevel": "off"}
+
+    runtime = _runtime(server)
+    runtime.register_virtual_model({"provider": "router", "id": "auto", "route": route})
+    server.push(
+        ScriptedResponse(http_error=HTTPErrorSpec(503, "overloaded", type="server_error")),
+        ScriptedResponse(steps=[TextStep("ok")]),
+    )
+    created = await create_agent_session(
+        cwd=str(tmp_path),
+        model="router/auto",
+        model_runtime=runtime,
+        settings_manager=SettingsManager.in_memory({"retry": {"baseDelayMs": 1, "maxAgentDelayMs": 5}}),
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+    )
+    session = created.session
+    await session.prompt("hi")
+    assert seen == [("user", None, None), ("retry", "small", "error")]
+    assert [r.json["model"] for r in server.requests] == ["small", "big"]
     await session.dispose()
