@@ -80,6 +80,8 @@ def test_request_goes_to_the_routed_model_and_the_session_records_it_as_pi_does(
     assert [r.json.get("model") for r in pi_env.server.requests] == ["small"]
     (session,) = pi_env.sessions()
     assert _facts(session) == GOLDEN["entries"]
+    (state,) = [json.loads(line) for line in session.read_text().splitlines() if '"custom"' in line]
+    assert list(state) == GOLDEN["custom_entry_keys"]
 
 
 def test_a_tool_follow_up_is_routed_as_a_continuation_with_the_stored_state(pi_env: PiEnv) -> None:
