@@ -173,3 +173,22 @@ def test_resuming_restores_the_virtual_selection_or_the_model_that_answered_last
     assert plain.returncode == 0, plain.stderr
     assert [r.json.get("model") for r in pi_env.server.requests] == ["small", "small", "small"]
     assert len([f for f in _facts(session) if f["type"] == "custom"]) == 2
+
+
+def test_json_mode_announces_the_state_entry_before_the_routed_response(pi_env: PiEnv) -> None:
+    # Pi 1.4 prints the same sequence: user message_end, entry_appended (router state), then the
+    # routed model's message_start.
+    _setup(pi_env)
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("hi")]))
+    result = pi_env.run("-e", "./router.py", "--model", "router/auto:low", "--mode", "json", "hello")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    labels = [
+        f"{e['type']}:{e['message']['role']}" if "message" in e and e["type"].startswith("message_") else e["type"]
+        for e in events
+        if e["type"] not in ("message_update", "session")
+    ]
+    start = labels.index("message_end:user")
+    assert labels[start : start + 3] == ["message_end:user", "entry_appended", "message_start:assistant"]
+    appended = next(e for e in events if e["type"] == "entry_appended")["entry"]
+    assert list(appended) == GOLDEN["custom_entry_keys"] and appended["data"]["state"] == {"n": 1, "reason": "user"}
