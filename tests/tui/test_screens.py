@@ -121,3 +121,5 @@ def test_footer_variants(context: RenderContext) -> None:
     assert context.theme.fg_code("error") + "190k/200k (95.0%)" in full
     no_reasoning = footer(context, thinking_level=None, provider=None).render(120)[1]
     assert no_reasoning.rstrip("\x1b[39m").endswith("claude-sonnet-4-5")
+    routed = footer(context, model="auto", provider="router", thinking_level="high", routed="gpt-5 • medium")
+    assert routed.render(120)[1].endswith("(router) auto • high → gpt-5 • medium\x1b[39m")

@@ -268,6 +268,21 @@ def _with_local_hint(error: StartupError, parsed: ParsedArgs, cache: DiscoveryCa
     return StartupError(f"{error}\n{hint}", error.code) if hint else error
 
 
+def apply_early_registrations(boot: Boot, runtime: ModelRuntime, *, on_warning: Callable[[str], None]) -> None:
+    """Providers and virtual models that user/CLI extensions registered while loading, so the
+    model is resolved against them (the session's own runner registers them again at bind)."""
+    from pi_harness.coding.agent_session.extension_binding import provider_applier
+
+    if boot.pre_runner is None:
+        return
+    apply = provider_applier(runtime)
+    for action in boot.pre_runner.pending_provider_actions():
+        try:
+            apply(action)
+        except (ValueError, TypeError) as exc:
+            on_warning(f"Extension error ({action.extension_path}): {exc}")
+
+
 def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model | None, str | None]:
     """``--model``/``--provider`` (``:level`` suffix allowed); available models are preferred."""
     from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
@@ -327,6 +342,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     # takes a local model when it is the only usable one) must see the local servers.
     local = await register_local_models(parsed, settings, boot.agent_dir, model_runtime, on_warning=on_warning)
     timing.mark("local models")
+    apply_early_registrations(boot, model_runtime, on_warning=on_warning)
     try:
         model, suffix_level = resolve_cli_model(parsed, model_runtime)
     except StartupError as exc:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
     from pi_harness.cli.args import ParsedArgs
+    from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.model_runtime import ModelRuntime
 
 T = TypeVar("T")
@@ -127,7 +128,36 @@ async def load_listing_runtime(parsed: ParsedArgs, *, on_warning: Callable[[str]
     )
     settings.set_project_trusted(trust.effective(interactive=False))
     await register_local_models(parsed, settings, directory, runtime, on_warning=on_warning)
+    await _register_extension_models(parsed, settings, directory, runtime, on_warning=on_warning)
     return runtime
+
+
+async def _register_extension_models(
+    parsed: ParsedArgs,
+    settings: SettingsManager,
+    directory: Path,
+    runtime: ModelRuntime,
+    *,
+    on_warning: Callable[[str], None],
+) -> None:
+    """Providers and virtual models of user and ``-e`` extensions, as a startup would see them."""
+    from pi_harness.coding.agent_session.extension_binding import provider_applier
+    from pi_harness.coding.extensions.runner import ExtensionRunner
+    from pi_harness.coding.session_runtime.project_trust import user_extension_paths
+
+    user_paths = [] if parsed.no_extensions else user_extension_paths(directory, settings)
+    paths = [str((Path.cwd() / p).resolve()) for p in parsed.extensions] + user_paths
+    if not paths:
+        return
+    runner = ExtensionRunner(handler_timeout_ms=settings.values.extension_handler_timeout_ms)
+    for failure in await runner.load_paths(paths):
+        on_warning(f"Warning: {failure.path}: {failure.error}")
+    apply = provider_applier(runtime)
+    for action in runner.pending_provider_actions():
+        try:
+            apply(action)
+        except (ValueError, TypeError) as exc:
+            on_warning(f"Warning: Extension error ({action.extension_path}): {exc}")
 
 
 def list_models(

@@ -33,6 +33,7 @@ from pi_harness.coding.config.models_json import (
 )
 from pi_harness.coding.config.paths import MODELS_FILE
 from pi_harness.coding.config.values import is_command_value, missing_env_names, resolve_config_value, resolve_headers
+from pi_harness.coding.virtual_models import RoutedModel, RouteReason, VirtualModels, is_virtual_model
 
 # Serves as both entry points of the provider (``stream`` and ``stream_simple``), so it takes
 # either kind of options.
@@ -91,6 +92,8 @@ class ModelRuntime:
         self._extra_models: list[Model] = list(extra_models or [])
         self._provider_configs: dict[str, ProviderConfig] = {}
         self._models: dict[str, list[Model]] = {}
+        # Virtual models (``register_virtual_model``), laid over the catalogue at each refresh.
+        self.virtual = VirtualModels()
         self.refresh()
 
     @classmethod
@@ -120,7 +123,7 @@ class ModelRuntime:
         for extra in self._extra_models:
             bucket = models.setdefault(extra["provider"], [])
             models[extra["provider"]] = [m for m in bucket if m["id"] != extra["id"]] + [extra]
-        self._models = models
+        self._models = self.virtual.overlay(models)
 
     def _apply_extension_provider(
         self, models: dict[str, list[Model]], provider: ExtensionProvider
@@ -162,6 +165,8 @@ class ModelRuntime:
         self._runtime_keys[provider] = key
 
     def has_credentials(self, provider: str) -> bool:
+        if self.virtual.only_virtual(provider):
+            return True  # a provider id that lists only virtual models needs no key
         if provider_settings(provider, self.auth.get_env(provider)) is None:
             return False  # e.g. Cloudflare without its account id: no URL to send to
         if provider in self._runtime_keys:
@@ -312,6 +317,47 @@ class ModelRuntime:
 
     def extension_provider(self, name: str) -> ExtensionProvider | None:
         return self._extension_providers.get(name)
+
+    # -- virtual models (model_routing.py) -------------------------------------------------------
+
+    def register_virtual_model(self, definition: Mapping[str, object]) -> None:
+        """Register (or replace) a virtual model; a clash with a physical model raises."""
+        provider, model_id = str(definition.get("provider") or ""), str(definition.get("id") or "")
+        self.virtual.register(definition, self.get_physical_model(provider, model_id))
+        self.refresh()
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        if self.virtual.unregister(provider, model_id):
+            self.refresh()
+
+    def get_physical_model(self, provider: str, model_id: str) -> Model | None:
+        """A catalogue model that is not virtual."""
+        model = self.find(provider, model_id)
+        return model if model is not None and not is_virtual_model(model) else None
+
+    async def resolve_model(
+        self,
+        model: Model,
+        messages: list[Mapping[str, object]],
+        *,
+        reason: RouteReason,
+        thinking_level: str,
+        state: object = None,
+        failed: Mapping[str, object] | None = None,
+        signal: object = None,
+    ) -> RoutedModel:
+        """Ask ``model``'s router for this request's physical model (``VirtualModelError``)."""
+        return await self.virtual.resolve(
+            model,
+            messages,
+            reason=reason,
+            thinking_level=thinking_level,
+            state=state,
+            failed=failed,
+            signal=signal,
+            get_physical=self.get_physical_model,
+            has_credentials=self.has_credentials,
+        )
 
 
 def _header_values(header_sets: list[object]) -> list[str]:

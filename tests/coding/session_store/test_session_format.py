@@ -83,7 +83,10 @@ def test_lines_are_compact_json_with_pi_key_order(tmp_path: Path) -> None:
     assert header["version"] == 3 and header["cwd"] == str(tmp_path / "proj")
     assert ISO.match(header["timestamp"])
     for entry in entries:
-        assert list(entry)[:4] == ["type", "id", "parentId", "timestamp"]
+        if entry["type"] == "custom":  # Pi 1.4 writes a custom entry's own fields first
+            assert list(entry) == ["type", "customType", "id", "parentId", "timestamp"]
+        else:
+            assert list(entry)[:4] == ["type", "id", "parentId", "timestamp"]
         assert re.fullmatch(r"[0-9a-f]{8}", entry["id"])
         assert ISO.match(entry["timestamp"])
     assert entries[0]["parentId"] is None and entries[1]["parentId"] == entries[0]["id"]

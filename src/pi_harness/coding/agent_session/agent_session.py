@@ -27,16 +27,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_harness.agent.hooks import StreamFn
+from pi_harness.agent.hooks import MaybeAwaitable, StreamFn
 from pi_harness.agent.options import QueueMode
 from pi_harness.agent.types import AgentMessage, AgentTool
 from pi_harness.ai.api import stream_simple
 from pi_harness.ai.models import image_resize
 from pi_harness.ai.options import SimpleStreamOptions
+from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import AssistantMessage, Context, ImageContent, Model, ThinkingLevel
 from pi_harness.coding.agent_session import stats, views
 from pi_harness.coding.agent_session.agent_setup import agent_from_settings, connect_agent, stream_options_from_settings
 from pi_harness.coding.agent_session.auto_retry import AutoRetry
+from pi_harness.coding.agent_session.cache_warming_hook import WarmingStream
 from pi_harness.coding.agent_session.compaction_control import CompactionControl
 from pi_harness.coding.agent_session.extension_binding import ExtensionBinding
 from pi_harness.coding.agent_session.extension_host import HostedParts, SessionExtensionHost
@@ -57,6 +59,7 @@ from pi_harness.coding.agent_session.tool_hooks import ToolHooks
 from pi_harness.coding.agent_session.tool_registry import ToolRegistry
 from pi_harness.coding.agent_session.turn_hooks import TurnHooks
 from pi_harness.coding.agent_session.user_shell import UserShell, shell_environment
+from pi_harness.coding.cache_warming import CacheWarmer
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.ui import ExtensionUI
@@ -113,7 +116,8 @@ class AgentSession:
             thinking_level=thinking_level,
             messages=views.transcript(session_manager),
             session_id=session_manager.get_session_id(),
-            stream_fn=self.stream_fn,
+            # Bound below, once the state exists: the session's requests start cache warming.
+            stream_fn=self._session_stream,
             stream_options=self.base_stream_options,
         )
         self.listeners = SessionEvents(session_manager)
@@ -130,13 +134,15 @@ class AgentSession:
             mode=mode,
             masker=masker_for(settings, model_runtime),
         )
+        self.warming = WarmingStream(state, self.stream_fn)
+        self.cache_warmer = self.warming.warmer
 
         # Tools and the system prompt.
         self.tool_options = dataclasses.replace(
             tool_options or ToolOptions(),
             env=functools.partial(shell_environment, state),
             file_views=FileViews(),
-            image_resize=lambda: image_resize(state.model),
+            image_resize=lambda: image_resize(state.limits_model()),
         )
         self.tool_registry = ToolRegistry(
             builtin=create_tools(available_tool_names(), cwd, self.tool_options),
@@ -173,6 +179,7 @@ class AgentSession:
         self.compaction = CompactionControl(
             state, complete=self.request.complete, max_tokens=self.base_stream_options.max_tokens
         )
+        self.request.before_routed = self.compaction.before_routed_request
         self.pump = EventPump(state, queues=self.queues, retry=self.retry, compaction=self.compaction)
         self.tool_hooks = ToolHooks(
             runner=extensions,
@@ -244,7 +251,7 @@ class AgentSession:
             compaction=self.compaction,
             user_shell=self.user_bash,
             binding=self.binding,
-            disconnect_agent=disconnect_agent,
+            disconnect_agent=functools.partial(_disconnect, disconnect_agent, self.cache_warmer),
         )
 
     # -- extensions ----------------------------------------------------------------------------
@@ -325,10 +332,10 @@ class AgentSession:
         return views.last_assistant_text(self.get_messages())
 
     def get_session_stats(self) -> dict[str, Any]:
-        return stats.session_stats(self.session_manager, self.model)
+        return stats.session_stats(self.session_manager, self._state.limits_model())
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        return stats.context_usage_of(self.session_manager, self.model)
+        return stats.context_usage_of(self.session_manager, self._state.limits_model())
 
     def get_system_prompt(self) -> str:
         return self.prompt_state.effective_prompt()
@@ -515,9 +522,20 @@ class AgentSession:
 
     # -- the end ---------------------------------------------------------------------------------
 
+    def _session_stream(
+        self, model: Model, context: Context, options: SimpleStreamOptions
+    ) -> MaybeAwaitable[AssistantMessageEventStream]:
+        return self.warming(model, context, options)
+
     async def dispose(self, *, close_session_manager: bool = True) -> None:
         """Stop everything, emit ``session_shutdown`` (once), make extension contexts stale."""
         await self.disposal.dispose(close_session_manager=close_session_manager)
+
+
+def _disconnect(disconnect_agent: Callable[[], None], warmer: CacheWarmer) -> None:
+    """Disposal: unhook the agent and stop warming (a pending refresh would outlive the session)."""
+    warmer.cancel()
+    disconnect_agent()
 
 
 __all__ = ["AgentSession"]

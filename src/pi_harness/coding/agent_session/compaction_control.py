@@ -35,10 +35,12 @@ from pi_harness.coding.compaction import (
     CompleteFn,
     compaction_reason,
 )
+from pi_harness.coding.compaction.estimate import estimate_context_tokens
 from pi_harness.coding.compaction.retry import SummaryRetryPolicy
-from pi_harness.coding.compaction.trigger import AutoCompactionReason
+from pi_harness.coding.compaction.trigger import AutoCompactionReason, should_compact
 from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
+from pi_harness.coding.virtual_models import is_virtual_model
 
 
 def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
@@ -90,8 +92,10 @@ class CompactionControl:
         self.runner.abort()
 
     def _prepare(self) -> tuple[Model | None, str | None]:
-        model = self._state.model
-        self.runner.settings = self.settings_for(model)
+        # Settings of the selection; limits (and the summary request) of the model that answers,
+        # which under a virtual selection is the physical model it was routed to.
+        self.runner.settings = self.settings_for(self._state.model)
+        model = self._state.limits_model()
         key = self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
         return model, key
 
@@ -134,6 +138,8 @@ class CompactionControl:
         assistant = last_assistant(messages)
         if assistant is None or assistant.get("stopReason") in ("error", "aborted", "length"):
             return
+        if is_virtual_model(self._state.model):
+            return  # checked per request against the routed model (``before_routed_request``)
         projection = self._state.manager.build_session_projection()
         model, key = self._prepare()
         if self._reason(assistant, model, projection) == "threshold":
@@ -149,6 +155,21 @@ class CompactionControl:
         return await self.runner.check(
             assistant, model, key, messages=projection.messages, requested_max_tokens=requested
         )
+
+    async def before_routed_request(self, model: Model) -> bool:
+        """A virtual selection routed a request to ``model``: compact first when the conversation
+        exceeds that model's threshold (True: it compacted). The route stands either way."""
+        window = int(model.get("contextWindow") or 0)
+        if not self.auto_enabled or window <= 0:
+            return False
+        self.runner.settings = self.settings_for(self._state.model)
+        projection = self._state.manager.build_session_projection()
+        tokens = estimate_context_tokens(projection.messages).tokens
+        if not should_compact(tokens, window, self.runner.settings):
+            return False
+        key = self._state.model_runtime.get_api_key(model["provider"])
+        await self.runner.run_auto("threshold", model, key)
+        return True
 
     def reset_overflow_recovery(self) -> None:
         self.runner.reset_overflow_recovery()

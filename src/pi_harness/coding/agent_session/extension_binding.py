@@ -30,6 +30,10 @@ def provider_applier(model_runtime: ModelRuntime) -> Callable[[ProviderAction], 
         kind, name, config, path = action
         if kind == "register":
             model_runtime.register_provider(name, dict(config or {}), source=path)
+        elif kind == "register_virtual":
+            model_runtime.register_virtual_model(dict(config or {}))
+        elif kind == "unregister_virtual":
+            model_runtime.unregister_virtual_model(name, str((config or {}).get("id") or ""))
         else:
             model_runtime.unregister_provider(name)
 

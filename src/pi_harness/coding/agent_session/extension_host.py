@@ -95,7 +95,7 @@ class SessionExtensionHost:
         self._parts.request_shutdown()
 
     def get_context_usage(self) -> dict[str, object] | None:
-        return stats.context_usage_of(self._state.manager, self._state.model)
+        return stats.context_usage_of(self._state.manager, self._state.limits_model())
 
     def start_compaction(
         self,

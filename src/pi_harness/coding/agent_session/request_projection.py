@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
@@ -29,6 +29,14 @@ from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.agent_session.system_prompt_state import SystemPromptState
 from pi_harness.coding.agent_session.tool_registry import ToolRegistry
 from pi_harness.coding.messages import convert_to_llm
+from pi_harness.coding.virtual_models import (
+    VIRTUAL_MODEL_STATE_ENTRY,
+    RoutedModel,
+    RouteReason,
+    branch_state,
+    is_user_turn,
+    is_virtual_model,
+)
 
 
 class RequestProjection:
@@ -42,6 +50,8 @@ class RequestProjection:
         stream_fn: StreamFn,
     ) -> None:
         self._state = state
+        # Compacts when the conversation exceeds a routed model's threshold (True: it compacted).
+        self.before_routed: Callable[[Model], Awaitable[bool]] | None = None
         self._prompt = prompt
         self._tools = tools
         self._base = base_options
@@ -73,16 +83,55 @@ class RequestProjection:
                 messages = result["messages"]
             if isinstance(result.get("systemPrompt"), str):
                 system_prompt = result["systemPrompt"]
-        headers = await self._headers(request.model)
+        model, level = request.model, request.thinking_level
+        failed, self._state.failed_response = self._state.failed_response, None
+        if is_virtual_model(model):
+            routed = await self._route(model, level, messages, failed, signal)
+            model, level = routed.model, routed.thinking_level
+            if self.before_routed is not None and await self.before_routed(model):
+                # Compacted for the routed model's window: project again (the route stands).
+                messages = manager.build_session_context().messages
+        headers = await self._headers(model)
         base = self._base
         return PreparedRequest(
             context=AgentContext(system_prompt, messages, self._tools.active_tools()),
+            model=model if model is not request.model else None,
+            thinking_level=level if model is not request.model else None,
             stream_options=dataclasses.replace(
                 base,
                 headers={**(base.headers or {}), **headers} or None,
-                env=self._state.model_runtime.get_request_env(request.model["provider"]),
+                env=self._state.model_runtime.get_request_env(model["provider"]),
             ),
         )
+
+    async def _route(
+        self,
+        model: Model,
+        level: str,
+        messages: list[AgentMessage],
+        failed: AssistantMessage | None,
+        signal: AbortSignal,
+    ) -> RoutedModel:
+        """Route a virtual selection; new router state is stored on the branch before sending."""
+        state = self._state
+        branch = state.manager.get_branch()
+        stored = branch_state(branch, model["provider"], model["id"])
+        llm_messages = self.convert(messages)
+        reason: RouteReason = "retry" if failed is not None else "user" if is_user_turn(messages) else "continuation"
+        routed = await state.model_runtime.resolve_model(
+            model,
+            list(llm_messages),
+            reason=reason,
+            thinking_level=level,
+            state=stored,
+            failed=failed,
+            signal=signal,
+        )
+        if routed.state is not None and routed.state is not stored:
+            data = {"provider": model["provider"], "modelId": model["id"], "state": routed.state}
+            await state.events.announce_entry(state.manager.append_custom(VIRTUAL_MODEL_STATE_ENTRY, data))
+        state.routed_model = routed.model
+        return routed
 
     async def _headers(self, model: Model) -> dict[str, str]:
         """The model's resolved headers, after the ``before_provider_headers`` handlers."""
@@ -112,6 +161,13 @@ class RequestProjection:
     ) -> AssistantMessage:
         """One request outside the loop (summaries) with the session's credentials and headers."""
         opts = options or SimpleStreamOptions()
+        if is_virtual_model(model):
+            # A summary sizes its input and output from the model it is routed to.
+            messages = self._state.manager.build_session_context().messages
+            routed = await self._state.model_runtime.resolve_model(
+                model, list(self.convert(messages)), reason="direct", thinking_level=self._state.thinking_level
+            )
+            model = routed.model
         key = opts.api_key or await self.get_api_key(model["provider"])
         headers = await asyncio.to_thread(self._state.model_runtime.get_request_headers, model)
         base = self._base

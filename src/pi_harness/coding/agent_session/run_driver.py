@@ -187,6 +187,7 @@ class RunDriver:
             if assistant is not None:
                 self._last_response = assistant
             if assistant is not None and retry.is_retryable(assistant):
+                self._state.failed_response = assistant  # a virtual model's router sees ``retry``
                 if not await retry.retry(assistant) or not await self._low_level(None):
                     return
                 continue
@@ -196,6 +197,7 @@ class RunDriver:
                 if self._abort_requested:
                     return
                 if outcome.action == "retry":
+                    self._state.failed_response = assistant
                     await _after_latest_compaction(self._state.manager)
                     if not await self._low_level(None):
                         return

@@ -7,9 +7,10 @@ back-pressures the session (as in Pi 1.4.0); a listener that raises is reported 
 skipped.
 
 ``entry_appended`` is emitted for the entries Pi announces: a custom entry an extension appends
-(``append_entry``) and the ``context_edit`` entries that hide a failed attempt (auto-retry,
-overflow recovery). Other entries are not announced; hosts that need them read the session
-(``get_entries``). ``model_changed`` is pi-harness's own: the JSON and RPC modes do not write it.
+(``append_entry``), the ``context_edit`` entries that hide a failed attempt (auto-retry,
+overflow recovery), a virtual model's router state and the ``usage`` entries of cache warming.
+Other entries are not announced; hosts that need them read the session (``get_entries``).
+``model_changed`` is pi-harness's own: the JSON and RPC modes do not write it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_harness.agent import Agent
-from pi_harness.ai.types import Model, ThinkingLevel
+from pi_harness.ai.types import AssistantMessage, Model, ThinkingLevel
 from pi_harness.coding.agent_session.session_events import SessionEvents
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.extensions.runner import ExtensionRunner
@@ -22,6 +22,7 @@ from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.resources.loader import ResourceLoader
 from pi_harness.coding.secrets import SecretMasker
 from pi_harness.coding.session_store.store import SessionManager
+from pi_harness.coding.virtual_models import find_latest_response, is_virtual_model
 
 # The extension path under which the session reports its own failures (background work, a run
 # that failed with nobody awaiting it) on the extension error channel.
@@ -50,6 +51,10 @@ class SessionState:
     # (set by the run driver; input arriving meanwhile is queued, navigation is refused).
     busy: bool = False
     disposed: bool = False
+    # Virtual models: the failed response a retry follows (``reason: "retry"``), and the physical
+    # model the latest request was routed to (whose limits the conversation is judged by).
+    failed_response: AssistantMessage | None = None
+    routed_model: Model | None = None
     _background: set[asyncio.Future[object]] = field(default_factory=set, repr=False)
 
     @property
@@ -60,8 +65,23 @@ class SessionState:
     def thinking_level(self) -> ThinkingLevel:
         return self.agent.state.thinking_level
 
-    def context_window(self) -> int | None:
+    def limits_model(self) -> Model | None:
+        """The model whose limits apply to the conversation: under a virtual selection, the
+        physical model of the latest response (else the virtual model's declared limits)."""
         model = self.model
+        if model is None or not is_virtual_model(model):
+            return model
+        if self.routed_model is not None:
+            return self.routed_model
+        latest = find_latest_response(self.manager.build_session_context().messages)
+        if latest is not None:
+            physical = self.model_runtime.get_physical_model(str(latest.get("provider")), str(latest.get("model")))
+            if physical is not None:
+                return physical
+        return model
+
+    def context_window(self) -> int | None:
+        model = self.limits_model()
         return int(model["contextWindow"]) if model is not None else None
 
     def sync_agent_messages(self) -> None:

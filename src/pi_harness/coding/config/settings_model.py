@@ -125,16 +125,10 @@ class Settings(Section):
     )
     enabled_models: tuple[str, ...] | None = optional(TEXT_LIST, "enabledModels")
     hide_thinking_block: bool = setting(False, FLAG, "hideThinkingBlock", listed=True)
-    show_cache_miss_notices: bool = setting(
-        False, FLAG, "showCacheMissNotices", listed=True, status="not-implemented", note="notices about prompt caching"
-    )
+    show_cache_miss_notices: bool = setting(False, FLAG, "showCacheMissNotices", listed=True)
+    # Read from the global file only, as Pi reads it (cache_warming.py).
     cache_warming: CacheWarming = setting(
-        "streaming",
-        Choice(CACHE_WARMING),
-        "cacheWarming",
-        listed=True,
-        status="not-implemented",
-        note="keeping provider prompt caches warm (Pi reads it from the global file only)",
+        "streaming", Choice(CACHE_WARMING), "cacheWarming", listed=True, global_only=True
     )
     model_settings: Mapping[str, ModelSettings] | None = optional(
         MapOf(SectionRule(ModelSettings), "an object of settings by provider/model"),

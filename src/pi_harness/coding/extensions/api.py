@@ -14,6 +14,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.bus import EventBus
+from pi_harness.coding.extensions.context import ExtensionContext
 from pi_harness.coding.extensions.events import EVENT_NAMES
 from pi_harness.coding.extensions.exec_program import ProgramResult, exec_program
 from pi_harness.coding.extensions.host import ExtensionHost
@@ -46,9 +47,9 @@ S = TypeVar("S", bound=ShortcutHandler)
 class ProviderAction(NamedTuple):
     """A ``register_provider``/``unregister_provider`` call, applied to the session's models."""
 
-    kind: Literal["register", "unregister"]
-    name: str
-    config: Mapping[str, object] | None  # the provider config (``register`` only)
+    kind: Literal["register", "unregister", "register_virtual", "unregister_virtual"]
+    name: str  # the provider (``provider/id`` for ``unregister_virtual``)
+    config: Mapping[str, object] | None  # the provider config / virtual model definition
     extension_path: str
 
 
@@ -63,6 +64,7 @@ class ExtensionRuntime(Protocol):
     def flag_values(self) -> Mapping[str, FlagValue]: ...
     def tools_changed(self) -> None: ...
     def queue_provider(self, action: ProviderAction) -> None: ...
+    def create_context(self) -> ExtensionContext: ...
 
 
 class ExtensionAPI:
@@ -232,6 +234,26 @@ class ExtensionAPI:
 
     def unregister_provider(self, name: str) -> None:
         self._runner.queue_provider(ProviderAction("unregister", name, None, self._extension.path))
+
+    def register_virtual_model(self, definition: Mapping[str, object]) -> None:
+        """A model whose ``route(request, ctx)`` picks the physical model of each request
+        (virtual-models.md); queued and applied like ``register_provider``."""
+        route = definition.get("route")
+        runner = self._runner
+
+        def route_with_context(request: object) -> object:
+            if not callable(route):
+                raise TypeError("route must be a function")
+            return route(request, runner.create_context())
+
+        config = {**definition, "route": route_with_context if callable(route) else route}
+        provider = str(definition.get("provider") or "")
+        self._runner.queue_provider(ProviderAction("register_virtual", provider, config, self._extension.path))
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        self._runner.queue_provider(
+            ProviderAction("unregister_virtual", provider, {"id": model_id}, self._extension.path)
+        )
 
     # -- actions ---------------------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ EVENT_KINDS: dict[str, EventKind] = {
     "context_with_system": "transform",
     "before_provider_headers": "transform",
     "before_provider_request": "transform",
+    "cache_warming_decision": "transform",
     "after_provider_response": "notify",
     "provider_stream_event": "notify",
     # tool chain

@@ -159,6 +159,11 @@ class ExtensionRunner:
         self._generation.valid = False
         self.host = None
 
+    def pending_provider_actions(self) -> list[ProviderAction]:
+        """Registrations queued while the runner is unbound (startup applies them early so that
+        ``--model`` and ``--list-models`` see extension providers and virtual models)."""
+        return list(self._pending_providers)
+
     def queue_provider(self, action: ProviderAction) -> None:
         if self.host is None or self._provider_applier is None:
             self._pending_providers.append(action)

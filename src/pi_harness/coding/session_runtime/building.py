@@ -41,6 +41,7 @@ from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.system_messages import replay_system_messages
 from pi_harness.coding.tools import DEFAULT_TOOL_NAMES
+from pi_harness.coding.virtual_models import is_virtual_model, virtual_selection
 
 
 @dataclass
@@ -108,6 +109,11 @@ async def build_session(
     chosen = model
     if chosen is None and has_messages and context.model is not None:
         ref = context.model
+        selected = virtual_selection(
+            branch, lambda provider, model_id: is_virtual_model(services.model_runtime.find(provider, model_id))
+        )
+        if selected is not None:
+            ref = {"provider": selected[0], "modelId": selected[1]}
         found = services.model_runtime.find(ref["provider"], ref["modelId"])
         if _usable(services.model_runtime, found):
             chosen, restored = found, True

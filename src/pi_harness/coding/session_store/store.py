@@ -317,14 +317,17 @@ class SessionManager(SessionFinders):
             if isinstance(name, str):
                 self._name = normalize_session_name(name) or None
 
-    def _append(self, kind: str, fields: Mapping[str, object], timestamp: str | None = None) -> str:
+    def _append(
+        self, kind: str, fields: Mapping[str, object], timestamp: str | None = None, *, fields_first: bool = False
+    ) -> str:
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
         entry_id = new_entry_id(self._by_id)
         # ``kind`` and ``fields`` are one of the entry types of entries.py (the ``append_*`` methods).
+        base = {"id": entry_id, "parentId": self._leaf_id, "timestamp": timestamp or iso_now()}
+        # Key order as Pi writes it: ``custom`` entries put their own fields before the base ones.
         entry = cast(
-            SessionEntry,
-            {"type": kind, "id": entry_id, "parentId": self._leaf_id, "timestamp": timestamp or iso_now(), **fields},
+            SessionEntry, {"type": kind, **fields, **base} if fields_first else {"type": kind, **base, **fields}
         )
         # Disk first: if the write fails the in-memory session is unchanged.
         self._persist(entry)
@@ -406,7 +409,7 @@ class SessionManager(SessionFinders):
         """Extension state (``appendCustomEntry``); never part of the model context."""
         fields: dict[str, object] = {"customType": custom_type}
         _add_optional(fields, data=data)
-        return self._append("custom", fields)
+        return self._append("custom", fields, fields_first=True)
 
     def append_custom_message(
         self,

@@ -49,6 +49,8 @@ class FooterData:
     model: str | None = None
     provider: str | None = None
     thinking_level: str | None = None  # None: the model does not reason
+    # Under a virtual selection: the model (and level) the latest response came from.
+    routed: str | None = None
     context_tokens: int | None = None  # None: unknown (right after a compaction)
     context_window: int | None = None
     totals: UsageTotals = field(default_factory=UsageTotals)
@@ -188,4 +190,6 @@ class Footer:
             text = f"({data.provider}) {text}"
         if data.thinking_level is not None:
             text += " • thinking off" if data.thinking_level == "off" else f" • {data.thinking_level}"
+        if data.routed:
+            text += f" → {data.routed}"
         return self.theme.fg("dim", text)

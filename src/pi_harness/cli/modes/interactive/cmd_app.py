@@ -16,6 +16,8 @@ from pi_harness.cli.modes.interactive.debug import write_debug_log
 from pi_harness.cli.modes.interactive.settings_apply import apply_setting
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.cli.modes.interactive.startup import custom_unsupported
+from pi_harness.coding.cache_warming import describe_warming_status
+from pi_harness.coding.virtual_models import is_virtual_model
 from pi_harness.tui.components.footer import format_tokens
 from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
 from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
@@ -23,6 +25,7 @@ from pi_harness.tui.theme_registry import ThemeRegistry
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
+    from pi_harness.coding.agent_session import AgentSession
 
 
 async def session_info(mode: ModeContext, args: str) -> None:
@@ -40,6 +43,9 @@ async def session_info(mode: ModeContext, args: str) -> None:
                            f"{tokens.get('cacheRead', 0):,} cache read, {tokens.get('cacheWrite', 0):,} cache write "
                            f"({tokens.get('total', 0):,} total)"))  # fmt: skip
     rows.append(("Cost", f"${float(stats.get('cost') or 0.0):.4f}"))
+    rows += _cost_by_model(session)
+    warmer = session.cache_warmer
+    rows.append(("Cache warming", describe_warming_status(warmer.status, warmer.clock.now_ms())))
     usage = stats.get("contextUsage")
     if isinstance(usage, dict):
         used, window = usage.get("tokens"), usage.get("contextWindow")
@@ -48,6 +54,24 @@ async def session_info(mode: ModeContext, args: str) -> None:
         rows.append(("Context", f"{shown}/{format_tokens(int(window or 0))}{percent}"))
     mode.shell.transcript.add_component(TextBlock("Session", rows, mode.shell.context))
     mode.shell.refresh()
+
+
+def _cost_by_model(session: AgentSession) -> list[tuple[str, str]]:
+    """Under a virtual selection, what each model it routed to cost (responses and warming)."""
+    if not is_virtual_model(session.model):
+        return []
+    costs: dict[str, float] = {}
+    for entry in session.session_manager.get_entries():
+        message = entry.get("message") if entry["type"] == "message" else None
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            name, usage = f"{message.get('provider')}/{message.get('model')}", message.get("usage")
+        elif entry["type"] == "usage":
+            name, usage = f"{entry.get('provider')}/{entry.get('model')}", entry.get("usage")
+        else:
+            continue
+        cost = usage.get("cost") if isinstance(usage, dict) else None
+        costs[name] = costs.get(name, 0.0) + float((cost or {}).get("total") or 0.0)
+    return [(f"  {name}", f"${total:.4f}") for name, total in costs.items()]
 
 
 async def compact(mode: ModeContext, args: str) -> None:

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from pi_harness.ai.types import Usage
 from pi_harness.coding.agent_session.agent_session import AgentSession
+from pi_harness.coding.cache_misses import describe_cache_miss, detect_cache_miss
+from pi_harness.coding.cache_warming import format_warming_usage
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.coding.virtual_models import find_latest_response, is_virtual_model
 from pi_harness.tui.components.base import ToolRenderer
 from pi_harness.tui.components.content import content_text
-from pi_harness.tui.components.footer import UsageTotals, git_branch
+from pi_harness.tui.components.footer import UsageTotals, format_tokens, git_branch
 from pi_harness.tui.keybindings import normalize_key
 from pi_harness.tui.pt_keys import to_pt_keys
 from pi_harness.tui.transcript import Transcript
@@ -185,6 +189,9 @@ class SessionController:
             message = event.get("message")
             if isinstance(message, Mapping) and message.get("role") == "assistant":
                 self.update_footer()
+                self._cache_miss_notice(message)
+        elif kind == "entry_appended":
+            self._cache_warm_notice(event.get("entry"))
         if kind in ("compaction_end", "auto_compaction_end") and event.get("errorMessage"):
             self.last_compaction_error = str(event["errorMessage"])
         if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
@@ -196,6 +203,33 @@ class SessionController:
         if kind in _FOOTER_EVENTS:
             self.update_footer()
         shell.refresh()
+
+    # --- prompt-cache notices (``showCacheMissNotices``) -----------------------------------------
+
+    def _cache_miss_notice(self, message: Mapping[str, object]) -> None:
+        session = self.mode.session
+        if not session.settings.values.show_cache_miss_notices:
+            return
+        runtime = session.model_runtime
+
+        def read_price(provider: str, model_id: str) -> float:
+            model = runtime.find(provider, model_id)
+            return float(model["cost"]["cacheRead"]) if model is not None else 0.0
+
+        miss = detect_cache_miss(session.session_manager.get_entries(), message, read_price)
+        text = describe_cache_miss(miss, format_tokens) if miss is not None else None
+        if text is not None:
+            self.mode.shell.notice("warning", text)
+
+    def _cache_warm_notice(self, entry: object) -> None:
+        if not isinstance(entry, Mapping) or entry.get("type") != "usage" or entry.get("kind") != "cache_warm":
+            return
+        usage = entry.get("usage")
+        if self.mode.session.settings.values.show_cache_miss_notices and isinstance(usage, Mapping):
+            note = entry.get("note")
+            self.mode.shell.notice(
+                "muted", format_warming_usage(cast(Usage, usage), note if isinstance(note, str) else None)
+            )
 
     # --- the footer -----------------------------------------------------------------------------
 
@@ -209,6 +243,12 @@ class SessionController:
         data.provider = model["provider"] if model is not None else None
         data.thinking_level = session.thinking_level if model is not None and model.get("reasoning") else None
         data.context_window = int(model.get("contextWindow") or 0) or None if model is not None else None
+        data.routed = None
+        if is_virtual_model(model):
+            latest = find_latest_response(session.session_manager.build_session_context().messages)
+            if latest is not None:
+                level = latest.get("thinkingLevel")
+                data.routed = f"{latest.get('model')}" + (f" • {level}" if isinstance(level, str) else "")
         data.session_name = session.session_manager.get_session_name()
         data.auto_compact = session.auto_compaction_enabled
         stats = session.get_session_stats()
@@ -222,4 +262,6 @@ class SessionController:
         )
         usage = stats.get("contextUsage")
         data.context_tokens = usage.get("tokens") if isinstance(usage, Mapping) else None
+        if isinstance(usage, Mapping) and usage.get("contextWindow"):
+            data.context_window = int(usage["contextWindow"])  # the routed model's, for a virtual one
         shell.editor_view.thinking_level = data.thinking_level
