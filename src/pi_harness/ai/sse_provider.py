@@ -47,10 +47,31 @@ def stream_sse_request(
 ) -> AssistantMessageEventStream:
     """Run one request as a provider stream (see ``run_provider_stream``)."""
 
+    async def prepared() -> SSERequest:
+        return prepare()
+
+    return stream_prepared_request(
+        model, options, prepared, read, sequential=sequential, end_blocks_on_abort=end_blocks_on_abort
+    )
+
+
+def stream_prepared_request(
+    model: Model,
+    options: StreamOptions,
+    prepare: Callable[[], Awaitable[SSERequest]],
+    read: EventReader,
+    *,
+    sequential: bool = True,
+    end_blocks_on_abort: bool = False,
+) -> AssistantMessageEventStream:
+    """``stream_sse_request`` for a request that needs awaiting before it is sent: fetching an
+    OAuth access token (Vertex) or signing with credentials that may be refreshed (Bedrock) is
+    I/O, and running it inside the request task makes its failure the stream's ``error`` event."""
+
     async def run(builder: MessageBuilder) -> None:
         builder.end_blocks_on_abort = end_blocks_on_abort
         builder.add_secret(options.api_key)
-        request = prepare()
+        request = await prepare()
         for name, value in request.headers.items():
             if name.lower() in CREDENTIAL_HEADERS:
                 builder.add_secret(value)

@@ -31,14 +31,13 @@ from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http import merge_headers
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, shared_options
 from pi_harness.ai.output_cap import simple_max_tokens
-from pi_harness.ai.providers.async_request import stream_prepared_request
 from pi_harness.ai.providers.google import GoogleStreamOptions, build_payload, format_google_error, read_gemini_events
 from pi_harness.ai.providers.google_thinking import simple_thinking_config
 from pi_harness.ai.providers.google_vertex_auth import access_token as adc_access_token
 from pi_harness.ai.providers.google_wire import ThinkingConfig
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
-from pi_harness.ai.sse_provider import SSERequest
+from pi_harness.ai.sse_provider import SSERequest, stream_prepared_request
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import Context, Model, ThinkingLevel
 
