@@ -7,6 +7,7 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from _streams import collect, hello
 
 from pi_harness.ai import api
 from pi_harness.ai.overflow import is_context_overflow
@@ -22,7 +23,7 @@ from pi_harness.ai.providers.azure_openai_responses import (
 )
 from pi_harness.ai.registry import resolve_api_provider
 from pi_harness.ai.retry import is_retryable_error_message
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -36,17 +37,8 @@ from pi_harness.testing.fake_llm.azure_openai_responses import ACCESS_DENIED, MI
 API = "azure-openai-responses"
 
 
-def hello() -> Context:
-    return {"messages": [{"role": "user", "content": "Hello", "timestamp": 1}]}
-
-
 def azure_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, model_id="gpt-5.4", provider="azure", **overrides)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def opts(**kwargs: Any) -> AzureOpenAIResponsesOptions:

@@ -12,6 +12,7 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from _streams import collect, hello
 
 from pi_harness.ai import api
 from pi_harness.ai.options import SimpleStreamOptions
@@ -20,7 +21,7 @@ from pi_harness.ai.providers import bedrock_auth
 from pi_harness.ai.providers.aws_eventstream import EventStreamDecoder, EventStreamError, encode_message
 from pi_harness.ai.providers.bedrock_converse_stream import BedrockOptions, build_request_body, stream
 from pi_harness.ai.retry import is_retryable_error_message
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Context, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -54,18 +55,9 @@ def keys(monkeypatch: pytest.MonkeyPatch, session_token: str | None = None) -> N
         monkeypatch.setenv("AWS_SESSION_TOKEN", session_token)
 
 
-def hello() -> Context:
-    return {"systemPrompt": "Be brief.", "messages": [{"role": "user", "content": "Hello", "timestamp": 1}]}
-
-
 def bedrock_model(server: FakeLLMServer, model_id: str = CLAUDE, **overrides: Any) -> Model:
     fields: dict[str, Any] = {"provider": "amazon-bedrock", "name": "Claude Sonnet 4", **overrides}
     return server.model(API, model_id=model_id, **fields)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 # --- framing ----------------------------------------------------------------------------------
@@ -119,7 +111,7 @@ async def test_sigv4_signed_request_streams_text_thinking_and_tools(monkeypatch:
         model = bedrock_model(
             server, reasoning=True, cost={"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}
         )
-        events, message = await collect(stream(model, hello(), BedrockOptions()))
+        events, message = await collect(stream(model, hello("Be brief."), BedrockOptions()))
         request = server.requests[0]
     assert request.path == "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
     assert request.headers["content-type"] == "application/json"
@@ -244,7 +236,7 @@ async def test_bearer_token_from_the_environment_through_the_public_api(monkeypa
     monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-123")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("hi")])]) as server:
         message = await api.complete_simple(
-            bedrock_model(server, model_id="amazon.nova-pro-v1:0", name="Nova Pro"), hello()
+            bedrock_model(server, model_id="amazon.nova-pro-v1:0", name="Nova Pro"), hello("Be brief.")
         )
         request = server.requests[0]
     assert message["stopReason"] == "stop", message.get("errorMessage")
@@ -258,7 +250,7 @@ async def test_redacted_reasoning_is_kept_as_base64(monkeypatch: pytest.MonkeyPa
     script = ScriptedResponse(steps=[ThinkingStep("", signature="opaque-bytes", redacted=True), TextStep("ok")])
     with FakeLLMServer([script]) as server:
         _, message = await collect(
-            stream(bedrock_model(server, model_id="openai.gpt-5", name="GPT-5"), hello(), BedrockOptions())
+            stream(bedrock_model(server, model_id="openai.gpt-5", name="GPT-5"), hello("Be brief."), BedrockOptions())
         )
     thinking = message["content"][0]
     assert thinking["type"] == "thinking" and thinking.get("redacted") is True
@@ -269,7 +261,7 @@ async def test_redacted_reasoning_is_kept_as_base64(monkeypatch: pytest.MonkeyPa
 async def test_missing_botocore_is_a_one_line_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "botocore.auth", None)
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("never")])]) as server:
-        _, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        _, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
         assert server.requests == []
     assert message["errorMessage"] == (
         "Amazon Bedrock with AWS credentials needs the Python package 'botocore', which is not installed "
@@ -280,7 +272,7 @@ async def test_missing_botocore_is_a_one_line_hint(monkeypatch: pytest.MonkeyPat
 async def test_no_credentials_is_an_error_event() -> None:
     pytest.importorskip("botocore", reason="botocore (extra 'bedrock') is not installed")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("never")])]) as server:
-        _, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        _, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
         assert server.requests == []
     assert message["stopReason"] == "error"
     assert message["errorMessage"] == bedrock_auth.NO_CREDENTIALS
@@ -337,7 +329,9 @@ async def test_http_errors_carry_pis_prefixes_and_classify(monkeypatch: pytest.M
         ),
     ]
     with FakeLLMServer(scripts) as server:
-        results = [(await collect(stream(bedrock_model(server), hello(), BedrockOptions())))[1] for _ in scripts]
+        results = [
+            (await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions())))[1] for _ in scripts
+        ]
     too_long, throttled, unavailable, denied, gateway = (m["errorMessage"] for m in results)
     assert too_long == "Validation error: Input is too long for requested model."
     assert is_context_overflow(results[0]) and not is_retryable_error_message(too_long)
@@ -360,7 +354,7 @@ async def test_exception_event_mid_stream_keeps_partial_text(monkeypatch: pytest
         ),
     )
     with FakeLLMServer([script]) as server:
-        _, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        _, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
     assert message["stopReason"] == "error"
     assert message["errorMessage"].startswith("Internal server error: The system encountered")
     assert message["content"][0]["text"] == "partial"  # type: ignore[typeddict-item]
@@ -374,7 +368,7 @@ async def test_exception_event_mid_stream_keeps_partial_text(monkeypatch: pytest
 async def test_stop_reasons(native: str, stop: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "tok")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("x")], native_stop=native)]) as server:
-        _, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        _, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
     assert message["stopReason"] == stop and message["rawStopReason"] == native
     if stop == "error":
         assert message["errorMessage"] == f"Provider stopped with: {native}"
@@ -383,7 +377,7 @@ async def test_stop_reasons(native: str, stop: str, monkeypatch: pytest.MonkeyPa
 async def test_cut_off_stream_is_a_retryable_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "tok")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("abc", chunks=3)], drop_after=3)]) as server:
-        _, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        _, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
     assert message["stopReason"] == "error"
     assert is_retryable_error_message(message["errorMessage"])
 
@@ -400,7 +394,7 @@ async def test_thinking_levels_map_to_additional_fields(monkeypatch: pytest.Monk
         )
         oss = bedrock_model(server, model_id="openai.gpt-oss-120b-1:0", name="gpt-oss-120b", reasoning=True)
         for model in (adaptive, oss):
-            await collect(api.stream_simple(model, hello(), SimpleStreamOptions(reasoning="xhigh")))
+            await collect(api.stream_simple(model, hello("Be brief."), SimpleStreamOptions(reasoning="xhigh")))
         first, second = (r.json["additionalModelRequestFields"] for r in server.requests)
     assert first["output_config"] == {"effort": "xhigh"}
     assert first["thinking"]["type"] == "adaptive" and first["anthropic_beta"] == [
@@ -414,8 +408,10 @@ async def test_budget_thinking_on_claude_fits_inside_max_tokens(monkeypatch: pyt
     with FakeLLMServer(default=ScriptedResponse(steps=[TextStep("ok")])) as server:
         roomy = bedrock_model(server, reasoning=True, maxTokens=64000)
         tight = bedrock_model(server, reasoning=True, maxTokens=10000)
-        await collect(api.stream_simple(roomy, hello(), SimpleStreamOptions(reasoning="high")))
-        await collect(api.stream_simple(tight, hello(), SimpleStreamOptions(reasoning="high", max_tokens=4000)))
+        await collect(api.stream_simple(roomy, hello("Be brief."), SimpleStreamOptions(reasoning="high")))
+        await collect(
+            api.stream_simple(tight, hello("Be brief."), SimpleStreamOptions(reasoning="high", max_tokens=4000))
+        )
         first, second = (r.json for r in server.requests)
     assert first["inferenceConfig"] == {"maxTokens": 64000}  # the model cap, the 16384 budget inside it
     assert first["additionalModelRequestFields"]["thinking"]["budget_tokens"] == 16384
@@ -486,7 +482,7 @@ async def test_a_signature_made_with_the_wrong_secret_is_refused(monkeypatch: py
     keys(monkeypatch)
     monkeypatch.setitem(fake_bedrock.KNOWN_SECRET_KEYS, "AKIAFAKEKEY1234567", "the-real-secret")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("never")])]) as server:
-        events, message = await collect(stream(bedrock_model(server), hello(), BedrockOptions()))
+        events, message = await collect(stream(bedrock_model(server), hello("Be brief."), BedrockOptions()))
         assert server.pending == 1  # refused before any scripted answer
     assert [e["type"] for e in events] == ["error"]
     assert message["errorMessage"] == f"InvalidSignatureException: {SIGNATURE_MISMATCH}"

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+from _streams import collect
 
 from pi_harness.ai import (
     AbortController,
@@ -49,11 +50,6 @@ def user(text: str) -> Message:
 
 def ctx(*messages: Message, **extra: Any) -> Context:
     return {"messages": list(messages) or [user("hi")], **extra}  # type: ignore[typeddict-item]
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def types_of(events: list[dict[str, Any]]) -> list[str]:

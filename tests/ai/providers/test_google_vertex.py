@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from _streams import collect, hello
 
 from pi_harness.ai import api
 from pi_harness.ai.options import SimpleStreamOptions
@@ -26,7 +27,7 @@ from pi_harness.ai.providers.google_vertex import (
 )
 from pi_harness.ai.providers.google_vertex_auth import forget_credentials
 from pi_harness.ai.retry import is_retryable_error_message
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -47,17 +48,8 @@ def fresh_credentials() -> Iterator[None]:
     forget_credentials()
 
 
-def hello() -> Context:
-    return {"systemPrompt": "Be brief.", "messages": [{"role": "user", "content": "Hello", "timestamp": 1}]}
-
-
 def vertex_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, model_id="gemini-2.5-flash", provider="google-vertex", **overrides)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 _PRIVATE_KEY: list[str] = []
@@ -143,7 +135,7 @@ async def test_api_key_goes_in_x_goog_api_key_and_content_streams() -> None:
     )
     with FakeLLMServer([script]) as server:
         model = vertex_model(server, reasoning=True)
-        events, message = await collect(stream(model, hello(), GoogleVertexOptions(api_key="vertex-key")))
+        events, message = await collect(stream(model, hello("Be brief."), GoogleVertexOptions(api_key="vertex-key")))
         request = server.requests[0]
     assert request.path == "/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent"
     assert request.query == "alt=sse"
@@ -171,14 +163,14 @@ async def test_explicit_access_token_needs_a_project_unless_the_base_url_is_a_co
         "contextWindow": 1000,
         "maxTokens": 100,
     }
-    _, message = await collect(stream(template, hello(), GoogleVertexOptions(access_token="ya29.given")))
+    _, message = await collect(stream(template, hello("Be brief."), GoogleVertexOptions(access_token="ya29.given")))
     assert message["errorMessage"] == NO_PROJECT
 
 
 async def test_explicit_access_token_is_a_bearer_token() -> None:
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("ok")])]) as server:
         options = GoogleVertexOptions(access_token="ya29.given")
-        _, message = await collect(stream(vertex_model(server), hello(), options))
+        _, message = await collect(stream(vertex_model(server), hello("Be brief."), options))
         assert server.requests[0].headers["authorization"] == "Bearer ya29.given"
         assert server.token_requests == []
     assert message["stopReason"] == "stop"
@@ -193,7 +185,9 @@ async def test_adc_key_file_token_comes_from_the_token_endpoint_and_is_reused(
         monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(write_adc_file(tmp_path, server)))
         model = vertex_model(server)
         for _ in range(2):
-            _, message = await collect(stream(model, hello(), GoogleVertexOptions(project="p", location="l")))
+            _, message = await collect(
+                stream(model, hello("Be brief."), GoogleVertexOptions(project="p", location="l"))
+            )
             assert message["stopReason"] == "stop", message.get("errorMessage")
         assert [r.headers["authorization"] for r in server.requests] == ["Bearer ya29.fake-1"] * 2
         assert len(server.token_requests) == 1
@@ -210,12 +204,14 @@ async def test_adc_through_the_public_api_and_a_refused_refresh(
         monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(write_adc_file(tmp_path, server)))
         monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
         monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
-        message = await api.complete_simple(vertex_model(server), hello())
+        message = await api.complete_simple(vertex_model(server), hello("Be brief."))
         assert message["content"][0]["text"] == "via adc"  # type: ignore[typeddict-item]
         forget_credentials()
         revoked = write_adc_file(tmp_path, server, account="revoked")
         monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(revoked))
-        events, failed = await collect(api.stream_simple(vertex_model(server), hello(), SimpleStreamOptions()))
+        events, failed = await collect(
+            api.stream_simple(vertex_model(server), hello("Be brief."), SimpleStreamOptions())
+        )
         assert len(server.requests) == 1  # the refused refresh never reached the model
     assert [e["type"] for e in events] == ["error"]
     assert "invalid_grant" in failed["errorMessage"]
@@ -226,7 +222,7 @@ async def test_missing_google_auth_is_a_one_line_hint(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "google.auth", None)
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("never")])]) as server:
         _, message = await collect(
-            stream(vertex_model(server), hello(), GoogleVertexOptions(project="p", location="l"))
+            stream(vertex_model(server), hello("Be brief."), GoogleVertexOptions(project="p", location="l"))
         )
         assert server.requests == []
     assert message["errorMessage"] == (
@@ -248,7 +244,7 @@ async def test_missing_project_fails_before_any_token_is_fetched(monkeypatch: py
         "contextWindow": 1000,
         "maxTokens": 100,
     }
-    _, message = await collect(stream(template_model, hello(), GoogleVertexOptions()))
+    _, message = await collect(stream(template_model, hello("Be brief."), GoogleVertexOptions()))
     assert message["errorMessage"] == NO_PROJECT
 
 
@@ -277,7 +273,7 @@ async def test_errors_are_classified() -> None:
     ]
     with FakeLLMServer(scripts) as server:
         options = GoogleVertexOptions(api_key="k")
-        results = [(await collect(stream(vertex_model(server), hello(), options)))[1] for _ in scripts]
+        results = [(await collect(stream(vertex_model(server), hello("Be brief."), options)))[1] for _ in scripts]
     too_long, limited, denied = results
     assert too_long["errorMessage"] == f"400 INVALID_ARGUMENT: {overflow}"
     assert is_context_overflow(too_long) and not is_retryable_error_message(too_long["errorMessage"])
@@ -290,6 +286,6 @@ async def test_errors_are_classified() -> None:
 async def test_public_api_takes_google_cloud_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOOGLE_CLOUD_API_KEY", "env-vertex-key")
     with FakeLLMServer([ScriptedResponse(steps=[TextStep("hi")])]) as server:
-        message = await api.complete_simple(vertex_model(server), hello())
+        message = await api.complete_simple(vertex_model(server), hello("Be brief."))
         assert server.requests[0].headers["x-goog-api-key"] == "env-vertex-key"
     assert message["stopReason"] == "stop"

@@ -8,6 +8,7 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from _streams import collect, hello
 
 from pi_harness.ai import api
 from pi_harness.ai.options import SimpleStreamOptions
@@ -15,7 +16,7 @@ from pi_harness.ai.overflow import is_context_overflow
 from pi_harness.ai.providers.mistral_conversations import MistralOptions, stream
 from pi_harness.ai.providers.mistral_convert import ToolCallIdNormalizer, derive_tool_call_id, short_hash
 from pi_harness.ai.retry import is_retryable_error_message
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Context, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -29,17 +30,8 @@ API = "mistral-conversations"
 PNG = base64.b64encode(b"\x89PNG").decode()
 
 
-def hello() -> Context:
-    return {"messages": [{"role": "user", "content": "Hello", "timestamp": 1}]}
-
-
 def mistral_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, model_id="mistral-large-latest", provider="mistral", **overrides)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def opts(**kwargs: Any) -> MistralOptions:

@@ -8,6 +8,7 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from _streams import collect
 
 from pi_harness.ai import api
 from pi_harness.ai.message_builder import MessageBuilder
@@ -23,7 +24,7 @@ from pi_harness.ai.providers.openai_codex_responses import (
 )
 from pi_harness.ai.retry import is_retryable_error_message
 from pi_harness.ai.sse import ServerSentEvent
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Context, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -57,11 +58,6 @@ def context() -> Context:
 
 def codex_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, model_id="gpt-5.4", provider="openai-codex", **overrides)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def opts(**kwargs: Any) -> OpenAICodexResponsesOptions:

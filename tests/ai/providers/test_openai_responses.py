@@ -9,6 +9,7 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from _streams import collect, hello
 
 from pi_harness.ai import api
 from pi_harness.ai.abort import AbortController
@@ -24,7 +25,7 @@ from pi_harness.ai.providers.openai_responses import (
 from pi_harness.ai.providers.openai_responses_events import STREAM_ENDED_EARLY, ResponsesStreamReader
 from pi_harness.ai.retry import is_retryable_error_message
 from pi_harness.ai.sse import ServerSentEvent
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Context, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -38,17 +39,8 @@ API = "openai-responses"
 PNG = base64.b64encode(b"\x89PNG fake image bytes").decode()
 
 
-def hello() -> Context:
-    return {"messages": [{"role": "user", "content": "Hello", "timestamp": 1}]}
-
-
 def responses_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, **overrides)  # type: ignore[return-value]
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def opts(**kwargs: Any) -> OpenAIResponsesOptions:

@@ -6,13 +6,14 @@ from typing import Any
 
 import httpx2
 import pytest
+from _streams import collect
 
 from pi_harness.ai import api
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.overflow import is_context_overflow
 from pi_harness.ai.providers.pi_messages import PiMessagesOptions, stream
 from pi_harness.ai.retry import is_retryable_error_message
-from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.ai.types import Context, Model
 from pi_harness.testing.fake_llm import (
     FakeLLMServer,
     HTTPErrorSpec,
@@ -35,11 +36,6 @@ def context() -> Context:
 
 def gateway_model(server: FakeLLMServer, **overrides: Any) -> Model:
     return server.model(API, model_id="claude-sonnet-4", provider="radius", **overrides)
-
-
-async def collect(events_stream: Any) -> tuple[list[dict[str, Any]], AssistantMessage]:
-    events = [event async for event in events_stream]
-    return events, await events_stream.result()
 
 
 def opts(**kwargs: Any) -> PiMessagesOptions:
