@@ -89,3 +89,23 @@ def test_bad_invocations_exit_2(tmp_path: Path, args: list[str], message: str) -
     done = pi(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stdout + done.stderr
+
+
+def test_progress_keeps_a_status_line_on_a_terminal_only() -> None:
+    import io
+
+    from pi_harness.cli.batch.progress import Progress
+
+    screen = io.StringIO()
+    live = Progress(4, 2, screen, live=True)
+    live.task_started("a")
+    live.task_started("b")
+    live.task_finished(TaskResult("a", "succeeded", wall_seconds=10.0, turns=2, tokens=30, cost=0.25))
+    assert live.status_line() == "1/4 done, 1 running, 0 failed, $0.2500 so far, ETA 15s"
+    assert screen.getvalue().endswith("\r\x1b[K1/4 done, 1 running, 0 failed, $0.2500 so far, ETA 15s")
+    assert "[1/4] ok a: 2 turns, 30 tokens, $0.2500, 10.0s\n" in screen.getvalue()
+    log = io.StringIO()
+    plain = Progress(4, 2, log, live=False)
+    plain.task_started("a")
+    plain.task_finished(TaskResult("a", "timeout", wall_seconds=3.0, error="timed out"))
+    assert log.getvalue() == "[1/4] TIMEOUT a: 0 turns, 0 tokens, $0.0000, 3.0s\n"
