@@ -94,6 +94,9 @@ class ParsedArgs:
     unknown_flags: list[str] = field(default_factory=list)
     extension_flags: dict[str, bool | str] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Not a flag: runtime settings (``agent.maxTurns``...) set by a program that starts a run,
+    # such as ``pi batch``'s worker; applied over the settings files, never persisted.
+    settings_overrides: dict[str, object] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -329,6 +329,8 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
 
     parsed = boot.parsed
     settings = SettingsManager.create(boot.cwd, boot.agent_dir, project_trusted=trusted)
+    for key, value in parsed.settings_overrides.items():
+        settings.set_override(key, value)
     manager = open_session_manager(boot, settings)
     if parsed.name is not None:
         # Written before the session is built, so it is the first entry of a new session and

@@ -26,7 +26,7 @@ from pi_harness.cli import timing
 TYPE_CHECKING = False  # as in pi_harness/__init__.py: typing stays unimported for --version
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from pi_harness.cli.args import ParsedArgs
     from pi_harness.cli.diagnostics import Diagnostic
@@ -74,6 +74,10 @@ def dispatch_subcommand(argv: Sequence[str]) -> int | None:
         from pi_harness.cli.subcommands.config import run_config_command
 
         return run_config_command(rest)
+    if command == "batch":
+        from pi_harness.cli.subcommands.batch import run_batch_command
+
+        return run_batch_command(rest)
     if command == "mcp":
         from pi_harness.cli.subcommands.mcp import run_mcp_command
 
@@ -184,7 +188,7 @@ def _extension_help_flags(parsed: ParsedArgs) -> list[FlagDefinition]:
 VERSION_ONLY = (["--version"], ["-v"])
 
 
-def run(argv: Sequence[str]) -> int:
+def run(argv: Sequence[str], settings_overrides: Mapping[str, object] | None = None) -> int:
     if list(argv) in VERSION_ONLY and not timing.enabled():
         # The whole command line is the version flag: nothing else can change the answer, so the
         # argument parser (and what it imports) is not loaded.
@@ -200,6 +204,7 @@ def run(argv: Sequence[str]) -> int:
     if code is not None:
         return code
     parsed = parse_args(argv)
+    parsed.settings_overrides = dict(settings_overrides or {})
     timing.mark("parseArgs")
     if report_diagnostics(parsed.diagnostics):
         return 1
@@ -220,10 +225,10 @@ def run(argv: Sequence[str]) -> int:
     return _run_session(parsed)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, settings_overrides: Mapping[str, object] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return run(args)
+        return run(args, settings_overrides)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
