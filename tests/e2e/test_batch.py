@@ -110,10 +110,14 @@ def test_budget_and_timeout_outcomes(batch_env: PiEnv, tmp_path: Path) -> None:
             {"id": "looping", "prompt": "looping loop", "budgets": {"turns": 3}},
             {"id": "hanging", "prompt": "hanging hang", "timeout": 3},
             {"id": "fine", "prompt": "fine chat"},
+            {"id": "templated", "template": "make", "args": ["templated", "t.txt"], "check": "grep -q templated t.txt"},
         ],
     )
+    # A prompt template of the user's agent dir, expanded by the session as /make <args>.
+    (batch_env.agent_dir / "prompts").mkdir()
+    (batch_env.agent_dir / "prompts" / "make.md").write_text("$1 write $2\n")
     out = tmp_path / "out"
-    done = run_batch(batch_env, str(tasks_file), "--jobs", "3", "--out", str(out))
+    done = run_batch(batch_env, str(tasks_file), "--jobs", "4", "--out", str(out))
     assert done.returncode == 1
     found = results(out)
     assert found["looping"]["status"] == "budget_exceeded"
@@ -121,6 +125,7 @@ def test_budget_and_timeout_outcomes(batch_env: PiEnv, tmp_path: Path) -> None:
     assert found["looping"]["turns"] == 3
     assert found["hanging"]["status"] == "timeout"
     assert found["fine"]["status"] == "succeeded"
+    assert found["templated"]["status"] == "succeeded", found["templated"]
     # The timed-out session was stopped cleanly: its file is complete JSON lines.
     session = Path(str(found["hanging"]["sessionFile"]))
     for line in session.read_text().splitlines():
