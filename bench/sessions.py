@@ -52,7 +52,15 @@ def _text(rng: random.Random, low: int, high: int) -> str:
     return " ".join(out)
 
 
-def generate(path: Path, message_entries: int, seed: int = 7) -> int:
+# A session this long has been compacted many times: Pi compacts when the context nears the
+# model's window, which a coding session reaches every few thousand entries. The generator writes
+# a compaction (keeping the last ~20 entries, as a cut at a user message) every this many
+# message entries, so the file has the shape of a real long session; ``compact_every=0`` gives
+# one uncompacted branch (everything reaches the model).
+COMPACT_EVERY = 2000
+
+
+def generate(path: Path, message_entries: int, seed: int = 7, compact_every: int = COMPACT_EVERY) -> int:
     """Write a session with ``message_entries`` message entries; returns the file size."""
     rng = random.Random(seed)
     ts = 1_760_000_000_000
@@ -81,12 +89,26 @@ def generate(path: Path, message_entries: int, seed: int = 7) -> int:
         out.write(entry("model_change", provider="anthropic", modelId="claude-sonnet-4-5"))
         out.write(entry("thinking_level_change", thinkingLevel="medium"))
         call = 0
+        user_ids: list[str] = []
+        next_compaction = compact_every
         while written < message_entries:
+            if compact_every and written >= next_compaction and len(user_ids) > 3:
+                next_compaction += compact_every
+                kept = user_ids[-3]  # the cut: three user turns (some 20 entries) stay verbatim
+                out.write(
+                    entry(
+                        "compaction",
+                        summary="## Goal\n" + _text(rng, 200, 400),
+                        firstKeptEntryId=kept,
+                        tokensBefore=150_000 + written,
+                    )
+                )
             ts += 5000
             text = _text(rng, 20, 150)
             out.write(
                 entry("message", message={"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts})
             )
+            user_ids.append(f"{counter:08x}")
             written += 1
             for _ in range(rng.randint(1, 4)):
                 if written >= message_entries:

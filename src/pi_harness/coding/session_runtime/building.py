@@ -101,8 +101,10 @@ async def build_session(
 ) -> BuiltSession:
     runner, diagnostics = await load_extensions(services, config)
     context = manager.build_session_context()
-    branch = manager.get_branch()
-    has_messages = any(entry["type"] == "message" for entry in manager.get_entries())
+    # Entry types, model changes and system messages only: the outline does (a large file's
+    # older messages stay unparsed).
+    branch = manager.get_branch_outline()
+    has_messages = manager.has_messages()
     recorded_level = context.thinking_level if any(e["type"] == "thinking_level_change" for e in branch) else None
     fallback_message: str | None = None
     restored = False

@@ -127,6 +127,14 @@ def read_session_file(path: str | os.PathLike[str]) -> SessionFileContents:
     )
 
 
+def loads_tolerant(line: bytes) -> object:
+    """One line as the reader takes it: JSON, else JSON with invalid UTF-8 replaced, else None."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _loads_replacing(line)
+
+
 def _loads_replacing(line: bytes) -> object:
     """A line that is JSON apart from invalid UTF-8, decoded with U+FFFD for the bad bytes (as a
     JavaScript reader does) instead of being lost with every entry that descends from it."""

@@ -144,6 +144,8 @@ def _repaired_blocks(entry: SessionEntry) -> SessionEntry | None:
     kind = entry["type"]
     if kind == "message":
         message: object = entry.get("message")
+        if message is None:
+            return None  # nothing to repair (also a large file's message not parsed yet)
         if type(message) is dict:
             role = message.get("role")
             if role not in _CONTENT_ROLES or _content_well_typed(message.get("content"), role in _STRING_ROLES):
@@ -151,6 +153,12 @@ def _repaired_blocks(entry: SessionEntry) -> SessionEntry | None:
     elif kind != "custom_message" or _content_well_typed(entry.get("content"), True):
         return None
     return _repaired_blocks_slow(entry)
+
+
+def repaired_content(entry: SessionEntry) -> SessionEntry:
+    """The entry with its content blocks well-typed (itself when they already are)."""
+    fixed = _repaired_blocks(entry)
+    return entry if fixed is None else fixed
 
 
 def _repaired_blocks_slow(entry: SessionEntry) -> SessionEntry | None:

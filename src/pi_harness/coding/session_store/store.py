@@ -23,6 +23,7 @@ from pi_harness.coding.session_store.context import (
     SessionProjection,
     stored_message,
 )
+from pi_harness.coding.session_store.deferred import DeferredMessages, ScannedSession, context_part, scan_session_file
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
     CompactionEntry,
@@ -95,6 +96,8 @@ class SessionManager(SessionFinders):
         self._on_disk = False
         self._generation = 0  # bumped whenever the entries are replaced (not appended to)
         self._projections = ProjectionMemo()
+        # Messages of a large file not parsed yet (deferred.py); empty for every other session.
+        self._deferred: DeferredMessages | None = None
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -219,7 +222,8 @@ class SessionManager(SessionFinders):
             self._writer.close()
             self._writer = None
 
-    def _load_entries(self, entries: list[SessionEntry]) -> None:
+    def _load_entries(self, entries: list[SessionEntry], deferred: DeferredMessages | None = None) -> None:
+        self._deferred = deferred
         kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
         self._generation += 1
         self._entries = kept
@@ -250,6 +254,9 @@ class SessionManager(SessionFinders):
     def set_session_file(self, path: PathLike) -> None:
         """Switch to the session stored at ``path`` (see ``open``)."""
         file = Path(path).absolute()
+        scanned = scan_session_file(file)
+        if scanned is not None and self._open_scanned(file, scanned):
+            return
         contents = read_session_file(file)
         if contents.exists and not contents.blank and contents.header is None:
             raise InvalidSessionFileError(file)
@@ -278,6 +285,31 @@ class SessionManager(SessionFinders):
         self._writer = writer
         self._on_disk = True
 
+    def _open_scanned(self, file: Path, scanned: ScannedSession) -> bool:
+        """Open a large file from its scan; False (nothing changed) when it needs a rewrite."""
+        records = migrate_records(scanned.header_record, scanned.entries)
+        if records.changed:
+            return False
+        writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
+        if not self._read_only:
+            writer.claim()
+        writer.note_torn_tail(scanned.ends_with_newline)
+        self._release_writer()
+        self._header = records.header
+        self._cwd = records.header.get("cwd") or os.getcwd()
+        self._load_entries(report_repairs(file, records.entries), scanned.deferred)
+        self._session_file = file
+        self._writer = writer
+        self._on_disk = True
+        return True
+
+    def _complete(self, entries: list[SessionEntry] | None = None) -> list[SessionEntry]:
+        """Fill the stubs among ``entries`` (default: all) before anyone reads their content."""
+        chosen = self._entries if entries is None else entries
+        if self._deferred:
+            self._deferred.fill(chosen)
+        return chosen
+
     def close(self) -> None:
         """Release the cross-process lock (if held). The manager stays readable."""
         self._release_writer()
@@ -294,7 +326,7 @@ class SessionManager(SessionFinders):
         """Create the file with the header and every entry so far."""
         if self._writer is None:
             return
-        self._writer.create([self._header, *self._entries])
+        self._writer.create([self._header, *self._complete()])
         self._on_disk = True
 
     def _persist(self, entry: SessionEntry) -> None:
@@ -306,9 +338,9 @@ class SessionManager(SessionFinders):
                 writer.append(entry)
             except FileNotFoundError:
                 # The file was deleted under us: write it again in full rather than a headless file.
-                writer.create([self._header, *self._entries, entry])
+                writer.create([self._header, *self._complete(), entry])
         elif _qualifies_for_disk(entry):
-            writer.create([self._header, *self._entries, entry])
+            writer.create([self._header, *self._complete(), entry])
             self._on_disk = True
 
     def _note_name(self, entry: SessionEntry) -> None:
@@ -425,7 +457,7 @@ class SessionManager(SessionFinders):
 
     def append_context_edit(self, target_id: str, replacement: ContextEditReplacement | None) -> str:
         """(1.4.0) Omit (``None``) or replace the content of a message on the active branch."""
-        target = self._by_id.get(target_id)
+        target = self.get_entry(target_id)
         if target is None:
             raise EntryNotFoundError(target_id)
         if target_id not in {e["id"] for e in self.get_branch()}:
@@ -475,17 +507,21 @@ class SessionManager(SessionFinders):
         return self._leaf_id
 
     def get_leaf_entry(self) -> SessionEntry | None:
-        return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
+        return self.get_entry(self._leaf_id) if self._leaf_id is not None else None
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
-        return self._by_id.get(entry_id)
+        entry = self._by_id.get(entry_id)
+        if entry is not None and self._deferred:
+            self._deferred.fill([entry])
+        return entry
 
     def entries_by_id(self) -> Mapping[str, SessionEntry]:
         """A read-only live view of the ``id → entry`` index."""
+        self._complete()
         return MappingProxyType(self._by_id)
 
     def get_children(self, parent_id: str | None) -> list[SessionEntry]:
-        return children_of(self._entries, parent_id)
+        return children_of(self._complete(), parent_id)
 
     def get_label(self, entry_id: str) -> str | None:
         info = self._labels.get(entry_id)
@@ -495,11 +531,20 @@ class SessionManager(SessionFinders):
         """Root → ``from_id`` (default: the leaf), every entry type."""
         if from_id is None or from_id == self._leaf_id:
             # The active path is memoised with the projection: a copy instead of a walk.
-            return list(self._current_projection().path)
-        return branch_path(self._by_id, from_id)
+            return self._complete(list(self._current_projection().path))
+        return self._complete(branch_path(self._by_id, from_id))
+
+    def get_branch_outline(self) -> list[SessionEntry]:
+        """The active branch for walks over entry types: every entry is there, but the ``user``,
+        ``assistant`` and ``toolResult`` messages of a large file may lack their ``message``
+        (only ``type``, ``id`` and ``parentId`` are certain). System messages are complete."""
+        return list(self._current_projection().path)
+
+    def has_messages(self) -> bool:
+        return any(entry["type"] == "message" for entry in self._entries)
 
     def get_tree(self) -> list[SessionTreeNode]:
-        return build_tree(self._entries, self._by_id, self._labels)
+        return build_tree(self._complete(), self._by_id, self._labels)
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf (not persisted); the next append starts a new branch there."""
@@ -534,7 +579,10 @@ class SessionManager(SessionFinders):
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
     def _walk_active_path(self) -> list[SessionEntry]:
-        return branch_path(self._by_id, self._leaf_id)
+        path = branch_path(self._by_id, self._leaf_id)
+        if self._deferred:
+            self._deferred.fill(context_part(path, self._deferred))
+        return path
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
@@ -600,7 +648,7 @@ class SessionManager(SessionFinders):
 
     def get_entries(self) -> list[SessionEntry]:
         """Every entry (not the header) in file order."""
-        return list(self._entries)
+        return list(self._complete())
 
     def get_header(self) -> SessionHeader:
         return self._header.copy()
