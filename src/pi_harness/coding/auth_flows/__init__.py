@@ -1,14 +1,41 @@
 """Signing in to providers: OpenRouter's PKCE flow with a loopback callback (or a pasted code),
 the RFC 8628 device flow for providers with a user-registered client, token refresh under the
-auth.json lock, and the refusal of other vendors' subscription sign-ins (see ``registry``)."""
+auth.json lock, and the refusal of other vendors' subscription sign-ins (see ``registry``).
+
+The names below load on first use: every request resolves its key through ``refresh``, which
+must not bring in the sign-in flows (their HTTP servers, PKCE and device-code code) with it.
+"""
 
 from __future__ import annotations
 
-from pi_harness.coding.auth_flows.errors import LoginError
-from pi_harness.coding.auth_flows.login import can_sign_in, sign_in
-from pi_harness.coding.auth_flows.refresh import fresh_api_key
-from pi_harness.coding.auth_flows.registry import flow_for, refusal, refused_providers
-from pi_harness.coding.auth_flows.ui import LoginUI
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.coding.auth_flows.errors import LoginError
+    from pi_harness.coding.auth_flows.login import can_sign_in, sign_in
+    from pi_harness.coding.auth_flows.refresh import fresh_api_key
+    from pi_harness.coding.auth_flows.registry import flow_for, refusal, refused_providers
+    from pi_harness.coding.auth_flows.ui import LoginUI
+
+_HOMES = {
+    "LoginError": "errors",
+    "LoginUI": "ui",
+    "can_sign_in": "login",
+    "flow_for": "registry",
+    "fresh_api_key": "refresh",
+    "refusal": "registry",
+    "refused_providers": "registry",
+    "sign_in": "login",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "LoginError",

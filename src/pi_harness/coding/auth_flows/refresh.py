@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from pi_harness.coding.auth_flows.credentials import from_token_response, is_fresh
 from pi_harness.coding.auth_flows.errors import LoginError
-from pi_harness.coding.auth_flows.oauth_http import post_form_sync
-from pi_harness.coding.auth_flows.registry import FlowSpec, flow_for
 
 if TYPE_CHECKING:
+    from pi_harness.coding.auth_flows.registry import FlowSpec
     from pi_harness.coding.config.auth import AuthStorage
 
 
 def refresh_grant(spec: FlowSpec, refresh_token: str) -> dict[str, Any]:
     """One ``grant_type=refresh_token`` request; the new credential. Raises ``LoginError``."""
+    from pi_harness.coding.auth_flows.oauth_http import post_form_sync
+
     status, body = post_form_sync(
         spec.token_url,
         {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": spec.client_id},
@@ -40,6 +41,9 @@ def fresh_api_key(auth: AuthStorage, provider: str, env: Mapping[str, str] | Non
     entry = auth.get(provider)
     if entry is None or entry.get("type") != "oauth" or is_fresh(entry):
         return auth.get_api_key(provider)
+    # Only an expired sign-in gets this far: the flow registry loads for it alone.
+    from pi_harness.coding.auth_flows.registry import flow_for
+
     spec = flow_for(provider, env)
     if spec is None or spec.kind != "device-code" or not entry.get("refresh"):
         return None
