@@ -142,21 +142,42 @@ def _read_head(path: str, size: int) -> bytes:
         return handle.read(size)
 
 
+# A regular file up to this size is read on the event loop: a local read of it takes
+# microseconds, while a hop to a worker thread (and back through the GIL) costs far more on
+# every tool call. Anything else (FIFOs, devices, large files) is read in a thread, so a read
+# that blocks never stops the loop, and with it abort and shutdown.
+INLINE_READ_LIMIT = 1 << 20
+
+
+def _small_regular_file(path: str) -> bool:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat_module.S_ISREG(info.st_mode) and info.st_size <= INLINE_READ_LIMIT
+
+
 class LocalReadOperations:
     async def read_file(self, path: str) -> bytes:
+        if _small_regular_file(path):
+            return _read_bytes(path)
         return await asyncio.to_thread(_read_bytes, path)
 
     async def access(self, path: str) -> None:
-        await asyncio.to_thread(_check_file, path, os.R_OK)
+        # stat and access only: no open, so nothing here can wait on a FIFO's writer.
+        _check_file(path, os.R_OK)
 
     async def detect_image_mime_type(self, path: str) -> str | None:
+        if _small_regular_file(path):
+            return detect_image_mime_type(_read_head(path, SNIFF_BYTES))
         return detect_image_mime_type(await asyncio.to_thread(_read_head, path, SNIFF_BYTES))
 
     async def read_chunks(self, path: str, chunk_size: int) -> AsyncIterator[bytes]:
-        handle = await asyncio.to_thread(open, path, "rb")
+        inline = _small_regular_file(path)
+        handle = open(path, "rb") if inline else await asyncio.to_thread(open, path, "rb")  # noqa: SIM115
         try:
             while True:
-                chunk = await asyncio.to_thread(handle.read, chunk_size)
+                chunk = handle.read(chunk_size) if inline else await asyncio.to_thread(handle.read, chunk_size)
                 if not chunk:
                     return
                 yield chunk
