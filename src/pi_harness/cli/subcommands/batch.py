@@ -70,6 +70,7 @@ def run_batch_command(argv: Sequence[str]) -> int:
 def _run(argv: Sequence[str]) -> int:
     from pi_harness.cli.batch.runner import BatchError, BatchOptions
     from pi_harness.cli.batch.tasks import Budgets, TaskFileError
+    from pi_harness.optional_deps import MissingDependencyError
 
     args = parse_command_args(
         "batch",
@@ -112,7 +113,7 @@ def _run(argv: Sequence[str]) -> int:
         for problem in error.problems:
             print(f"Error: {problem}", file=sys.stderr)
         return 2
-    except (BatchError, OSError) as error:
+    except (BatchError, OSError, MissingDependencyError) as error:
         print(f"Error: {error}", file=sys.stderr)
         return 2
     counts = summary.counts
