@@ -1,0 +1,285 @@
+"""Commands and UI: commands, shutdown-command, send-user-message, input-transform,
+input-transform-streaming, inline-bash, rpc-demo and notify, in real sessions against the fake
+server (rpc-demo also through a runner, notify through the real ``pi`` command)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _examples_support import ExampleHost, UIClient, bound_runner, example_path, git_repo, sdk_session
+
+from pi_harness.coding.extensions.events import EVENT_NAMES
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as running:
+        yield running
+
+
+def last_user_text(request: Any) -> str:
+    users = [m for m in request.json["messages"] if m["role"] == "user"]
+    content = users[-1]["content"]
+    return content if isinstance(content, str) else "\n".join(part.get("text", "") for part in content)
+
+
+def reply(server: FakeLLMServer, *texts: str) -> None:
+    server.push(*[ScriptedResponse(steps=[TextStep(text)]) for text in texts])
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+async def test_commands_lists_groups_and_shows_the_source(
+    server: FakeLLMServer, tmp_path: Path, agent_dir: Path
+) -> None:
+    prompts = agent_dir / "prompts"
+    prompts.mkdir()
+    (prompts / "review.md").write_text("---\ndescription: Review the diff\n---\nReview it.\n")
+    client = UIClient({"value": "/review - Review the diff"}, {"confirmed": True}, {"cancelled": True})
+    result = await sdk_session(server, tmp_path, "commands", "pirate", client=client)
+    session = result.session
+
+    await session.prompt("/commands")
+    picker = client.dialogs[0]
+    assert picker["title"] == "Slash commands"
+    assert picker["options"] == [
+        "--- Extensions ---",
+        "/commands - List the slash commands (/commands [extension|prompt|skill])",
+        "/pirate - Toggle pirate mode: the assistant talks like a pirate",
+        "--- Prompts ---",
+        "/review - Review the diff",
+    ]
+    assert client.dialogs[1]["message"] == f"Show where it is defined?\n{prompts / 'review.md'}"
+    assert client.notifications == [(str(prompts / "review.md"), "info")]
+
+    await session.prompt("/commands prompt")
+    assert client.dialogs[2]["options"] == ["--- Prompts ---", "/review - Review the diff"]
+    await session.prompt("/commands skill")
+    assert client.notifications[-1] == ("No skill commands", "info")
+    await result.runtime.shutdown()
+
+
+def test_commands_completes_the_source_argument() -> None:
+    from _examples_support import load_example
+
+    complete = load_example("commands").complete_source
+    assert complete("") == [{"value": s, "label": s} for s in ("extension", "prompt", "skill")]
+    assert complete("sk") == [{"value": "skill", "label": "skill"}]
+    assert complete("x") is None
+
+
+# -- shutdown-command --------------------------------------------------------------------------
+
+
+async def test_quit_and_the_exit_tools_request_a_shutdown(server: FakeLLMServer, tmp_path: Path) -> None:
+    result = await sdk_session(server, tmp_path, "shutdown_command", client=UIClient())
+    session = result.session
+    assert not session.shutdown_requested
+    await session.prompt("/quit")
+    assert session.shutdown_requested
+    await result.runtime.shutdown()
+
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("deploy_and_exit", {"environment": "staging"}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("Deployed, bye.")]),
+    )
+    result = await sdk_session(server, tmp_path, "shutdown_command")
+    updates: list[str] = []
+    result.session.subscribe(
+        lambda event: updates.append(event["partialResult"]["content"][0]["text"])
+        if event["type"] == "tool_execution_update"
+        else None
+    )
+    await result.session.prompt("deploy")
+    assert result.session.shutdown_requested
+    assert updates == ["Deploying to staging...", "Deployed; exiting..."]
+    tool_message = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"][0]
+    assert tool_message["content"] == "Deployed to staging. Exit requested."
+    await result.runtime.shutdown()
+
+
+# -- send-user-message -------------------------------------------------------------------------
+
+
+async def test_send_user_message_commands_send_real_user_messages(server: FakeLLMServer, tmp_path: Path) -> None:
+    reply(server, "four", "noted", "short")
+    client = UIClient()
+    result = await sdk_session(server, tmp_path, "send_user_message", client=client)
+    session = result.session
+
+    await session.prompt("/ask")
+    assert client.notifications == [("Usage: /ask <message>", "warning")]
+    for command in ("/ask What is 2+2?", "/followup and then?", "/askwith list the files"):
+        await session.prompt(command)
+        await session.wait_for_idle()  # the message starts a run; the command does not wait for it
+
+    assert [last_user_text(request) for request in server.requests] == [
+        "What is 2+2?",
+        "and then?",
+        "Request: list the files\nKeep the answer short.",
+    ]
+    users = [m for m in session.get_messages() if m["role"] == "user"]
+    assert len(users) == 3  # real user messages, not custom messages
+    await result.runtime.shutdown()
+
+
+# -- input-transform ---------------------------------------------------------------------------
+
+
+async def test_input_transform_rewrites_and_answers(server: FakeLLMServer, tmp_path: Path) -> None:
+    reply(server, "Python is a language.", "plain")
+    client = UIClient()
+    result = await sdk_session(server, tmp_path, "input_transform", client=client)
+    session = result.session
+
+    await session.prompt("ping")
+    await session.prompt("?quick")
+    await session.prompt("TIME")
+    assert server.requests == []  # answered without the model
+    assert client.notifications[:2] == [("pong", "info"), ("Usage: ?quick <question>", "warning")]
+    assert len(client.notifications) == 3 and client.notifications[2][0]  # the local time
+
+    await session.prompt("?quick What is Python?")
+    await session.prompt("pinging is fine")
+    assert [last_user_text(request) for request in server.requests] == [
+        "Answer in one or two sentences at most: What is Python?",
+        "pinging is fine",
+    ]
+    await result.runtime.shutdown()
+
+
+# -- input-transform-streaming ----------------------------------------------------------------
+
+
+async def test_input_transform_streaming_appends_the_diffstat(server: FakeLLMServer, tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo", {"app.py": "print(1)\n"})
+    (repo / "app.py").write_text("print(2)\n")
+    reply(server, "ok", "ok")
+    result = await sdk_session(server, repo, "input_transform_streaming")
+
+    await result.session.prompt("review my changes")
+    await result.session.prompt("review the plan")
+
+    first, second = (last_user_text(request) for request in server.requests)
+    assert first.startswith("review my changes\n\nUncommitted changes (git diff --stat):\n```\n")
+    assert "app.py | 2 +-" in first and first.endswith("```")
+    assert second == "review the plan"
+    await result.runtime.shutdown()
+
+
+# -- inline-bash -------------------------------------------------------------------------------
+
+
+async def test_inline_bash_expands_commands_in_the_prompt(server: FakeLLMServer, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("x\n")
+    reply(server, "ok", "ok")
+    client = UIClient()
+    result = await sdk_session(server, project, "inline_bash", client=client)
+
+    await result.session.prompt("Files: !{ls} and !{echo hi; echo oops >&2; exit 3} end")
+    await result.session.prompt("nothing to expand {here}")
+
+    first, second = (last_user_text(request) for request in server.requests)
+    assert first == "Files: notes.txt and hi end"
+    assert second == "nothing to expand {here}"
+    message, kind = client.notifications[0]
+    assert message.startswith("Ran 2 inline command(s):\n!{ls} -> 'notes.txt'\n")
+    assert "(exit code 3)" in message and kind == "info"
+    await result.runtime.shutdown()
+
+
+# -- rpc-demo ----------------------------------------------------------------------------------
+
+
+async def test_rpc_demo_drives_every_ui_call(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("bash", {"command": "sudo rm -rf /tmp/x"}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("I was stopped.")]),
+    )
+    client = UIClient({"value": "Block"}, {"value": "blue"}, {"value": "a\nb"}, {"cancelled": True})
+    result = await sdk_session(server, tmp_path, "rpc_demo", client=client)
+    session = result.session
+    methods = [r["method"] for r in client.requests]
+    assert methods[:3] == ["setTitle", "setWidget", "setStatus"]
+    assert client.requests[0]["title"] == "pi RPC demo"
+    assert client.status("rpc-demo") == "Turns: 0"
+
+    await session.prompt("clean up")
+    gate = client.dialogs[0]
+    assert (gate["method"], gate["title"], gate["options"]) == (
+        "select",
+        "Dangerous command: sudo rm -rf /tmp/x",
+        ["Allow", "Block"],
+    )
+    tool_message = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"][0]
+    assert tool_message["content"] == "Blocked by user"
+    assert client.status("rpc-demo") == "Turn 2 done"
+
+    await session.prompt("/rpc-input")
+    await session.prompt("/rpc-editor")
+    await session.prompt("/rpc-input")
+    await session.prompt("/rpc-prefill")
+    assert client.dialogs[2]["prefill"] == "first line\nsecond line\nthird line"
+    assert [text for text, _ in client.notifications] == [
+        "Blocked the command",
+        "Received: blue",
+        "Received 2 line(s)",
+        "No value given",
+        "Editor text set",
+    ]
+    assert client.requests[-2]["method"] == "set_editor_text"
+    await result.runtime.shutdown()
+
+
+async def test_rpc_demo_confirms_before_clearing(tmp_path: Path) -> None:
+    client = UIClient({"confirmed": False}, {"confirmed": True})
+    runner, _ = await bound_runner("rpc_demo", ExampleHost(tmp_path), client=client)
+    assert await runner.emit_session_before("session_before_switch", {"reason": "new"}) == {"cancel": True}
+    assert await runner.emit_session_before("session_before_switch", {"reason": "new"}) is None
+    assert await runner.emit_session_before("session_before_switch", {"reason": "resume"}) is None
+    assert client.dialogs[0]["title"] == "Clear session?" and len(client.dialogs) == 2
+    runner_without_ui, _ = await bound_runner("rpc_demo", ExampleHost(tmp_path))
+    verdict = await runner_without_ui.emit_tool_call(
+        {"toolName": "bash", "toolCallId": "c", "input": {"command": "sudo reboot"}}
+    )
+    assert verdict == {"block": True, "reason": "Dangerous command blocked: no UI to ask"}
+
+
+# -- notify ------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif("agent_settled" not in EVENT_NAMES, reason="agent_settled is not an extension event yet")
+def test_notify_writes_the_escape_sequence_when_pi_is_done(agent_dir: Path, tmp_path: Path) -> None:
+    with FakeLLMServer() as fake:
+        provider = {
+            "baseUrl": fake.base_url("openai-completions"),
+            "api": "openai-completions",
+            "apiKey": "test-key",
+            "models": [{"id": "fake-model"}],
+        }
+        (agent_dir / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
+        fake.push(ScriptedResponse(steps=[TextStep("Done.")]))
+        env = {k: v for k, v in os.environ.items() if k not in ("WT_SESSION", "KITTY_WINDOW_ID")}
+        done = subprocess.run(
+            [sys.executable, "-m", "pi_harness", "-e", str(example_path("notify")), "--model", "fake/fake-model"]
+            + ["-p", "hi"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**env, "PI_OFFLINE": "1"},
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\x1b]777;notify;Pi;Waiting for your input\x07") == 1
