@@ -95,14 +95,16 @@ async def test_quit_and_the_exit_tools_request_a_shutdown(server: FakeLLMServer,
     result = await sdk_session(server, tmp_path, "shutdown_command")
     updates: list[str] = []
     result.session.subscribe(
-        lambda event: updates.append(event["partialResult"]["content"][0]["text"])
-        if event["type"] == "tool_execution_update"
-        else None
+        lambda event: (
+            updates.append(event["partialResult"]["content"][0]["text"])
+            if event["type"] == "tool_execution_update"
+            else None
+        )
     )
     await result.session.prompt("deploy")
     assert result.session.shutdown_requested
     assert updates == ["Deploying to staging...", "Deployed; exiting..."]
-    tool_message = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"][0]
+    tool_message = next(m for m in server.requests[1].json["messages"] if m["role"] == "tool")
     assert tool_message["content"] == "Deployed to staging. Exit requested."
     await result.runtime.shutdown()
 
@@ -222,7 +224,7 @@ async def test_rpc_demo_drives_every_ui_call(server: FakeLLMServer, tmp_path: Pa
         "Dangerous command: sudo rm -rf /tmp/x",
         ["Allow", "Block"],
     )
-    tool_message = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"][0]
+    tool_message = next(m for m in server.requests[1].json["messages"] if m["role"] == "tool")
     assert tool_message["content"] == "Blocked by user"
     assert client.status("rpc-demo") == "Turn 2 done"
 
@@ -272,8 +274,17 @@ def test_notify_writes_the_escape_sequence_when_pi_is_done(agent_dir: Path, tmp_
         fake.push(ScriptedResponse(steps=[TextStep("Done.")]))
         env = {k: v for k, v in os.environ.items() if k not in ("WT_SESSION", "KITTY_WINDOW_ID")}
         done = subprocess.run(
-            [sys.executable, "-m", "pi_harness", "-e", str(example_path("notify")), "--model", "fake/fake-model"]
-            + ["-p", "hi"],
+            [
+                sys.executable,
+                "-m",
+                "pi_harness",
+                "-e",
+                str(example_path("notify")),
+                "--model",
+                "fake/fake-model",
+                "-p",
+                "hi",
+            ],
             capture_output=True,
             text=True,
             cwd=tmp_path,
