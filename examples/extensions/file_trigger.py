@@ -56,8 +56,7 @@ def create_extension(
     def extension(pi: ExtensionAPI) -> None:
         tasks: list[asyncio.Task[None]] = []
 
-        async def watch() -> None:
-            seen = signature(trigger)
+        async def watch(seen: tuple[float, int] | None) -> None:
             while True:
                 await asyncio.sleep(interval)
                 current = signature(trigger)
@@ -71,7 +70,9 @@ def create_extension(
 
         @pi.on("session_start")
         def start(event: ExtensionEvent, ctx: ExtensionContext) -> None:
-            tasks.append(asyncio.get_running_loop().create_task(watch()))
+            # The state at the start is taken now, not when the task first runs: a write in between
+            # must count as a change.
+            tasks.append(asyncio.get_running_loop().create_task(watch(signature(trigger))))
             if ctx.has_ui:
                 ctx.ui.notify(f"Watching {trigger} for instructions")
 
