@@ -294,3 +294,77 @@ def test_notify_writes_the_escape_sequence_when_pi_is_done(agent_dir: Path, tmp_
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("\x1b]777;notify;Pi;Waiting for your input\x07") == 1
+
+
+# -- preset ------------------------------------------------------------------------------------
+
+PRESETS = {
+    "plan": {"tools": ["read", "grep", "nosuchtool"], "thinkingLevel": "high", "instructions": "Only write a plan."},
+    "implement": {"tools": ["read", "bash", "edit", "write"], "instructions": "Make small changes."},
+}
+
+
+def request_tools(request: Any) -> list[str]:
+    return [tool["function"]["name"] for tool in request.json.get("tools", [])]
+
+
+async def test_preset_flag_command_and_picker(server: FakeLLMServer, tmp_path: Path, agent_dir: Path) -> None:
+    (agent_dir / "presets.json").write_text(json.dumps(PRESETS))
+    project = tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    override = {"implement": {**PRESETS["implement"], "instructions": "Project rules: small changes."}}
+    (project / ".pi" / "presets.json").write_text(json.dumps(override))
+    reply(server, "planned", "implemented", "plain")
+    picks = UIClient({"value": "(none): clear the preset, restore the previous settings"})
+    result = await sdk_session(server, project, "preset", client=picks, flags={"preset": "plan"})
+    session = result.session
+    assert picks.notifications[:2] == [
+        ('Preset "plan": unknown tools: nosuchtool', "warning"),
+        ('Preset "plan" is active', "info"),
+    ]
+    assert picks.status("preset") == "preset:plan"
+
+    await session.prompt("think")
+    await session.prompt("/preset implement")
+    await session.prompt("build")
+    await session.prompt("/preset")  # the picker: (none)
+    await session.prompt("plain run")
+
+    plan, implement, plain = server.requests
+    assert request_tools(plan) == ["read", "grep"]
+    assert "<preset>\nOnly write a plan.\n</preset>" in plan.json["messages"][0]["content"]
+    assert request_tools(implement) == ["read", "bash", "edit", "write"]
+    assert "Project rules: small changes." in implement.json["messages"][0]["content"]
+    assert "<preset>" not in plain.json["messages"][0]["content"]
+    assert request_tools(plain) == ["read", "bash", "edit", "write"]
+    options = picks.dialogs[0]["options"]
+    assert options[1].startswith("implement (active): tools:read,bash,edit,write | ")
+    assert picks.status("preset") is None
+    saved = [e["data"] for e in session.session_manager.get_entries() if e.get("customType") == "preset-state"]
+    assert saved[0] == {"name": "plan"} and {"name": "implement"} in saved
+
+    await session.prompt("/preset nope")
+    assert picks.notifications[-1] == ('No preset "nope". Available: plan, implement', "error")
+    await result.runtime.shutdown()
+
+
+# -- tools -------------------------------------------------------------------------------------
+
+
+async def test_tools_command_switches_and_the_choice_survives_a_resume(server: FakeLLMServer, tmp_path: Path) -> None:
+    reply(server, "ok", "ok")
+    client = UIClient({"value": "[x] bash"}, {"value": "[ ] grep"}, {"value": "Done"})
+    result = await sdk_session(server, tmp_path, "tools", client=client)
+    await result.session.prompt("/tools")
+    await result.session.prompt("go")
+    assert request_tools(server.requests[0]) == ["read", "edit", "write", "grep"]
+    options = client.dialogs[0]["options"]
+    assert options[:2] == ["[x] read", "[x] bash"] and "[ ] grep" in options and options[-1] == "Done"
+    assert "[ ] bash" in client.dialogs[1]["options"]
+    manager = result.session.session_manager
+    await result.runtime.shutdown()
+
+    resumed = await sdk_session(server, tmp_path, "tools", session_manager=manager)
+    await resumed.session.prompt("again")
+    assert request_tools(server.requests[1]) == ["read", "edit", "write", "grep"]
+    await resumed.runtime.shutdown()
