@@ -368,3 +368,90 @@ async def test_tools_command_switches_and_the_choice_survives_a_resume(server: F
     await resumed.session.prompt("again")
     assert request_tools(server.requests[1]) == ["read", "edit", "write", "grep"]
     await resumed.runtime.shutdown()
+
+
+# -- handoff -----------------------------------------------------------------------------------
+
+
+async def test_handoff_writes_a_prompt_and_opens_a_new_session_with_it(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.push(
+        ScriptedResponse(steps=[TextStep("The users API now validates emails in api/users.py.")]),
+        ScriptedResponse(steps=[TextStep("## Context\nEmail validation in api/users.py\n\n## Task\nDo teams")]),
+    )
+    client = UIClient({"value": "## Task\nAdd email validation to api/teams.py"})
+    result = await sdk_session(server, tmp_path, "handoff", client=client)
+    old_session = result.session
+    await old_session.prompt("add email validation to the users API")
+
+    await old_session.prompt("/handoff now do the same for teams")
+
+    request = server.requests[1].json
+    assert request["messages"][0]["role"] == "system"
+    asked = last_user_text(server.requests[1])
+    assert "email validation to the users API" in asked and "now do the same for teams" in asked
+    assert client.dialogs[0]["method"] == "editor"
+    assert client.dialogs[0]["prefill"].startswith("## Context\nEmail validation")
+    new_session = result.runtime.session
+    assert new_session is not old_session
+    assert client.requests[-2]["method"] == "set_editor_text"
+    assert client.requests[-2]["text"] == "## Task\nAdd email validation to api/teams.py"
+    assert client.notifications[-1] == ("Handoff prompt ready: edit it or send it", "info")
+    assert [m["role"] for m in new_session.get_messages()] == []
+    await result.runtime.shutdown()
+
+
+async def test_handoff_needs_a_goal_and_a_conversation(server: FakeLLMServer, tmp_path: Path) -> None:
+    client = UIClient()
+    result = await sdk_session(server, tmp_path, "handoff", client=client)
+    await result.session.prompt("/handoff")
+    await result.session.prompt("/handoff do more")
+    assert client.notifications == [
+        ("Usage: /handoff <goal of the new session>", "error"),
+        ("Nothing to hand off yet", "error"),
+    ]
+    assert server.requests == []
+    await result.runtime.shutdown()
+
+
+# -- summarize ---------------------------------------------------------------------------------
+
+
+async def test_summarize_asks_the_summary_model_and_shows_the_answer(server: FakeLLMServer, tmp_path: Path) -> None:
+    from _examples_support import FAKE_API, load_example
+
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("ls", {"path": "."}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("There is nothing here yet.")]),
+        ScriptedResponse(steps=[TextStep("## Goal\nLook at the project")]),
+    )
+    client = UIClient()
+    factory = load_example("summarize").create_extension("fake/summarizer")
+    result = await sdk_session(server, tmp_path, client=client, extension_factories=[factory])
+    result.session.model_runtime.add_model(server.model(FAKE_API, model_id="summarizer"))
+    await result.session.prompt("what is in this folder?")
+    entries_before = len(result.session.session_manager.get_entries())
+
+    await result.session.prompt("/summarize")
+
+    summary_request = server.requests[2].json
+    assert summary_request["model"] == "summarizer"
+    asked = last_user_text(server.requests[2])
+    assert "User: what is in this folder?" in asked
+    assert 'Tool ls called with {"path": "."}' in asked
+    assert "Assistant: There is nothing here yet." in asked
+    assert client.notifications[-1] == ("Conversation summary\n\n## Goal\nLook at the project", "info")
+    assert len(result.session.session_manager.get_entries()) == entries_before  # nothing added
+    await result.runtime.shutdown()
+
+
+async def test_summarize_reports_an_unknown_model(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.push(ScriptedResponse(steps=[TextStep("hi")]))
+    client = UIClient()
+    result = await sdk_session(server, tmp_path, "summarize", client=client)
+    await result.session.prompt("/summarize")
+    assert client.notifications == [("There is no conversation to summarise", "warning")]
+    await result.session.prompt("hello")
+    await result.session.prompt("/summarize")
+    assert client.notifications[-1][1] == "warning"
+    assert len(server.requests) == 1
+    await result.runtime.shutdown()
