@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _examples_support import ExampleHost, UIClient, bound_runner, example_path, git_repo, sdk_session
+from _examples_support import ExampleHost, UIClient, bound_runner, example_path, git, git_repo, sdk_session
 
+from pi_harness.cli.modes.rpc.ui import RpcExtensionUI
 from pi_harness.coding.extensions.events import EVENT_NAMES
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
@@ -455,3 +456,81 @@ async def test_summarize_reports_an_unknown_model(server: FakeLLMServer, tmp_pat
     assert client.notifications[-1][1] == "warning"
     assert len(server.requests) == 1
     await result.runtime.shutdown()
+
+
+# -- github-issue-autocomplete -----------------------------------------------------------------
+
+ISSUES = [
+    {"number": 1234, "title": "Crash when the config is empty", "state": "OPEN"},
+    {"number": 1250, "title": "Add a dark theme", "state": "OPEN"},
+    {"number": 87, "title": "Docs: typo in README", "state": "OPEN"},
+]
+
+
+class PlainCompletions:
+    """Stands in for the editor's own provider: answers everything with one item."""
+
+    async def get_suggestions(self, lines: list[str], line: int, col: int, options: Any) -> Any:
+        return {"items": [{"value": "base", "label": "base"}], "prefix": ""}
+
+    def apply_completion(self, lines: list[str], line: int, col: int, item: Any, prefix: str) -> Any:
+        return ("applied", item["value"], prefix)
+
+
+@pytest.fixture
+def fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``gh`` on PATH printing the issues as ``gh issue list --json`` does, logging its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "gh.log"
+    (tmp_path / "issues.json").write_text(json.dumps(ISSUES))
+    script = bin_dir / "gh"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {log}\ncat {tmp_path / "issues.json"}\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+class AutocompleteUI(RpcExtensionUI):
+    """The RPC UI plus the ``add_autocomplete_provider`` the interactive editor offers (recorded)."""
+
+    def __init__(self, send: Any) -> None:
+        super().__init__(send)
+        self.factories: list[Any] = []
+
+    def add_autocomplete_provider(self, factory: Any) -> None:
+        self.factories.append(factory)
+
+
+async def test_issue_autocomplete_suggests_issues_after_a_hash(tmp_path: Path, fake_gh: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    git(repo, "remote", "add", "origin", "git@github.com:acme/widgets.git")
+    client = UIClient()
+    client.ui = ui = AutocompleteUI(client._receive)
+    runner, errors = await bound_runner("github_issue_autocomplete", ExampleHost(repo), client=client)
+    await runner.emit("session_start", {"reason": "startup"})
+    assert errors == [] and len(ui.factories) == 1
+    provider = ui.factories[0](PlainCompletions())
+
+    numbers = await provider.get_suggestions(["see #12"], 0, 7, {})
+    assert [item["value"] for item in numbers["items"]] == ["#1234", "#1250"] and numbers["prefix"] == "#12"
+    words = await provider.get_suggestions(["#theme"], 0, 6, {})
+    assert words["items"] == [{"value": "#1250", "label": "#1250", "description": "[open] Add a dark theme"}]
+    plain = await provider.get_suggestions(["word#12"], 0, 7, {})
+    assert plain["items"][0]["value"] == "base"  # '#' inside a word is not an issue reference
+    assert provider.apply_completion(["#12"], 0, 3, {"value": "#1234"}, "#12") == ("applied", "#1234", "#12")
+    assert fake_gh.read_text().splitlines() == [
+        "issue list --repo acme/widgets --state open --limit 100 --json number,title,state"
+    ]  # fetched once for the whole session
+
+
+async def test_issue_autocomplete_explains_why_there_are_no_issues(tmp_path: Path, fake_gh: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    git(repo, "remote", "add", "origin", "git@gitlab.com:acme/widgets.git")
+    client = UIClient()
+    client.ui = ui = AutocompleteUI(client._receive)
+    runner, _ = await bound_runner("github_issue_autocomplete", ExampleHost(repo), client=client)
+    await runner.emit("session_start", {"reason": "startup"})
+    assert ui.factories == []
+    assert client.notifications == [("github-issue-autocomplete: no GitHub remote in this repository", "error")]
+    assert not fake_gh.exists()
