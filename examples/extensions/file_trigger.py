@@ -56,7 +56,7 @@ def create_extension(
     def extension(pi: ExtensionAPI) -> None:
         tasks: list[asyncio.Task[None]] = []
 
-        async def watch(seen: tuple[float, int] | None) -> None:
+        async def watch(seen: tuple[float, int] | None, ctx: ExtensionContext) -> None:
             while True:
                 await asyncio.sleep(interval)
                 current = signature(trigger)
@@ -64,15 +64,20 @@ def create_extension(
                     continue
                 text = take_text(trigger)
                 seen = signature(trigger)
-                if text:
-                    message = {"customType": "file-trigger", "content": f"Trigger file: {text}", "display": True}
+                if not text:
+                    continue
+                message = {"customType": "file-trigger", "content": f"Trigger file: {text}", "display": True}
+                try:
                     await pi.send_message(message, trigger_turn=True)
+                except Exception as error:  # keep watching: the next write may well go through
+                    if ctx.has_ui:
+                        ctx.ui.notify(f"file-trigger: could not send the message: {error}", "error")
 
         @pi.on("session_start")
         def start(event: ExtensionEvent, ctx: ExtensionContext) -> None:
             # The state at the start is taken now, not when the task first runs: a write in between
             # must count as a change.
-            tasks.append(asyncio.get_running_loop().create_task(watch(signature(trigger))))
+            tasks.append(asyncio.get_running_loop().create_task(watch(signature(trigger), ctx)))
             if ctx.has_ui:
                 ctx.ui.notify(f"Watching {trigger} for instructions")
 
