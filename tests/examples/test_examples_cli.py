@@ -134,3 +134,17 @@ def test_plan_flag_in_json_mode(pi: Pi) -> None:
     assert [t["function"]["name"] for t in first["tools"]] == ["read", "bash", "grep", "find", "ls"]
     assert "[PLAN MODE ACTIVE]" in json.dumps(first["messages"])
     assert records[-1] == {"type": "agent_settled", "aborted": False}
+
+
+def test_preset_flag_and_inline_bash_with_the_pi_command(pi: Pi, agent_dir: Path) -> None:
+    presets = {"review": {"tools": ["read", "grep"], "instructions": "Review only; change nothing."}}
+    (agent_dir / "presets.json").write_text(json.dumps(presets))
+    pi.server.push(ScriptedResponse(steps=[TextStep("Looks fine.")]))
+    args = ["-e", str(example_path("preset")), "-e", str(example_path("inline_bash")), "--preset", "review"]
+    result = pi.run(*args, "-p", "review !{echo main}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Looks fine.\n"
+    request = pi.server.requests[0].json
+    assert [t["function"]["name"] for t in request["tools"]] == ["read", "grep"]
+    assert "Review only; change nothing." in request["messages"][0]["content"]
+    assert request["messages"][-1]["content"] in ("review main", [{"type": "text", "text": "review main"}])
