@@ -534,3 +534,80 @@ async def test_issue_autocomplete_explains_why_there_are_no_issues(tmp_path: Pat
     assert ui.factories == []
     assert client.notifications == [("github-issue-autocomplete: no GitHub remote in this repository", "error")]
     assert not fake_gh.exists()
+
+
+async def test_send_user_message_steers_and_queues_while_the_agent_works(server: FakeLLMServer, tmp_path: Path) -> None:
+    import asyncio
+
+    from pi_harness.coding.extensions import ExtensionAPI, ToolResult
+
+    started, release = asyncio.Event(), asyncio.Event()
+
+    def blocking_tool(pi: ExtensionAPI) -> None:
+        @pi.tool(name="wait", label="Wait", description="Waits.", parameters={"type": "object", "properties": {}})
+        async def wait(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> ToolResult:
+            started.set()
+            await release.wait()
+            return ToolResult("waited")
+
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("wait", {}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("steered")]),
+        ScriptedResponse(steps=[TextStep("followed up")]),
+    )
+    client = UIClient()
+    result = await sdk_session(
+        server, tmp_path, "send_user_message", client=client, extension_factories=[blocking_tool]
+    )
+    session = result.session
+    run = asyncio.ensure_future(session.prompt("start"))
+    await started.wait()  # the agent is inside the tool call now
+
+    await session.prompt("/ask are you there?")
+    await session.prompt("/steer focus on the tests")
+    await session.prompt("/followup then update the docs")
+    release.set()
+    await run
+    await session.wait_for_idle()
+
+    assert client.notifications == [
+        ("The agent is working: use /steer or /followup", "warning"),
+        ("Queued as a follow-up", "info"),
+    ]
+    assert [last_user_text(request) for request in server.requests] == [
+        "start",
+        "focus on the tests",
+        "then update the docs",
+    ]
+    await result.runtime.shutdown()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the input event does not carry streamingBehavior yet; remove this mark once it does"
+)
+async def test_input_transform_streaming_leaves_steering_messages_alone(server: FakeLLMServer, tmp_path: Path) -> None:
+    import asyncio
+
+    from pi_harness.coding.extensions import ExtensionAPI, ToolResult
+
+    repo = git_repo(tmp_path / "repo", {"app.py": "print(1)\n"})
+    (repo / "app.py").write_text("print(2)\n")
+    started, release = asyncio.Event(), asyncio.Event()
+
+    def blocking_tool(pi: ExtensionAPI) -> None:
+        @pi.tool(name="wait", label="Wait", description="Waits.", parameters={"type": "object", "properties": {}})
+        async def wait(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> ToolResult:
+            started.set()
+            await release.wait()
+            return ToolResult("waited")
+
+    server.push(ScriptedResponse(steps=[ToolCallStep("wait", {}, id="c1")]), ScriptedResponse(steps=[TextStep("ok")]))
+    result = await sdk_session(server, repo, "input_transform_streaming", extension_factories=[blocking_tool])
+    run = asyncio.ensure_future(result.session.prompt("start"))
+    await started.wait()
+    await result.session.prompt("undo that change", streaming_behavior="steer")
+    release.set()
+    await run
+    await result.session.wait_for_idle()
+    assert last_user_text(server.requests[1]) == "undo that change"  # no diffstat appended
+    await result.runtime.shutdown()
