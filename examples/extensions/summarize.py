@@ -106,7 +106,11 @@ def create_extension(model_spec: str) -> Callable[[ExtensionAPI], None]:
                 cache_retention="none",
                 session_id=str(uuid.uuid4()),
             )
-            response: Mapping[str, Any] = await complete_simple(model, context, options)
+            try:
+                response: Mapping[str, Any] = await complete_simple(model, context, options)
+            except Exception as error:  # a provider failure ends the command with a message
+                ctx.ui.notify(f"Summary failed: {error}", "error")
+                return
             if response.get("stopReason") in ("error", "aborted"):
                 ctx.ui.notify(f"Summary failed: {response.get('errorMessage') or 'aborted'}", "error")
                 return

@@ -611,3 +611,44 @@ async def test_input_transform_streaming_leaves_steering_messages_alone(server: 
     await result.session.wait_for_idle()
     assert last_user_text(server.requests[1]) == "undo that change"  # no diffstat appended
     await result.runtime.shutdown()
+
+
+async def test_preset_shortcut_cycles_through_none_and_the_presets(
+    server: FakeLLMServer, tmp_path: Path, agent_dir: Path
+) -> None:
+    (agent_dir / "presets.json").write_text(json.dumps(PRESETS))
+    client = UIClient()
+    result = await sdk_session(server, tmp_path, "preset", client=client)
+    runner = result.session.extensions
+    (shortcut, _path), *_ = [item for item in runner.shortcuts() if item[0].key == "ctrl+shift+u"]
+
+    seen = []
+    for _ in range(4):
+        await shortcut.handler(runner.create_context())
+        seen.append(client.status("preset"))
+    assert seen == ["preset:implement", "preset:plan", None, "preset:implement"]  # sorted, then (none)
+    assert result.session.get_active_tool_names() == ["read", "bash", "edit", "write"]
+    await result.runtime.shutdown()
+
+
+# -- notify (the parts that do not need the event) --------------------------------------------
+
+
+def test_notify_picks_the_terminal_protocol(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from _examples_support import load_example
+
+    notify = load_example("notify")
+    for name in ("WT_SESSION", "KITTY_WINDOW_ID"):
+        monkeypatch.delenv(name, raising=False)
+    notify.send_notification("Pi", "Waiting for your input")
+    assert capsys.readouterr().out == "\x1b]777;notify;Pi;Waiting for your input\x07"
+    monkeypatch.setenv("KITTY_WINDOW_ID", "1")
+    notify.send_notification("Pi", "ready")
+    assert capsys.readouterr().out == "\x1b]99;i=1:d=0;Pi\x1b\\\x1b]99;i=1:p=body;ready\x1b\\"
+    monkeypatch.setenv("WT_SESSION", "x")
+    monkeypatch.setenv("PATH", "")  # no powershell.exe: the toast is skipped quietly
+    notify.send_notification("Pi", "ready")
+    assert capsys.readouterr().out == ""
+    assert "CreateToastNotifier('Pi')" in notify.toast_script("Pi", "ready")
