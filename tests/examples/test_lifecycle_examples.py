@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _examples_support import ExampleHost, UIClient, bound_runner, git_repo
+from _examples_support import ExampleHost, UIClient, bound_runner, git_repo, sdk_session
 
 PROCEED, STAY = "Yes, go on anyway", "No, I will commit first"
 
@@ -43,3 +43,23 @@ async def test_dirty_repo_guard_cancels_without_ui_and_ignores_non_repositories(
     plain.mkdir()
     runner, _ = await bound_runner("dirty_repo_guard", ExampleHost(plain))
     assert await runner.emit_session_before("session_before_fork", {"entryId": "e1"}) is None
+
+
+async def test_dirty_repo_guard_in_a_real_session(tmp_path: Path) -> None:
+    from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
+
+    repo = git_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    with FakeLLMServer() as server:
+        server.push(ScriptedResponse(steps=[TextStep("Edited.")]))
+        client = UIClient({"value": STAY}, {"value": PROCEED})
+        result = await sdk_session(server, repo, "dirty_repo_guard", client=client)
+        first = result.session
+        await first.prompt("change a.txt")
+        (repo / "a.txt").write_text("changed\n")
+
+        assert await result.runtime.new_session() == {"cancelled": True}
+        assert result.runtime.session is first
+        assert (await result.runtime.new_session()).get("cancelled") is False
+        assert result.runtime.session is not first
+        assert len(client.dialogs) == 2
+        await result.runtime.shutdown()
