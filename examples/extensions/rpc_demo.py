@@ -53,7 +53,7 @@ def extension(pi: ExtensionAPI) -> None:
             return None
         if not ctx.has_ui:
             return {"block": True, "reason": "Dangerous command blocked: no UI to ask"}
-        if await ctx.ui.select(f"Dangerous command: {command}", ["Allow", "Block"]) != "Allow":
+        if await ctx.ui.select(f"The model wants to run: {command}", ["Allow", "Block"]) != "Allow":
             ctx.ui.notify("Blocked the command", "warning")
             return {"block": True, "reason": "Blocked by user"}
         ctx.ui.notify("Allowed the command")
@@ -63,7 +63,7 @@ def extension(pi: ExtensionAPI) -> None:
     async def before_new(event: ExtensionEvent, ctx: ExtensionContext) -> dict[str, bool] | None:
         if event.reason != "new" or not ctx.has_ui:
             return None
-        if not await ctx.ui.confirm("Clear session?", "The messages of this session will be gone."):
+        if not await ctx.ui.confirm("Start a new, empty session?", "The current conversation will be left behind."):
             ctx.ui.notify("Kept the session")
             return {"cancel": True}
         return None

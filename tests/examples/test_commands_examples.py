@@ -222,7 +222,7 @@ async def test_rpc_demo_drives_every_ui_call(server: FakeLLMServer, tmp_path: Pa
     gate = client.dialogs[0]
     assert (gate["method"], gate["title"], gate["options"]) == (
         "select",
-        "Dangerous command: sudo rm -rf /tmp/x",
+        "The model wants to run: sudo rm -rf /tmp/x",
         ["Allow", "Block"],
     )
     tool_message = next(m for m in server.requests[1].json["messages"] if m["role"] == "tool")
@@ -251,7 +251,7 @@ async def test_rpc_demo_confirms_before_clearing(tmp_path: Path) -> None:
     assert await runner.emit_session_before("session_before_switch", {"reason": "new"}) == {"cancel": True}
     assert await runner.emit_session_before("session_before_switch", {"reason": "new"}) is None
     assert await runner.emit_session_before("session_before_switch", {"reason": "resume"}) is None
-    assert client.dialogs[0]["title"] == "Clear session?" and len(client.dialogs) == 2
+    assert client.dialogs[0]["title"] == "Start a new, empty session?" and len(client.dialogs) == 2
     runner_without_ui, _ = await bound_runner("rpc_demo", ExampleHost(tmp_path))
     verdict = await runner_without_ui.emit_tool_call(
         {"toolName": "bash", "toolCallId": "c", "input": {"command": "sudo reboot"}}
