@@ -192,13 +192,13 @@ FAKE_API = "openai-completions"
 async def sdk_session(
     server: FakeLLMServer,
     cwd: Path,
-    *examples: str,
+    *examples: str | Path,
     client: UIClient | None = None,
     flags: dict[str, Any] | None = None,
     settings: dict[str, Any] | None = None,
     **options: Any,
 ) -> CreateAgentSessionResult:
-    """A session on the fake server's model with ``examples`` loaded from their paths and bound
+    """A session on the fake server's model with ``examples`` (names, or paths of copies) loaded and bound
     (RPC-style UI when ``client`` is given, print mode without one). Returns the SDK result."""
     options.setdefault("model", server.model(FAKE_API))
     options.setdefault("api_keys", {"fake": "test-key"})
@@ -206,7 +206,7 @@ async def sdk_session(
     result = await create_agent_session(
         cwd=str(cwd),
         settings_manager=SettingsManager.in_memory(settings or {}),
-        extension_paths=[str(example_path(name)) for name in examples],
+        extension_paths=[str(name if isinstance(name, Path) else example_path(name)) for name in examples],
         extension_flags=flags or {},
         **options,
     )

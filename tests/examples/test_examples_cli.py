@@ -13,20 +13,17 @@ from pathlib import Path
 import pytest
 from _examples_support import EXAMPLES, example_path
 
+from pi_harness.coding.extensions.events import EVENT_NAMES
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
-ALL_EXAMPLES = [
-    "permission_gate",
-    "protected_paths",
-    "confirm_destructive",
-    "timed_confirm",
-    "git_checkpoint",
-    "auto_commit_on_exit",
-    "plan_mode",
-    "subagent",
-    "custom_compaction",
-    "sandbox",
-]
+ALL_EXAMPLES = sorted(
+    path.name.removesuffix(".py")
+    for path in EXAMPLES.iterdir()
+    if (path.suffix == ".py" or (path / "__init__.py").exists()) and not path.name.startswith("_")
+)
+# Examples left out of the load-together run: notify needs the agent_settled event (not an
+# extension event yet); it is tested on its own once the event exists.
+NOT_LOADED_TOGETHER = set() if "agent_settled" in EVENT_NAMES else {"notify"}
 
 
 def pi_command() -> list[str]:
@@ -74,16 +71,20 @@ def pi(agent_dir: Path, tmp_path: Path) -> Iterator[Pi]:
 
 def test_every_example_file_is_documented_in_the_readme() -> None:
     readme = (EXAMPLES / "README.md").read_text()
+    assert len(ALL_EXAMPLES) >= 41
+    assert readme.count("\n### ") == 79  # one entry per example of Pi 1.4.0
     for name in ALL_EXAMPLES:
         path = example_path(name)
         assert path.exists(), path
         shown = f"examples/extensions/{name}" + ("" if path.is_dir() else ".py")
-        assert f"pi -e {shown}" in readme, name
+        assert f"-e {shown}" in readme, name
 
 
 def test_all_examples_load_together(pi: Pi) -> None:
     pi.server.push(ScriptedResponse(steps=[TextStep("All loaded.")]))
-    args = [arg for name in ALL_EXAMPLES for arg in ("-e", str(example_path(name)))]
+    loaded = [name for name in ALL_EXAMPLES if name not in NOT_LOADED_TOGETHER]
+    args = [arg for name in loaded for arg in ("-e", str(example_path(name)))]
+    pi.env["PI_GONDOLIN_RUNTIME"] = "no-such-runtime"  # no container for this run
     result = pi.run(*args, "--no-sandbox", "-p", "hello")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "All loaded.\n"
@@ -133,3 +134,17 @@ def test_plan_flag_in_json_mode(pi: Pi) -> None:
     assert [t["function"]["name"] for t in first["tools"]] == ["read", "bash", "grep", "find", "ls"]
     assert "[PLAN MODE ACTIVE]" in json.dumps(first["messages"])
     assert records[-1] == {"type": "agent_settled", "aborted": False}
+
+
+def test_preset_flag_and_inline_bash_with_the_pi_command(pi: Pi, agent_dir: Path) -> None:
+    presets = {"review": {"tools": ["read", "grep"], "instructions": "Review only; change nothing."}}
+    (agent_dir / "presets.json").write_text(json.dumps(presets))
+    pi.server.push(ScriptedResponse(steps=[TextStep("Looks fine.")]))
+    args = ["-e", str(example_path("preset")), "-e", str(example_path("inline_bash")), "--preset", "review"]
+    result = pi.run(*args, "-p", "review !{echo main}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Looks fine.\n"
+    request = pi.server.requests[0].json
+    assert [t["function"]["name"] for t in request["tools"]] == ["read", "grep"]
+    assert "Review only; change nothing." in request["messages"][0]["content"]
+    assert request["messages"][-1]["content"] in ("review main", [{"type": "text", "text": "review main"}])

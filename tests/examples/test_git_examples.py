@@ -200,3 +200,67 @@ async def test_auto_commit_end_to_end_on_runtime_shutdown(server: FakeLLMServer,
         "initial",
     ]
     assert git(repo, "show", "HEAD:hello.py") == "print('hi')\n"
+
+
+# -- git-merge-and-resolve ---------------------------------------------------------------------
+
+
+def upstream_pair(tmp_path: Path, local_text: str, upstream_text: str) -> Path:
+    """A clone tracking ``origin/main``; origin got ``upstream_text`` after the clone, the clone
+    committed ``local_text``, both in ``app.txt``."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    seed = git_repo(tmp_path / "seed", {"app.txt": "one\ntwo\nthree\n"})
+    git(seed, "branch", "-M", "main")
+    git(seed, "push", "-q", str(origin), "main")
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    for repo, text in ((seed, upstream_text), (work, local_text)):
+        git(repo, "config", "user.name", "Test")
+        git(repo, "config", "user.email", "test@example.com")
+        (repo / "app.txt").write_text(text)
+        git(repo, "commit", "-qam", f"change in {repo.name}")
+    git(seed, "push", "-q", str(origin), "main")
+    return work
+
+
+async def test_merge_and_resolve_sends_the_conflicts_as_a_follow_up(server: FakeLLMServer, tmp_path: Path) -> None:
+    work = upstream_pair(tmp_path, "one\nTWO (local)\nthree\n", "one\nTWO (upstream)\nthree\n")
+    server.push(ScriptedResponse(steps=[TextStep("Done.")]), ScriptedResponse(steps=[TextStep("Resolving.")]))
+    result = await sdk_session(server, work, "git_merge_and_resolve", client=UIClient())
+
+    await result.session.prompt("do the work")
+    await result.session.wait_for_idle()
+
+    assert len(server.requests) == 2
+    follow_up = server.requests[1].json["messages"][-1]["content"]
+    follow_up = follow_up if isinstance(follow_up, str) else follow_up[0]["text"]
+    assert follow_up.startswith("Merging origin/main left conflicts:\n\n  app.txt:2-6 (ours: lines 3, theirs: lines 5)")
+    assert "<<<<<<<" in (work / "app.txt").read_text()  # left for the model to resolve
+    await result.runtime.shutdown()
+
+
+async def test_merge_and_resolve_merges_cleanly_and_skips_dirty_trees(server: FakeLLMServer, tmp_path: Path) -> None:
+    work = upstream_pair(tmp_path, "one (local)\ntwo\nthree\n", "one\ntwo\nthree (upstream)\n")
+    server.push(ScriptedResponse(steps=[TextStep("Done.")]), ScriptedResponse(steps=[TextStep("Done again.")]))
+    (work / "scratch.txt").write_text("mine\n")
+    result = await sdk_session(server, work, "git_merge_and_resolve")
+
+    await result.session.prompt("first")
+    assert "upstream" not in (work / "app.txt").read_text()  # untracked work: no merge
+    (work / "scratch.txt").unlink()
+    await result.session.prompt("second")
+    await result.session.wait_for_idle()
+
+    assert (work / "app.txt").read_text() == "one (local)\ntwo\nthree (upstream)\n"
+    assert len(server.requests) == 2  # a clean merge sends nothing
+    await result.runtime.shutdown()
+
+
+def test_merge_and_resolve_finds_conflict_blocks() -> None:
+    merge = load_example("git_merge_and_resolve")
+    text = "a\n<<<<<<< HEAD\n=======\nb\n>>>>>>> x\n"
+    assert merge.conflicts_in("f", text) == [merge.Conflict("f", 2, 3, 5)]
+    assert merge.conflict_report("r", merge.conflicts_in("f", text)).splitlines()[2] == (
+        "  f:2-5 (ours: lines empty, theirs: lines 4)"
+    )
