@@ -50,6 +50,7 @@ class RenderContext:
     keymap: KeyMap = field(default_factory=KeyMap)
     expand_tools: bool = False
     hide_thinking: bool = False
+    hidden_thinking_label: str | None = None  # ``ctx.ui.set_hidden_thinking_label``; None: "Thinking…"
     code_block_indent: str = "  "
     show_images: bool = True
     cwd: str | None = None

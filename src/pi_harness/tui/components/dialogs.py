@@ -290,6 +290,10 @@ class Widgets:
             value = content
         self._widgets[key] = (where, value)
 
+    def components(self) -> list[Component]:
+        """The widgets that are components (not plain lines)."""
+        return [content for _where, content in self._widgets.values() if not isinstance(content, list)]
+
     def render_placement(self, placement: Placement, width: int) -> list[str]:
         lines: list[str] = []
         for where, content in self._widgets.values():

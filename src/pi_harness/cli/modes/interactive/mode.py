@@ -27,7 +27,7 @@ from pi_harness.cli.modes.interactive.submit import Submitter
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 from pi_harness.coding.tools import kill_all_tracked_processes
-from pi_harness.tui.components.header import Header
+from pi_harness.tui.components.base import Component
 from pi_harness.tui.theme import Theme, ThemeSpec
 from pi_harness.tui.theme_registry import ThemeRegistry
 
@@ -47,7 +47,7 @@ class InteractiveMode:
         *,
         themes: ThemeRegistry,
         agent_dir: Path,
-        header: Header | None = None,
+        header: Component | None = None,
     ) -> None:
         self.shell = shell
         self.runtime = runtime
