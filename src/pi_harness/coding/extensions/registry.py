@@ -34,6 +34,7 @@ class Extension:
     shortcuts: list[ShortcutDefinition] = field(default_factory=list)
     flags: list[FlagDefinition] = field(default_factory=list)
     message_renderers: dict[str, MessageRenderer] = field(default_factory=dict)
+    entry_renderers: dict[str, MessageRenderer] = field(default_factory=dict)  # ``pi.register_entry_renderer``
 
 
 def tool_definitions(extensions: Sequence[Extension]) -> list[tuple[ToolDefinition, str]]:

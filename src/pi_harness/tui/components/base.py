@@ -56,6 +56,7 @@ class RenderContext:
     cwd: str | None = None
     home: str | None = None
     custom_renderers: dict[str, CustomMessageRenderer] = field(default_factory=dict)
+    entry_renderers: dict[str, CustomMessageRenderer] = field(default_factory=dict)  # custom entries, by type
     tool_renderers: dict[str, ToolRenderer] = field(default_factory=dict)
     generation: int = 0
     render_errors: list[str] = field(default_factory=list)  # failures of extension renderers, newest last

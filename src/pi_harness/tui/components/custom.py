@@ -151,3 +151,22 @@ class ComponentOverlay:
 
     def dispose(self) -> None:
         dispose(self.component)
+
+
+class GuardedComponent:
+    """An extension's footer, header, editor or widget: a failing ``render`` draws one error row
+    instead of taking the screen down; every other member is the component's own."""
+
+    def __init__(self, component: object, label: str) -> None:
+        self.component = component
+        self.label = label
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.component, name)
+
+    def render(self, width: int) -> list[str]:
+        try:
+            rows = self.component.render(width)  # type: ignore[attr-defined]  # the protocol's one required member
+            return [truncate(str(row), width) for row in rows]
+        except Exception as error:  # the extension's bug, shown where its component would be
+            return [truncate(f"[{self.label} failed: {error}]", width)]

@@ -25,6 +25,7 @@ from pi_harness.coding.virtual_models import find_latest_response, is_virtual_mo
 from pi_harness.tui.components.base import ToolRenderer
 from pi_harness.tui.components.content import content_text
 from pi_harness.tui.components.footer import UsageTotals, format_tokens, git_branch
+from pi_harness.tui.components.session_messages import CustomEntryView
 from pi_harness.tui.keybindings import normalize_key
 from pi_harness.tui.pt_keys import to_pt_keys
 from pi_harness.tui.transcript import Transcript
@@ -49,6 +50,7 @@ class SessionController:
         self._detach: list[Callable[[], None]] = []
         self._session_id: str | None = None
         self.last_compaction_error: str | None = None  # so /compact does not repeat it
+        self._entries_seen = 0  # entries of the session file already looked at for custom entries
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -106,13 +108,32 @@ class SessionController:
         context = self.mode.shell.context
         context.custom_renderers.clear()
         context.tool_renderers.clear()
+        context.entry_renderers.clear()
         for extension in session.extensions.extensions:
             for custom_type, renderer in extension.message_renderers.items():
                 context.custom_renderers.setdefault(custom_type, renderer)
+            for custom_type, renderer in extension.entry_renderers.items():
+                context.entry_renderers.setdefault(custom_type, renderer)
+        self._entries_seen = len(session.session_manager.get_entries())
         for definition, _path in session.extensions.tool_definitions():
             if definition.render_call is not None or definition.render_result is not None:
                 context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
         context.changed()
+
+    def show_new_entries(self) -> bool:
+        """Custom entries appended since the last look, drawn by their entry renderers (on every tick;
+        only when some extension registered one)."""
+        shell = self.mode.shell
+        if not shell.context.entry_renderers:
+            return False
+        entries = self.mode.session.session_manager.get_entries()
+        new, self._entries_seen = entries[self._entries_seen :], len(entries)
+        shown = False
+        for entry in new:
+            if entry.get("type") == "custom" and entry.get("customType") in shell.context.entry_renderers:
+                shell.transcript.add_component(CustomEntryView(cast(Mapping[str, object], entry), shell.context))
+                shown = True
+        return shown
 
     def _install_shortcuts(self, session: AgentSession) -> None:
         """Extension shortcuts (``pi.shortcut``), active while no overlay is open."""

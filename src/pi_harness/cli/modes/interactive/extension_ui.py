@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.cli.modes.interactive.shell import Overlay, Shell
 from pi_harness.tui.components.base import Component
-from pi_harness.tui.components.custom import ComponentOverlay, OverlayHandle, dispose
+from pi_harness.tui.components.custom import ComponentOverlay, GuardedComponent, OverlayHandle, dispose
 from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog
 from pi_harness.tui.components.footer import FooterData
 from pi_harness.tui.theme import Theme, ThemeSpec
@@ -214,7 +214,8 @@ class InteractiveExtensionUI:
         if factory is None:
             pane.footer, pane.show_status = shell.footer, True
         else:
-            pane.footer, pane.show_status = factory(shell.context, FooterSource(shell)), False
+            footer = GuardedComponent(factory(shell.context, FooterSource(shell)), "extension footer")
+            pane.footer, pane.show_status = footer, False
         shell.refresh()
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:
@@ -225,7 +226,7 @@ class InteractiveExtensionUI:
             self._builtin_header = current
         elif current is not self._builtin_header:
             dispose(current)
-        new = self._builtin_header if factory is None else factory(shell.context)
+        new = self._builtin_header if factory is None else GuardedComponent(factory(shell.context), "extension header")
         mode.header = new
         if current is not None and new is not None and shell.transcript.replace_component(current, new):
             shell.redraw_all()
@@ -238,7 +239,9 @@ class InteractiveExtensionUI:
         if pane.editor_component is not None:
             dispose(pane.editor_component)
         self._editor_factory = factory
-        pane.editor_component = None if factory is None else factory(shell.context, shell.editor_view)
+        pane.editor_component = (
+            None if factory is None else GuardedComponent(factory(shell.context, shell.editor_view), "extension editor")
+        )
         shell.refresh()
 
     def get_editor_component(self) -> Callable[..., Any] | None:
