@@ -26,18 +26,19 @@ from pi_harness.tui.theme import Theme, builtin_theme
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli" / "modes"))
 from interactive.harness import Pi, run_pi, write_fake_provider
 
-__all__ = ["Pi", "context", "plain", "project", "screen_lines", "server", "ui_pi"]
+# Test modules import the fixtures as ``from _ui_support import project_fixture, server_fixture``.
+__all__ = ["Pi", "context", "plain", "project_fixture", "screen_lines", "server_fixture", "ui_pi"]
 
 
-@pytest.fixture
-def server(agent_dir: Path) -> Iterator[FakeLLMServer]:
+@pytest.fixture(name="server")
+def server_fixture(agent_dir: Path) -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:
         write_fake_provider(agent_dir, fake, models=("fake-model", "other-model"))
         yield fake
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(name="project")
+def project_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cwd = tmp_path / "project"
     cwd.mkdir()
     monkeypatch.chdir(cwd)

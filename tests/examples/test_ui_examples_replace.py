@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _ui_support import project, screen_lines, server, ui_pi  # noqa: F401  (fixtures)
+from _ui_support import project_fixture, screen_lines, server_fixture, ui_pi  # noqa: F401  (fixtures)
 
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
