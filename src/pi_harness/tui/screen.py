@@ -52,7 +52,7 @@ class BottomPane:
                 upper.extend(part.render(width))
         upper.extend(self.widgets.render_placement("aboveEditor", width))
         cursor: tuple[int, int] | None = None
-        if self.overlay is not None:
+        if self.overlay is not None and not getattr(self.overlay, "hidden", False):
             middle = self.overlay.render(width)
         else:
             middle = self.editor.render(width) if self.editor_component is None else self.editor_component.render(width)

@@ -99,6 +99,7 @@ class Shell:
             show_images=ui.show_images,
             cwd=cwd,
         )
+        self.context.run_in_terminal = self.run_outside
         self.editor = Editor(cwd=cwd)
         self.editor_view = EditorView(self.editor, theme, padding_x=ui.editor_padding_x)
         self.footer = Footer(FooterData(cwd=cwd, git_branch=git_branch(cwd)), theme)
@@ -166,7 +167,9 @@ class Shell:
 
     @property
     def top_overlay(self) -> Overlay | None:
-        return self.overlays[-1] if self.overlays else None
+        """The newest overlay that is not hidden (an extension overlay can be hidden through its handle)."""
+        shown = [overlay for overlay in self.overlays if not getattr(overlay, "hidden", False)]
+        return shown[-1] if shown else None
 
     @property
     def running(self) -> bool:
@@ -375,6 +378,15 @@ class Shell:
         context.set_theme(context.theme)  # drops the markdown renderer built with the old indent
         self.editor_view.padding_x = max(0, min(3, ui.editor_padding_x))
         self.autocomplete.max_visible = ui.autocomplete_max_visible
+
+    async def run_outside(self, work: Callable[[], object]) -> object:
+        """Run blocking ``work`` (an editor, ``vim``, ``htop`` …) with the terminal to itself; the
+        screen is erased first and drawn again afterwards."""
+        from prompt_toolkit.application import run_in_terminal
+
+        if not self.running:
+            return await asyncio.to_thread(work)
+        return await run_in_terminal(work, in_executor=True)
 
     def set_title(self, title: str) -> None:
         self.view.app.output.set_title(title)
