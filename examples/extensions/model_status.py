@@ -3,7 +3,7 @@
 What it shows: the ``model_select`` event. It fires when the model is chosen with ``/model``,
 cycled with Ctrl+P or restored with a resumed session; ``event.source`` says which
 (``set``, ``cycle``, ``restore``) and ``event.previous_model`` what it was before. The status
-entry always names the model; a change (not a restore) is also announced with a notification.
+entry always names the model (from ``ctx.model`` at session start, then from each event); a change (not a restore) is also announced with a notification.
 
 Load it with ``pi -e examples/extensions/model_status.py``.
 """
@@ -21,6 +21,10 @@ def model_name(model: object) -> str:
 
 
 def extension(pi: ExtensionAPI) -> None:
+    @pi.on("session_start")
+    async def started(event: ExtensionEvent, ctx: ExtensionContext) -> None:
+        ctx.ui.set_status(KEY, f"🤖 {model_name(ctx.model)}")
+
     @pi.on("model_select")
     async def selected(event: ExtensionEvent, ctx: ExtensionContext) -> None:
         name = model_name(event.model)

@@ -61,3 +61,17 @@ async def test_border_status_editor_writes_the_status_into_the_rules(
         assert any("⎇ no branch" in line and "ctx " in line for line in lines)
         pi.type("typed")
         await pi.wait_for(lambda: any(line.strip() == "typed" for line in screen_lines(pi)), "the text between")
+
+
+async def test_rainbow_editor_colours_the_magic_word(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
+    async with ui_pi(agent_dir, "rainbow_editor") as pi:
+        pi.type("please ultrathink now")
+        await pi.wait_for(lambda: "ultrathink" in pi.screen(), "the typed word")
+        editor = pi.mode.shell.pane.editor_component
+        assert editor is not None
+        first = "\n".join(editor.render(80))
+        assert "\x1b[38;5;196mu" in first  # red first letter at phase 0
+        assert editor.tick() is True
+        assert "\x1b[38;5;208mu" in "\n".join(editor.render(80))  # the colours moved on
+        pi.mode.shell.editor.set_text("plain text")
+        assert editor.tick() is False  # nothing to animate, nothing to redraw

@@ -76,7 +76,7 @@ class OverlayOptions:
         if self.max_height is not None:
             rows = rows[: max(0, self.max_height)]
         free = max(0, width - inner)
-        left = {"left": min(self.margin, free), "right": free}.get(self.anchor, free // 2)
+        left = {"left": min(self.margin, free), "right": max(0, free - self.margin)}.get(self.anchor, free // 2)
         placed = []
         for row in rows:
             cut = truncate(row, inner)

@@ -138,9 +138,13 @@ class InteractiveExtensionUI:
         loop = asyncio.get_running_loop()
         result: asyncio.Future[Any] = loop.create_future()
 
+        shown: ComponentOverlay | None = None
+
         def done(value: Any) -> None:
             if not result.done():
                 result.set_result(value)
+            if shown is not None:  # at once: keys already typed after this one go to what is below
+                shell.remove_overlay(shown)
 
         component = factory(context, done)
         if inspect.isawaitable(component):
