@@ -3,7 +3,8 @@
 What it shows: the ``model_select`` event. It fires when the model is chosen with ``/model``,
 cycled with Ctrl+P or restored with a resumed session; ``event.source`` says which
 (``set``, ``cycle``, ``restore``) and ``event.previous_model`` what it was before. The status
-entry always names the model (from ``ctx.model`` at session start, then from each event); a change (not a restore) is also announced with a notification.
+entry always names the model (from ``ctx.model`` at session start, then from each event); a
+change (not a restore) is also announced with a notification.
 
 Load it with ``pi -e examples/extensions/model_status.py``.
 """
