@@ -27,7 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli" / "modes"))
 from interactive.harness import Pi, run_pi, write_fake_provider
 
 # Test modules import the fixtures as ``from _ui_support import project_fixture, server_fixture``.
-__all__ = ["Pi", "context", "plain", "project_fixture", "screen_lines", "server_fixture", "ui_pi"]
+__all__ = [
+    "Pi",
+    "context",
+    "plain",
+    "project_fixture",
+    "screen_lines",
+    "server_fixture",
+    "ui_pi",
+    "write_fake_provider",
+]
 
 
 @pytest.fixture(name="server")
