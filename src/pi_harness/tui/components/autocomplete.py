@@ -82,6 +82,7 @@ class Autocomplete:
         self._dismissed: tuple[int, int, str] | None = None
         self._scroll = 0
         self._provider: SuggestionProvider | None = None  # extension providers, stacked on the built-in one
+        self._builtin_answer: Mapping[str, Any] | None = None
 
     def add_provider(self, factory: Callable[[SuggestionProvider], SuggestionProvider]) -> None:
         """Stack an extension's provider; ``factory`` gets the provider below it (at the bottom, ours)."""
@@ -93,10 +94,14 @@ class Autocomplete:
         if not self.items:
             return None
         items = [{"value": i.value, "label": i.label, "description": i.description} for i in self.items]
-        return {"prefix": before[self._start : self._end], "items": items}
+        self._builtin_answer = {"prefix": before[self._start : self._end], "items": items}
+        return self._builtin_answer
 
     def _ask_provider(self, provider: SuggestionProvider, before: str) -> None:
+        self._builtin_answer = None
         answer = provider(before)
+        if answer is not None and answer is self._builtin_answer:
+            return  # passed through unchanged: keep the built-in kind (Enter on "/mo" still runs /model)
         if not isinstance(answer, Mapping):
             self.close()
             return

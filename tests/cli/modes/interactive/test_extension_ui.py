@@ -178,3 +178,73 @@ async def test_quitting_with_a_dialog_open_answers_it_and_stops_the_run(
         await asyncio.wait_for(pi.mode.quit(143), 10)  # what SIGTERM does
         assert await pi.exit_code() == 143
     assert not (project / "ran.txt").exists()
+
+
+MEMBERS = """
+from pathlib import Path
+
+
+class Shouting:
+    def __init__(self, view):
+        self.view = view
+
+    def render(self, width):
+        return [line.upper() for line in self.view.render(width)]
+
+
+def emoji(below):
+    def provide(before):
+        if before.endswith(":sm"):
+            return {"prefix": ":sm", "items": [{"value": "SMILE", "label": ":smile:"}]}
+        return below(before)
+    return provide
+
+
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        ctx.ui.add_autocomplete_provider(emoji)
+
+    @pi.command("shout")
+    async def shout(args, ctx):
+        if args == "off":
+            ctx.ui.set_editor_component(None)
+        else:
+            ctx.ui.set_editor_component(lambda context, view: Shouting(view))
+        Path("editor.txt").write_text(str(ctx.ui.get_editor_component() is not None))
+
+    @pi.command("peek-theme")
+    async def peek(args, ctx):
+        light, missing = ctx.ui.get_theme("light"), ctx.ui.get_theme("no-such-theme")
+        Path("theme.txt").write_text(f"{light.name} {missing} {ctx.ui.theme.name}")
+"""
+
+
+async def test_editor_component_theme_lookup_and_autocomplete_provider(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "members.py").write_text(MEMBERS)
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("/shout")
+        await pi.wait_for((project / "editor.txt").exists, "the editor replaced")
+        assert (project / "editor.txt").read_text() == "True"
+        pi.type("quiet words")
+        await pi.wait_for(lambda: "QUIET WORDS" in pi.screen(), "the shouting editor")
+        pi.mode.shell.editor.clear()
+        await pi.submit("/shout off")
+        await pi.wait_for(lambda: (project / "editor.txt").read_text() == "False", "the built-in editor back")
+        pi.type("quiet again")
+        await pi.wait_for(lambda: "quiet again" in pi.screen(), "lower case again")
+
+        pi.mode.shell.editor.clear()
+        await pi.submit("/peek-theme")
+        await pi.wait_for((project / "theme.txt").exists, "the theme lookup")
+        assert (project / "theme.txt").read_text() == "light None dark"
+
+        pi.type("say :sm")
+        await pi.wait_for(lambda: ":smile:" in pi.screen(), "the extension's suggestion")
+        await pi.press("tab")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "say SMILE", "the accepted suggestion")
