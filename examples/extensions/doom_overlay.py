@@ -45,6 +45,7 @@ class MazeView:
         self.x, self.y, self.angle = 1.5, 1.5, 0.0
         self.show_map = False
         self.escaped = False
+        self._drawn: tuple[tuple[object, ...], list[str]] | None = None  # the last frame and what it showed
 
     def wall(self, x: float, y: float) -> str:
         row, col = int(y), int(x)
@@ -80,6 +81,13 @@ class MazeView:
             self.escaped = cell == "E"
 
     def render(self, width: int) -> list[str]:
+        """The view is drawn again only when the player moved or the width changed (casting is costly)."""
+        state = (width, self.x, self.y, self.angle, self.show_map, self.escaped)
+        if self._drawn is None or self._drawn[0] != state:
+            self._drawn = (state, self.draw(width))
+        return self._drawn[1]
+
+    def draw(self, width: int) -> list[str]:
         theme = self.theme
         if self.escaped:
             return [theme.style(" You found the exit! Press q to leave.", "success", bold=True)]

@@ -19,6 +19,7 @@ from typing import Any
 from pi_harness.coding.extensions import ExtensionAPI, ExtensionCommandContext
 
 WIDTH, HEIGHT = 24, 12
+TICKS_PER_STEP = 2  # the UI ticks ten times a second: five moves a second
 STEERING = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0),
             "w": (0, -1), "s": (0, 1), "a": (-1, 0), "d": (1, 0)}  # fmt: skip
 ENTRY = "snake-best"
@@ -35,6 +36,7 @@ class SnakeGame:
         self.body: deque[tuple[int, int]] = deque([middle, (middle[0] - 1, middle[1]), (middle[0] - 2, middle[1])])
         self.direction = self.next_direction = (1, 0)
         self.score, self.over, self.paused = 0, False, False
+        self.ticks = 0
         self.food = self.place_food()
 
     def place_food(self) -> tuple[int, int]:
@@ -61,6 +63,9 @@ class SnakeGame:
             self.body.pop()
 
     def tick(self) -> bool:
+        self.ticks += 1
+        if self.ticks % TICKS_PER_STEP:
+            return False
         self.step()
         return not (self.over or self.paused)
 

@@ -50,9 +50,12 @@ def test_snake_eats_grows_and_crashes_into_the_wall() -> None:
 def test_snake_pause_stops_the_snake_and_tick_reports_it() -> None:
     snake = load_example("snake")
     game = snake.SnakeGame(context().theme, Done(), rng=random.Random(2))
+    head = game.body[0]
+    assert game.tick() is False and game.tick() is True  # one move every second tick
+    assert game.body[0] == (head[0] + 1, head[1])
     keys(game, "space")
     before = list(game.body)
-    assert game.tick() is False and list(game.body) == before
+    assert [game.tick(), game.tick()] == [False, False] and list(game.body) == before
     assert "Paused" in plain(game.render(80))[-1]
 
 

@@ -176,6 +176,11 @@ class InteractiveExtensionUI:
             content = [content]
         elif isinstance(content, Sequence):
             content = [str(line) for line in content]
+        elif content is not None:
+            content = GuardedComponent(content, f"widget {key}")
+        previous = self._shell.widgets.get(key)
+        if previous is not None and previous is not content:
+            dispose(previous)
         self._shell.widgets.set(key, content, placement)
         self._shell.refresh()
 
@@ -232,7 +237,11 @@ class InteractiveExtensionUI:
             dispose(current)
         new = self._builtin_header if factory is None else GuardedComponent(factory(shell.context), "extension header")
         mode.header = new
-        if current is not None and new is not None and shell.transcript.replace_component(current, new):
+        replaced = current is not None and new is not None and shell.transcript.replace_component(current, new)
+        if current is None and new is not None:  # no header yet: the new one goes on top
+            shell.transcript.history.insert(0, new)
+            replaced = True
+        if replaced:
             shell.redraw_all()
         else:
             shell.refresh()

@@ -362,6 +362,10 @@ class Shell:
 
     def set_theme(self, theme: Theme, *, redraw: bool = True) -> None:
         self.context.set_theme(theme)
+        for part in [*self.overlays, *self._ticking_parts()]:  # extension components drop cached rows
+            invalidate = getattr(part, "invalidate", None)
+            if callable(invalidate):
+                invalidate()
         self.editor_view.theme = theme
         self.footer.theme = theme
         self.autocomplete.theme = theme
