@@ -248,3 +248,38 @@ async def test_editor_component_theme_lookup_and_autocomplete_provider(
         await pi.wait_for(lambda: ":smile:" in pi.screen(), "the extension's suggestion")
         await pi.press("tab")
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "say SMILE", "the accepted suggestion")
+
+
+LISTENER = """
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        def listen(data):
+            if data == "#":
+                return {"consume": True}
+            if data == "~":
+                return {"data": "tilde"}
+            return None
+
+        unsubscribe = ctx.ui.on_terminal_input(listen)
+
+        @pi.command("stop-listening")
+        async def stop(args, ctx):
+            unsubscribe()
+"""
+
+
+async def test_terminal_input_listeners_swallow_and_rewrite_keys(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "listener.py").write_text(LISTENER)
+    async with run_pi() as pi:
+        await pi.started()
+        pi.type("a#b~c")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "abtildec", "the filtered typing")
+        pi.mode.shell.editor.clear()
+        await pi.submit("/stop-listening")
+        pi.type("#~")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "#~", "unfiltered typing")

@@ -215,8 +215,15 @@ class Shell:
         try:
             for listener in list(self.input_listeners):
                 answer = listener(data)
-                if isinstance(answer, Mapping) and answer.get("consume"):
+                if not isinstance(answer, Mapping):
+                    continue
+                if answer.get("consume"):
                     self.refresh()
+                    return True
+                replacement = answer.get("data")
+                if isinstance(replacement, str) and replacement != data:
+                    # Rewritten input is typed as text (a listener mapping keys to characters).
+                    self._on_text(replacement)
                     return True
             overlay = self.top_overlay
             target: Any = overlay if overlay is not None else self.pane.editor_component
