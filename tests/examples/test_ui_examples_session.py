@@ -293,3 +293,22 @@ async def test_interactive_shell_runs_the_command_with_the_terminal(
                           "the record in the transcript")  # fmt: skip
         await pi.submit("!echo plain")
         await pi.wait_for(lambda: any(line.strip() == "plain" for line in pi.scrollback().splitlines()), "ordinary")
+
+
+async def test_entry_cards_come_back_in_place_when_the_session_is_resumed(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    server.push(ScriptedResponse([TextStep("first answer")]), ScriptedResponse([TextStep("second answer")]))
+    async with ui_pi(agent_dir, "entry_renderer") as pi:
+        await pi.submit("one")
+        await pi.wait_for(lambda: "first answer" in pi.scrollback(), "the first answer")
+        await pi.idle()
+        await pi.submit("/status-card between the answers")
+        await pi.wait_for(lambda: "between the answers" in pi.scrollback(), "the card")
+        await pi.submit("two")
+        await pi.wait_for(lambda: "second answer" in pi.scrollback(), "the second answer")
+        await pi.idle()
+    async with ui_pi(agent_dir, args=("--continue",)) as pi:
+        await pi.wait_for(lambda: "second answer" in pi.scrollback(), "the resumed conversation")
+        history = pi.scrollback()
+        assert history.index("first answer") < history.index("between the answers") < history.index("second answer")

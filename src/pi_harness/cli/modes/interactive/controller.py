@@ -90,7 +90,7 @@ class SessionController:
         transcript = Transcript(shell.context)
         if self.mode.header is not None:
             transcript.add_component(self.mode.header)
-        transcript.load_messages(session.get_messages())
+        self.load_conversation(transcript, session)
         shell.pane.transcript = transcript
         shell.pane.show_working = False
         self.seed_history(session)
@@ -119,6 +119,32 @@ class SessionController:
             if definition.render_call is not None or definition.render_result is not None:
                 context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
         context.changed()
+
+    def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
+        """The conversation's messages, with the custom entries that have an entry renderer drawn
+        where they were added (each before the first message that came after it)."""
+        context = self.mode.shell.context
+        for extension in session.extensions.extensions:
+            for custom_type, renderer in extension.entry_renderers.items():
+                context.entry_renderers.setdefault(custom_type, renderer)
+        if not context.entry_renderers:
+            transcript.load_messages(session.get_messages())
+            return
+        projection = session.session_manager.build_session_projection()
+        path = projection.path
+        position = {entry["id"]: index for index, entry in enumerate(path)}
+        customs = [(index, entry) for index, entry in enumerate(path)
+                   if entry.get("type") == "custom" and entry.get("customType") in context.entry_renderers]  # fmt: skip
+        pending = 0
+        for message, source in zip(projection.messages, projection.entries, strict=True):
+            where = position.get(source["id"], len(path))
+            while pending < len(customs) and customs[pending][0] < where:
+                transcript.add_component(CustomEntryView(cast(Mapping[str, object], customs[pending][1]), context))
+                pending += 1
+            transcript.add_message(message)
+        for _index, entry in customs[pending:]:
+            transcript.add_component(CustomEntryView(cast(Mapping[str, object], entry), context))
+        transcript.settle()
 
     def show_new_entries(self) -> bool:
         """Custom entries appended since the last look, drawn by their entry renderers (on every tick;
