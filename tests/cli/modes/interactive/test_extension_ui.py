@@ -283,3 +283,35 @@ async def test_terminal_input_listeners_swallow_and_rewrite_keys(
         await pi.submit("/stop-listening")
         pi.type("#~")
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "#~", "unfiltered typing")
+
+
+RESOLVER = """
+def extension(pi):
+    def title(args, context):
+        return ["RUN " + args.get("command", "")]
+
+    def resolve(name, next):
+        if name == "bash":
+            return {"render_call": title}
+        return next()
+
+    pi.register_tool_renderer(resolve)
+"""
+
+
+async def test_a_tool_renderer_resolver_draws_a_builtin_tool(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "resolver.py").write_text(RESOLVER)
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("bash", {"command": "echo resolved"})]),
+        ScriptedResponse(steps=[TextStep("Done.")]),
+    )
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("run it")
+        await pi.wait_for(lambda: "Done." in pi.scrollback(), "the answer")
+        assert "RUN echo resolved" in pi.scrollback()
+        assert "$ echo resolved" not in pi.scrollback()  # the built-in title was replaced

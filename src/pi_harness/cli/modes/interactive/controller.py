@@ -118,6 +118,14 @@ class SessionController:
         for definition, _path in session.extensions.tool_definitions():
             if definition.render_call is not None or definition.render_result is not None:
                 context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
+        resolvers = [r for extension in session.extensions.extensions for r in extension.tool_renderer_resolvers]
+        if resolvers:
+            for name in [str(tool["name"]) for tool in session.get_all_tools()]:
+                chosen = resolve_tool_renderer(resolvers, name, context.tool_renderers.get(name))
+                if chosen is None:
+                    context.tool_renderers.pop(name, None)
+                else:
+                    context.tool_renderers[name] = chosen
         context.changed()
 
     def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
@@ -312,3 +320,34 @@ class SessionController:
         if isinstance(usage, Mapping) and usage.get("contextWindow"):
             data.context_window = int(usage["contextWindow"])  # the routed model's, for a virtual one
         shell.editor_view.thinking_level = data.thinking_level
+
+
+def resolve_tool_renderer(
+    resolvers: list[Callable[..., object]], name: str, own: ToolRenderer | None
+) -> ToolRenderer | None:
+    """``pi.register_tool_renderer`` resolvers in load order; the last ``next()`` is the tool's own."""
+
+    def at(index: int) -> object:
+        if index >= len(resolvers):
+            return own
+        try:
+            return resolvers[index](name, lambda: at(index + 1))
+        except Exception:  # a failing resolver leaves the choice to the next one
+            return at(index + 1)
+
+    return _as_tool_renderer(at(0))
+
+
+def _as_tool_renderer(value: object) -> ToolRenderer | None:
+    if value is None or isinstance(value, ToolRenderer):
+        return value
+    if isinstance(value, Mapping):
+        call, result = (
+            value.get("render_call", value.get("renderCall")),
+            value.get("render_result", value.get("renderResult")),
+        )
+    else:
+        call, result = getattr(value, "render_call", None), getattr(value, "render_result", None)
+    if call is None and result is None:
+        return None
+    return ToolRenderer(cast(Any, call), cast(Any, result))
