@@ -12,9 +12,20 @@ Load it with ``pi -e examples/extensions/overlay_test.py`` and type ``/overlay-t
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 from pi_harness.coding.extensions import ExtensionAPI, ExtensionCommandContext
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def cells(text: str) -> int:
+    """Terminal cells of ``text``: styles take none, wide characters (CJK, most emoji) two."""
+    plain = ANSI.sub("", text)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in plain)
+
 
 EDGE_CASES = ("漢字と仮名の幅 (wide)", "emoji 🚀🎉✨ in a row", "\x1b[1mbold\x1b[0m and \x1b[3mitalic\x1b[0m text")
 
@@ -55,7 +66,7 @@ class OverlayMenu:
             text = text[:inner].ljust(inner)
             rows.append("│ " + (theme.style(text, "accent", bold=True) if index == self.selected else text) + " │")
         rows.append("├" + "─" * (inner + 2) + "┤")
-        rows.extend("│ " + case for case in EDGE_CASES)
+        rows.extend("│ " + case + " " * max(0, inner - cells(case)) + " │" for case in EDGE_CASES)
         rows.append(theme.fg("borderAccent", "└" + "─" * (inner + 2) + "┘"))
         return rows
 
