@@ -19,7 +19,9 @@ def test_require_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_different_missing_module_is_left_as_it_is() -> None:
     error = ModuleNotFoundError("No module named 'yaml'", name="yaml")
     assert missing_dependency(error, "mcp", "MCP support") is error
-    assert isinstance(missing_dependency(ModuleNotFoundError(name="mcp.types"), "mcp", "MCP support"), MissingDependencyError)
+    assert isinstance(
+        missing_dependency(ModuleNotFoundError(name="mcp.types"), "mcp", "MCP support"), MissingDependencyError
+    )
 
 
 def test_require_returns_the_module() -> None:

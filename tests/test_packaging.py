@@ -25,7 +25,9 @@ def test_the_license_ships_with_the_package() -> None:
 
 
 def test_supported_pythons_are_declared() -> None:
-    versions = {c.rsplit(" :: ", 1)[1] for c in PROJECT["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
+    versions = {
+        c.rsplit(" :: ", 1)[1] for c in PROJECT["classifiers"] if c.startswith("Programming Language :: Python :: 3.")
+    }
     assert {"3.11", "3.12", "3.13"} <= versions
     assert PROJECT["requires-python"] == ">=3.11"
 

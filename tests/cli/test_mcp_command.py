@@ -57,7 +57,9 @@ def test_mcp_list_says_why_an_untrusted_project_config_is_not_used(tmp_path: Pat
 def test_a_missing_mcp_package_is_one_line_naming_the_install(tmp_path: Path, agent_dir: Path) -> None:
     (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "true"}}}))
     # ``None`` in sys.modules makes every ``import mcp`` fail as if the package were not installed.
-    code = "import sys; sys.modules['mcp'] = None; from pi_harness.cli.main import main; sys.exit(main(['mcp', 'list']))"
+    code = (
+        "import sys; sys.modules['mcp'] = None; from pi_harness.cli.main import main; sys.exit(main(['mcp', 'list']))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=120
     )

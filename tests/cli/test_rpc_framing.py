@@ -24,12 +24,22 @@ def test_lines_split_on_lf_only_and_keep_u2028() -> None:
 
 
 def test_message_update_records_are_delta_only() -> None:
-    partial = {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}],
-               "usage": {"input": 5}, "stopReason": "pending"}
-    event = {"type": "message_update", "message": partial, "runId": "r",
-             "assistantMessageEvent": {"type": "toolcall_start", "contentIndex": 0, "partial": partial}}
+    partial = {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}],
+        "usage": {"input": 5},
+        "stopReason": "pending",
+    }
+    event = {
+        "type": "message_update",
+        "message": partial,
+        "runId": "r",
+        "assistantMessageEvent": {"type": "toolcall_start", "contentIndex": 0, "partial": partial},
+    }
     assert event_record(event) == {
-        "type": "message_update", "usage": {"input": 5}, "runId": "r",
+        "type": "message_update",
+        "usage": {"input": 5},
+        "runId": "r",
         "assistantMessageEvent": {"type": "toolcall_start", "contentIndex": 0, "id": "c1", "toolName": "read"},
     }
     other = {"type": "turn_end", "message": partial, "toolResults": []}

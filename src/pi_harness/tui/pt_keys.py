@@ -24,6 +24,8 @@ from pi_harness.tui.keybindings import KeyMap
 
 ActionHandler = Callable[[], bool | None]
 TextHandler = Callable[[str], None]
+# Sees every key first with its name and raw data (``key_id``); True consumes it.
+KeyHook = Callable[[str, str], bool]
 
 _SPECIAL: dict[str, Keys | str] = {
     "escape": Keys.Escape, "enter": Keys.ControlM, "tab": Keys.ControlI, "space": " ",
@@ -110,6 +112,37 @@ def _register_extended_sequences() -> None:
 _register_extended_sequences()
 
 
+_NAMES: dict[str, str] = {
+    "c-m": "enter", "c-j": "enter", "c-i": "tab", "s-tab": "shift+tab", "c-h": "backspace", "c-@": "ctrl+space",
+    "escape": "escape", "pageup": "pageUp", "pagedown": "pageDown", "c-_": "ctrl+-", " ": "space",
+}  # fmt: skip
+_PRIVATE_MODS = {_PRIVATE_SHIFT.value: "shift", _PRIVATE_CTRL.value: "ctrl", _PRIVATE_CTRL_SHIFT.value: "ctrl+shift"}
+
+
+def key_id(event: KeyPressEvent) -> str:
+    """The key of ``event`` in the key table's notation (``up``, ``ctrl+c``, ``alt+x``, ``a``, ``shift+enter``)."""
+    keys = [press.key.value if isinstance(press.key, Keys) else press.key for press in event.key_sequence]
+    prefix = ""
+    if len(keys) >= 3 and keys[0] == "escape" and keys[1] in _PRIVATE_MODS:
+        prefix, keys = _PRIVATE_MODS[keys[1]] + "+", keys[2:]
+    elif len(keys) >= 2 and keys[0] == "escape":
+        prefix, keys = "alt+", keys[1:]
+    last = keys[-1] if keys else ""
+    if last in _NAMES:
+        name = _NAMES[last]
+    elif last.startswith(("c-s-", "s-", "c-")) and len(last) > 2:
+        mods, _, base = last.rpartition("-")
+        words = {"c": "ctrl", "s": "shift"}
+        name = "+".join(words[m] for m in mods.split("-")) + "+" + _NAMES.get(base, base)
+        if prefix == "ctrl+shift+" and name.startswith("ctrl+"):
+            prefix, name = "", "ctrl+shift+" + name[len("ctrl+") :]
+    else:
+        name = last
+    if prefix and name.startswith(prefix):
+        return name
+    return prefix + name
+
+
 def build_key_bindings(
     keymap: KeyMap,
     handlers: Mapping[str, ActionHandler],
@@ -117,10 +150,12 @@ def build_key_bindings(
     on_text: TextHandler | None = None,
     on_paste: TextHandler | None = None,
     unsupported: list[str] | None = None,
+    on_key: KeyHook | None = None,
 ) -> KeyBindings:
     """Key bindings for the actions in ``handlers`` (in priority order), plus typed and pasted text.
 
-    Keys prompt_toolkit cannot represent are skipped and described in ``unsupported``.
+    Keys prompt_toolkit cannot represent are skipped and described in ``unsupported``. ``on_key``
+    sees every key before the handlers (raw input listeners, components that read keys).
     """
     chains: dict[PtKeys, list[ActionHandler]] = {}
     for action, handler in handlers.items():
@@ -133,14 +168,16 @@ def build_key_bindings(
             chains.setdefault(keys, []).append(handler)
     bindings = KeyBindings()
     for keys, chain in chains.items():
-        bindings.add(*keys)(_chained(chain, on_text))
-    if on_text is not None:
+        bindings.add(*keys)(_chained(chain, on_text, on_key))
+    if on_text is not None or on_key is not None:
         text_handler = on_text
 
         @bindings.add(Keys.Any)
         def _typed(event: KeyPressEvent) -> None:
+            if on_key is not None and on_key(key_id(event), event.data):
+                return
             data = event.data
-            if data and data.isprintable():
+            if text_handler is not None and data and data.isprintable():
                 text_handler(data)
 
     if on_paste is not None:
@@ -153,10 +190,14 @@ def build_key_bindings(
     return bindings
 
 
-def _chained(chain: list[ActionHandler], fallback: TextHandler | None) -> Callable[[KeyPressEvent], Any]:
+def _chained(
+    chain: list[ActionHandler], fallback: TextHandler | None, on_key: KeyHook | None = None
+) -> Callable[[KeyPressEvent], Any]:
     """Run the handlers until one accepts; a printable key nobody wanted is typed text (``L`` outside /tree)."""
 
     def run(event: KeyPressEvent) -> None:
+        if on_key is not None and on_key(key_id(event), event.data):
+            return
         for handler in chain:
             if handler() is not False:
                 return

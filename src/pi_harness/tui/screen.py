@@ -9,12 +9,12 @@ does not fit, the live transcript gives up its top lines first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pi_harness.tui.components.autocomplete import Autocomplete
 from pi_harness.tui.components.base import Component
 from pi_harness.tui.components.dialogs import StatusBar, Toasts, Widgets
 from pi_harness.tui.components.editor_view import EditorView
-from pi_harness.tui.components.footer import Footer
 from pi_harness.tui.components.notices import WorkingIndicator
 from pi_harness.tui.components.queue import QueueView
 from pi_harness.tui.transcript import Transcript
@@ -30,7 +30,7 @@ class ScreenFrame:
 class BottomPane:
     transcript: Transcript
     editor: EditorView
-    footer: Footer
+    footer: Component  # the built-in ``Footer`` or an extension's (``ctx.ui.set_footer``)
     queue: QueueView | None = None
     autocomplete: Autocomplete | None = None
     working: WorkingIndicator | None = None
@@ -39,6 +39,8 @@ class BottomPane:
     widgets: Widgets = field(default_factory=Widgets)
     overlay: Component | None = None  # a selector or dialog shown instead of the editor
     show_working: bool = False
+    editor_component: Component | None = None  # an extension's editor (``ctx.ui.set_editor_component``)
+    show_status: bool = True  # an extension's footer shows the status entries itself, or not at all
     fixed_height: int = 0  # rows below the live transcript in the last frame
 
     def render(self, width: int, height: int | None = None) -> ScreenFrame:
@@ -50,16 +52,17 @@ class BottomPane:
                 upper.extend(part.render(width))
         upper.extend(self.widgets.render_placement("aboveEditor", width))
         cursor: tuple[int, int] | None = None
-        if self.overlay is not None:
+        if self.overlay is not None and not getattr(self.overlay, "hidden", False):
             middle = self.overlay.render(width)
         else:
-            middle = self.editor.render(width)
-            if self.editor.cursor is not None:
-                cursor = self.editor.cursor
+            middle = self.editor.render(width) if self.editor_component is None else self.editor_component.render(width)
+            editor_cursor = self.editor.cursor if self.editor_component is None else _cursor_of(self.editor_component)
+            if editor_cursor is not None:
+                cursor = editor_cursor
             if self.autocomplete is not None:
                 middle.extend(self.autocomplete.render(width))
         lower = self.widgets.render_placement("belowEditor", width) + self.footer.render(width)
-        if self.status is not None:
+        if self.status is not None and self.show_status:
             lower.extend(self.status.render(width))
         fixed = [*upper, *middle, *lower]
         self.fixed_height = len(fixed)
@@ -81,3 +84,11 @@ class BottomPane:
     def live_budget(self, height: int) -> int:
         """How many live transcript rows fit above the fixed part (for ``take_finished(live_limit=…)``)."""
         return max(3, height - self.fixed_height - 1)
+
+
+def _cursor_of(component: Component) -> tuple[int, int] | None:
+    """Where an extension's editor puts the terminal cursor (its ``cursor`` after ``render``), if it says."""
+    cursor: Any = getattr(component, "cursor", None)
+    if isinstance(cursor, tuple) and len(cursor) == 2 and all(isinstance(v, int) for v in cursor):
+        return (cursor[0], cursor[1])
+    return None

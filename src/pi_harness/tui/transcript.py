@@ -70,6 +70,18 @@ class Transcript:
         """Any block (a notice, an extension's component, the header of a resumed session …)."""
         self._append(component, final=final)
 
+    def replace_component(self, old: Component, new: Component) -> bool:
+        """Put ``new`` where ``old`` is (an extension's header); False when ``old`` is not here."""
+        for index, shown in enumerate(self.history):
+            if shown is old:
+                self.history[index] = new
+                return True
+        for block in self._blocks:
+            if block.component is old:
+                block.component = new
+                return True
+        return False
+
     def add_notice(self, notice: Notice) -> None:
         self._append(notice, final=True)
 

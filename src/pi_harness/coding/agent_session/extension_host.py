@@ -135,9 +135,7 @@ class SessionExtensionHost:
 
     # -- actions ---------------------------------------------------------------------------------
 
-    async def send_message(
-        self, message: Mapping[str, object], *, trigger_turn: bool, deliver_as: str | None
-    ) -> None:
+    async def send_message(self, message: Mapping[str, object], *, trigger_turn: bool, deliver_as: str | None) -> None:
         try:
             await self._parts.prompting.send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
         except Exception as error:

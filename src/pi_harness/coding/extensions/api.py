@@ -229,6 +229,17 @@ class ExtensionAPI:
     def register_message_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
         self._extension.message_renderers[custom_type] = renderer
 
+    def register_entry_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
+        """How the interactive transcript shows this extension's ``append_entry(custom_type, data)``
+        entries: ``renderer(entry, width, context) -> lines`` (entries stay out of the model's context)."""
+        self._extension.entry_renderers[custom_type] = renderer
+
+    def register_tool_renderer(self, resolver: Callable[[str, Callable[[], object]], object]) -> None:
+        """Choose how any tool's calls are drawn (built-ins too): ``resolver(tool_name, next)``
+        returns ``{"render_call": ..., "render_result": ...}`` (either may be missing) or None, and
+        ``next()`` gives what the resolvers after it, then the tool itself, would use."""
+        self._extension.tool_renderer_resolvers.append(resolver)
+
     def register_provider(self, name: str, config: Mapping[str, object]) -> None:
         self._runner.queue_provider(ProviderAction("register", name, config, self._extension.path))
 

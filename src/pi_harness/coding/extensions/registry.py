@@ -34,6 +34,9 @@ class Extension:
     shortcuts: list[ShortcutDefinition] = field(default_factory=list)
     flags: list[FlagDefinition] = field(default_factory=list)
     message_renderers: dict[str, MessageRenderer] = field(default_factory=dict)
+    entry_renderers: dict[str, MessageRenderer] = field(default_factory=dict)  # ``pi.register_entry_renderer``
+    # ``pi.register_tool_renderer``: ``resolver(tool_name, next) -> renderers | None``, in load order.
+    tool_renderer_resolvers: list[Callable[..., object]] = field(default_factory=list)
 
 
 def tool_definitions(extensions: Sequence[Extension]) -> list[tuple[ToolDefinition, str]]:

@@ -75,7 +75,8 @@ class AssistantMessageView(CachedRender):
         markdown = self.context.markdown
         if block.get("type") == "thinking":
             if self.context.hide_thinking or block.get("redacted"):
-                return [" " + theme.style(THINKING_COLLAPSED_TEXT, "thinkingText", italic=True)], 1
+                label = self.context.hidden_thinking_label or THINKING_COLLAPSED_TEXT
+                return [" " + theme.style(label, "thinkingText", italic=True)], 1
             return markdown.render_stable(str(block.get("thinking", "")).strip(), width, style="thinking", indent=" ")
         return markdown.render_stable(str(block.get("text", "")).strip(), width, indent=" ")
 

@@ -13,9 +13,9 @@ open: ``@src/``). At most ``max_visible`` rows are shown (setting ``autocomplete
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pi_harness.tui.ansi import pad, truncate, visible_width
 from pi_harness.tui.components.editor import Editor
@@ -23,7 +23,7 @@ from pi_harness.tui.file_index import FileIndex
 from pi_harness.tui.fuzzy import fuzzy_filter, prefix_then_fuzzy
 from pi_harness.tui.theme import Theme
 
-CompletionKind = Literal["command", "argument", "file"]
+CompletionKind = Literal["command", "argument", "file", "extension"]
 MAX_FILE_SUGGESTIONS = 200
 
 
@@ -42,6 +42,9 @@ class CompletionItem:
 
 # (command name, argument prefix) -> suggestions for the argument
 ArgumentCompleter = Callable[[str, str], Sequence[CompletionItem]]
+# An extension's provider (``ctx.ui.add_autocomplete_provider``): the text before the cursor ->
+# ``{"prefix": typed part to replace, "items": [{"value", "label", "description"}]}`` or None.
+SuggestionProvider = Callable[[str], Mapping[str, Any] | None]
 
 
 def clamp_max_visible(value: object) -> int:
@@ -78,6 +81,41 @@ class Autocomplete:
         self._end = 0
         self._dismissed: tuple[int, int, str] | None = None
         self._scroll = 0
+        self._provider: SuggestionProvider | None = None  # extension providers, stacked on the built-in one
+        self._builtin_answer: Mapping[str, Any] | None = None
+
+    def add_provider(self, factory: Callable[[SuggestionProvider], SuggestionProvider]) -> None:
+        """Stack an extension's provider; ``factory`` gets the provider below it (at the bottom, ours)."""
+        below = self._provider or self._builtin_suggestions
+        self._provider = factory(below)
+
+    def _builtin_suggestions(self, before: str) -> Mapping[str, Any] | None:
+        """What the built-in completion found for ``before`` (computed by ``update`` just before)."""
+        if not self.items:
+            return None
+        items = [{"value": i.value, "label": i.label, "description": i.description} for i in self.items]
+        self._builtin_answer = {"prefix": before[self._start : self._end], "items": items}
+        return self._builtin_answer
+
+    def _ask_provider(self, provider: SuggestionProvider, before: str) -> None:
+        self._builtin_answer = None
+        answer = provider(before)
+        if answer is not None and answer is self._builtin_answer:
+            return  # passed through unchanged: keep the built-in kind (Enter on "/mo" still runs /model)
+        if not isinstance(answer, Mapping):
+            self.close()
+            return
+        prefix = str(answer.get("prefix", ""))
+        items = [
+            CompletionItem(str(item.get("value", "")), str(item.get("label", item.get("value", ""))),
+                           str(item.get("description", "")))
+            for item in answer.get("items", []) if isinstance(item, Mapping)
+        ]  # fmt: skip
+        if not items:
+            self.close()
+            return
+        self.items, self.selected = items, 0
+        self.kind, self._start, self._end = "extension", max(0, len(before) - len(prefix)), len(before)
 
     @property
     def active(self) -> bool:
@@ -110,6 +148,8 @@ class Autocomplete:
             self._complete_command(before)
         else:
             self._complete_word(editor, before, force_files)
+        if self._provider is not None:
+            self._ask_provider(self._provider, before)
         self._row = editor.row
         if previous is not None and previous in self.items:
             self.selected = self.items.index(previous)

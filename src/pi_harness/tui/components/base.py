@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -50,14 +50,19 @@ class RenderContext:
     keymap: KeyMap = field(default_factory=KeyMap)
     expand_tools: bool = False
     hide_thinking: bool = False
+    hidden_thinking_label: str | None = None  # ``ctx.ui.set_hidden_thinking_label``; None: "Thinking…"
     code_block_indent: str = "  "
     show_images: bool = True
     cwd: str | None = None
     home: str | None = None
     custom_renderers: dict[str, CustomMessageRenderer] = field(default_factory=dict)
+    entry_renderers: dict[str, CustomMessageRenderer] = field(default_factory=dict)  # custom entries, by type
     tool_renderers: dict[str, ToolRenderer] = field(default_factory=dict)
     generation: int = 0
     render_errors: list[str] = field(default_factory=list)  # failures of extension renderers, newest last
+    # Runs a blocking function with the terminal handed over (the screen is put away meanwhile);
+    # set by the interactive screen for extension components (an editor, an interactive command).
+    run_in_terminal: Callable[[Callable[[], object]], Awaitable[object]] | None = None
     _markdown: MarkdownRenderer | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:

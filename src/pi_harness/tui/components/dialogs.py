@@ -290,6 +290,15 @@ class Widgets:
             value = content
         self._widgets[key] = (where, value)
 
+    def get(self, key: str) -> list[str] | Component | None:
+        """What the widget ``key`` shows, or None."""
+        found = self._widgets.get(key)
+        return found[1] if found is not None else None
+
+    def components(self) -> list[Component]:
+        """The widgets that are components (not plain lines)."""
+        return [content for _where, content in self._widgets.values() if not isinstance(content, list)]
+
     def render_placement(self, placement: Placement, width: int) -> list[str]:
         lines: list[str] = []
         for where, content in self._widgets.values():

@@ -107,19 +107,46 @@ def error_notice(message: str, context: RenderContext) -> Notice:
 
 
 class WorkingIndicator:
-    """The spinner line shown while the agent works (``setWorkingMessage`` replaces the text)."""
+    """The spinner line shown while the agent works.
+
+    Extensions change it: ``message`` replaces the text, ``frames`` the spinner (``[]`` hides
+    the spinner, one frame is static; custom frames are drawn as given), ``interval`` is the
+    seconds between frames and ``visible`` hides the whole row.
+    """
 
     def __init__(self, context: RenderContext, message: str | None = None) -> None:
         self.context = context
         self.message = message
         self.frame = 0
+        self.frames: list[str] | None = None  # None: the built-in spinner
+        self.interval: float | None = None
+        self.visible = True
+        self._elapsed = 0.0
 
-    def tick(self) -> None:
-        self.frame = (self.frame + 1) % len(SPINNER_FRAMES)
+    def set_indicator(self, frames: list[str] | None, interval: float | None = None) -> None:
+        self.frames = None if frames is None else list(frames)
+        self.interval = interval
+        self.frame = 0
+
+    def tick(self, seconds: float = 0.1) -> None:
+        frames = self.frames if self.frames is not None else SPINNER_FRAMES
+        if len(frames) < 2:
+            return
+        self._elapsed += seconds
+        if self.interval is not None and self._elapsed + 1e-9 < self.interval:
+            return
+        self._elapsed = 0.0
+        self.frame = (self.frame + 1) % len(frames)
 
     def render(self, width: int) -> list[str]:
+        if not self.visible:
+            return []
         theme = self.context.theme
         text = self.message or "Working…"
         hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to interrupt)")
-        line = " " + theme.fg("accent", SPINNER_FRAMES[self.frame]) + " " + theme.fg("muted", text) + hint
+        if self.frames is None:
+            spinner = theme.fg("accent", SPINNER_FRAMES[self.frame % len(SPINNER_FRAMES)]) + " "
+        else:
+            spinner = self.frames[self.frame % len(self.frames)] + " " if self.frames else ""
+        line = " " + spinner + theme.fg("muted", text) + hint
         return [truncate(line, width)] if width > 0 else []

@@ -102,3 +102,17 @@ class SummaryView(MessageView):
         else:
             lines.append(theme.fg("muted", f"({self.context.key('app.tools.expand')} to show the summary)"))
         return box(lines, width, theme.bg_code("customMessageBg"))
+
+
+class CustomEntryView(MessageView):
+    """An extension's custom entry (``pi.append_entry``) drawn by its registered entry renderer;
+    nothing when the renderer fails or returns nothing."""
+
+    def _render(self, width: int) -> list[str]:
+        custom_type = str(self.message.get("customType", ""))
+        renderer = self.context.entry_renderers.get(custom_type)
+        if renderer is None:
+            return []
+        entry, context = self.message, self.context
+        rows = guarded(lambda: renderer(entry, width, context), context, f"{custom_type} entry renderer")
+        return [line for row in rows or [] for line in wrap(str(row), width)]

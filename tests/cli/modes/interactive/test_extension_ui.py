@@ -178,3 +178,140 @@ async def test_quitting_with_a_dialog_open_answers_it_and_stops_the_run(
         await asyncio.wait_for(pi.mode.quit(143), 10)  # what SIGTERM does
         assert await pi.exit_code() == 143
     assert not (project / "ran.txt").exists()
+
+
+MEMBERS = """
+from pathlib import Path
+
+
+class Shouting:
+    def __init__(self, view):
+        self.view = view
+
+    def render(self, width):
+        return [line.upper() for line in self.view.render(width)]
+
+
+def emoji(below):
+    def provide(before):
+        if before.endswith(":sm"):
+            return {"prefix": ":sm", "items": [{"value": "SMILE", "label": ":smile:"}]}
+        return below(before)
+    return provide
+
+
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        ctx.ui.add_autocomplete_provider(emoji)
+
+    @pi.command("shout")
+    async def shout(args, ctx):
+        if args == "off":
+            ctx.ui.set_editor_component(None)
+        else:
+            ctx.ui.set_editor_component(lambda context, view: Shouting(view))
+        Path("editor.txt").write_text(str(ctx.ui.get_editor_component() is not None))
+
+    @pi.command("peek-theme")
+    async def peek(args, ctx):
+        light, missing = ctx.ui.get_theme("light"), ctx.ui.get_theme("no-such-theme")
+        Path("theme.txt").write_text(f"{light.name} {missing} {ctx.ui.theme.name}")
+"""
+
+
+async def test_editor_component_theme_lookup_and_autocomplete_provider(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "members.py").write_text(MEMBERS)
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("/shout")
+        await pi.wait_for((project / "editor.txt").exists, "the editor replaced")
+        assert (project / "editor.txt").read_text() == "True"
+        pi.type("quiet words")
+        await pi.wait_for(lambda: "QUIET WORDS" in pi.screen(), "the shouting editor")
+        pi.mode.shell.editor.clear()
+        await pi.submit("/shout off")
+        await pi.wait_for(lambda: (project / "editor.txt").read_text() == "False", "the built-in editor back")
+        pi.type("quiet again")
+        await pi.wait_for(lambda: "quiet again" in pi.screen(), "lower case again")
+
+        pi.mode.shell.editor.clear()
+        await pi.submit("/peek-theme")
+        await pi.wait_for((project / "theme.txt").exists, "the theme lookup")
+        assert (project / "theme.txt").read_text() == "light None dark"
+
+        pi.type("say :sm")
+        await pi.wait_for(lambda: ":smile:" in pi.screen(), "the extension's suggestion")
+        await pi.press("tab")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "say SMILE", "the accepted suggestion")
+
+
+LISTENER = """
+def extension(pi):
+    @pi.on("session_start")
+    async def started(event, ctx):
+        def listen(data):
+            if data == "#":
+                return {"consume": True}
+            if data == "~":
+                return {"data": "tilde"}
+            return None
+
+        unsubscribe = ctx.ui.on_terminal_input(listen)
+
+        @pi.command("stop-listening")
+        async def stop(args, ctx):
+            unsubscribe()
+"""
+
+
+async def test_terminal_input_listeners_swallow_and_rewrite_keys(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "listener.py").write_text(LISTENER)
+    async with run_pi() as pi:
+        await pi.started()
+        pi.type("a#b~c")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "abtildec", "the filtered typing")
+        pi.mode.shell.editor.clear()
+        await pi.submit("/stop-listening")
+        pi.type("#~")
+        await pi.wait_for(lambda: pi.mode.shell.editor.text == "#~", "unfiltered typing")
+
+
+RESOLVER = """
+def extension(pi):
+    def title(args, context):
+        return ["RUN " + args.get("command", "")]
+
+    def resolve(name, next):
+        if name == "bash":
+            return {"render_call": title}
+        return next()
+
+    pi.register_tool_renderer(resolve)
+"""
+
+
+async def test_a_tool_renderer_resolver_draws_a_builtin_tool(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    extensions = agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "resolver.py").write_text(RESOLVER)
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("bash", {"command": "echo resolved"})]),
+        ScriptedResponse(steps=[TextStep("Done.")]),
+    )
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("run it")
+        await pi.wait_for(lambda: "Done." in pi.scrollback(), "the answer")
+        assert "RUN echo resolved" in pi.scrollback()
+        assert "$ echo resolved" not in pi.scrollback()  # the built-in title was replaced

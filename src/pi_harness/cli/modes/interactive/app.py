@@ -43,7 +43,7 @@ async def run_interactive(
     shell.transcript.add_component(header)
     if crash:
         shell.notice("warning", crash)
-    shell.transcript.load_messages(session.get_messages())
+    mode.controller.load_conversation(shell.transcript, session)
     mode.controller.seed_history(session)
     if started.model_fallback_message:
         shell.notice("warning", started.model_fallback_message)

@@ -17,7 +17,7 @@ from typing import Literal, Protocol, TypeVar
 from pi_harness.cli.modes.interactive.shell import Shell
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
-from pi_harness.tui.components.header import Header
+from pi_harness.tui.components.base import Component
 from pi_harness.tui.theme import ThemeSpec
 from pi_harness.tui.theme_registry import ThemeRegistry
 
@@ -65,8 +65,9 @@ class ModeContext(Protocol):
     def session(self) -> AgentSession: ...
     @property
     def agent_dir(self) -> Path: ...
-    @property
-    def header(self) -> Header | None: ...
+
+    header: Component | None  # the built-in header or an extension's (``ctx.ui.set_header``)
+
     @property
     def busy(self) -> bool: ...
 

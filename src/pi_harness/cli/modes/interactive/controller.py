@@ -25,6 +25,7 @@ from pi_harness.coding.virtual_models import find_latest_response, is_virtual_mo
 from pi_harness.tui.components.base import ToolRenderer
 from pi_harness.tui.components.content import content_text
 from pi_harness.tui.components.footer import UsageTotals, format_tokens, git_branch
+from pi_harness.tui.components.session_messages import CustomEntryView
 from pi_harness.tui.keybindings import normalize_key
 from pi_harness.tui.pt_keys import to_pt_keys
 from pi_harness.tui.transcript import Transcript
@@ -49,6 +50,7 @@ class SessionController:
         self._detach: list[Callable[[], None]] = []
         self._session_id: str | None = None
         self.last_compaction_error: str | None = None  # so /compact does not repeat it
+        self._entries_seen = 0  # entries of the session file already looked at for custom entries
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -88,7 +90,7 @@ class SessionController:
         transcript = Transcript(shell.context)
         if self.mode.header is not None:
             transcript.add_component(self.mode.header)
-        transcript.load_messages(session.get_messages())
+        self.load_conversation(transcript, session)
         shell.pane.transcript = transcript
         shell.pane.show_working = False
         self.seed_history(session)
@@ -106,13 +108,66 @@ class SessionController:
         context = self.mode.shell.context
         context.custom_renderers.clear()
         context.tool_renderers.clear()
+        context.entry_renderers.clear()
         for extension in session.extensions.extensions:
             for custom_type, renderer in extension.message_renderers.items():
                 context.custom_renderers.setdefault(custom_type, renderer)
+            for custom_type, renderer in extension.entry_renderers.items():
+                context.entry_renderers.setdefault(custom_type, renderer)
+        self._entries_seen = len(session.session_manager.get_entries())
         for definition, _path in session.extensions.tool_definitions():
             if definition.render_call is not None or definition.render_result is not None:
                 context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
+        resolvers = [r for extension in session.extensions.extensions for r in extension.tool_renderer_resolvers]
+        if resolvers:
+            for name in [str(tool["name"]) for tool in session.get_all_tools()]:
+                chosen = resolve_tool_renderer(resolvers, name, context.tool_renderers.get(name))
+                if chosen is None:
+                    context.tool_renderers.pop(name, None)
+                else:
+                    context.tool_renderers[name] = chosen
         context.changed()
+
+    def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
+        """The conversation's messages, with the custom entries that have an entry renderer drawn
+        where they were added (each before the first message that came after it)."""
+        context = self.mode.shell.context
+        for extension in session.extensions.extensions:
+            for custom_type, renderer in extension.entry_renderers.items():
+                context.entry_renderers.setdefault(custom_type, renderer)
+        if not context.entry_renderers:
+            transcript.load_messages(session.get_messages())
+            return
+        projection = session.session_manager.build_session_projection()
+        path = projection.path
+        position = {entry["id"]: index for index, entry in enumerate(path)}
+        customs = [(index, entry) for index, entry in enumerate(path)
+                   if entry.get("type") == "custom" and entry.get("customType") in context.entry_renderers]  # fmt: skip
+        pending = 0
+        for message, source in zip(projection.messages, projection.entries, strict=True):
+            where = position.get(source["id"], len(path))
+            while pending < len(customs) and customs[pending][0] < where:
+                transcript.add_component(CustomEntryView(cast(Mapping[str, object], customs[pending][1]), context))
+                pending += 1
+            transcript.add_message(message)
+        for _index, entry in customs[pending:]:
+            transcript.add_component(CustomEntryView(cast(Mapping[str, object], entry), context))
+        transcript.settle()
+
+    def show_new_entries(self) -> bool:
+        """Custom entries appended since the last look, drawn by their entry renderers (on every tick;
+        only when some extension registered one)."""
+        shell = self.mode.shell
+        if not shell.context.entry_renderers:
+            return False
+        entries = self.mode.session.session_manager.get_entries()
+        new, self._entries_seen = entries[self._entries_seen :], len(entries)
+        shown = False
+        for entry in new:
+            if entry.get("type") == "custom" and entry.get("customType") in shell.context.entry_renderers:
+                shell.transcript.add_component(CustomEntryView(cast(Mapping[str, object], entry), shell.context))
+                shown = True
+        return shown
 
     def _install_shortcuts(self, session: AgentSession) -> None:
         """Extension shortcuts (``pi.shortcut``), active while no overlay is open."""
@@ -265,3 +320,34 @@ class SessionController:
         if isinstance(usage, Mapping) and usage.get("contextWindow"):
             data.context_window = int(usage["contextWindow"])  # the routed model's, for a virtual one
         shell.editor_view.thinking_level = data.thinking_level
+
+
+def resolve_tool_renderer(
+    resolvers: list[Callable[..., object]], name: str, own: ToolRenderer | None
+) -> ToolRenderer | None:
+    """``pi.register_tool_renderer`` resolvers in load order; the last ``next()`` is the tool's own."""
+
+    def at(index: int) -> object:
+        if index >= len(resolvers):
+            return own
+        try:
+            return resolvers[index](name, lambda: at(index + 1))
+        except Exception:  # a failing resolver leaves the choice to the next one
+            return at(index + 1)
+
+    return _as_tool_renderer(at(0))
+
+
+def _as_tool_renderer(value: object) -> ToolRenderer | None:
+    if value is None or isinstance(value, ToolRenderer):
+        return value
+    if isinstance(value, Mapping):
+        call, result = (
+            value.get("render_call", value.get("renderCall")),
+            value.get("render_result", value.get("renderResult")),
+        )
+    else:
+        call, result = getattr(value, "render_call", None), getattr(value, "render_result", None)
+    if call is None and result is None:
+        return None
+    return ToolRenderer(cast(Any, call), cast(Any, result))

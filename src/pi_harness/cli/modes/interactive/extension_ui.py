@@ -3,22 +3,26 @@
 Dialogs stack (an extension may ask while a selector is open) and resolve to their documented
 defaults on cancel, timeout (seconds; the title counts down) or when the caller's signal fires
 (``False`` for confirm, ``None`` otherwise). ``custom(factory)`` shows an extension's own
-component: ``factory(context, done)`` gets the render context (theme, key table) and a ``done``
-callback, and returns an object with ``render(width)`` and optionally ``handle_action(action)``
-and ``handle_text(text)``; ``done(value)`` closes it and ``custom`` returns the value.
-``set_widget(key, content)`` takes lines, a component (``render(width)``) or a factory
+component (the protocol of ``pi_harness.tui.components.custom``): ``factory(context, done)`` gets
+the render context (theme, key table) and a ``done`` callback; ``done(value)`` closes it and
+``custom`` returns the value. ``set_widget(key, content)`` takes lines, a component or a factory
 ``factory(context)`` returning one. ``set_footer``, ``set_header`` and ``set_editor_component``
-are not offered: the footer, header and editor are pi-harness's own.
+replace the built-in parts until called with ``None``; ``docs/extensions-ui.md`` has the details.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.cli.modes.interactive.shell import Overlay, Shell
+from pi_harness.tui.components.base import Component
+from pi_harness.tui.components.custom import ComponentOverlay, GuardedComponent, OverlayHandle, dispose
 from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog
+from pi_harness.tui.components.footer import FooterData
 from pi_harness.tui.theme import Theme, ThemeSpec
 
 if TYPE_CHECKING:
@@ -28,31 +32,31 @@ T = TypeVar("T")
 Dialog = ConfirmDialog | SelectDialog | InputDialog
 
 
-class _CustomOverlay:
-    """An extension component as an overlay: keys it does not declare are ignored."""
+class FooterSource:
+    """What an extension's footer reads besides ``ctx``: the git branch, the status entries and
+    the built-in footer's figures (``data``: model, tokens, cost, context use)."""
 
-    def __init__(self, component: Any) -> None:
-        self.component = component
+    def __init__(self, shell: Shell) -> None:
+        self._shell = shell
 
-    def render(self, width: int) -> list[str]:
-        return [str(line) for line in self.component.render(width)]
+    @property
+    def git_branch(self) -> str | None:
+        return self._shell.footer.data.git_branch
 
-    def handle_action(self, action: str) -> bool:
-        handler = getattr(self.component, "handle_action", None)
-        return bool(handler(action)) if callable(handler) else False
+    @property
+    def statuses(self) -> dict[str, str]:
+        return dict(self._shell.status.entries)
 
-    def handle_text(self, text: str) -> bool:
-        handler = getattr(self.component, "handle_text", None)
-        return bool(handler(text)) if callable(handler) else False
-
-    def tick(self) -> bool:
-        handler = getattr(self.component, "tick", None)
-        return bool(handler()) if callable(handler) else False
+    @property
+    def data(self) -> FooterData:
+        return self._shell.footer.data
 
 
 class InteractiveExtensionUI:
     def __init__(self, mode: ModeContext) -> None:
         self._mode = mode
+        self._editor_factory: Callable[..., Any] | None = None
+        self._builtin_header: Component | None = None
 
     @property
     def _shell(self) -> Shell:
@@ -121,9 +125,39 @@ class InteractiveExtensionUI:
             lambda done: InputDialog(title, context, prefill=prefill, multiline=True, on_result=done), None, None
         )
 
-    async def custom(self, factory: Any, **options: Any) -> Any:
-        context = self._shell.context
-        return await self._shell.ask(lambda done: _CustomOverlay(factory(context, done)))
+    async def custom(
+        self,
+        factory: Callable[..., Any],
+        *,
+        overlay: bool = False,
+        overlay_options: object = None,
+        on_handle: Callable[[OverlayHandle], None] | None = None,
+    ) -> Any:
+        shell = self._shell
+        context = shell.context
+        loop = asyncio.get_running_loop()
+        result: asyncio.Future[Any] = loop.create_future()
+
+        shown: ComponentOverlay | None = None
+
+        def done(value: Any) -> None:
+            if not result.done():
+                result.set_result(value)
+            if shown is not None:  # at once: keys already typed after this one go to what is below
+                shell.remove_overlay(shown)
+
+        component = factory(context, done)
+        if inspect.isawaitable(component):
+            component = await component
+        shown = ComponentOverlay(component, overlay_options, overlay=overlay)
+        if on_handle is not None:
+            on_handle(OverlayHandle(shown, lambda: done(None)))
+        shell.push_overlay(shown)
+        try:
+            return await result
+        finally:
+            shell.remove_overlay(shown)
+            shown.dispose()
 
     # --- status around the editor ----------------------------------------------------------------
 
@@ -142,12 +176,92 @@ class InteractiveExtensionUI:
             content = [content]
         elif isinstance(content, Sequence):
             content = [str(line) for line in content]
+        elif content is not None:
+            content = GuardedComponent(content, f"widget {key}")
+        previous = self._shell.widgets.get(key)
+        if previous is not None and previous is not content:
+            dispose(previous)
         self._shell.widgets.set(key, content, placement)
         self._shell.refresh()
 
     def set_working_message(self, text: str | None = None) -> None:
         self._shell.working.message = text or None
         self._shell.refresh()
+
+    def set_working_visible(self, visible: bool) -> None:
+        self._shell.working.visible = bool(visible)
+        self._shell.refresh()
+
+    def set_working_indicator(self, frames: Sequence[str] | None = None, *, interval_ms: int | None = None) -> None:
+        interval = interval_ms / 1000 if isinstance(interval_ms, int | float) and interval_ms > 0 else None
+        self._shell.working.set_indicator(None if frames is None else [str(f) for f in frames], interval)
+        self._shell.refresh()
+
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        context = self._shell.context
+        context.hidden_thinking_label = label or None
+        context.changed()
+        self._shell.refresh()
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        listeners = self._shell.input_listeners
+        listeners.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in listeners:
+                listeners.remove(handler)
+
+        return unsubscribe
+
+    # --- replacing the built-in parts ---------------------------------------------------------------
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        shell = self._shell
+        pane = shell.pane
+        if pane.footer is not shell.footer:
+            dispose(pane.footer)
+        if factory is None:
+            pane.footer, pane.show_status = shell.footer, True
+        else:
+            footer = GuardedComponent(factory(shell.context, FooterSource(shell)), "extension footer")
+            pane.footer, pane.show_status = footer, False
+        shell.refresh()
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        """The block above the conversation; the transcript is drawn again with it."""
+        mode, shell = self._mode, self._shell
+        current = mode.header
+        if self._builtin_header is None:
+            self._builtin_header = current
+        elif current is not self._builtin_header:
+            dispose(current)
+        new = self._builtin_header if factory is None else GuardedComponent(factory(shell.context), "extension header")
+        mode.header = new
+        replaced = current is not None and new is not None and shell.transcript.replace_component(current, new)
+        if current is None and new is not None:  # no header yet: the new one goes on top
+            shell.transcript.history.insert(0, new)
+            replaced = True
+        if replaced:
+            shell.redraw_all()
+        else:
+            shell.refresh()
+
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        shell = self._shell
+        pane = shell.pane
+        if pane.editor_component is not None:
+            dispose(pane.editor_component)
+        self._editor_factory = factory
+        pane.editor_component = (
+            None if factory is None else GuardedComponent(factory(shell.context, shell.editor_view), "extension editor")
+        )
+        shell.refresh()
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        return self._editor_factory
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        self._shell.autocomplete.add_provider(factory)
 
     def set_title(self, title: str) -> None:
         self._shell.set_title(title)
@@ -177,8 +291,13 @@ class InteractiveExtensionUI:
     def theme(self) -> Theme:
         return self._shell.theme
 
-    def get_theme(self) -> Theme:
-        return self._shell.theme
+    def get_theme(self, name: str | None = None) -> Theme | None:
+        """The current theme, or the theme ``name`` loaded without switching to it (None if unknown)."""
+        if name is None:
+            return self._shell.theme
+        if self._mode.themes.get(name) is None:
+            return None
+        return self._mode.themes.create(name)
 
     def get_all_themes(self) -> list[dict[str, Any]]:
         registry = self._mode.themes

@@ -74,7 +74,7 @@ class KeyActions:
 
     def dispatch(self, action: str) -> bool:
         shell = self.shell
-        if shell.overlays:
+        if shell.top_overlay is not None:
             return shell.overlay_action(action)
         suggestions = shell.autocomplete
         if suggestions.active and action in _SUGGESTION_ACTIONS:
@@ -96,8 +96,9 @@ class KeyActions:
         return True
 
     def type_text(self, text: str) -> None:
-        if self.shell.overlays:
-            self.shell.overlays[-1].handle_text(text)
+        overlay = self.shell.top_overlay
+        if overlay is not None:
+            overlay.handle_text(text)
             return
         if self._jump is not None:
             forward, self._jump = self._jump, None

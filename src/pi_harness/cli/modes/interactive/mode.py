@@ -27,7 +27,7 @@ from pi_harness.cli.modes.interactive.submit import Submitter
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.session_runtime.runtime import AgentSessionRuntime
 from pi_harness.coding.tools import kill_all_tracked_processes
-from pi_harness.tui.components.header import Header
+from pi_harness.tui.components.base import Component
 from pi_harness.tui.theme import Theme, ThemeSpec
 from pi_harness.tui.theme_registry import ThemeRegistry
 
@@ -47,7 +47,7 @@ class InteractiveMode:
         *,
         themes: ThemeRegistry,
         agent_dir: Path,
-        header: Header | None = None,
+        header: Component | None = None,
     ) -> None:
         self.shell = shell
         self.runtime = runtime
@@ -160,6 +160,7 @@ class InteractiveMode:
         shell.command_source = self.commands.command_infos
         shell.on_tick.append(self._reload_edited_theme)
         shell.on_tick.append(self._sync_working)
+        shell.on_tick.append(self.controller.show_new_entries)
         self.controller.attach(self.session)
         stop_listening = self.runtime.on_session_replaced(self.controller.session_replaced)
         installed = self._install_signal_handlers()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -99,6 +99,7 @@ class Shell:
             show_images=ui.show_images,
             cwd=cwd,
         )
+        self.context.run_in_terminal = self.run_outside
         self.editor = Editor(cwd=cwd)
         self.editor_view = EditorView(self.editor, theme, padding_x=ui.editor_padding_x)
         self.footer = Footer(FooterData(cwd=cwd, git_branch=git_branch(cwd)), theme)
@@ -131,6 +132,8 @@ class Shell:
         self.type_text: Callable[[str], None] = self._type_into_overlay
         self.paste_text: Callable[[str], None] = self._type_into_overlay
         self.unsupported_keys: list[str] = []
+        # ``ctx.ui.on_terminal_input`` listeners: raw key data first, before any binding.
+        self.input_listeners: list[Callable[[str], object]] = []
         self.base_bindings = self._build_bindings(keymap)
         self.extra_bindings: KeyBindingsBase = KeyBindings()  # extension shortcuts (they win over the table)
         bindings = merge_key_bindings(
@@ -164,7 +167,9 @@ class Shell:
 
     @property
     def top_overlay(self) -> Overlay | None:
-        return self.overlays[-1] if self.overlays else None
+        """The newest overlay that is not hidden (an extension overlay can be hidden through its handle)."""
+        shown = [overlay for overlay in self.overlays if not getattr(overlay, "hidden", False)]
+        return shown[-1] if shown else None
 
     @property
     def running(self) -> bool:
@@ -182,7 +187,12 @@ class Shell:
         self.unsupported_keys.clear()
         handlers = {action: functools.partial(self._on_action, action) for action in ACTION_ORDER}
         return build_key_bindings(
-            keymap, handlers, on_text=self._on_text, on_paste=self._on_paste, unsupported=self.unsupported_keys
+            keymap,
+            handlers,
+            on_text=self._on_text,
+            on_paste=self._on_paste,
+            unsupported=self.unsupported_keys,
+            on_key=self._on_key,
         )
 
     def set_keymap(self, keymap: KeyMap) -> None:
@@ -198,6 +208,35 @@ class Shell:
         except Exception as error:  # a failing action must not take the screen down
             self.notice("error", f"Error: {error}")
             return True
+
+    def _on_key(self, key: str, data: str) -> bool:
+        """Raw listeners, then a component that reads keys (the top overlay or an extension's
+        editor) see the key first; True when one of them consumed it."""
+        try:
+            for listener in list(self.input_listeners):
+                answer = listener(data)
+                if not isinstance(answer, Mapping):
+                    continue
+                if answer.get("consume"):
+                    self.refresh()
+                    return True
+                replacement = answer.get("data")
+                if isinstance(replacement, str) and replacement != data:
+                    # Rewritten input is typed as text (a listener mapping keys to characters).
+                    self._on_text(replacement)
+                    return True
+            overlay = self.top_overlay
+            target: Any = overlay if overlay is not None else self.pane.editor_component
+            reader = getattr(target, "handle_input", None)
+            if not callable(reader) or not getattr(target, "reads_keys", True):
+                return False
+            consumed = reader(key) is not False
+        except Exception as error:  # an extension's key handler must not take the screen down
+            self.notice("error", f"Error: {error}")
+            return True
+        if consumed:
+            self.refresh()
+        return consumed
 
     def overlay_action(self, action: str) -> bool:
         """Give the key to the top overlay; False when there is none or it declined."""
@@ -330,6 +369,10 @@ class Shell:
 
     def set_theme(self, theme: Theme, *, redraw: bool = True) -> None:
         self.context.set_theme(theme)
+        for part in [*self.overlays, *self._ticking_parts()]:  # extension components drop cached rows
+            invalidate = getattr(part, "invalidate", None)
+            if callable(invalidate):
+                invalidate()
         self.editor_view.theme = theme
         self.footer.theme = theme
         self.autocomplete.theme = theme
@@ -347,6 +390,15 @@ class Shell:
         self.editor_view.padding_x = max(0, min(3, ui.editor_padding_x))
         self.autocomplete.max_visible = ui.autocomplete_max_visible
 
+    async def run_outside(self, work: Callable[[], object]) -> object:
+        """Run blocking ``work`` (an editor, ``vim``, ``htop`` …) with the terminal to itself; the
+        screen is erased first and drawn again afterwards."""
+        from prompt_toolkit.application import run_in_terminal
+
+        if not self.running:
+            return await asyncio.to_thread(work)
+        return await run_in_terminal(work, in_executor=True)
+
     def set_title(self, title: str) -> None:
         self.view.app.output.set_title(title)
 
@@ -361,9 +413,9 @@ class Shell:
                 return
             changed = False
             if self.pane.show_working:
-                self.working.tick()
+                self.working.tick(TICK_SECONDS)
                 changed = True
-            for overlay in list(self.overlays):  # timed dialogs count down even when covered
+            for overlay in [*self.overlays, *self._ticking_parts()]:  # timed dialogs count down even when covered
                 tick = getattr(overlay, "tick", None)
                 if callable(tick) and tick():
                     changed = True
@@ -373,6 +425,14 @@ class Shell:
                 changed = callback() or changed
             if changed:
                 self.refresh()
+
+    def _ticking_parts(self) -> list[object]:
+        """An extension's editor, footer and widgets may animate too."""
+        pane = self.pane
+        parts: list[object] = [pane.footer, *self.widgets.components()]
+        if pane.editor_component is not None:
+            parts.append(pane.editor_component)
+        return parts
 
     async def run(self) -> Any:
         """Run the screen until ``exit``; the ticker runs alongside."""
