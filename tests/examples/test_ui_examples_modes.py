@@ -25,7 +25,7 @@ UI_EXAMPLES = (
 
 
 def test_every_ui_example_has_an_index_entry() -> None:
-    index = (example_path("snake").parent / "_index_ui.md").read_text()
+    index = (example_path("snake").parent / "README.md").read_text()
     for name in UI_EXAMPLES:
         assert f"pi -e examples/extensions/{name}.py" in index, name
         assert example_path(name).read_text().startswith('"""'), name  # the docstring comes first
