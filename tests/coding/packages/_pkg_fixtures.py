@@ -9,13 +9,13 @@ import hashlib
 import http.server
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -140,7 +140,7 @@ class LocalRegistry:
         self.packages.setdefault(name, {})[version] = tarball.read_bytes()
 
     def _tarball_url(self, name: str, version: str) -> str:
-        return f"{self.url}{name}/-/{name.split('/')[-1]}-{version}.tgz"
+        return f"{self.url}{name}/-/{name.rsplit('/', maxsplit=1)[-1]}-{version}.tgz"
 
     def serve(self, path: str) -> tuple[bytes | None, str]:
         name = path.strip("/")
@@ -165,7 +165,7 @@ class LocalRegistry:
                     "scripts": {"postinstall": "node -e \"require('fs').writeFileSync('POSTINSTALL_RAN','')\""},
                     "dist": {
                         "tarball": self._tarball_url(name, version),
-                        "shasum": hashlib.sha1(data).hexdigest(),  # noqa: S324 - npm's shasum field is sha1
+                        "shasum": hashlib.sha1(data).hexdigest(),
                         "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode(),
                     },
                 }
@@ -182,6 +182,17 @@ class LocalRegistry:
         finally:
             self._server.shutdown()
             self._server.server_close()
+
+
+@dataclass
+class Published:
+    """``pi-demo`` tarballs by version, and the registry to publish them to."""
+
+    registry: LocalRegistry
+    tarballs: dict[str, Path]
+
+    def publish(self, version: str) -> None:
+        self.registry.publish(self.tarballs[version], "pi-demo", version)
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -209,7 +220,7 @@ def bare_repo(work: Path, bare: Path) -> None:
     git("push", "-q", "origin", "main", cwd=work)
 
 
-EXTENSION_PY = '''
+EXTENSION_PY = """
 def extension(pi):
     from {module}.helper import shout
 
@@ -218,12 +229,53 @@ def extension(pi):
     @pi.tool(name="{tool}", label="Py shout", description="Upper-cases its text (pip package)", parameters=schema)
     async def run(tool_call_id, params, signal, on_update, ctx):
         return shout(params["text"])
-'''
+"""
+
+
+# An in-tree PEP 517 backend (no setuptools/wheel needed, nothing downloaded): it zips the
+# package directory with the metadata pip needs, which is all a pure-Python wheel is.
+BACKEND = """
+import base64, hashlib, os, zipfile
+
+NAME, VERSION, MODULE = {dist!r}, {version!r}, {module!r}
+ENTRY_POINTS = {entry_points!r}
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    tag = NAME.replace("-", "_") + "-" + VERSION
+    dist_info = tag + ".dist-info"
+    files = {{}}
+    for folder, _dirs, names in os.walk(MODULE):
+        for name in names:
+            if "__pycache__" not in folder:
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    files[path.replace(os.sep, "/")] = handle.read()
+    files[dist_info + "/METADATA"] = f"Metadata-Version: 2.1\\nName: {{NAME}}\\nVersion: {{VERSION}}\\n".encode()
+    files[dist_info + "/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    files[dist_info + "/entry_points.txt"] = ENTRY_POINTS.encode()
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{{path}},sha256={{digest}},{{len(data)}}")
+    record.append(dist_info + "/RECORD,,")
+    files[dist_info + "/RECORD"] = ("\\n".join(record) + "\\n").encode()
+    filename = tag + "-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, filename), "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+    return filename
+"""
 
 
 def build_wheel(tmp: Path, dist: str = "pi-shout", version: str = "1.0.0", tool: str = "py_shout") -> Path:
-    """A wheel of a tiny Python extension package (``pi_harness.extensions`` entry point) with a
-    skill as package data (``pi_harness.packages`` entry point); returns the wheel directory."""
+    """A wheel of a tiny Python extension package, built by ``pip wheel``: the
+    ``pi_harness.extensions`` entry point names its extension module, ``pi_harness.packages``
+    its package directory, which holds a skill. Returns the directory holding the wheel."""
     module = dist.replace("-", "_")
     project = tmp / f"{dist}-{version}-src"
     package = project / module
@@ -234,33 +286,25 @@ def build_wheel(tmp: Path, dist: str = "pi-shout", version: str = "1.0.0", tool:
     (package / "skills" / "py-skill" / "SKILL.md").write_text(
         SKILL.format(name="py-skill", description="A skill shipped in a wheel")
     )
+    entry_points = f"[pi_harness.extensions]\nshout = {module}.ext\n\n[pi_harness.packages]\nresources = {module}\n"
+    (project / "tiny_backend.py").write_text(
+        BACKEND.format(dist=dist, version=version, module=module, entry_points=entry_points)
+    )
     (project / "pyproject.toml").write_text(
         textwrap.dedent(f"""
         [build-system]
-        requires = ["setuptools"]
-        build-backend = "setuptools.build_meta"
+        requires = []
+        build-backend = "tiny_backend"
+        backend-path = ["."]
 
         [project]
         name = "{dist}"
         version = "{version}"
-
-        [project.entry-points."pi_harness.extensions"]
-        shout = "{module}.ext"
-
-        [project.entry-points."pi_harness.packages"]
-        resources = "{module}"
-
-        [tool.setuptools.package-data]
-        {module} = ["skills/*/*.md"]
         """)
     )
     wheels = tmp / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(project)],
-        check=True,
-        capture_output=True,
-    )
-    shutil.rmtree(project / "build", ignore_errors=True)
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q"]
+    subprocess.run([*command, "-w", str(wheels), str(project)], check=True, capture_output=True)
     return wheels
 
 

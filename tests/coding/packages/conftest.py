@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _pkg_fixtures import LocalRegistry, npm_env, npm_pack, write_pi_package
-
-
-@dataclass
-class Published:
-    registry: LocalRegistry
-    tarballs: dict[str, Path]
-
-    def publish(self, version: str) -> None:
-        self.registry.publish(self.tarballs[version], "pi-demo", version)
+from _pkg_fixtures import LocalRegistry, Published, npm_env, npm_pack, write_pi_package
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +20,9 @@ def demo_tarballs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def npm_registry(demo_tarballs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Published]:
+def npm_registry(
+    demo_tarballs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Published]:
     """The registry serving ``pi-demo`` 1.0.0 (call ``publish("1.1.0")`` for a newer one); npm
     is pointed at it through its environment, with a cache of its own."""
     registry = LocalRegistry()

@@ -19,7 +19,9 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 def _enabled(root: Path, entry_filter: dict[str, object] | None = None) -> dict[str, list[str]]:
     collected, _ = collect_package(root, entry_filter)
-    return {kind: sorted(str(f.path.relative_to(root)) for f in found if f.enabled) for kind, found in collected.items()}
+    return {
+        kind: sorted(str(f.path.relative_to(root)) for f in found if f.enabled) for kind, found in collected.items()
+    }
 
 
 CONVENTIONAL = {

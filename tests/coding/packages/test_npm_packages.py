@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Published
+from _pkg_fixtures import Published
 
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.packages import PackageError, PackageManager, resolve_packages
@@ -91,7 +91,9 @@ def test_update_of_an_unknown_source_suggests_the_configured_one(
 ) -> None:
     manager = _manager(tmp_path, agent_dir)
     manager.install("npm:pi-demo@1.0.0")
-    with pytest.raises(PackageError, match=r"^No matching package found for pi-demo\. Did you mean npm:pi-demo@1\.0\.0\?$"):
+    with pytest.raises(
+        PackageError, match=r"^No matching package found for pi-demo\. Did you mean npm:pi-demo@1\.0\.0\?$"
+    ):
         manager.update("pi-demo")
 
 

@@ -38,19 +38,62 @@ def test_npm_sources(text: str, name: str, version: str | None, pinned: bool) ->
 @pytest.mark.parametrize(
     ("text", "repo", "host", "path", "ref"),
     [
-        ("git:github.com/example/pi-tools", "https://github.com/example/pi-tools", "github.com", "example/pi-tools", None),
-        ("git:github.com/example/pi-tools@v1", "https://github.com/example/pi-tools", "github.com", "example/pi-tools", "v1"),
-        ("git:git@github.com:example/pi-tools", "git@github.com:example/pi-tools", "github.com", "example/pi-tools", None),
-        ("git:git@github.com:example/pi-tools.git@abc123", "git@github.com:example/pi-tools.git", "github.com",
-         "example/pi-tools", "abc123"),
-        ("https://github.com/example/pi-tools", "https://github.com/example/pi-tools", "github.com", "example/pi-tools",
-         None),
-        ("https://gitlab.example.org/group/tools.git@v2", "https://gitlab.example.org/group/tools.git", "gitlab.example.org",
-         "group/tools", "v2"),
-        ("ssh://git@github.com/example/pi-tools", "ssh://git@github.com/example/pi-tools", "github.com",
-         "example/pi-tools", None),
-        ("git:file:///srv/repos/team/tools.git@v1", "file:///srv/repos/team/tools.git", "local", "srv/repos/team/tools",
-         "v1"),
+        (
+            "git:github.com/example/pi-tools",
+            "https://github.com/example/pi-tools",
+            "github.com",
+            "example/pi-tools",
+            None,
+        ),
+        (
+            "git:github.com/example/pi-tools@v1",
+            "https://github.com/example/pi-tools",
+            "github.com",
+            "example/pi-tools",
+            "v1",
+        ),
+        (
+            "git:git@github.com:example/pi-tools",
+            "git@github.com:example/pi-tools",
+            "github.com",
+            "example/pi-tools",
+            None,
+        ),
+        (
+            "git:git@github.com:example/pi-tools.git@abc123",
+            "git@github.com:example/pi-tools.git",
+            "github.com",
+            "example/pi-tools",
+            "abc123",
+        ),
+        (
+            "https://github.com/example/pi-tools",
+            "https://github.com/example/pi-tools",
+            "github.com",
+            "example/pi-tools",
+            None,
+        ),
+        (
+            "https://gitlab.example.org/group/tools.git@v2",
+            "https://gitlab.example.org/group/tools.git",
+            "gitlab.example.org",
+            "group/tools",
+            "v2",
+        ),
+        (
+            "ssh://git@github.com/example/pi-tools",
+            "ssh://git@github.com/example/pi-tools",
+            "github.com",
+            "example/pi-tools",
+            None,
+        ),
+        (
+            "git:file:///srv/repos/team/tools.git@v1",
+            "file:///srv/repos/team/tools.git",
+            "local",
+            "srv/repos/team/tools",
+            "v1",
+        ),
     ],
 )
 def test_git_sources(text: str, repo: str, host: str, path: str, ref: str | None) -> None:
@@ -61,7 +104,11 @@ def test_git_sources(text: str, repo: str, host: str, path: str, ref: str | None
 
 
 def test_ssh_and_https_forms_of_one_repository_share_an_identity() -> None:
-    forms = ["git:github.com/example/pi-tools@v1", "git:git@github.com:example/pi-tools", "https://github.com/example/pi-tools"]
+    forms = [
+        "git:github.com/example/pi-tools@v1",
+        "git:git@github.com:example/pi-tools",
+        "https://github.com/example/pi-tools",
+    ]
     assert {parse_source(f).identity for f in forms if not isinstance(parse_source(f), LocalSource)} == {
         "git:github.com/example/pi-tools"
     }
@@ -69,7 +116,11 @@ def test_ssh_and_https_forms_of_one_repository_share_an_identity() -> None:
 
 @pytest.mark.parametrize(
     ("text", "name", "pinned"),
-    [("pip:pi-shout", "pi-shout", False), ("pip:Pi_Shout==1.0.0", "pi-shout", True), ("pip:pi-shout>=1", "pi-shout", False)],
+    [
+        ("pip:pi-shout", "pi-shout", False),
+        ("pip:Pi_Shout==1.0.0", "pi-shout", True),
+        ("pip:pi-shout>=1", "pi-shout", False),
+    ],
 )
 def test_pip_sources(text: str, name: str, pinned: bool) -> None:
     source = parse_source(text)
