@@ -21,7 +21,6 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from pi_harness.coding.packages.process import run
@@ -81,6 +80,8 @@ def _module_path(target: Path, module: str) -> Path | None:
 def entries(source: PipSource, target: Path) -> PipEntries:
     """What the installed distribution offers; its directory joins ``sys.path`` (at the end,
     so it never shadows pi-harness's own modules) for the extensions' imports."""
+    from importlib import metadata
+
     extensions: list[Path] = []
     roots: list[Path] = []
     problems: list[str] = []

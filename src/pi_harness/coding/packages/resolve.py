@@ -35,14 +35,14 @@ from pi_harness.coding.packages.sources import (
 )
 
 
-def _deduped(manager: PackageManager) -> list[tuple[Entry, PackageScope, str | None]]:
+def _deduped(manager: PackageManager, with_project: bool) -> list[tuple[Entry, PackageScope, str | None]]:
     """(entry, scope, base source) with project entries first; ``base source`` is the global
     entry's source for an ``autoload: false`` delta."""
     ordered: list[tuple[Entry, PackageScope, str | None]] = []
     seen: dict[str, int] = {}
     project: PackageScope = "project"
     user: PackageScope = "user"
-    candidates = [(e, project) for e in manager.configured(project)]
+    candidates = [(e, project) for e in manager.configured(project)] if with_project else []
     candidates += [(e, user) for e in manager.configured(user)]
     for entry, scope in candidates:
         key = manager.entry_key(entry, scope)
@@ -65,10 +65,14 @@ def _deduped(manager: PackageManager) -> list[tuple[Entry, PackageScope, str | N
     return ordered
 
 
-def resolve_packages(manager: PackageManager, *, install_missing: bool = True) -> ResolvedPackages:
+def resolve_packages(
+    manager: PackageManager, *, install_missing: bool = True, with_project: bool = True
+) -> ResolvedPackages:
+    """``with_project=False`` leaves the project's entries alone even when the settings manager
+    has read them (nothing of an untrusted project is installed or loaded)."""
     resolved = ResolvedPackages()
     seen: set[str] = set()
-    for entry, scope, base_source in _deduped(manager):
+    for entry, scope, base_source in _deduped(manager, with_project):
         text = entry_source(entry)
         source_text = base_source or text
         source_scope: PackageScope = "user" if base_source else scope

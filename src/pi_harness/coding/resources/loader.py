@@ -184,9 +184,7 @@ class DefaultResourceLoader:
         """Resources of the configured packages (installing missing ones unless offline);
         project packages only when the project is trusted (docs/packages.md)."""
         manager = PackageManager(self.cwd, self.agent_dir, self.settings)
-        resolved = resolve_packages(manager)
-        if not self.project_trusted:
-            resolved.resources = [r for r in resolved.resources if r.scope != "project"]
+        resolved = resolve_packages(manager, with_project=self.project_trusted)
         for problem in resolved.problems:
             self.diagnostics.append(ResourceDiagnostic("warning", problem))
         for resource in resolved.resources:

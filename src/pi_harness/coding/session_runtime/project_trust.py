@@ -40,7 +40,7 @@ def user_extension_paths(agent_directory: Path, settings: SettingsManager, cwd: 
     # Python extensions of global packages; TypeScript ones are left to the session's loader
     # (this pass treats a load failure as fatal).
     manager = PackageManager(cwd or Path.cwd(), agent_directory, settings)
-    resources = resolve_packages(manager).resources
+    resources = resolve_packages(manager, with_project=False).resources
     packaged = [
         r.path
         for r in resources
