@@ -154,3 +154,20 @@ def test_usage_errors_are_pis(env: Env) -> None:
     assert self_update.returncode == 1
     assert self_update.stdout == "Extensions are skipped. Run pi update --extensions to update extensions.\n"
     assert self_update.stderr.startswith("error: pi cannot self-update this installation.")
+
+
+def test_dash_e_loads_a_package_for_one_run(env: Env) -> None:
+    env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    run = env.pi("-e", "npm:pi-demo", "-p", "/review a.py")
+    assert run.returncode == 0, run.stderr
+    messages = env.server.requests[-1].json["messages"]
+    assert "<name>release-notes</name>" in messages[0]["content"]
+    assert [part["text"].strip() for part in messages[-1]["content"]] == ["Review a.py carefully."]
+    assert "packages" not in env.settings()  # nothing recorded
+    cached = list((env.agent_dir / "tmp" / "extensions" / "npm").glob("*/node_modules/pi-demo/package.json"))
+    assert len(cached) == 1
+    # Cached: a second run offline still has it.
+    env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    again = env.pi("-e", "npm:pi-demo", "-p", "hi", offline=True)
+    assert again.returncode == 0, again.stderr
+    assert "<name>release-notes</name>" in env.server.requests[-1].json["messages"][0]["content"]

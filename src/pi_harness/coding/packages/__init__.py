@@ -8,7 +8,7 @@ from pi_harness.coding.packages.manager import (
     ResolvedPackages,
 )
 from pi_harness.coding.packages.process import PackageError
-from pi_harness.coding.packages.resolve import resolve_packages
+from pi_harness.coding.packages.resolve import resolve_packages, resolve_temporary
 from pi_harness.coding.packages.sources import SourceError, parse_source
 
 __all__ = [
@@ -20,4 +20,5 @@ __all__ = [
     "SourceError",
     "parse_source",
     "resolve_packages",
+    "resolve_temporary",
 ]

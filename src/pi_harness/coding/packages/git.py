@@ -37,13 +37,18 @@ def _marker(target: Path) -> Path:
 
 def install(source: GitSource, root: Path, npm: Npm) -> None:
     target = install_path(source, root)
-    if target.exists():
-        update(source, root, npm)
-        return
     root.mkdir(parents=True, exist_ok=True)
     ignore = root / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n!.gitignore\n", encoding="utf-8")
+    install_at(source, target, npm, prune_root=root)
+
+
+def install_at(source: GitSource, target: Path, npm: Npm, *, prune_root: Path | None = None) -> None:
+    """Clone into ``target`` (or reconcile an existing clone with ``update_at``)."""
+    if target.exists():
+        update_at(source, target, npm)
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         _git(["clone", source.repo, str(target)])
@@ -53,7 +58,8 @@ def install(source: GitSource, root: Path, npm: Npm) -> None:
             npm.install_dependencies(target)
     except PackageError:
         shutil.rmtree(target, ignore_errors=True)
-        prune_empty(target, root)
+        if prune_root is not None:
+            prune_empty(target, prune_root)
         raise
 
 
@@ -80,6 +86,11 @@ def update(source: GitSource, root: Path, npm: Npm) -> None:
     if not target.exists():
         install(source, root, npm)
         return
+    update_at(source, target, npm)
+
+
+def update_at(source: GitSource, target: Path, npm: Npm) -> None:
+    """Fetch the configured ref (or the upstream branch) and reset the checkout to it."""
     if source.ref:
         fetch, ref = ["fetch", "origin", source.ref], "FETCH_HEAD"
     else:
@@ -116,4 +127,4 @@ def prune_empty(target: Path, root: Path) -> None:
         current = current.parent
 
 
-__all__ = ["install", "install_path", "prune_empty", "remove", "update"]
+__all__ = ["install", "install_at", "install_path", "prune_empty", "remove", "update", "update_at"]

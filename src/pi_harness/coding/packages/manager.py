@@ -35,6 +35,7 @@ from pi_harness.coding.packages.sources import (
 )
 
 PackageScope = Literal["user", "project"]
+ResourceScope = Literal["user", "project", "temporary"]  # temporary: ``pi -e <source>``
 Entry = str | Mapping[str, object]
 
 
@@ -44,7 +45,7 @@ class PackageResource:
     path: str
     enabled: bool
     source: str  # the settings entry's source string
-    scope: PackageScope
+    scope: ResourceScope
     base_dir: str  # the package root (a file source: its directory)
 
 
@@ -122,6 +123,33 @@ class PackageManager:
         if isinstance(source, PipSource):
             return pip.install_path(source, self._root(scope, "pip"))
         return resolve_local(source.path, self.base_dir(scope))
+
+    def _temporary_dir(self, prefix: str, suffix: str = "", ref: str | None = None) -> Path:
+        """Pi's cache of ``-e`` packages: ``<agentDir>/tmp/extensions/<prefix>/<hash>/<suffix>``."""
+        import hashlib
+
+        root = self.agent_dir / "tmp" / "extensions"
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        digest = hashlib.sha256(f"{prefix}-{suffix}{'@' + ref if ref else ''}".encode()).hexdigest()[:8]
+        return root / prefix / digest / suffix if suffix else root / prefix / digest
+
+    def temporary_path(self, source: Source) -> Path:
+        if isinstance(source, NpmSource):
+            return self._temporary_dir("npm") / "node_modules" / source.name
+        if isinstance(source, GitSource):
+            return self._temporary_dir(f"git-{source.host}", source.path, source.ref)
+        if isinstance(source, PipSource):
+            return self._temporary_dir("pip") / source.name
+        return resolve_local(source.path, self.cwd)
+
+    def install_temporary(self, source: Source) -> None:
+        values = self.settings.values
+        if isinstance(source, NpmSource):
+            self._npm().install([source.spec], self._temporary_dir("npm"))
+        elif isinstance(source, GitSource):
+            git.install_at(source, self.temporary_path(source), self._npm())
+        elif isinstance(source, PipSource):
+            pip.install(source, self._temporary_dir("pip"), allow_scripts=values.allow_package_scripts)
 
     # -- settings -------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from pi_harness.coding.packages.manager import (
     PackageResource,
     PackageScope,
     ResolvedPackages,
+    ResourceScope,
     entry_source,
 )
 from pi_harness.coding.packages.npm import matches_configured
@@ -97,6 +98,44 @@ def resolve_packages(
     return resolved
 
 
+def resolve_temporary(manager: PackageManager, sources: list[str]) -> ResolvedPackages:
+    """``pi -e <source>``: packages for this run only, cached under ``<agentDir>/tmp/extensions``
+    and never written to settings. Missing ones are fetched unless offline; an unpinned git
+    checkout is refreshed (a failed refresh keeps the cached copy)."""
+    resolved = ResolvedPackages()
+    seen: set[str] = set()
+    for text in sources:
+        try:
+            parsed = parse_source(text)
+            path = manager.temporary_path(parsed)
+            if not path.exists() and not offline():
+                manager.on_progress(f"Installing {entry_label(parsed)}...")
+                manager.install_temporary(parsed)
+            elif isinstance(parsed, GitSource) and not parsed.pinned and not offline():
+                try:
+                    manager.install_temporary(parsed)
+                except PackageError:
+                    pass
+        except (SourceError, PackageError) as exc:
+            resolved.problems.append(f"Package {text}: {exc}")
+            continue
+        if not path.exists():
+            resolved.problems.append(f"Package {text}: not installed (offline)")
+            continue
+        if isinstance(parsed, PipSource):
+            found = pip.entries(parsed, path)
+            resolved.problems += [f"Package {text}: {p}" for p in found.problems]
+            roots, extra = found.package_roots, found.extensions
+        else:
+            roots, extra = [path], []
+        for root in roots:
+            collected, _ = collect_package(root, None)
+            _add_collected(resolved, seen, collected, text, "temporary", root)
+        for file in extra:
+            _add(resolved, seen, "extensions", file, True, text, "temporary", file.parent)
+    return resolved
+
+
 def _roots(
     manager: PackageManager, parsed: Source, scope: PackageScope, install_missing: bool
 ) -> tuple[list[Path], list[Path]]:
@@ -129,7 +168,7 @@ def entry_label(parsed: Source) -> str:
 
 
 def _add_collected(
-    resolved: ResolvedPackages, seen: set[str], collected: Collected, source: str, scope: PackageScope, root: Path
+    resolved: ResolvedPackages, seen: set[str], collected: Collected, source: str, scope: ResourceScope, root: Path
 ) -> None:
     for kind in RESOURCE_TYPES:
         for found in collected[kind]:
@@ -143,7 +182,7 @@ def _add(
     path: Path,
     enabled: bool,
     source: str,
-    scope: PackageScope,
+    scope: ResourceScope,
     base: Path,
 ) -> None:
     key = f"{kind}\0{path}"
@@ -153,4 +192,4 @@ def _add(
     resolved.resources.append(PackageResource(kind, str(path), enabled, source, scope, str(base)))
 
 
-__all__ = ["resolve_packages"]
+__all__ = ["resolve_packages", "resolve_temporary"]

@@ -192,6 +192,12 @@ def _file_git(url: str) -> GitSource | None:
     return GitSource(repo=f"file://{path}", host="local", path=relative, ref=ref)
 
 
+def is_package_source(text: str) -> bool:
+    """Whether an ``-e`` argument names a package to fetch (npm, git, pip) rather than a path."""
+    stripped = text.strip()
+    return stripped.startswith(("npm:", "git:", "pip:")) or stripped.lower().startswith(_URL_SCHEMES)
+
+
 def resolve_local(path: str, base: Path) -> Path:
     """A local source's path: ``~`` expanded, ``file:`` URLs accepted, relative to ``base``."""
     text = path.strip()
@@ -215,6 +221,7 @@ __all__ = [
     "Source",
     "SourceError",
     "identity",
+    "is_package_source",
     "parse_git",
     "parse_source",
     "resolve_local",
