@@ -224,6 +224,7 @@ def _run(opts: _Options) -> int:
     from pi_harness.coding.config.paths import agent_dir
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.packages import PackageError, PackageManager, SourceError
+    from pi_harness.coding.packages.process import child_output
 
     cwd = Path(os.getcwd()).resolve()
     directory = agent_dir()
@@ -236,19 +237,24 @@ def _run(opts: _Options) -> int:
     manager = PackageManager(cwd, directory, settings, on_progress=lambda line: print(line, flush=True))
     source = opts.source or ""
     try:
-        if opts.command == "install":
-            manager.install(source, local=opts.local)
-            print(f"Installed {source}")
-        elif opts.command == "remove":
-            if not manager.remove(source, local=opts.local):
-                return _fail(f"No matching package found for {source}")
-            print(f"Removed {source}")
-        elif opts.command == "list":
-            _print_list(manager)
-        else:
-            return _update(manager, opts)
+        with child_output(sys.stdout):
+            return _dispatch(manager, opts, source)
     except (PackageError, SourceError, RuntimeError) as exc:
         return _fail(f"Error: {exc}")
+
+
+def _dispatch(manager: PackageManager, opts: _Options, source: str) -> int:
+    if opts.command == "install":
+        manager.install(source, local=opts.local)
+        print(f"Installed {source}")
+    elif opts.command == "remove":
+        if not manager.remove(source, local=opts.local):
+            return _fail(f"No matching package found for {source}")
+        print(f"Removed {source}")
+    elif opts.command == "list":
+        _print_list(manager)
+    else:
+        return _update(manager, opts)
     return 0
 
 

@@ -1,18 +1,33 @@
 """Running the package tools (npm, git, pip) as child processes.
 
-Output of installs goes to our stderr so that stdout stays clean for print/JSON modes; a failure
+Their output goes to our stderr, so that stdout stays clean for print/JSON modes, except inside
+``child_output(sys.stdout)``, which the package commands use to show it where Pi does. A failure
 raises ``PackageError`` with the command and its exit code, which callers turn into one line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 NETWORK_TIMEOUT_S = 10.0
+_OUTPUT: contextvars.ContextVar[TextIO | None] = contextvars.ContextVar("package_tool_output", default=None)
+
+
+@contextlib.contextmanager
+def child_output(stream: TextIO) -> Iterator[None]:
+    """Send the tools' output to ``stream`` (instead of stderr) while the block runs."""
+    token = _OUTPUT.set(stream)
+    try:
+        yield
+    finally:
+        _OUTPUT.reset(token)
 
 
 class PackageError(Exception):
@@ -31,6 +46,8 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
 
 def run(command: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
     """Run ``command`` with its output on our stderr; raise ``PackageError`` unless it exits 0."""
+    output = _OUTPUT.get() or sys.stderr
+    output.flush()
     try:
         completed = subprocess.run(
             list(command),
@@ -38,7 +55,7 @@ def run(command: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, st
             cwd=cwd,
             env=_env(env),
             stdin=subprocess.DEVNULL,
-            stdout=sys.stderr,
+            stdout=output,
             stderr=sys.stderr,
         )
     except OSError as exc:
@@ -76,4 +93,4 @@ def capture(
     return completed.stdout.strip()
 
 
-__all__ = ["NETWORK_TIMEOUT_S", "PackageError", "capture", "offline", "run"]
+__all__ = ["NETWORK_TIMEOUT_S", "PackageError", "capture", "child_output", "offline", "run"]
