@@ -73,3 +73,12 @@ def test_package_themes_reach_the_theme_list(agent_dir: Path, tmp_path: Path) ->
     loader = DefaultResourceLoader(tmp_path, agent_dir, SettingsManager.create(tmp_path, agent_dir))
     loader.reload()
     assert loader.get_theme_paths() == [str(package / "themes" / "team-dark.json")]
+
+
+def test_a_project_cannot_allow_install_scripts(agent_dir: Path, tmp_path: Path) -> None:
+    cwd = tmp_path / "project"
+    (cwd / ".pi").mkdir(parents=True)
+    (cwd / ".pi" / "settings.json").write_text(json.dumps({"allowPackageScripts": True}))
+    assert SettingsManager.create(cwd, agent_dir, project_trusted=True).values.allow_package_scripts is False
+    (agent_dir / "settings.json").write_text(json.dumps({"allowPackageScripts": True}))
+    assert SettingsManager.create(cwd, agent_dir, project_trusted=True).values.allow_package_scripts is True

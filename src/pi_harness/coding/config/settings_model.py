@@ -229,7 +229,7 @@ class Settings(Section):
     # The merged values; loading combines the files' lists: SettingsManager.path_entries(key).
     packages: tuple[str | JsonObject, ...] = setting((), PackageList(), "packages", listed=True)
     # Beyond Pi: npm lifecycle scripts and pip source builds stay off unless this is true.
-    allow_package_scripts: bool = setting(False, FLAG, "allowPackageScripts", status="beyond-pi")
+    allow_package_scripts: bool = setting(False, FLAG, "allowPackageScripts", global_only=True, status="beyond-pi")
     extensions: tuple[str, ...] = setting((), PATH_LIST, "extensions", listed=True)
     skills: tuple[str, ...] = setting((), PATH_LIST, "skills", listed=True)
     prompts: tuple[str, ...] = setting((), PATH_LIST, "prompts", listed=True)
