@@ -116,12 +116,14 @@ def test_rpc_with_file_arguments_is_an_error(run_pi: RunPi) -> None:
     assert result.stderr == "Error: @file arguments are not supported in RPC mode\n"
 
 
-@pytest.mark.parametrize("command", ["install", "remove", "uninstall", "update", "list"])
-def test_package_commands_are_not_supported_yet(run_pi: RunPi, command: str) -> None:
-    result = run_pi(command, "npm:something")
-    assert result.returncode == 1
-    assert f'"pi {command}" is not supported in pi-harness yet' in result.stderr
-    assert result.stdout == ""
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [("install", "install"), ("remove", "remove"), ("uninstall", "remove"), ("update", "update"), ("list", "list")],
+)
+def test_package_commands_are_dispatched(run_pi: RunPi, command: str, usage: str) -> None:
+    result = run_pi(command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"Usage:\n  pi {usage} ")
 
 
 def test_setup_process_sets_markers_and_offline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -106,6 +106,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustStore, decide_project_trust
     from pi_harness.coding.extensions.runner import ExtensionRunner
+    from pi_harness.coding.packages.sources import is_package_source
     from pi_harness.coding.session_runtime.project_trust import user_extension_paths
 
     cwd = Path(os.getcwd()).resolve()
@@ -118,7 +119,8 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     timing.mark("settings")
 
     user_paths = [] if parsed.no_extensions else user_extension_paths(directory, global_settings)
-    cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions]
+    # ``-e npm:...`` (a package for this run) loads with the session's resources, not here.
+    cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions if not is_package_source(p)]
     pre_runner: ExtensionRunner | None = None
     if user_paths or cli_paths:
         pre_runner = ExtensionRunner(handler_timeout_ms=global_settings.values.extension_handler_timeout_ms)
@@ -321,6 +323,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.model_resolver import resolve_model_scope
     from pi_harness.coding.model_runtime import ModelRuntime
+    from pi_harness.coding.packages.sources import is_package_source
     from pi_harness.coding.resources.loader import ResourceOptions
     from pi_harness.coding.sdk import create_agent_session
     from pi_harness.coding.session_store.listing import normalize_session_name
@@ -369,6 +372,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     new_session_model = scoped[0] if model is None and parsed.models and scoped else None
     options = ResourceOptions(
         extension_paths=[],
+        package_sources=[p for p in parsed.extensions if is_package_source(p)],
         skill_paths=list(parsed.skills),
         prompt_template_paths=list(parsed.prompt_templates),
         theme_paths=list(parsed.themes),
@@ -390,7 +394,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         from pi_harness.extensions_builtin import LOCAL_MODELS
 
         builtins[LOCAL_MODELS] = _local_models_extension(settings, boot.agent_dir, local)
-    extension_paths = [str((boot.cwd / p).resolve()) for p in parsed.extensions]
+    extension_paths = [str((boot.cwd / p).resolve()) for p in parsed.extensions if not is_package_source(p)]
     extension_paths += [name for name in enabled_builtins(parsed, settings) if name in builtins]
     result = await create_agent_session(
         cwd=str(boot.cwd),

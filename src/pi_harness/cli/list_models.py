@@ -146,7 +146,9 @@ async def _register_extension_models(
     from pi_harness.coding.session_runtime.project_trust import user_extension_paths
 
     user_paths = [] if parsed.no_extensions else user_extension_paths(directory, settings)
-    paths = [str((Path.cwd() / p).resolve()) for p in parsed.extensions] + user_paths
+    from pi_harness.coding.packages.sources import is_package_source
+
+    paths = [str((Path.cwd() / p).resolve()) for p in parsed.extensions if not is_package_source(p)] + user_paths
     if not paths:
         return
     runner = ExtensionRunner(handler_timeout_ms=settings.values.extension_handler_timeout_ms)

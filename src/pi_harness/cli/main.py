@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 OFFLINE_ENV = "PI_OFFLINE"
 SKIP_VERSION_CHECK_ENV = "PI_SKIP_VERSION_CHECK"
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list")
-UNSUPPORTED_COMMANDS = PACKAGE_COMMANDS
 
 
 def _options_part(argv: Sequence[str]) -> Sequence[str]:
@@ -82,13 +81,10 @@ def dispatch_subcommand(argv: Sequence[str]) -> int | None:
         from pi_harness.cli.subcommands.mcp import run_mcp_command
 
         return run_mcp_command(rest)
-    if command in UNSUPPORTED_COMMANDS:
-        print(
-            f'Error: "pi {command}" is not supported in pi-harness yet. '
-            "Configure extensions, skills and prompts by path in settings.json or with -e/--skill/--prompt-template.",
-            file=sys.stderr,
-        )
-        return 1
+    if command in PACKAGE_COMMANDS:
+        from pi_harness.cli.subcommands.packages import run_package_command
+
+        return run_package_command(command, rest)
     return None
 
 

@@ -96,7 +96,6 @@ _SHARE_DESTINATIONS: tuple[ShareDestination, ...] = ("auto", "gist", "radius")
 
 _FULLSCREEN = "the fullscreen interactive mode"
 _CHANGELOG = "the changelog shown after an update"
-_PACKAGES = "installing Pi packages (pi install)"
 
 _BUDGETS: Mapping[str, int] = MappingProxyType(dict(DEFAULT_THINKING_BUDGETS))
 _WHEEL_LINES: Rule[WheelScrollLines] = Either(Choice(_AUTO), Clamped(1, 100))
@@ -224,13 +223,13 @@ class Settings(Section):
     # Resolved against the file that sets it: SettingsManager.resolve_path_setting("shellPath").
     shell_path: str | None = optional(TEXT, "shellPath")
     shell_command_prefix: str | None = optional(TEXT, "shellCommandPrefix")
-    npm_command: tuple[str, ...] | None = optional(TEXT_LIST, "npmCommand", status="not-implemented", note=_PACKAGES)
+    npm_command: tuple[str, ...] | None = optional(TEXT_LIST, "npmCommand")
 
     # -- resources ------------------------------------------------------------------------------
     # The merged values; loading combines the files' lists: SettingsManager.path_entries(key).
-    packages: tuple[str | JsonObject, ...] = setting(
-        (), PackageList(), "packages", listed=True, status="not-implemented", note=_PACKAGES
-    )
+    packages: tuple[str | JsonObject, ...] = setting((), PackageList(), "packages", listed=True)
+    # Beyond Pi: npm lifecycle scripts and pip source builds stay off unless this is true.
+    allow_package_scripts: bool = setting(False, FLAG, "allowPackageScripts", global_only=True, status="beyond-pi")
     extensions: tuple[str, ...] = setting((), PATH_LIST, "extensions", listed=True)
     skills: tuple[str, ...] = setting((), PATH_LIST, "skills", listed=True)
     prompts: tuple[str, ...] = setting((), PATH_LIST, "prompts", listed=True)

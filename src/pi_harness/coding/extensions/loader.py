@@ -59,8 +59,14 @@ def entry_files(path: Path) -> list[Path]:
     return []
 
 
+SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+
+
 def import_factory(file: Path, display_path: str) -> Callable[..., object]:
     """Import ``file`` fresh and return its ``extension`` callable."""
+    if file.suffix in SCRIPT_SUFFIXES:
+        # Pi's TypeScript/JavaScript extensions (from packages, say) need a Node sidecar.
+        raise ExtensionLoadError(display_path, f"TypeScript extensions are not supported: {display_path}")
     is_package = file.name == "__init__.py"
     module_name = f"pi_ext_{abs(hash(str(file))) % 10**8}_{next(_counter)}"
     location = file.parent if is_package else file

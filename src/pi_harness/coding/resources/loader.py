@@ -18,6 +18,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pi_harness.coding.config.paths import expand_home, project_dir
 from pi_harness.coding.config.settings import PathListKey, SettingsManager
 from pi_harness.coding.config.trust import project_agents_skill_dirs
+from pi_harness.coding.packages import PackageManager, ResolvedPackages, resolve_packages, resolve_temporary
 from pi_harness.coding.resources.context_files import ContextFile, load_context_files
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.skills import Skill, SkillSource, load_skills
@@ -54,6 +55,8 @@ class ResourceOptions:
     """CLI/SDK switches that shape discovery (``-e``, ``--skill``, ``-ns`` ...)."""
 
     extension_paths: list[str] = field(default_factory=list)
+    # ``-e npm:...``/``git:``/``pip:``: packages for this run only (docs/packages.md).
+    package_sources: list[str] = field(default_factory=list)
     skill_paths: list[str] = field(default_factory=list)
     prompt_template_paths: list[str] = field(default_factory=list)
     theme_paths: list[str] = field(default_factory=list)
@@ -151,12 +154,15 @@ class DefaultResourceLoader:
         self._extra_prompt_paths: list[str] = []
         self._extra_theme_paths: list[str] = []
         self._sources = SourceIndex(agent_directory, project_dir(self.cwd))
+        self._packages = ResolvedPackages()
+        self._temporary = ResolvedPackages()
 
     # -- reload ------------------------------------------------------------------------------
 
     def reload(self) -> None:
         self.diagnostics = []
         self._sources.clear()
+        self._packages = self._resolve_packages()
         self._extensions = self._resolve_extensions()
         self._skills = self._resolve_skills()
         self._prompts = self._resolve_prompts()
@@ -176,6 +182,23 @@ class DefaultResourceLoader:
         else:
             found = find_append_system_prompt(self.cwd, self.agent_dir, project_trusted=self.project_trusted)
             self._append = [found] if found else []
+
+    def _resolve_packages(self) -> ResolvedPackages:
+        """Resources of the configured packages (installing missing ones unless offline);
+        project packages only when the project is trusted (docs/packages.md)."""
+        manager = PackageManager(self.cwd, self.agent_dir, self.settings)
+        self._temporary = resolve_temporary(manager, self.options.package_sources)
+        resolved = resolve_packages(manager, with_project=self.project_trusted)
+        for problem in [*self._temporary.problems, *resolved.problems]:
+            self.diagnostics.append(ResourceDiagnostic("warning", problem))
+        for resource in [*self._temporary.resources, *resolved.resources]:
+            metadata = SourceMetadata(resource.source, resource.scope, "package", base_dir=resource.base_dir)
+            self._sources.add(resource.path, metadata)
+        return resolved
+
+    def _package_paths(self, kind: PathListKey) -> list[Path]:
+        """Enabled package resources: ``-e`` packages first, then configured ones."""
+        return [Path(p) for p in [*self._temporary.paths(kind), *self._packages.paths(kind)]]
 
     def _settings_patterns(self, key: PathListKey) -> list[tuple[str, Path]]:
         """The setting's entries with their base directories; plain entries are noted as ``local``."""
@@ -201,6 +224,7 @@ class DefaultResourceLoader:
         cli = [str(_resolve(p, self.cwd)) for p in self.options.extension_paths]
         for path in cli:
             self._sources.add(path, SourceMetadata("cli", "temporary"))
+        cli += [p for p in self._temporary.paths("extensions") if p not in cli]
         if self.options.no_extensions:
             return cli
         discovered: list[Path] = []
@@ -209,7 +233,8 @@ class DefaultResourceLoader:
         discovered += discover_extension_entries(self._user_root("extensions"), self.diagnostics)
         kept, added = apply_path_filters(discovered, self._settings_patterns("extensions"))
         ordered: list[str] = []
-        for path in [*cli, *(str(p) for p in added), *(str(p) for p in kept)]:
+        packaged = self._packages.paths("extensions")
+        for path in [*cli, *(str(p) for p in added), *(str(p) for p in kept), *packaged]:
             if path.startswith("builtin:") or path not in ordered:
                 ordered.append(path)
         return ordered
@@ -227,6 +252,7 @@ class DefaultResourceLoader:
             locations.append((self._user_root("skills"), "user"))
             home_agents = Path.home() / ".agents"
             locations.append((self._discovered(home_agents / "skills", "user", home_agents), "user"))
+            locations += [(p, "package") for p in self._package_paths("skills")]
         return load_skills(locations, self.diagnostics)
 
     def _resolve_prompts(self) -> list[PromptTemplate]:
@@ -240,6 +266,7 @@ class DefaultResourceLoader:
             if self.project_trusted:
                 locations.append((self._project_root("prompts"), "project"))
             locations.append((self._user_root("prompts"), "user"))
+            locations += [(p, "package") for p in self._package_paths("prompts")]
         return load_templates(locations, self.diagnostics)
 
     def _resolve_themes(self) -> list[str]:
@@ -253,6 +280,7 @@ class DefaultResourceLoader:
             for directory in dirs:
                 if directory.is_dir():
                     paths += [str(p.resolve()) for p in sorted(directory.glob("*.json"))]
+            paths += [str(p) for p in self._package_paths("themes")]
         return paths
 
     # -- accessors ---------------------------------------------------------------------------

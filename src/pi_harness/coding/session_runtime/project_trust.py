@@ -4,8 +4,8 @@ The stored decisions and their order live in ``pi_harness.coding.config.trust``;
 adds the ``project_trust`` extension event (see security.md and extensions.md).
 
 Order: ``--approve``/``--no-approve`` > ``project_trust`` handlers > the saved decision >
-``defaultProjectTrust``. Only user-level extensions (``<agentDir>/extensions`` and the global
-``extensions`` setting) and CLI/SDK extensions may answer: project extensions are themselves
+``defaultProjectTrust``. Only user-level extensions (``<agentDir>/extensions``, the global
+``extensions`` setting and global packages) and CLI/SDK extensions may answer: project extensions are themselves
 behind the gate. They are imported only when a decision is actually needed, into a runner that is
 discarded afterwards; a failing handler is reported and skipped.
 
@@ -23,19 +23,31 @@ from pi_harness.coding.config.paths import SETTINGS_FILE
 from pi_harness.coding.config.paths import agent_dir as resolve_agent_dir
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.config.trust import TrustDecision, TrustStore, decide_project_trust
+from pi_harness.coding.extensions.loader import SCRIPT_SUFFIXES
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.coding.packages import PackageManager, resolve_packages
 from pi_harness.coding.resources.loader import apply_path_filters, discover_extension_entries
 from pi_harness.coding.session_runtime.services import ExtensionFactoryEntry, factory_path
 
 
-def user_extension_paths(agent_directory: Path, settings: SettingsManager) -> list[str]:
-    """``<agentDir>/extensions`` entries and the global ``extensions`` setting (never the project's)."""
+def user_extension_paths(agent_directory: Path, settings: SettingsManager, cwd: Path | None = None) -> list[str]:
+    """``<agentDir>/extensions`` entries, the global ``extensions`` setting and the extensions of
+    global packages (never the project's)."""
     discovered = discover_extension_entries(agent_directory / "extensions", [])
     patterns = [(value, base) for value, base, scope in settings.path_entries("extensions") if scope == "global"]
     kept, added = apply_path_filters(discovered, patterns)
+    # Python extensions of global packages; TypeScript ones are left to the session's loader
+    # (this pass treats a load failure as fatal).
+    manager = PackageManager(cwd or Path.cwd(), agent_directory, settings)
+    resources = resolve_packages(manager, with_project=False).resources
+    packaged = [
+        r.path
+        for r in resources
+        if r.scope == "user" and r.enabled and r.kind == "extensions" and not r.path.endswith(SCRIPT_SUFFIXES)
+    ]
     paths: list[str] = []
-    for path in [*added, *kept]:
+    for path in [*added, *kept, *packaged]:
         text = str(path)
         if text not in paths:
             paths.append(text)
@@ -76,7 +88,7 @@ async def resolve_project_trust(
                 runner.report(path, "project_trust", error)
         paths = [str((cwd_path / p).resolve()) for p in extension_paths]
         if not no_extensions:
-            paths += user_extension_paths(directory, settings)
+            paths += user_extension_paths(directory, settings, cwd_path)
         for failure in await runner.load_paths(paths):
             runner.report(failure.path, "project_trust", failure.error)
         return await runner.emit_project_trust(project, resources)
