@@ -39,9 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-DEFAULT_TYPES = Path(
-    "/work/pi-ref/pi/node_modules/@earendil-works/pi-coding-agent/dist/core/extensions/types.d.ts"
-)
+DEFAULT_TYPES = Path("/work/pi-ref/pi/node_modules/@earendil-works/pi-coding-agent/dist/core/extensions/types.d.ts")
 COMPATIBILITY = ROOT / "src" / "pi_harness" / "docs" / "compatibility.md"
 START_MARK = "<!-- extension-api-deliberate:start -->"
 END_MARK = "<!-- extension-api-deliberate:end -->"
@@ -155,9 +153,7 @@ class CategoryReport:
     deliberate: list[str] = field(default_factory=list)
 
 
-def compare(
-    pi: dict[str, list[str]], ours: dict[str, set[str]], allowed: set[tuple[str, str]]
-) -> list[CategoryReport]:
+def compare(pi: dict[str, list[str]], ours: dict[str, set[str]], allowed: set[tuple[str, str]]) -> list[CategoryReport]:
     reports = []
     for category in CATEGORIES:
         report = CategoryReport(category, pi[category])
@@ -210,8 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     skipped = set(args.skip_category)
     if args.json:
         data = {
-            r.category: {"pi": len(r.pi_names), "present": len(r.present), "missing": r.missing,
-                         "deliberate": r.deliberate}
+            r.category: {
+                "pi": len(r.pi_names),
+                "present": len(r.present),
+                "missing": r.missing,
+                "deliberate": r.deliberate,
+            }
             for r in reports
         }
         print(json.dumps(data, indent=2))

@@ -41,7 +41,7 @@ from pi_harness.agent.types import (
     AgentTool,
     BeforeToolCallHook,
 )
-from pi_harness.ai.abort import AbortController
+from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.options import PayloadHook, ResponseHook
 from pi_harness.ai.types import (
     AssistantMessage,
@@ -165,6 +165,11 @@ class Agent:
     def follow_up(self, message: str | AgentMessage) -> None:
         """Queue a message for when the agent would otherwise stop."""
         self._follow_up.push(user_message(message) if isinstance(message, str) else message)
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running loop's abort signal; ``None`` while idle."""
+        return self._controller.signal if self._controller is not None else None
 
     def abort(self) -> None:
         if self._controller is not None:

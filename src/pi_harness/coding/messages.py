@@ -22,9 +22,7 @@ from pi_harness.ai.types import ImageContent, Message, TextContent, UserMessage
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation before this point was condensed into the following summary of what happened so far:"
 )
-BRANCH_SUMMARY_PREFIX = (
-    "The following summarises a branch of this conversation that was explored and then left behind:"
-)
+BRANCH_SUMMARY_PREFIX = "The following summarises a branch of this conversation that was explored and then left behind:"
 IMAGES_DISABLED_TEXT = "Image reading is disabled."
 
 
@@ -53,9 +51,7 @@ def branch_summary_text(summary: str) -> str:
 
 
 def _user(text_or_content: str | list[TextContent | ImageContent], timestamp: int) -> UserMessage:
-    content = (
-        [{"type": "text", "text": text_or_content}] if isinstance(text_or_content, str) else text_or_content
-    )
+    content = [{"type": "text", "text": text_or_content}] if isinstance(text_or_content, str) else text_or_content
     return {"role": "user", "content": cast(list[TextContent | ImageContent], content), "timestamp": timestamp}
 
 

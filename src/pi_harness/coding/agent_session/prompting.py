@@ -264,9 +264,7 @@ class Prompting:
 
     # -- extension messages ----------------------------------------------------------------------
 
-    async def send_message(
-        self, message: Mapping[str, object], *, trigger_turn: bool, deliver_as: str | None
-    ) -> None:
+    async def send_message(self, message: Mapping[str, object], *, trigger_turn: bool, deliver_as: str | None) -> None:
         state = self._state
         custom = custom_message(message)
         if deliver_as == "nextTurn":

@@ -94,7 +94,7 @@ class RequestProjection:
         headers = await self._headers(model)
         base = self._base
         return PreparedRequest(
-            context=AgentContext(system_prompt, messages, self._tools.active_tools()),
+            context=AgentContext(system_prompt, messages, self._tools.declared_tools()),
             model=model if model is not request.model else None,
             thinking_level=level if model is not request.model else None,
             stream_options=dataclasses.replace(

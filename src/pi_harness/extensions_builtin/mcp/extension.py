@@ -218,7 +218,7 @@ class _McpState:
                 self.tools.withdraw(server)
 
         config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
-        if not args.strip() and ctx.has_ui and ctx.mode == "interactive":
+        if not args.strip() and ctx.has_ui and ctx.mode == "tui":
             outcome = await manage(
                 ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
             )
