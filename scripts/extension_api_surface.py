@@ -193,7 +193,14 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(os.environ.get("PI_EXTENSION_TYPES", DEFAULT_TYPES)),
         help="Pi's dist/core/extensions/types.d.ts",
     )
-    parser.add_argument("--skip-category", action="append", default=[], choices=CATEGORIES)
+    parser.add_argument("--compatibility", type=Path, default=COMPATIBILITY, help="where deliberate gaps are listed")
+    parser.add_argument(
+        "--skip-category",
+        action="append",
+        default=[],
+        choices=CATEGORIES,
+        help="report this category without failing on it (repeatable)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -202,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"extension_api_surface: cannot read Pi's declarations: {exc}", file=sys.stderr)
         return 2
-    reports = compare(pi, python_surface(), deliberate())
+    reports = compare(pi, python_surface(), deliberate(args.compatibility))
     skipped = set(args.skip_category)
     if args.json:
         data = {
