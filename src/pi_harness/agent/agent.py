@@ -42,7 +42,7 @@ from pi_harness.agent.types import (
     BeforeToolCallHook,
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
-from pi_harness.ai.options import PayloadHook, ResponseHook
+from pi_harness.ai.options import PayloadHook, ResponseHook, StreamEventHook
 from pi_harness.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -341,6 +341,9 @@ class Agent:
 
     def set_on_response(self, hook: ResponseHook | None) -> None:
         self._options.on_response = hook
+
+    def set_on_stream_event(self, hook: StreamEventHook | None) -> None:
+        self._options.on_stream_event = hook
 
     def set_transform_context(self, hook: TransformContext | None) -> None:
         self._options.transform_context = hook

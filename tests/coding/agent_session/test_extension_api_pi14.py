@@ -316,3 +316,44 @@ async def test_project_trust_accepts_pi_s_result_shape(server: FakeLLMServer, pr
     await runner.load_factory(trusting, "<trust>")
     assert await runner.emit_project_trust(str(project), []) is True
     Recorder  # noqa: B018 - imported for the other tests' shape
+
+
+async def test_provider_stream_events_reach_extensions(server: FakeLLMServer, project: Path) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def watcher(pi: ExtensionAPI) -> None:
+        pi.on("provider_stream_event", lambda event: seen.append(event.to_dict()))
+
+    server.push(ScriptedResponse(steps=[TextStep("streamed words")]))
+    result = await make_session(server, project, extension_factories=[watcher])
+    await result.session.prompt("hello")
+    assert seen, "no provider_stream_event"
+    assert {(e["provider"], e["api"], e["model"]) for e in seen} == {("fake", "openai-completions", "fake-model")}
+    deltas = [
+        choice["delta"].get("content")
+        for e in seen
+        for choice in e["data"].get("choices", [])
+        if isinstance(choice.get("delta"), dict)
+    ]
+    assert "".join(d for d in deltas if d) == "streamed words"
+    await result.runtime.shutdown()
+
+
+async def test_model_registry_streams_with_the_session_s_credentials(server: FakeLLMServer, project: Path) -> None:
+    answers: list[str] = []
+
+    def asker(pi: ExtensionAPI) -> None:
+        @pi.command("side")
+        async def side(args: str, ctx: Any) -> None:
+            context = {"systemPrompt": "Be brief.", "messages": [{"role": "user", "content": args, "timestamp": 0}]}
+            message = await ctx.model_registry.stream_simple(ctx.model, context).result()
+            answers.append("".join(block["text"] for block in message["content"] if block["type"] == "text"))
+
+    server.push(ScriptedResponse(steps=[TextStep("side answer")]))
+    result = await make_session(server, project, extension_factories=[asker])
+    assert await result.session.prompt("/side what is 2+2") == "handled"
+    assert answers == ["side answer"]
+    assert server.requests[0].headers.get("authorization") == "Bearer test-key"
+    assert request_texts(server.requests[0])[-1] == "user:what is 2+2"
+    assert result.session.get_messages() == []  # a side request: nothing in the transcript
+    await result.runtime.shutdown()

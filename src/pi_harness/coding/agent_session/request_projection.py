@@ -192,6 +192,14 @@ class RequestProjection:
         replaced = result.get("payload")
         return replaced if isinstance(replaced, dict) and replaced is not payload else None
 
+    async def on_stream_event(self, data: object, model: Model) -> None:
+        extensions = self._state.extensions
+        if extensions.has_handlers("provider_stream_event"):
+            await extensions.emit(
+                "provider_stream_event",
+                {"data": data, "provider": model["provider"], "api": model["api"], "model": model["id"]},
+            )
+
     async def on_response(self, status: int, headers: Mapping[str, str]) -> None:
         extensions = self._state.extensions
         if extensions.has_handlers("after_provider_response"):
