@@ -44,9 +44,7 @@ async def test_entry_appended_only_for_an_extensions_custom_entries(server: Fake
     await result.runtime.shutdown()
 
 
-async def test_clone_and_new_sessions_start_with_the_given_thinking_level(
-    server: FakeLLMServer, project: Path
-) -> None:
+async def test_clone_and_new_sessions_start_with_the_given_thinking_level(server: FakeLLMServer, project: Path) -> None:
     thinker = server.model(API, reasoning=True)
     server.push(ScriptedResponse(steps=[TextStep("hi")]))
     result = await make_session(server, project, model=thinker, thinking_level="high", persistent=True)

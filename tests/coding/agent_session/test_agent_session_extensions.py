@@ -258,9 +258,14 @@ async def test_nested_execute_tool_runs_through_the_hooks(server: FakeLLMServer,
     assert [e["toolName"] for e in nested] == ["read", "bash"]
     outer = next(m for m in session.get_messages() if m["role"] == "toolResult")
     assert outer["content"][0]["text"] == "read: nested content / bash error: True"
-    records = outer["details"]["nestedCalls"]
-    assert [(r["toolName"], r["isError"]) for r in records] == [("read", False), ("bash", True)]
-    assert records[0]["args"] == {"path": "notes.txt"}
+    record = outer["nestedCalls"]
+    assert [(r["id"], r["name"], r["status"]) for r in record["calls"]] == [
+        ("c1/1", "read", "ok"),
+        ("c1/2", "bash", "error"),
+    ]
+    assert record["calls"][0]["arguments"] == {"path": "notes.txt"}
+    assert record["complete"] is True
+    assert "nestedCalls" not in str(server.requests[1].json)  # kept for the session, not sent
     assert sum(1 for m in session.get_messages() if m["role"] == "toolResult") == 1  # not in the transcript
     await result.runtime.shutdown()
 

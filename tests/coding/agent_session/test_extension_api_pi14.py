@@ -357,3 +357,48 @@ async def test_model_registry_streams_with_the_session_s_credentials(server: Fak
     assert request_texts(server.requests[0])[-1] == "user:what is 2+2"
     assert result.session.get_messages() == []  # a side request: nothing in the transcript
     await result.runtime.shutdown()
+
+
+async def test_nested_call_record_keeps_pi_s_limits(server: FakeLLMServer, project: Path) -> None:
+    """257 calls: one is dropped; 9 KiB of arguments are replaced by their size; a call of a
+    nested tool is named after it and recorded on the model-issued call; errors are cut at 500."""
+
+    async def leaf(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        if params.get("fail"):
+            raise RuntimeError("x" * 600)
+        return ToolResult(f"leaf {tool_call_id}")
+
+    async def middle(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        inner = await ctx.execute_tool("leaf", {})
+        return ToolResult(inner["content"][0]["text"])
+
+    async def fan(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        first = await ctx.execute_tool("middle", {})
+        big = await ctx.execute_tool("leaf", {"blob": "b" * 9000})
+        failed = await ctx.execute_tool("leaf", {"fail": True})
+        missing = await ctx.execute_tool("no_such_tool", {})
+        for _ in range(253):
+            await ctx.execute_tool("leaf", {})
+        return ToolResult(
+            f"{first['content'][0]['text']} | big ok {not big['isError']} | "
+            f"failed {failed['isError']} | missing {missing['isError']}"
+        )
+
+    def ext(pi: ExtensionAPI) -> None:
+        for name, fn in (("leaf", leaf), ("middle", middle), ("fan", fan)):
+            pi.tool(name=name, description=name, parameters={"type": "object"})(fn)
+
+    server.push(ScriptedResponse(steps=[ToolCallStep("fan", {}, id="f1")]), ScriptedResponse(steps=[TextStep("ok")]))
+    result = await make_session(server, project, extension_factories=[ext])
+    await result.session.prompt("go")
+    outer = next(m for m in result.session.get_messages() if m["role"] == "toolResult")
+    assert outer["content"][0]["text"] == "leaf f1/1/1 | big ok True | failed True | missing True"
+    record = outer["nestedCalls"]
+    calls = record["calls"]
+    assert len(calls) == 256 and record["complete"] is False
+    assert [(c["id"], c["name"]) for c in calls[:3]] == [("f1/1", "middle"), ("f1/1/1", "leaf"), ("f1/2", "leaf")]
+    assert "arguments" not in calls[2] and calls[2]["argumentsBytes"] > 9000
+    assert calls[3]["status"] == "error" and len(calls[3]["error"]) == 500
+    assert calls[4]["name"] == "no_such_tool" and calls[4]["status"] == "error"
+    assert all(c["status"] in ("ok", "error") and isinstance(c["durationMs"], int) for c in calls)
+    await result.runtime.shutdown()
