@@ -52,7 +52,10 @@ def test_custom_provider_with_defaults(agent_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("providers", "message"),
     [
-        ({"p": {"name": "x"}}, 'Provider p: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".'),
+        (
+            {"p": {"name": "x"}},
+            'Provider p: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".',
+        ),
         (
             {"p": {"apiKey": "x", "api": "openai-completions", "models": [{"id": "m"}]}},
             'Provider p: "baseUrl" is required when defining custom models.',
@@ -85,7 +88,9 @@ def test_semantic_errors_skip_only_that_provider(agent_dir: Path, providers: dic
 
 
 def test_custom_models_need_no_api_key_but_are_unavailable_without_one(agent_dir: Path) -> None:
-    write_models(agent_dir, {"providers": {"p": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "m"}]}}})
+    write_models(
+        agent_dir, {"providers": {"p": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "m"}]}}}
+    )
     runtime = ModelRuntime.create(agent_dir)
     assert runtime.errors == []
     assert runtime.find("p", "m") is not None
