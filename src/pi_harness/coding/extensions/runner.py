@@ -66,6 +66,17 @@ C = TypeVar("C", bound=Combiner)
 
 
 @dataclass(frozen=True)
+class ProjectTrustContext:
+    """What a ``project_trust`` handler gets as ``ctx`` (Pi's ``ProjectTrustContext``): use only
+    ``ui.select``, ``ui.confirm``, ``ui.input`` and ``ui.notify``."""
+
+    cwd: str
+    mode: str
+    has_ui: bool
+    ui: ExtensionUI
+
+
+@dataclass(frozen=True)
 class LoadFailure:
     path: str
     error: str
@@ -100,6 +111,7 @@ class ExtensionRunner:
         self._caller = HandlerCaller(self._context_for_handler, lambda: self.handler_timeout_ms)
         self._stale = False
         self._prompt_ui: tuple[ExtensionUI, ExtensionUI] | None = None
+        self._trust_context: ProjectTrustContext | None = None
         self._background: set[asyncio.Future[None]] = set()
         self._reported_mcp_servers: set[str] = set()
 
@@ -328,6 +340,9 @@ class ExtensionRunner:
         return [(ext.path, h) for ext in self.extensions for h in ext.handlers.get(event, [])]
 
     def _context_for_handler(self) -> ExtensionContext | None:
+        if self._trust_context is not None:
+            # The handler's ``ctx`` is typed as a session's; a trust handler gets the smaller one.
+            return cast(ExtensionContext, self._trust_context)
         return self.create_context() if self.host is not None else None
 
     async def _run(self, combiner: C, *, on_error: OnError = "report", with_ctx: bool = True) -> C:
@@ -343,10 +358,17 @@ class ExtensionRunner:
         """Notify, keeping each handler's non-empty result with its extension's path."""
         return (await self._run(Collect(event_type, payload))).results
 
-    async def emit_project_trust(self, cwd: str, resources: list[str]) -> bool | None:
-        """Gate: the first handler answering yes/no decides; errors are reported (as warnings)."""
+    async def emit_project_trust(self, cwd: str, resources: list[str], *, mode: str = "print") -> bool | None:
+        """Gate: the first handler answering yes/no decides; errors are reported (as warnings).
+
+        There is no session yet: handlers get a ``ProjectTrustContext`` (``cwd``, ``mode``,
+        ``has_ui`` and the dialogs of this runner's UI)."""
         gate = Gate("project_trust", {"cwd": cwd, "resources": list(resources)}, _yes_no)
-        return (await self._run(gate, with_ctx=False)).answer
+        self._trust_context = ProjectTrustContext(cwd, mode, self.has_ui, self.ui)
+        try:
+            return (await self._run(gate)).answer
+        finally:
+            self._trust_context = None
 
     async def emit_session_directory(self, cwd: str) -> str | None:
         """The last handler naming a ``sessionDir`` decides."""
