@@ -166,9 +166,13 @@ class SessionExtensionHost:
         except Exception as error:
             self._state.extensions.report(RUNTIME_PATH, "send_message", error)
 
-    async def send_user_message(self, content: object, *, deliver_as: str | None) -> None:
+    async def send_user_message(
+        self, content: object, *, deliver_as: str | None, expand_prompt_templates: bool = False
+    ) -> None:
         try:
-            await self._parts.prompting.send_user_message(content, deliver_as=deliver_as)
+            await self._parts.prompting.send_user_message(
+                content, deliver_as=deliver_as, expand_prompt_templates=expand_prompt_templates
+            )
         except Exception as error:
             self._state.extensions.report(RUNTIME_PATH, "send_user_message", error)
 

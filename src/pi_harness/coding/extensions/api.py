@@ -327,9 +327,19 @@ class ExtensionAPI:
         await self._host().send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
 
     async def send_user_message(
-        self, content: str | list[UserContent], *, deliver_as: Literal["steer", "followUp"] | None = None
+        self,
+        content: str | list[UserContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> None:
-        await self._host().send_user_message(content, deliver_as=deliver_as)
+        """A user message that always starts (or joins) a run. With ``expand_prompt_templates``
+        it is treated as typed input: a ``/command`` runs that extension command, prompt templates
+        and ``/skill:`` commands expand."""
+        if expand_prompt_templates:
+            await self._host().send_user_message(content, deliver_as=deliver_as, expand_prompt_templates=True)
+        else:  # hosts written before the option need not know it
+            await self._host().send_user_message(content, deliver_as=deliver_as)
 
     def append_entry(self, custom_type: str, data: object = None) -> str:
         return self._host().append_custom_entry(custom_type, data)

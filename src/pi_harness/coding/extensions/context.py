@@ -220,6 +220,13 @@ class ReplacedSessionContext(ExtensionCommandContext):
         await self._live().send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
 
     async def send_user_message(
-        self, content: str | list[UserContent], *, deliver_as: Literal["steer", "followUp"] | None = None
+        self,
+        content: str | list[UserContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> None:
-        await self._live().send_user_message(content, deliver_as=deliver_as)
+        if expand_prompt_templates:
+            await self._live().send_user_message(content, deliver_as=deliver_as, expand_prompt_templates=True)
+        else:  # hosts written before the option need not know it
+            await self._live().send_user_message(content, deliver_as=deliver_as)
