@@ -217,3 +217,104 @@ async def test_reload_runtime_from_the_command_and_from_the_tool(server: FakeLLM
     assert client.notifications.count(("Reloaded extensions, skills, prompts, themes and context files", "info")) == 2
     assert len(server.requests) == 2  # the command itself went to no model
     await runtime.shutdown()
+
+
+async def test_custom_provider_anthropic_speaks_the_messages_api(
+    server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUSTOM_ANTHROPIC_BASE_URL", server.base_url("anthropic-messages"))
+    monkeypatch.setenv("CUSTOM_ANTHROPIC_API_KEY", "sk-custom")
+    (tmp_path / "todo.txt").write_text("ship it\n")
+    server.push(
+        ScriptedResponse(steps=[TextStep("Let me look."), ToolCallStep("read", {"path": "todo.txt"}, id="toolu_1")]),
+        ScriptedResponse(steps=[TextStep("The list says: ship it.")]),
+    )
+    result = await sdk_session(server, tmp_path, "custom_provider_anthropic")
+    session = result.session
+    model = session.model_runtime.find("custom-anthropic", "claude-sonnet-4-5")
+    assert model is not None and model["api"] == "custom-anthropic-api"
+    await session.set_model(model)
+    await session.prompt("what is on my list?")
+    assert session.get_last_assistant_text() == "The list says: ship it."
+    first, second = server.requests
+    assert first.path == "/v1/messages" and first.headers["x-api-key"] == "sk-custom"
+    assert first.json["model"] == "claude-sonnet-4-5" and first.json["stream"] is True
+    assert "read" in {t["name"] for t in first.json["tools"]}
+    results = [b for m in second.json["messages"] for b in m["content"] if b.get("type") == "tool_result"]
+    assert results[0]["tool_use_id"] == "toolu_1" and "ship it" in results[0]["content"][0]["text"]
+    assistant = next(m for m in session.get_messages() if m["role"] == "assistant")
+    assert assistant["provider"] == "custom-anthropic" and assistant["usage"]["output"] > 0
+    await result.runtime.shutdown()
+
+
+class _TokenExchange:
+    """GitLab's token exchange on loopback: answers ``direct_access`` with a gateway token."""
+
+    def __init__(self, status: int = 200) -> None:
+        import http.server
+        import threading
+
+        self.requests: list[dict[str, Any]] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                outer.requests.append(
+                    {"path": self.path, "auth": self.headers.get("authorization"), "body": self.rfile.read(length)}
+                )
+                body = json.dumps({"token": "gw-token", "headers": {"x-gitlab-instance-id": "inst-1"}}).encode()
+                if status != 200:
+                    body = b"duo is off"
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("status", [200, 403])
+async def test_custom_provider_gitlab_duo_exchanges_the_token(
+    server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    exchange = _TokenExchange(status)
+    try:
+        monkeypatch.setenv("GITLAB_URL", exchange.url)
+        monkeypatch.setenv("GITLAB_AI_GATEWAY_URL", server.url)
+        monkeypatch.setenv("GITLAB_TOKEN", "glpat-secret")
+        server.push(ScriptedResponse(steps=[TextStep("Duo says hi")]))
+        result = await sdk_session(server, tmp_path, "custom_provider_gitlab_duo")
+        session = result.session
+        model = session.model_runtime.find("gitlab-duo", "claude-sonnet-4-5-20250929")
+        assert model is not None
+        await session.set_model(model)
+        await session.prompt("hello duo")
+        assert exchange.requests[0]["path"] == "/api/v4/ai/third_party_agents/direct_access"
+        assert exchange.requests[0]["auth"] == "Bearer glpat-secret"
+        last = [m for m in session.get_messages() if m["role"] == "assistant"][-1]
+        if status == 200:
+            assert session.get_last_assistant_text() == "Duo says hi"
+            request = server.requests[0]
+            assert request.path == "/ai/v1/proxy/anthropic/v1/messages"
+            assert request.headers["authorization"] == "Bearer gw-token"
+            assert request.headers["x-gitlab-instance-id"] == "inst-1"
+            assert "glpat-secret" not in str(request.headers)
+        else:
+            assert server.requests == []
+            assert last["stopReason"] == "error"
+            assert last["errorMessage"].startswith("GitLab Duo access denied: is Duo enabled for your account?")
+        await result.runtime.shutdown()
+    finally:
+        exchange.close()
