@@ -250,7 +250,7 @@ async def test_interactive_mcp_menu_disables_in_this_project(
         agent_dir / "mcp.json", {"fx": stdio_entry(), "broken": {**stdio_entry(), "command": str(tmp_path / "nope")}}
     )
     h = await harness(create_mcp_extension(McpOptions(project_trusted=True)), project, ui=recording_ui)
-    h.host.mode = "interactive"
+    h.host.mode = "tui"
     await h.start()
     await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
     answers[:] = ["fx — ", "Disable in this project"]

@@ -41,8 +41,8 @@ from pi_harness.agent.types import (
     AgentTool,
     BeforeToolCallHook,
 )
-from pi_harness.ai.abort import AbortController
-from pi_harness.ai.options import PayloadHook, ResponseHook
+from pi_harness.ai.abort import AbortController, AbortSignal
+from pi_harness.ai.options import PayloadHook, ResponseHook, StreamEventHook
 from pi_harness.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -165,6 +165,11 @@ class Agent:
     def follow_up(self, message: str | AgentMessage) -> None:
         """Queue a message for when the agent would otherwise stop."""
         self._follow_up.push(user_message(message) if isinstance(message, str) else message)
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running loop's abort signal; ``None`` while idle."""
+        return self._controller.signal if self._controller is not None else None
 
     def abort(self) -> None:
         if self._controller is not None:
@@ -336,6 +341,9 @@ class Agent:
 
     def set_on_response(self, hook: ResponseHook | None) -> None:
         self._options.on_response = hook
+
+    def set_on_stream_event(self, hook: StreamEventHook | None) -> None:
+        self._options.on_stream_event = hook
 
     def set_transform_context(self, hook: TransformContext | None) -> None:
         self._options.transform_context = hook

@@ -26,7 +26,13 @@ from pi_harness.agent.hooks import (
 )
 from pi_harness.agent.types import AfterToolCallHook, AgentMessage, AgentTool, BeforeToolCallHook
 from pi_harness.ai.api import stream_simple
-from pi_harness.ai.options import DEFAULT_MAX_RETRY_DELAY_MS, PayloadHook, ResponseHook, SimpleStreamOptions
+from pi_harness.ai.options import (
+    DEFAULT_MAX_RETRY_DELAY_MS,
+    PayloadHook,
+    ResponseHook,
+    SimpleStreamOptions,
+    StreamEventHook,
+)
 from pi_harness.ai.types import Model, ThinkingLevel
 
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
@@ -62,6 +68,7 @@ class AgentOptions:
     api_key: str | None = None
     on_payload: PayloadHook | None = None
     on_response: ResponseHook | None = None
+    on_stream_event: StreamEventHook | None = None
     thinking_budgets: dict[str, int] | None = None
     transport: Transport = DEFAULT_TRANSPORT
     max_retry_delay_ms: int = DEFAULT_MAX_RETRY_DELAY_MS

@@ -52,6 +52,7 @@ async def build_stream_options(
         max_retry_delay_ms=options.max_retry_delay_ms,
         on_payload=options.on_payload or base.on_payload,
         on_response=options.on_response or base.on_response,
+        on_stream_event=options.on_stream_event or base.on_stream_event,
     )
 
 

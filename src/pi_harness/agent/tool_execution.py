@@ -123,6 +123,9 @@ def tool_result_message(
         }
     if "usage" in result:
         message["usage"] = result["usage"]
+    if "nestedCalls" in result:
+        # A session's record of the calls the tool made (``ctx.execute_tool``); never sent to a model.
+        message["nestedCalls"] = result["nestedCalls"]
     return message
 
 

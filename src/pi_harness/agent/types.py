@@ -115,6 +115,8 @@ class AgentToolResult(TypedDict):
     structuredContent: NotRequired[object]
     # (1.4.0) nested LLM work done by the tool; copied to the tool result message
     usage: NotRequired[Usage]
+    # Set by the session: the calls the tool made to other tools; copied to the tool result message.
+    nestedCalls: NotRequired[dict[str, object]]
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]

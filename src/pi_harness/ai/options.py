@@ -16,6 +16,8 @@ from pi_harness.ai.types import CacheRetention, Model, ThinkingLevel
 # The request body as a JSON object; the hook may change it in place or return a replacement.
 PayloadHook = Callable[[dict[str, object], Model], "dict[str, object] | Awaitable[dict[str, object] | None] | None"]
 ResponseHook = Callable[[int, Mapping[str, str]], "Awaitable[None] | None"]
+# Called with each parsed event of the response stream, before it is read (``data``, ``model``).
+StreamEventHook = Callable[[object, Model], "Awaitable[None] | None"]
 
 DEFAULT_MAX_RETRY_DELAY_MS = 60_000
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
@@ -46,6 +48,8 @@ class StreamOptions:
     # Called with the HTTP status and headers once a response arrives
     # (extension hook ``after_provider_response``).
     on_response: ResponseHook | None = None
+    # Sees each parsed event of the response stream (extension hook ``provider_stream_event``).
+    on_stream_event: StreamEventHook | None = None
     headers: dict[str, str] | None = None
     max_retry_delay_ms: int = DEFAULT_MAX_RETRY_DELAY_MS
     # Request metadata; Anthropic sends ``user_id`` from it, the other APIs ignore it.

@@ -8,12 +8,14 @@ inside the request task, so a failure in either becomes the stream's ``error`` e
 
 from __future__ import annotations
 
+import inspect
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from pi_harness.ai.http import ErrorFormatter, default_error_message, open_event_stream
 from pi_harness.ai.message_builder import MessageBuilder
-from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.options import StreamEventHook, StreamOptions
 from pi_harness.ai.provider_stream import run_provider_stream
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.stream import AssistantMessageEventStream
@@ -84,7 +86,24 @@ def stream_prepared_request(
             format_error=request.format_error,
         ) as events:
             builder.start()
-            stop_reason = await read(events, builder)
+            hook = options.on_stream_event
+            stop_reason = await read(events if hook is None else _announced(events, hook, model), builder)
         builder.finish(stop_reason)
 
     return run_provider_stream(model, options.signal, run, sequential=sequential)
+
+
+async def _announced(
+    events: AsyncIterator[ServerSentEvent], hook: StreamEventHook, model: Model
+) -> AsyncIterator[ServerSentEvent]:
+    """The events, each shown to ``hook`` parsed (JSON data only: ``[DONE]`` is not an event)."""
+    async for event in events:
+        try:
+            data = json.loads(event.data)
+        except ValueError:
+            data = None
+        if data is not None:
+            outcome = hook(data, model)
+            if inspect.isawaitable(outcome):
+                await outcome
+        yield event

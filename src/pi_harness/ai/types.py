@@ -131,6 +131,8 @@ class ToolResultMessage(TypedDict):
     # How long the tool's ``execute`` took; absent when it did not run.
     durationMs: NotRequired[int]
     usage: NotRequired[Usage]
+    # ``{calls, complete}``: the calls the tool made to other tools (sessions keep it, models never see it).
+    nestedCalls: NotRequired[dict[str, object]]
 
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage

@@ -11,17 +11,19 @@ environment (header templates, base URL placeholders).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict, cast
 
+from pi_harness.ai.api import stream_simple
 from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key, provider_settings
 from pi_harness.ai.models import _catalog
-from pi_harness.ai.options import StreamOptions
+from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi_harness.ai.stream import AssistantMessageEventStream
-from pi_harness.ai.types import Context, Model
+from pi_harness.ai.types import AssistantMessage, Context, Model
 from pi_harness.coding.auth_flows.refresh import fresh_api_key
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.models_json import (
@@ -266,6 +268,28 @@ class ModelRuntime:
         stored = self.auth.get_env(provider)
         env = {**(provider_settings(provider, stored) or {}), **stored}
         return env or None
+
+    # -- requests extensions make (``ctx.model_registry``) ---------------------------------------
+
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AssistantMessageEventStream:
+        """Stream through the model's provider with this runtime's credentials, headers and
+        provider settings resolved now (Pi's ``modelRegistry.streamSimple``)."""
+        opts = dataclasses.replace(options) if options is not None else SimpleStreamOptions()
+        provider = model["provider"]
+        if not opts.api_key:
+            key = self.get_api_key(provider)
+            if key is not None:
+                opts.api_key = key
+        opts.headers = {**self.get_request_headers(model), **(opts.headers or {})} or None
+        opts.env = opts.env or self.get_request_env(provider)
+        return stream_simple(model, context, opts)
+
+    async def complete_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AssistantMessage:
+        return await self.stream_simple(model, context, options).result()
 
     def get_available(self) -> list[Model]:
         return [copy.deepcopy(m) for p, models in self._models.items() if self.has_credentials(p) for m in models]

@@ -196,7 +196,11 @@ async def test_send_user_message_while_streaming_needs_deliver_as(server: FakeLL
 
 
 async def test_actionable_boundaries_continue_once(server: FakeLLMServer, project: Path) -> None:
+    """``continue: true`` runs one more request only when there is something new to answer: a
+    turn that ended with the assistant's text and nothing queued is not continued (reported, as
+    in Pi); a settle handler that adds a message is."""
     state = {"settle": 0, "turns": 0}
+    errors: list[ExtensionErrorRecord] = []
 
     def boundaries(pi: ExtensionAPI) -> None:
         @pi.on("turn_end")
@@ -214,19 +218,38 @@ async def test_actionable_boundaries_continue_once(server: FakeLLMServer, projec
 
     server.push(
         ScriptedResponse(steps=[TextStep("first")]),
-        ScriptedResponse(steps=[TextStep("continued")]),
         ScriptedResponse(steps=[TextStep("yes, tests pass")]),
     )
     result = await make_session(server, project, extension_factories=[boundaries])
     session = result.session
+    session.extensions.on_error(errors.append)
     recorder = Recorder(session)
     await session.prompt("work")
-    assert len(server.requests) == 3
-    assert request_texts(server.requests[1])[-1] == "assistant:first"  # explicit continuation
-    assert request_texts(server.requests[2])[-1] == "user:Did you run the tests?"
-    assert state == {"settle": 2, "turns": 3}
+    assert len(server.requests) == 2
+    assert request_texts(server.requests[1])[-1] == "user:Did you run the tests?"
+    assert state == {"settle": 2, "turns": 2}
+    assert [(e.extension_path, e.event, e.error) for e in errors] == [
+        ("<boundary>", "turn_end", "turn_end requested continuation without runnable model context")
+    ]
     assert recorder.trace().count("agent_settled") == 1
     assert session.get_last_assistant_text() == "yes, tests pass"
+    await result.runtime.shutdown()
+
+
+async def test_a_handler_always_asking_to_continue_cannot_loop(server: FakeLLMServer, project: Path) -> None:
+    errors: list[ExtensionErrorRecord] = []
+
+    def insistent(pi: ExtensionAPI) -> None:
+        pi.on("agent_before_settle", lambda event: {"continue": True})
+        pi.on("turn_end", lambda event: {"continue": True})
+
+    server.push(ScriptedResponse(steps=[TextStep("done")]))
+    result = await make_session(server, project, extension_factories=[insistent])
+    result.session.extensions.on_error(errors.append)
+    await result.session.prompt("once")
+    assert len(server.requests) == 1
+    assert [e.event for e in errors] == ["turn_end", "agent_before_settle"]
+    assert result.session.is_idle
     await result.runtime.shutdown()
 
 
@@ -258,9 +281,14 @@ async def test_nested_execute_tool_runs_through_the_hooks(server: FakeLLMServer,
     assert [e["toolName"] for e in nested] == ["read", "bash"]
     outer = next(m for m in session.get_messages() if m["role"] == "toolResult")
     assert outer["content"][0]["text"] == "read: nested content / bash error: True"
-    records = outer["details"]["nestedCalls"]
-    assert [(r["toolName"], r["isError"]) for r in records] == [("read", False), ("bash", True)]
-    assert records[0]["args"] == {"path": "notes.txt"}
+    record = outer["nestedCalls"]
+    assert [(r["id"], r["name"], r["status"]) for r in record["calls"]] == [
+        ("c1/1", "read", "ok"),
+        ("c1/2", "bash", "error"),
+    ]
+    assert record["calls"][0]["arguments"] == {"path": "notes.txt"}
+    assert record["complete"] is True
+    assert "nestedCalls" not in str(server.requests[1].json)  # kept for the session, not sent
     assert sum(1 for m in session.get_messages() if m["role"] == "toolResult") == 1  # not in the transcript
     await result.runtime.shutdown()
 
@@ -308,7 +336,7 @@ async def test_session_lifecycle_events_and_stale_contexts(server: FakeLLMServer
     try:
         _ = old_ctx.cwd
     except Exception as error:
-        assert str(error) == "Extension context is stale: the session was reloaded or replaced"
+        assert str(error).startswith("This extension ctx is stale after session replacement or reload.")
     else:
         raise AssertionError("stale context was usable")
     assert contexts[1].cwd == str(project)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +248,7 @@ async def test_actions_during_loading_raise_and_stale_contexts() -> None:
     await runner.emit("session_start", {})
     assert captured["entry"] == "e1"
     runner.invalidate()
-    with pytest.raises(StaleContextError, match=STALE_MESSAGE):
+    with pytest.raises(StaleContextError, match=re.escape(STALE_MESSAGE)):
         _ = captured["ctx"].cwd
 
 

@@ -4,7 +4,9 @@ After binding, the ``pi`` action methods work and handlers get a ``ctx`` for thi
 Extensions then hear ``session_start {reason, previousSessionFile?}`` and ``resources_discover``
 (whose skill, prompt and theme paths are added to the resources); a model restored from the
 session is announced with ``model_select {source: "restore"}``. Provider registrations made while
-extensions loaded are applied to the model runtime now. Binding happens once per session: the
+extensions loaded are applied to the model runtime now. From then on three session events reach
+extensions too: ``session_info_changed {name}``, ``agent_settled {aborted}`` and, for
+``thinking_level_changed``, ``thinking_level_select {level, previousLevel}``. Binding happens once per session: the
 host binds explicitly (``bind_extensions``), otherwise the first prompt binds headless.
 """
 
@@ -55,6 +57,7 @@ class ExtensionBinding:
         self._tools = tools
         self._owner = owner
         self._restored_model = restored_model
+        self._previous_level: str = state.thinking_level
         self.bound = False
 
     async def bind(
@@ -85,6 +88,8 @@ class ExtensionBinding:
             on_tools_changed=tools.refresh_extension_tools,
         )
         tools.refresh_extension_tools()
+        self._previous_level = state.thinking_level
+        state.events.subscribe(self._forward)
         start: dict[str, object] = {"reason": reason}
         if previous_session_file is not None:
             start["previousSessionFile"] = previous_session_file
@@ -106,6 +111,18 @@ class ExtensionBinding:
             )
         if self._restored_model and state.model is not None:
             await runner.emit("model_select", {"model": state.model, "previousModel": None, "source": "restore"})
+
+    async def _forward(self, event: dict[str, object]) -> None:
+        """Session events extensions hear as events of their own."""
+        runner = self._state.extensions
+        kind = event.get("type")
+        if kind == "session_info_changed":
+            await runner.emit("session_info_changed", {"name": event.get("name")})
+        elif kind == "agent_settled":
+            await runner.emit("agent_settled", {"aborted": bool(event.get("aborted"))})
+        elif kind == "thinking_level_changed":
+            previous, self._previous_level = self._previous_level, str(event.get("level"))
+            await runner.emit("thinking_level_select", {"level": event.get("level"), "previousLevel": previous})
 
     async def ensure_bound(self) -> None:
         """Bind headless (in the session's mode) unless the host bound already."""

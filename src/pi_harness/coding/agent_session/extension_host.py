@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pi_harness.agent.types import AgentToolResult
+from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.types import Model
 from pi_harness.coding.agent_session import stats, views
@@ -68,7 +68,8 @@ class SessionExtensionHost:
 
     @property
     def mode(self) -> str:
-        return self._state.mode
+        """Pi's name of the mode: the terminal UI is ``tui``, a session without a mode ``print``."""
+        return _PI_MODES.get(self._state.mode, self._state.mode)
 
     @property
     def session_manager(self) -> SessionManager:
@@ -120,6 +121,30 @@ class SessionExtensionHost:
     def get_system_prompt(self) -> str:
         return self._parts.prompt.effective_prompt()
 
+    def get_system_prompt_options(self) -> dict[str, object]:
+        return self._parts.prompt.build_options()
+
+    def scoped_models(self) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for model, level in self._parts.models.scoped:
+            item: dict[str, object] = {"model": model}
+            if level is not None:
+                item["thinkingLevel"] = level
+            out.append(item)
+        return out
+
+    def is_project_trusted(self) -> bool:
+        return self._state.settings.project_trusted
+
+    def current_signal(self) -> AbortSignal | None:
+        return self._state.agent.signal
+
+    def callable_tools(self) -> list[AgentTool]:
+        return self._parts.tools.callable_tools()
+
+    def get_settings(self) -> dict[str, object]:
+        return self._state.settings.effective()
+
     async def execute_tool(
         self,
         name: str,
@@ -141,9 +166,13 @@ class SessionExtensionHost:
         except Exception as error:
             self._state.extensions.report(RUNTIME_PATH, "send_message", error)
 
-    async def send_user_message(self, content: object, *, deliver_as: str | None) -> None:
+    async def send_user_message(
+        self, content: object, *, deliver_as: str | None, expand_prompt_templates: bool = False
+    ) -> None:
         try:
-            await self._parts.prompting.send_user_message(content, deliver_as=deliver_as)
+            await self._parts.prompting.send_user_message(
+                content, deliver_as=deliver_as, expand_prompt_templates=expand_prompt_templates
+            )
         except Exception as error:
             self._state.extensions.report(RUNTIME_PATH, "send_user_message", error)
 
@@ -217,6 +246,13 @@ class SessionExtensionHost:
 
     async def reload(self) -> None:
         await self._runtime().reload()
+
+    def replacement_context(self) -> object:
+        return self._runtime().replacement_context()
+
+
+# Our internal mode names that Pi calls otherwise (``ExtensionMode``).
+_PI_MODES = {"interactive": "tui", "sdk": "print"}
 
 
 __all__ = ["HostedParts", "SessionExtensionHost"]

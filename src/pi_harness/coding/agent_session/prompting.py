@@ -289,8 +289,17 @@ class Prompting:
         await self._compaction.before_prompt()
         return messages
 
-    async def send_user_message(self, content: object, *, deliver_as: str | None) -> None:
+    async def send_user_message(
+        self, content: object, *, deliver_as: str | None, expand_prompt_templates: bool = False
+    ) -> None:
         text, images = split_user_content(content)
+        if expand_prompt_templates:
+            # As typed input: ``/command`` runs the extension command, templates and skills expand.
+            behavior = cast("StreamingBehavior | None", deliver_as) if self._state.busy else None
+            if self._state.busy and behavior is None:
+                raise SessionError(STREAMING_BEHAVIOR_REQUIRED)
+            await self.prompt(text, images, behavior, "extension", wait=False)
+            return
         received = await self._input(text, images, "extension")
         if received is None:
             return

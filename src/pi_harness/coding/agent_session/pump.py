@@ -33,6 +33,9 @@ from pi_harness.coding.agent_session.compaction_control import CompactionControl
 from pi_harness.coding.agent_session.queued_messages import QueuedMessages, user_text
 from pi_harness.coding.agent_session.session_state import SessionState
 
+# The extension path a refused boundary continuation is reported under (as in Pi).
+BOUNDARY_PATH = "<boundary>"
+
 _PERSISTED_AS_MESSAGE = frozenset({"user", "assistant", "toolResult", "system"})
 
 
@@ -121,7 +124,13 @@ class EventPump:
             "toolResults": context.tool_results,
         }
         wants_more = await extensions.emit_actionable("turn_end", payload)
-        return {"action": "continue"} if wants_more else None
+        if not wants_more:
+            return None
+        if not (context.tool_results or self.has_deferred() or self._state.agent.has_queued_messages()):
+            # Nothing new for the model: continuing would repeat the same request, perhaps forever.
+            report_empty_continuation(self._state, "turn_end")
+            return None
+        return {"action": "continue"}
 
     async def persist(self, message: AgentMessage) -> str | None:
         """Write a finished message as its entry; returns the entry id (``None``: not written here)."""
@@ -152,10 +161,18 @@ class EventPump:
         """Append ``message`` when the current turn ends (or the run settles)."""
         self._deferred.append(message)
 
+    def has_deferred(self) -> bool:
+        return bool(self._deferred)
+
     async def flush_deferred(self) -> None:
         deferred = self._deferred
         while deferred:
             await self.deliver(deferred.pop(0))
+
+
+def report_empty_continuation(state: SessionState, event: str) -> None:
+    """A boundary handler asked to continue with nothing the model has not answered (Pi's words)."""
+    state.extensions.report(BOUNDARY_PATH, event, f"{event} requested continuation without runnable model context")
 
 
 def _last_assistant(messages: Sequence[object]) -> AssistantMessage | None:
@@ -165,4 +182,4 @@ def _last_assistant(messages: Sequence[object]) -> AssistantMessage | None:
     return None
 
 
-__all__ = ["EventPump"]
+__all__ = ["BOUNDARY_PATH", "EventPump", "report_empty_continuation"]

@@ -94,7 +94,7 @@ class RequestProjection:
         headers = await self._headers(model)
         base = self._base
         return PreparedRequest(
-            context=AgentContext(system_prompt, messages, self._tools.active_tools()),
+            context=AgentContext(system_prompt, messages, self._tools.declared_tools()),
             model=model if model is not request.model else None,
             thinking_level=level if model is not request.model else None,
             stream_options=dataclasses.replace(
@@ -191,6 +191,14 @@ class RequestProjection:
         )
         replaced = result.get("payload")
         return replaced if isinstance(replaced, dict) and replaced is not payload else None
+
+    async def on_stream_event(self, data: object, model: Model) -> None:
+        extensions = self._state.extensions
+        if extensions.has_handlers("provider_stream_event"):
+            await extensions.emit(
+                "provider_stream_event",
+                {"data": data, "provider": model["provider"], "api": model["api"], "model": model["id"]},
+            )
 
     async def on_response(self, status: int, headers: Mapping[str, str]) -> None:
         extensions = self._state.extensions

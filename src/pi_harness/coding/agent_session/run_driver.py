@@ -29,7 +29,7 @@ from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import AssistantMessage
 from pi_harness.coding.agent_session.auto_retry import AutoRetry
 from pi_harness.coding.agent_session.compaction_control import CompactionControl
-from pi_harness.coding.agent_session.pump import EventPump
+from pi_harness.coding.agent_session.pump import EventPump, report_empty_continuation
 from pi_harness.coding.agent_session.session_events import AgentSettledEvent
 from pi_harness.coding.agent_session.session_state import SessionState
 from pi_harness.coding.agent_session.session_tree import TreeNavigator
@@ -214,7 +214,15 @@ class RunDriver:
         if not extensions.has_handlers("agent_before_settle"):
             return False
         wants_more = await extensions.emit_actionable("agent_before_settle", {"aborted": aborted})
-        return wants_more and not aborted and not self._abort_requested
+        if not wants_more or aborted or self._abort_requested:
+            return False
+        agent = self._state.agent
+        transcript = agent.state.messages
+        answered = bool(transcript) and transcript[-1].get("role") == "assistant"
+        if answered and not (self._pump.has_deferred() or agent.has_queued_messages()):
+            report_empty_continuation(self._state, "agent_before_settle")
+            return False
+        return True
 
     # -- settling --------------------------------------------------------------------------------
 

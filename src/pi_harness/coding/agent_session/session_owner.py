@@ -32,5 +32,9 @@ class SessionOwner(Protocol):
 
     async def reload(self) -> None: ...
 
+    def replacement_context(self) -> object:
+        """A ``ReplacedSessionContext`` of the current session (after a replacement)."""
+        ...
+
 
 __all__ = ["SessionOwner", "SessionSetup"]

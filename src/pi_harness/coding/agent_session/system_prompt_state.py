@@ -67,6 +67,20 @@ class SystemPromptState:
             extension_sections=extension_sections,
         )
 
+    def build_options(self) -> dict[str, object]:
+        """``getSystemPromptOptions``: what the base prompt is built from, with Pi's keys."""
+        inputs = self._inputs((), {})
+        return {
+            "cwd": inputs.cwd,
+            "selectedTools": [tool.name for tool in inputs.tools],
+            "customPrompt": inputs.custom_prompt,
+            "appendSystemPrompt": "\n\n".join(inputs.append) or None,
+            "toolSnippets": {t.name: t.prompt_snippet for t in inputs.tools if t.prompt_snippet},
+            "toolGuidelines": {t.name: list(t.prompt_guidelines) for t in inputs.tools if t.prompt_guidelines},
+            "contextFiles": [{"path": f.path, "content": f.content} for f in inputs.context_files],
+            "skills": list(inputs.skills),
+        }
+
     def base_sections(self) -> dict[str, str]:
         """The sections from resources and active tools only (what handlers start from)."""
         return build_system_prompt_sections(self._inputs((), {}))

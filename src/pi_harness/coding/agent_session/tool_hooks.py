@@ -10,16 +10,16 @@
   masked result and applies the handlers' patch (``content``, ``details``, ``isError``, and
   ``structuredContent`` so redaction covers it too), masked as well.
 * ``execute_nested`` runs another tool for ``ctx.execute_tool`` through the same validation and
-  hooks. Its events carry ``parentToolCallId``; it is not written to the transcript. The caller's
-  result gets a bounded record in ``details.nestedCalls``: arguments over 8 KiB and results over
-  32 KiB are left out (``omitted``), at most 256 records are kept (then
-  ``nestedCallsTruncated: true``), and nesting deeper than 8 levels fails.
+  hooks, as ``<calling id>/<n>``. Its events carry ``parentToolCallId``; it is not written to the
+  transcript. The calling tool's result message gets the bounded record ``nestedCalls``
+  (``nested_calls.py``). It never raises for a failing call: unknown tools, invalid arguments,
+  blocked calls, raising tools and nesting deeper than 8 levels (a guard of ours against a tool
+  calling itself forever) come back as ``isError: true``.
 """
 
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import cast
@@ -38,81 +38,18 @@ from pi_harness.agent.types import (
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.json_values import JsonObject, json_arguments
-from pi_harness.ai.jsonutil import dumps_str
 from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
+from pi_harness.coding.agent_session.nested_calls import NestedCalls
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.secrets import SecretMasker
 
-MAX_RECORDED_ARGS_BYTES = 8 * 1024
-MAX_RECORDED_RESULT_BYTES = 32 * 1024
-MAX_NESTED_RECORDS = 256
 MAX_NESTING_DEPTH = 8
 DEPTH_EXCEEDED = "Maximum nested tool call depth exceeded"
 
 _DEPTH: ContextVar[int] = ContextVar("pi_nested_tool_depth", default=0)
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
-
-
-def _size(value: object) -> int:
-    try:
-        return len(dumps_str(value).encode("utf-8"))
-    except (TypeError, ValueError):
-        return MAX_RECORDED_RESULT_BYTES + 1
-
-
-class NestedRecords:
-    """Records of nested calls per caller tool call, attached to the caller's result when it ends."""
-
-    __slots__ = ("_records", "_truncated")
-
-    def __init__(self) -> None:
-        self._records: dict[str, list[dict[str, object]]] = {}
-        self._truncated: set[str] = set()
-
-    def add(self, parent: str, tool_call: ToolCall, result: AgentToolResult, is_error: bool) -> None:
-        records = self._records.setdefault(parent, [])
-        if len(records) >= MAX_NESTED_RECORDS:
-            self._truncated.add(parent)
-            return
-        record: dict[str, object] = {"toolName": tool_call["name"], "toolCallId": tool_call["id"]}
-        omitted: list[str] = []
-        if _size(tool_call["arguments"]) <= MAX_RECORDED_ARGS_BYTES:
-            record["args"] = tool_call["arguments"]
-        else:
-            omitted.append("args")
-        recorded = {k: v for k, v in result.items() if k in ("content", "details", "structuredContent")}
-        if _size(recorded) <= MAX_RECORDED_RESULT_BYTES:
-            record["result"] = recorded
-        else:
-            omitted.append("result")
-        record["isError"] = is_error
-        if omitted:
-            record["omitted"] = omitted
-        records.append(record)
-
-    def attach(self, tool_call_id: str, result: AgentToolResult) -> None:
-        """Move the records of ``tool_call_id`` into ``result['details']`` (in place)."""
-        records = self._records.pop(tool_call_id, None)
-        truncated = tool_call_id in self._truncated
-        self._truncated.discard(tool_call_id)
-        if not records:
-            return
-        details = result.get("details")
-        target: dict[str, object]
-        if details is None:
-            target = {}
-            result["details"] = target
-        elif isinstance(details, dict):
-            target = details
-        else:
-            # Details of another shape: the record goes beside them, on the result itself (which is
-            # a plain dict at run time; the keys are extra to ``AgentToolResult``).
-            target = cast(dict[str, object], result)
-        target["nestedCalls"] = records
-        if truncated:
-            target["nestedCallsTruncated"] = True
 
 
 def _placeholder_assistant(model: Model | None) -> AssistantMessage:
@@ -148,7 +85,7 @@ class ToolHooks:
         self._model = model
         self._messages = messages
         self._masker = masker
-        self.nested = NestedRecords()
+        self.nested = NestedCalls()
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
@@ -181,7 +118,10 @@ class ToolHooks:
     async def after_tool_call(
         self, ctx: AfterToolCallContext, signal: AbortSignal | None
     ) -> AfterToolCallResult | None:
-        self.nested.attach(ctx.tool_call["id"], ctx.result)
+        record = self.nested.take(ctx.tool_call["id"])
+        if record is not None:
+            # Into the result the message is made from (in place, like ``usage``), not the events'.
+            ctx.result["nestedCalls"] = record
         result = self._masker.value(ctx.result) if self._masker is not None else ctx.result
         out = _changed_fields(ctx.result, result)
         if not self._runner.has_handlers("tool_result"):
@@ -219,11 +159,14 @@ class ToolHooks:
         parent_tool_call_id: str | None = None,
     ) -> dict[str, object]:
         depth = _DEPTH.get()
-        if depth >= MAX_NESTING_DEPTH:
-            raise RuntimeError(DEPTH_EXCEEDED)
         parent = parent_tool_call_id or CURRENT_TOOL_CALL.get()
-        call_id = f"nested_{uuid.uuid4().hex[:16]}"
-        tool_call: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": json_arguments(args)}
+        caller = parent or "nested"
+        call_id = self.nested.next_id(caller)
+        arguments = json_arguments(args)
+        tool_call: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+        if depth >= MAX_NESTING_DEPTH:
+            return {"content": [{"type": "text", "text": DEPTH_EXCEEDED}], "isError": True}
+        record = self.nested.start(caller, call_id, name, arguments) if parent is not None else None
 
         async def emit(event: AgentEvent) -> None:
             if on_update is not None and event["type"] == "tool_execution_update" and event["toolCallId"] == call_id:
@@ -248,8 +191,8 @@ class ToolHooks:
             result, is_error = await execute_tool_call(env, tool_call)
         finally:
             _DEPTH.reset(token)
-        if parent is not None:
-            self.nested.add(parent, tool_call, result, is_error)
+        text = "\n".join(b["text"] for b in result.get("content") or [] if b["type"] == "text")
+        self.nested.finish(caller, record, is_error, text)
         out: dict[str, object] = dict(result)
         out["isError"] = is_error
         return out
@@ -299,12 +242,4 @@ async def _never_delivered(message: AgentMessage) -> None:
     """Nested calls produce no transcript message."""
 
 
-__all__ = [
-    "DEPTH_EXCEEDED",
-    "MAX_NESTED_RECORDS",
-    "MAX_NESTING_DEPTH",
-    "MAX_RECORDED_ARGS_BYTES",
-    "MAX_RECORDED_RESULT_BYTES",
-    "NestedRecords",
-    "ToolHooks",
-]
+__all__ = ["DEPTH_EXCEEDED", "MAX_NESTING_DEPTH", "ToolHooks"]

@@ -28,7 +28,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions.events import normalize_result
 from pi_harness.coding.extensions.runner import ExtensionRunner
-from pi_harness.coding.extensions.types import ToolDefinition, ToolExposure, schema_of
+from pi_harness.coding.extensions.types import ToolDefinition, ToolExposure, ToolLoadout, schema_of
 from pi_harness.coding.tools.declared import DeclaredTool
 
 # The tool call whose ``execute`` is running in this task (``None`` outside tools).
@@ -137,10 +137,64 @@ class ToolRegistry:
         tools = self._all()
         return [tools[name] for name in self._active if name in tools]
 
+    def declared_tools(self) -> list[AgentTool]:
+        """The active tools as requests declare them: active tools with ``prepare_loadout`` may
+        change descriptions and leave declarations out (still active and callable). A raising
+        hook is reported (event ``prepare_loadout``) and changes nothing."""
+        tools = self.active_tools()
+        hooks = [
+            (definition, path)
+            for definition, path in self._runner.tool_definitions()
+            if definition.prepare_loadout is not None and definition.name in self._active
+        ]
+        if not hooks:
+            return tools
+        loadout = ToolLoadout(
+            declared=tuple(tools),
+            callable=tuple(self.callable_tools()),
+            registered=tuple(self._all().values()),
+            get_exposure=self.exposure_of,
+            get_namespace=lambda name: d.namespace if (d := self._definitions.get(name)) is not None else None,
+            get_prompt_guidelines=lambda name: list(t.prompt_guidelines or []) if (t := self.get(name)) else [],
+        )
+        descriptions: dict[str, str] = {}
+        hidden: set[str] = set()
+        for definition, path in hooks:
+            assert definition.prepare_loadout is not None
+            try:
+                changes = normalize_result(definition.prepare_loadout(loadout))
+            except Exception as error:
+                self._runner.report(path, "prepare_loadout", error)
+                continue
+            if not isinstance(changes, dict):
+                continue
+            described = changes.get("descriptions")
+            if isinstance(described, dict):
+                descriptions.update((str(k), v) for k, v in described.items() if isinstance(v, str))
+            names = changes.get("hiddenDeclarations")
+            if isinstance(names, list | tuple):
+                hidden.update(str(n) for n in names)
+        return [
+            dataclasses.replace(tool, description=descriptions[tool.name]) if tool.name in descriptions else tool
+            for tool in tools
+            if tool.name not in hidden
+        ]
+
     def exposure_of(self, name: str) -> ToolExposure:
         definition = self._definitions.get(name) if name in self._extension else None
         exposure = definition.exposure if definition is not None else None
         return exposure or "direct"
+
+    def callable_tools(self) -> list[AgentTool]:
+        """What ``ctx.execute_tool`` reaches: ``codemode`` and ``deferred`` tools always, ``direct``
+        ones while active (``model-only`` and ``hidden`` never)."""
+        active = set(self._active)
+        return [
+            tool
+            for name, tool in self._all().items()
+            if self.exposure_of(name) in ("codemode", "deferred")
+            or (self.exposure_of(name) == "direct" and name in active)
+        ]
 
     def all_tools(self) -> list[dict[str, object]]:
         """``getAllTools``: ``[{name, description, parameters, exposure, namespace?, reachesTools?}]``."""
@@ -156,8 +210,12 @@ class ToolRegistry:
         definition = self._definitions.get(tool.name) if tool.name in self._extension else None
         if definition is not None and definition.namespace is not None:
             info["namespace"] = definition.namespace.to_dict()
+        if definition is not None and definition.annotations is not None:
+            info["annotations"] = definition.annotations_dict()
         if definition is not None and definition.reaches_tools is not None:
             info["reachesTools"] = definition.reaches_tools
+        if tool.prompt_guidelines:
+            info["promptGuidelines"] = list(tool.prompt_guidelines)
         return info
 
     def _activated_on_registration(self, name: str) -> bool:

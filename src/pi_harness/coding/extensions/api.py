@@ -7,6 +7,8 @@ during loading are queued and applied when the runner binds to its session.
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, NamedTuple, Protocol, TypeVar, overload
 
@@ -14,7 +16,7 @@ from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.bus import EventBus
-from pi_harness.coding.extensions.context import ExtensionContext
+from pi_harness.coding.extensions.context import ExtensionContext, StaleContextError
 from pi_harness.coding.extensions.events import EVENT_NAMES
 from pi_harness.coding.extensions.exec_program import ProgramResult, exec_program
 from pi_harness.coding.extensions.host import ExtensionHost
@@ -23,20 +25,26 @@ from pi_harness.coding.extensions.types import (
     ArgumentCompletions,
     CommandDefinition,
     CommandHandler,
+    EntryRenderer,
     FlagDefinition,
     FlagValue,
+    MarkdownTransformer,
     MessageRenderer,
+    PrepareLoadout,
     ShortcutDefinition,
     ShortcutHandler,
+    ToolAnnotations,
     ToolDefinition,
     ToolExecuteWithContext,
     ToolExposure,
     ToolParameters,
     ToolRenderer,
+    ToolRendererResolver,
 )
 from pi_harness.coding.session_store.system_messages import ConstrainedSampling
 
 NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading."
+_MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 H = TypeVar("H", bound=EventHandler)
 T = TypeVar("T", bound=ToolExecuteWithContext)
@@ -62,9 +70,13 @@ class ExtensionRuntime(Protocol):
     def host(self) -> ExtensionHost | None: ...
     @property
     def flag_values(self) -> Mapping[str, FlagValue]: ...
+    @property
+    def stale(self) -> bool: ...
     def tools_changed(self) -> None: ...
+    def mcp_servers_changed(self) -> None: ...
     def queue_provider(self, action: ProviderAction) -> None: ...
     def create_context(self) -> ExtensionContext: ...
+    def mcp_servers(self) -> list[dict[str, object]]: ...
 
 
 class ExtensionAPI:
@@ -83,6 +95,8 @@ class ExtensionAPI:
     def _host(self) -> ExtensionHost:
         host = self._runner.host
         if host is None:
+            if self._runner.stale:
+                raise StaleContextError()
             raise RuntimeError(NOT_INITIALIZED)
         return host
 
@@ -126,6 +140,10 @@ class ExtensionAPI:
         render_result: ToolRenderer | None = None,
         constrained_sampling: ConstrainedSampling | None = None,
         exposure: ToolExposure | None = None,
+        annotations: ToolAnnotations | Mapping[str, bool] | None = None,
+        render_shell: Literal["default", "self"] | None = None,
+        prepare_loadout: PrepareLoadout | None = None,
+        default_active: bool | None = None,
     ) -> Callable[[T], T]:
         """Register the decorated ``execute`` as a tool (the keywords are ``ToolDefinition``'s)."""
 
@@ -146,6 +164,10 @@ class ExtensionAPI:
                     render_result=render_result,
                     constrained_sampling=constrained_sampling,
                     exposure=exposure,
+                    annotations=annotations,
+                    render_shell=render_shell,
+                    prepare_loadout=prepare_loadout,
+                    default_active=default_active,
                 )
             )
             return fn
@@ -229,16 +251,43 @@ class ExtensionAPI:
     def register_message_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
         self._extension.message_renderers[custom_type] = renderer
 
-    def register_entry_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
-        """How the interactive transcript shows this extension's ``append_entry(custom_type, data)``
-        entries: ``renderer(entry, width, context) -> lines`` (entries stay out of the model's context)."""
+    def register_entry_renderer(self, custom_type: str, renderer: EntryRenderer) -> None:
+        """Draw custom entries (``append_entry``) of ``custom_type`` in the interactive transcript."""
         self._extension.entry_renderers[custom_type] = renderer
 
-    def register_tool_renderer(self, resolver: Callable[[str, Callable[[], object]], object]) -> None:
-        """Choose how any tool's calls are drawn (built-ins too): ``resolver(tool_name, next)``
-        returns ``{"render_call": ..., "render_result": ...}`` (either may be missing) or None, and
-        ``next()`` gives what the resolvers after it, then the tool itself, would use."""
+    def register_markdown_transformer(self, transformer: MarkdownTransformer) -> None:
+        """``transformer(markdown, context)`` rewrites user and assistant Markdown before it is shown."""
+        self._extension.markdown_transformers.append(transformer)
+
+    def register_tool_renderer(self, resolver: ToolRendererResolver) -> None:
+        """``resolver(tool_name, next)`` picks how a tool's calls are drawn; ``next()`` gives what
+        the resolvers after it (and finally the tool itself) would use."""
         self._extension.tool_renderer_resolvers.append(resolver)
+
+    # -- MCP servers ------------------------------------------------------------------------------
+
+    def register_mcp_server(self, name: str, config: Mapping[str, object]) -> None:
+        """Add a server for this session, written like an ``mcpServers`` entry of mcp.json; a server
+        of that name in mcp.json wins. Raises ``ValueError`` for a bad entry or another extension's name."""
+        problem = _mcp_config_problem(name, config)
+        if problem is not None:
+            raise ValueError(f'Invalid MCP server registered by extension "{self._extension.path}": {problem}')
+        for server in self._runner.mcp_servers():
+            owner, other = str(server["extensionPath"]), str(server["name"])
+            if other == name and owner != self._extension.path:
+                raise ValueError(f'MCP server "{name}" is already registered by extension "{owner}"')
+            if other != name and other.replace("-", "_") == name.replace("-", "_"):
+                raise ValueError(f'MCP server "{name}" conflicts with registered server "{other}"')
+        self._extension.mcp_servers[name] = copy.deepcopy(dict(config))
+        self._runner.mcp_servers_changed()
+
+    def unregister_mcp_server(self, name: str) -> None:
+        if self._extension.mcp_servers.pop(name, None) is not None:
+            self._runner.mcp_servers_changed()
+
+    def get_mcp_servers(self) -> list[dict[str, object]]:
+        """Every extension's servers: ``[{name, config, extensionPath}]``."""
+        return self._runner.mcp_servers()
 
     def register_provider(self, name: str, config: Mapping[str, object]) -> None:
         self._runner.queue_provider(ProviderAction("register", name, config, self._extension.path))
@@ -278,9 +327,19 @@ class ExtensionAPI:
         await self._host().send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
 
     async def send_user_message(
-        self, content: str | list[UserContent], *, deliver_as: Literal["steer", "followUp"] | None = None
+        self,
+        content: str | list[UserContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> None:
-        await self._host().send_user_message(content, deliver_as=deliver_as)
+        """A user message that always starts (or joins) a run. With ``expand_prompt_templates``
+        it is treated as typed input: a ``/command`` runs that extension command, prompt templates
+        and ``/skill:`` commands expand."""
+        if expand_prompt_templates:
+            await self._host().send_user_message(content, deliver_as=deliver_as, expand_prompt_templates=True)
+        else:  # hosts written before the option need not know it
+            await self._host().send_user_message(content, deliver_as=deliver_as)
 
     def append_entry(self, custom_type: str, data: object = None) -> str:
         return self._host().append_custom_entry(custom_type, data)
@@ -305,6 +364,10 @@ class ExtensionAPI:
 
     def get_commands(self) -> Sequence[Mapping[str, object]]:
         return self._host().get_commands()
+
+    def get_settings(self) -> dict[str, object]:
+        """A copy of the effective settings (global and project merged, overrides applied)."""
+        return copy.deepcopy(dict(self._host().get_settings()))
 
     async def set_model(self, model: Model) -> bool:
         return await self._host().set_model(model)
@@ -332,3 +395,16 @@ class ExtensionAPI:
         host = self._runner.host
         directory = cwd or (host.cwd if host is not None else None)
         return await exec_program(command, args, cwd=directory, signal=signal, timeout_ms=timeout)
+
+
+def _mcp_config_problem(name: str, config: object) -> str | None:
+    """The shape checks every MCP server entry must pass; the MCP extension checks the rest."""
+    if not _MCP_SERVER_NAME.match(name):
+        return f'invalid server name "{name}" (use letters, digits, "_" and "-")'
+    if not isinstance(config, Mapping):
+        return f'server "{name}" must be an object'
+    if config.get("type") == "sse":
+        return f'server "{name}": legacy SSE transport is not supported; use the streamable HTTP URL'
+    if not isinstance(config.get("url"), str) and not isinstance(config.get("command"), str):
+        return f'server "{name}" needs either "command" (stdio) or "url" (streamable HTTP)'
+    return None

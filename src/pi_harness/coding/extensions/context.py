@@ -7,17 +7,25 @@ acts on a session that is gone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Literal
 
-from pi_harness.agent.types import ToolUpdateCallback
+from pi_harness.agent.types import AgentTool, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
-from pi_harness.ai.types import Model
+from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.host import CompactionCallback, ExtensionHost, SessionSetup
 from pi_harness.coding.extensions.ui import ExtensionUI
 from pi_harness.coding.model_runtime import ModelRuntime
 from pi_harness.coding.session_store.readonly import ReadonlySessionManager
 
-STALE_MESSAGE = "Extension context is stale: the session was reloaded or replaced"
+# Pi's text, word for word: extensions written for Pi may look for it.
+STALE_MESSAGE = (
+    "This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx "
+    "after ctx.newSession(), ctx.fork(), ctx.switchSession(), or ctx.reload(). For newSession, fork, and "
+    "switchSession, move post-replacement work into withSession and use the ctx passed to withSession. For "
+    "reload, do not use the old ctx after await ctx.reload()."
+)
 
 
 class StaleContextError(RuntimeError):
@@ -80,6 +88,29 @@ class ExtensionContext:
     def model(self) -> Model | None:
         return self._live().model
 
+    @property
+    def scoped_models(self) -> Sequence[Mapping[str, object]]:
+        """The models ``--models``/``enabledModels`` scope the session to (``[{model, thinkingLevel?}]``);
+        empty when every model is usable."""
+        return self._live().scoped_models()
+
+    @property
+    def thinking_level(self) -> str:
+        return self._live().get_thinking_level()
+
+    def is_project_trusted(self) -> bool:
+        return self._live().is_project_trusted()
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running agent's abort signal; ``None`` while idle."""
+        return self._live().current_signal()
+
+    @property
+    def tools(self) -> Sequence[AgentTool]:
+        """The tools ``execute_tool`` can call."""
+        return self._live().callable_tools()
+
     def is_idle(self) -> bool:
         return self._live().is_idle()
 
@@ -122,25 +153,80 @@ class ExtensionContext:
         )
 
 
+# ``with_session(ctx)``: work to do in the replacement session, with a context bound to it.
+WithSession = Callable[["ReplacedSessionContext"], Awaitable[object] | object]
+
+
 class ExtensionCommandContext(ExtensionContext):
     """Commands also control the session (never call these from event handlers: deadlock)."""
+
+    def get_system_prompt_options(self) -> Mapping[str, object]:
+        """What the base system prompt is built from (cwd, tools, custom prompt, context files, skills)."""
+        return self._live().get_system_prompt_options()
 
     async def wait_for_idle(self) -> None:
         await self._live().wait_for_idle()
 
     async def new_session(
-        self, parent_session: str | None = None, setup: SessionSetup | None = None
+        self,
+        parent_session: str | None = None,
+        setup: SessionSetup | None = None,
+        *,
+        with_session: WithSession | None = None,
     ) -> Mapping[str, object]:
-        return await self._live().new_session(parent_session, setup)
+        result = await self._live().new_session(parent_session, setup)
+        return await self._then(result, with_session)
 
-    async def fork(self, entry_id: str) -> Mapping[str, object]:
-        return await self._live().fork(entry_id)
+    async def fork(
+        self, entry_id: str, *, position: Literal["before", "at"] | None = None, with_session: WithSession | None = None
+    ) -> Mapping[str, object]:
+        result = await self._live().fork(entry_id)
+        return await self._then(result, with_session)
 
     async def navigate_tree(self, target_id: str, **options: object) -> Mapping[str, object]:
         return await self._live().navigate_tree(target_id, options)
 
-    async def switch_session(self, path: str) -> Mapping[str, object]:
-        return await self._live().switch_session(path)
+    async def switch_session(self, path: str, *, with_session: WithSession | None = None) -> Mapping[str, object]:
+        result = await self._live().switch_session(path)
+        return await self._then(result, with_session)
+
+    async def _then(self, result: Mapping[str, object], with_session: WithSession | None) -> Mapping[str, object]:
+        """Run ``with_session`` in the replacement session (not when the switch was cancelled)."""
+        if with_session is None or result.get("cancelled"):
+            return result
+        # This context is stale by now: ask the host it was made for, unchecked, for the new one.
+        fresh = self._host.replacement_context()
+        if not isinstance(fresh, ReplacedSessionContext):
+            raise RuntimeError("The replacement session has no extension runtime")
+        outcome = with_session(fresh)
+        if inspect.isawaitable(outcome):
+            await outcome
+        return result
 
     async def reload(self) -> None:
         await self._live().reload()
+
+
+class ReplacedSessionContext(ExtensionCommandContext):
+    """The context ``with_session`` gets: bound to the new session, and able to send to it."""
+
+    async def send_message(
+        self,
+        message: dict[str, object],
+        *,
+        trigger_turn: bool = False,
+        deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None,
+    ) -> None:
+        await self._live().send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
+
+    async def send_user_message(
+        self,
+        content: str | list[UserContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
+    ) -> None:
+        if expand_prompt_templates:
+            await self._live().send_user_message(content, deliver_as=deliver_as, expand_prompt_templates=True)
+        else:  # hosts written before the option need not know it
+            await self._live().send_user_message(content, deliver_as=deliver_as)

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 
 from pi_harness.coding.extensions.types import (
     CommandDefinition,
+    EntryRenderer,
     FlagDefinition,
+    MarkdownTransformer,
     MessageRenderer,
     ShortcutDefinition,
     ToolDefinition,
+    ToolRendererResolver,
 )
 
 # A handler is written ``(event)`` or ``(event, ctx)`` and may be sync or async; the runner
@@ -34,9 +37,11 @@ class Extension:
     shortcuts: list[ShortcutDefinition] = field(default_factory=list)
     flags: list[FlagDefinition] = field(default_factory=list)
     message_renderers: dict[str, MessageRenderer] = field(default_factory=dict)
-    entry_renderers: dict[str, MessageRenderer] = field(default_factory=dict)  # ``pi.register_entry_renderer``
-    # ``pi.register_tool_renderer``: ``resolver(tool_name, next) -> renderers | None``, in load order.
-    tool_renderer_resolvers: list[Callable[..., object]] = field(default_factory=list)
+    entry_renderers: dict[str, EntryRenderer] = field(default_factory=dict)
+    markdown_transformers: list[MarkdownTransformer] = field(default_factory=list)
+    tool_renderer_resolvers: list[ToolRendererResolver] = field(default_factory=list)
+    # MCP servers this extension registered: name -> the mcp.json-style entry.
+    mcp_servers: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 def tool_definitions(extensions: Sequence[Extension]) -> list[tuple[ToolDefinition, str]]:
@@ -121,3 +126,30 @@ def message_renderer(extensions: Sequence[Extension], custom_type: str) -> Messa
         if custom_type in ext.message_renderers:
             return ext.message_renderers[custom_type]
     return None
+
+
+def entry_renderer(extensions: Sequence[Extension], custom_type: str) -> EntryRenderer | None:
+    """The first extension's renderer for custom entries of ``custom_type``."""
+    for ext in extensions:
+        if custom_type in ext.entry_renderers:
+            return ext.entry_renderers[custom_type]
+    return None
+
+
+def markdown_transformers(extensions: Sequence[Extension]) -> list[MarkdownTransformer]:
+    """Every transformer, in load order: each gets the previous one's Markdown."""
+    return [t for ext in extensions for t in ext.markdown_transformers]
+
+
+def tool_renderer_resolvers(extensions: Sequence[Extension]) -> list[ToolRendererResolver]:
+    """Resolvers in load order; the first runs first and reaches the others through ``next``."""
+    return [r for ext in extensions for r in ext.tool_renderer_resolvers]
+
+
+def mcp_servers(extensions: Sequence[Extension]) -> list[dict[str, object]]:
+    """``getMcpServers``: ``[{name, config, extensionPath}]`` in registration order."""
+    return [
+        {"name": name, "config": dict(config), "extensionPath": ext.path}
+        for ext in extensions
+        for name, config in ext.mcp_servers.items()
+    ]

@@ -10,6 +10,7 @@ default) cancels a slow handler and treats it as having raised.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import traceback
 from collections.abc import Callable, Iterable, Mapping
@@ -32,19 +33,28 @@ from pi_harness.coding.extensions.combine import (
     Notify,
     as_dict,
 )
-from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext, Generation
+from pi_harness.coding.extensions.context import (
+    ExtensionCommandContext,
+    ExtensionContext,
+    Generation,
+    ReplacedSessionContext,
+)
 from pi_harness.coding.extensions.dispatch import Combiner, HandlerCaller, OnError, as_handler_error, dispatch
 from pi_harness.coding.extensions.host import ExtensionHost
 from pi_harness.coding.extensions.loader import ExtensionLoadError, entry_files, import_factory
+from pi_harness.coding.extensions.prompt_events import PromptReportingUI
 from pi_harness.coding.extensions.registry import EventHandler, Extension
 from pi_harness.coding.extensions.types import (
     CommandDefinition,
+    EntryRenderer,
     ExtensionErrorRecord,
     FlagDefinition,
     FlagValue,
+    MarkdownTransformer,
     MessageRenderer,
     ShortcutDefinition,
     ToolDefinition,
+    ToolRendererResolver,
 )
 from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
 from pi_harness.coding.resources.source_info import SourceMetadata
@@ -53,6 +63,17 @@ from pi_harness.coding.resources.source_info import SourceMetadata
 Factory = Callable[[ExtensionAPI], object]
 ErrorListener = Callable[[ExtensionErrorRecord], None]
 C = TypeVar("C", bound=Combiner)
+
+
+@dataclass(frozen=True)
+class ProjectTrustContext:
+    """What a ``project_trust`` handler gets as ``ctx`` (Pi's ``ProjectTrustContext``): use only
+    ``ui.select``, ``ui.confirm``, ``ui.input`` and ``ui.notify``."""
+
+    cwd: str
+    mode: str
+    has_ui: bool
+    ui: ExtensionUI
 
 
 @dataclass(frozen=True)
@@ -88,6 +109,11 @@ class ExtensionRunner:
         self._provider_applier: Callable[[ProviderAction], None] | None = None
         self._tools_listener: Callable[[], None] | None = None
         self._caller = HandlerCaller(self._context_for_handler, lambda: self.handler_timeout_ms)
+        self._stale = False
+        self._prompt_ui: tuple[ExtensionUI, ExtensionUI] | None = None
+        self._trust_context: ProjectTrustContext | None = None
+        self._background: set[asyncio.Future[None]] = set()
+        self._reported_mcp_servers: set[str] = set()
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -153,11 +179,49 @@ class ExtensionRunner:
         pending, self._pending_providers = self._pending_providers, []
         for action in pending:
             self._apply_provider(action)
+        self._report_unhandled_mcp_servers()
 
     def invalidate(self) -> None:
-        """Make every context handed out so far stale (reload / session replacement)."""
+        """Make every context handed out so far stale (reload / session replacement); the ``pi``
+        of these extensions goes stale too."""
         self._generation.valid = False
+        self._stale = True
         self.host = None
+
+    @property
+    def stale(self) -> bool:
+        return self._stale
+
+    # -- MCP servers extensions register (the MCP extension connects them) -------------------------
+
+    def mcp_servers(self) -> list[dict[str, object]]:
+        return registry.mcp_servers(self.extensions)
+
+    def mcp_servers_changed(self) -> None:
+        """After binding, a change is announced with ``mcp_servers_change {servers}``; while loading,
+        the MCP extension reads ``get_mcp_servers()`` at ``session_start``."""
+        if self.host is None:
+            return
+        self._report_unhandled_mcp_servers()
+        if self.has_handlers("mcp_servers_change"):
+            task = asyncio.ensure_future(self.emit("mcp_servers_change", {"servers": self.mcp_servers()}))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    def _report_unhandled_mcp_servers(self) -> None:
+        if self.has_handlers("mcp_servers_change"):
+            return
+        for server in self.mcp_servers():
+            name = str(server["name"])
+            if name in self._reported_mcp_servers:
+                continue
+            self._reported_mcp_servers.add(name)
+            self.report(
+                str(server["extensionPath"]),
+                "register_mcp_server",
+                f'MCP server "{name}" is registered, but no loaded extension connects MCP servers; '
+                "another extension may have replaced the built-in MCP support",
+            )
 
     def pending_provider_actions(self) -> list[ProviderAction]:
         """Registrations queued while the runner is unbound (startup applies them early so that
@@ -209,17 +273,40 @@ class ExtensionRunner:
     def message_renderer(self, custom_type: str) -> MessageRenderer | None:
         return registry.message_renderer(self.extensions, custom_type)
 
+    def entry_renderer(self, custom_type: str) -> EntryRenderer | None:
+        return registry.entry_renderer(self.extensions, custom_type)
+
+    def markdown_transformers(self) -> list[MarkdownTransformer]:
+        return registry.markdown_transformers(self.extensions)
+
+    def tool_renderer_resolvers(self) -> list[ToolRendererResolver]:
+        return registry.tool_renderer_resolvers(self.extensions)
+
     # -- contexts and errors -----------------------------------------------------------------------
+
+    def _context_ui(self) -> ExtensionUI:
+        """Dialogs of a real UI announce themselves (``ui_prompt_start``/``ui_prompt_end``)."""
+        if isinstance(self.ui, HeadlessUI):
+            return self.ui
+        # One wrapper per UI, so a dialog opened inside another is seen as such by every context.
+        if self._prompt_ui is None or self._prompt_ui[0] is not self.ui:
+            self._prompt_ui = (self.ui, PromptReportingUI.around(self.ui, self.emit))
+        return self._prompt_ui[1]
 
     def create_context(self) -> ExtensionContext:
         if self.host is None:
             raise RuntimeError("Extension runner is not bound to a session")
-        return ExtensionContext(self.host, self.ui, self.has_ui, self._generation)
+        return ExtensionContext(self.host, self._context_ui(), self.has_ui, self._generation)
 
     def create_command_context(self) -> ExtensionCommandContext:
         if self.host is None:
             raise RuntimeError("Extension runner is not bound to a session")
-        return ExtensionCommandContext(self.host, self.ui, self.has_ui, self._generation)
+        return ExtensionCommandContext(self.host, self._context_ui(), self.has_ui, self._generation)
+
+    def create_replaced_context(self) -> ReplacedSessionContext:
+        if self.host is None:
+            raise RuntimeError("Extension runner is not bound to a session")
+        return ReplacedSessionContext(self.host, self._context_ui(), self.has_ui, self._generation)
 
     def on_error(self, listener: ErrorListener) -> Callable[[], None]:
         self._error_listeners.append(listener)
@@ -253,6 +340,9 @@ class ExtensionRunner:
         return [(ext.path, h) for ext in self.extensions for h in ext.handlers.get(event, [])]
 
     def _context_for_handler(self) -> ExtensionContext | None:
+        if self._trust_context is not None:
+            # The handler's ``ctx`` is typed as a session's; a trust handler gets the smaller one.
+            return cast(ExtensionContext, self._trust_context)
         return self.create_context() if self.host is not None else None
 
     async def _run(self, combiner: C, *, on_error: OnError = "report", with_ctx: bool = True) -> C:
@@ -268,10 +358,17 @@ class ExtensionRunner:
         """Notify, keeping each handler's non-empty result with its extension's path."""
         return (await self._run(Collect(event_type, payload))).results
 
-    async def emit_project_trust(self, cwd: str, resources: list[str]) -> bool | None:
-        """Gate: the first handler answering yes/no decides; errors are reported (as warnings)."""
+    async def emit_project_trust(self, cwd: str, resources: list[str], *, mode: str = "print") -> bool | None:
+        """Gate: the first handler answering yes/no decides; errors are reported (as warnings).
+
+        There is no session yet: handlers get a ``ProjectTrustContext`` (``cwd``, ``mode``,
+        ``has_ui`` and the dialogs of this runner's UI)."""
         gate = Gate("project_trust", {"cwd": cwd, "resources": list(resources)}, _yes_no)
-        return (await self._run(gate, with_ctx=False)).answer
+        self._trust_context = ProjectTrustContext(cwd, mode, self.has_ui, self.ui)
+        try:
+            return (await self._run(gate)).answer
+        finally:
+            self._trust_context = None
 
     async def emit_session_directory(self, cwd: str) -> str | None:
         """The last handler naming a ``sessionDir`` decides."""
@@ -375,7 +472,7 @@ def _yes_no(result: object) -> bool | None:
         return False
     values = as_dict(result)
     if values is not None:
-        return _yes_no(values.get("trust", values.get("decision")))
+        return _yes_no(values.get("trusted", values.get("trust", values.get("decision"))))
     return None
 
 

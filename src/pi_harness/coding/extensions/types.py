@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
-from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
+from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.types import UserContent
@@ -52,6 +52,12 @@ ToolExecuteWithContext: TypeAlias = Callable[
 # and its render context), which this layer cannot name; they return the lines to show.
 ToolRenderer: TypeAlias = Callable[..., list[str]]
 MessageRenderer: TypeAlias = Callable[..., list[str]]
+# ``renderer(entry, width, context) -> lines`` for custom entries; ``transformer(markdown, context)``
+# returns the Markdown to show; ``resolver(tool_name, next)`` picks the renderers of a tool's rows.
+# Their arguments are UI objects, so they are loosely typed here (the interactive mode calls them).
+EntryRenderer: TypeAlias = Callable[..., list[str]]
+MarkdownTransformer: TypeAlias = Callable[[str, object], str]
+ToolRendererResolver: TypeAlias = Callable[[str, Callable[[], object]], object]
 # A JSON Schema dict, or a Pydantic model class (anything with ``model_json_schema()``).
 ToolParameters: TypeAlias = JsonObject | type
 # ``handler(args, ctx)``; the result may be awaitable.
@@ -89,6 +95,42 @@ class ToolNamespace:
         return out
 
 
+@dataclass(frozen=True)
+class ToolAnnotations:
+    """Hints about what a tool does (MCP's tool annotations); unverified, for permission gates."""
+
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+    def to_dict(self) -> dict[str, bool]:
+        names = {
+            "readOnlyHint": self.read_only_hint,
+            "destructiveHint": self.destructive_hint,
+            "idempotentHint": self.idempotent_hint,
+            "openWorldHint": self.open_world_hint,
+        }
+        return {key: value for key, value in names.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ToolLoadout:
+    """The session's tools as ``prepare_loadout`` sees them (Pi's ``ToolLoadout``)."""
+
+    declared: tuple[AgentTool, ...]  # the active tools, in order, with their own descriptions
+    callable: tuple[AgentTool, ...]  # what ``ctx.execute_tool`` can reach
+    registered: tuple[AgentTool, ...]
+    get_exposure: Callable[[str], ToolExposure]
+    get_namespace: Callable[[str], ToolNamespace | None]
+    get_prompt_guidelines: Callable[[str], Sequence[str]]
+
+
+# ``prepare_loadout(loadout)`` returns ``{"descriptions": {name: text}, "hiddenDeclarations": [...]}``
+# or None; it runs whenever the declared tools are read while its tool is active.
+PrepareLoadout: TypeAlias = Callable[[ToolLoadout], "Mapping[str, object] | None"]
+
+
 @dataclass
 class ToolDefinition:
     """An extension tool: ``execute(tool_call_id, params, signal, on_update, ctx)``."""
@@ -112,6 +154,18 @@ class ToolDefinition:
     reaches_tools: ToolReach | None = None
     # False: not activated on registration even when declarable (Pi's ``defaultActive``).
     default_active: bool | None = None
+    annotations: ToolAnnotations | Mapping[str, bool] | None = None
+    # "self": the renderers draw their own frame instead of the standard tool box (UI side).
+    render_shell: Literal["default", "self"] | None = None
+    prepare_loadout: PrepareLoadout | None = None
+
+    def annotations_dict(self) -> dict[str, bool] | None:
+        """The annotations with Pi's keys (a dict is taken as it is)."""
+        if self.annotations is None:
+            return None
+        if isinstance(self.annotations, ToolAnnotations):
+            return self.annotations.to_dict()
+        return dict(self.annotations)
 
 
 @dataclass

@@ -82,6 +82,10 @@ class AgentSessionRuntime:
             raise RuntimeError("AgentSessionRuntime.create() makes the first session")
         return self._session
 
+    def replacement_context(self) -> object:
+        """``with_session``'s context: bound to the session that is active now."""
+        return self.session.extensions.create_replaced_context()
+
     def remember_binding(self, ui: ExtensionUI | None, has_ui: bool, mode: str) -> None:
         """Called by ``AgentSession.bind_extensions``: later sessions are bound the same way."""
         self._binding = (ui, has_ui, mode)

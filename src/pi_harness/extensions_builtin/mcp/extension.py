@@ -44,6 +44,7 @@ from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
 from pi_harness.extensions_builtin.mcp.prompt_section import MCP_SERVERS_SECTION, REACHING_TOOLS, servers_section
+from pi_harness.extensions_builtin.mcp.registered import apply_change, merge_registered
 from pi_harness.extensions_builtin.mcp.tool_set import McpToolSet
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("before_agent_start", state.on_before_agent_start)
         pi.on("session_shutdown", state.on_session_shutdown)
         pi.on("tool_call", state.on_tool_call)
+        pi.on("mcp_servers_change", state.on_servers_change)
         pi.register_command(
             "mcp",
             state.on_command,
@@ -105,6 +107,7 @@ class _McpState:
         self.tools = McpToolSet(pi, self._connections, self.log.write, self._servers_ready)
         self._ctx: ExtensionContext | None = None
         self._startup_report: asyncio.Future[None] | None = None
+        self._registered: set[str] = set()  # servers other extensions registered, now configured
 
     async def _servers_ready(self) -> None:
         if self.manager is not None:
@@ -120,6 +123,7 @@ class _McpState:
         config = load_mcp_config(
             self.options.resolved_agent_dir(), ctx.cwd, project_trusted=self.options.is_project_trusted()
         )
+        self._registered = merge_registered(config, self.pi.get_mcp_servers())
         self.config = config
         self.tools.auto_enable_codemode = config.auto_enable_codemode
         for problem in config.errors:
@@ -167,6 +171,13 @@ class _McpState:
             f'Set "exposure": "direct" to declare them to the model ({", ".join(indirect)}).',
             "warning",
         )
+
+    async def on_servers_change(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
+        servers = event.get("servers")
+        if self.manager is None or not isinstance(servers, list):
+            return  # before session_start: it reads them
+        listed = [s for s in servers if isinstance(s, dict)]
+        self._registered = await apply_change(self.manager, listed, self._registered)
 
     async def on_before_agent_start(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self.manager is None:
@@ -218,7 +229,7 @@ class _McpState:
                 self.tools.withdraw(server)
 
         config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
-        if not args.strip() and ctx.has_ui and ctx.mode == "interactive":
+        if not args.strip() and ctx.has_ui and ctx.mode == "tui":
             outcome = await manage(
                 ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
             )
