@@ -195,7 +195,11 @@ class NodeBridge:
             if task is not None:
                 task.cancel()
         elif kind == "notice":
-            text = str(message.get("message"))
+            self.notice(str(message.get("message")))
+
+    def notice(self, text: str) -> None:
+        """A one-line warning about something the bridge cannot do (each text once)."""
+        if text not in self.notices:
             self.notices.append(text)
             print(f"Warning: {text}", file=sys.stderr)
 

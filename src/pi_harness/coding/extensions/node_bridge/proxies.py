@@ -36,7 +36,11 @@ def register(bridge: NodeBridge, record: BridgedExtension, message: Message) -> 
     record.registered.add(key)
     api = record.api
     if kind == "handler":
-        api.on(str(message.get("event")), _handler(bridge, record, message.get("hid")))
+        event = str(message.get("event"))
+        try:
+            api.on(event, _handler(bridge, record, message.get("hid")))
+        except ValueError:
+            bridge.notice(f"{record.path}: the event {event!r} is not emitted by pi-harness; its handler never runs")
     elif kind == "tool":
         api.register_tool(_tool(bridge, record, message))
     elif kind == "command":
