@@ -1,0 +1,140 @@
+"""The Node bridge's own rules, with small extensions written for the test: failure semantics,
+the typebox stand-in, abort signals across the channel, restarts, and running without Node."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _agent_session_helpers import make_session
+
+from pi_harness.ai.abort import AbortController
+from pi_harness.coding.extensions.node_bridge import discovery
+from pi_harness.coding.extensions.node_bridge.protocol import SIDECAR_DIED
+from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
+
+FAILING = """
+import { Type } from "typebox";
+export default function (pi) {
+  pi.registerTool({
+    name: "boom", label: "Boom", description: "always fails",
+    parameters: Type.Object({ why: Type.String(), loud: Type.Optional(Type.Boolean()) }),
+    async execute(_id, params) { throw new Error(`boom: ${params.why}`); },
+  });
+  pi.registerTool({
+    name: "die", label: "Die", description: "ends the sidecar",
+    parameters: Type.Object({}),
+    async execute() { process.exit(3); },
+  });
+  pi.registerTool({
+    name: "ok", label: "Ok", description: "works",
+    parameters: Type.Object({}),
+    async execute(_id, _p, _s, _u, ctx) { return { content: [{ type: "text", text: `ok in ${ctx.cwd}` }] }; },
+  });
+  pi.on("tool_call", (event) => {
+    if (event.toolName === "bash") throw new Error("gate crashed");
+  });
+  pi.on("turn_start", () => { throw new Error("turn handler crashed"); });
+}
+"""
+
+WAITING = """
+export default function (pi) {
+  pi.registerTool({
+    name: "wait", label: "Wait", description: "waits for its abort signal",
+    parameters: { type: "object", properties: {} },
+    execute(_id, _params, signal) {
+      return new Promise((resolve) => {
+        signal.addEventListener("abort", () => {
+          resolve({ content: [{ type: "text", text: "saw abort" }], isError: true });
+        });
+      });
+    },
+  });
+}
+"""
+
+
+def _results(session: Any) -> dict[str, dict[str, Any]]:
+    return {m["toolCallId"]: m for m in session.get_messages() if m["role"] == "toolResult"}
+
+
+async def test_errors_follow_the_python_extension_rules(node: str, server: FakeLLMServer, project: Path) -> None:
+    extension = project / "failing.ts"
+    extension.write_text(FAILING)
+    errors: list[ExtensionErrorRecord] = []
+    server.push(
+        ScriptedResponse(
+            steps=[
+                ToolCallStep("boom", {"why": "because"}, id="c1"),
+                ToolCallStep("bash", {"command": "echo hi"}, id="c2"),
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(extension)])
+    result.session.extensions.on_error(errors.append)
+    await result.session.prompt("go")
+    results = _results(result.session)
+    # A tool that throws gives an isError result with its message.
+    assert results["c1"]["isError"] is True and "boom: because" in results["c1"]["content"][0]["text"]
+    # A tool_call handler that throws blocks the call (fail closed).
+    assert results["c2"]["isError"] is True
+    # Other handlers' errors go to the error channel and the run goes on.
+    assert {(e.event, e.error) for e in errors} >= {("turn_start", "turn handler crashed")}
+    assert result.session.get_messages()[-1]["content"] == [{"type": "text", "text": "done"}]
+    # The typebox stand-in (no typebox next to this file) gives JSON Schema, optional marked.
+    tools = {t["function"]["name"]: t["function"] for t in server.requests[0].json["tools"]}
+    assert tools["boom"]["parameters"]["required"] == ["why"]
+    assert tools["boom"]["parameters"]["properties"]["loud"] == {"type": "boolean"}
+    await result.runtime.shutdown()
+
+
+async def test_a_dead_sidecar_fails_its_tool_and_restarts(node: str, server: FakeLLMServer, project: Path) -> None:
+    extension = project / "failing.mjs"
+    extension.write_text(FAILING.replace(': Type.Optional(Type.Boolean())', ": Type.Boolean()"))
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("die", {}, id="c1")]),
+        ScriptedResponse(steps=[ToolCallStep("ok", {}, id="c2")]),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(extension)])
+    await result.session.prompt("go")
+    results = _results(result.session)
+    assert results["c1"]["isError"] is True and results["c1"]["content"][0]["text"] == SIDECAR_DIED
+    # The next call started a new sidecar, which loaded the extension again.
+    assert results["c2"]["content"] == [{"type": "text", "text": f"ok in {project}"}]
+    assert [t.name for e in result.session.extensions.extensions for t in e.tools] == ["boom", "die", "ok"]
+    await result.runtime.shutdown()
+
+
+async def test_abort_reaches_the_tool_in_node(node: str, server: FakeLLMServer, project: Path) -> None:
+    extension = project / "waiting.js"
+    extension.write_text(WAITING)
+    result = await make_session(server, project, extension_paths=[str(extension)])
+    tool = next(t for e in result.session.extensions.extensions for t in e.tools if t.name == "wait")
+    controller = AbortController()
+    running = asyncio.ensure_future(tool.execute("c1", {}, controller.signal, None, None))
+    await asyncio.sleep(0)
+    assert not running.done()
+    controller.abort()
+    answer = await asyncio.wait_for(running, 20)
+    assert answer == {"content": [{"type": "text", "text": "saw abort"}], "isError": True}
+    await result.runtime.shutdown()
+
+
+async def test_without_node_the_extension_is_skipped_with_one_line(
+    server: FakeLLMServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extension = project / "waiting.ts"
+    extension.write_text(WAITING)
+    monkeypatch.setenv(discovery.NODE_ENV, str(project / "no-such-node"))
+    result = await make_session(server, project, extension_paths=[str(extension)])
+    failures = result.session.extensions.load_failures
+    assert len(failures) == 1
+    assert failures[0].error.startswith(f"Skipping extension {extension}: Node.js >= 22.6 is needed")
+    assert "\n" not in failures[0].error
+    await result.runtime.shutdown()

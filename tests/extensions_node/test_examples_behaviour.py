@@ -1,0 +1,113 @@
+"""What some of Pi's example extensions do when the Node bridge runs them, seen from the session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _agent_session_helpers import make_session, system_prompt_of
+
+from pi_harness.coding.extensions.types import ExtensionErrorRecord
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
+
+
+def _tool_results(session: Any) -> dict[str, dict[str, Any]]:
+    return {m["toolCallId"]: m for m in session.get_messages() if m["role"] == "toolResult"}
+
+
+async def test_hello_tool_answers_the_model(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("hello", {"name": "World"}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "hello.ts")])
+    await result.session.prompt("greet")
+    message = _tool_results(result.session)["c1"]
+    assert message["content"] == [{"type": "text", "text": "Hello, World!"}]
+    assert message["details"] == {"greeted": "World"}
+    tools = {t["function"]["name"]: t["function"] for t in server.requests[0].json["tools"]}
+    assert tools["hello"]["parameters"]["properties"]["name"]["type"] == "string"
+    await result.runtime.shutdown()
+
+
+async def test_permission_gate_blocks_rm_rf_without_a_ui(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    (project / "keep.txt").write_text("x")
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("bash", {"command": "rm -rf keep.txt"}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "permission-gate.ts")])
+    await result.session.prompt("clean")
+    message = _tool_results(result.session)["c1"]
+    assert message["isError"] is True
+    assert "Dangerous command blocked" in message["content"][0]["text"]
+    assert (project / "keep.txt").exists()
+    await result.runtime.shutdown()
+
+
+async def test_protected_paths_blocks_writing_env(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(
+        ScriptedResponse(
+            steps=[
+                ToolCallStep("write", {"path": ".env", "content": "SECRET=1"}, id="c1"),
+                ToolCallStep("write", {"path": "notes.txt", "content": "hi"}, id="c2"),
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "protected-paths.ts")])
+    await result.session.prompt("write")
+    results = _tool_results(result.session)
+    assert results["c1"]["isError"] is True and 'Path ".env" is protected' in results["c1"]["content"][0]["text"]
+    assert not (project / ".env").exists()
+    assert (project / "notes.txt").read_text() == "hi"
+    await result.runtime.shutdown()
+
+
+async def test_pirate_command_changes_the_system_prompt(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(ScriptedResponse(steps=[TextStep("one")]), ScriptedResponse(steps=[TextStep("two")]))
+    result = await make_session(server, project, extension_paths=[str(examples / "pirate.ts")])
+    await result.session.prompt("before")
+    await result.session.prompt("/pirate")
+    await result.session.prompt("after")
+    assert "PIRATE MODE" not in system_prompt_of(server.requests[0])
+    assert "PIRATE MODE" in system_prompt_of(server.requests[1])
+    await result.runtime.shutdown()
+
+
+async def test_input_transform_rewrites_and_handles_input(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(ScriptedResponse(steps=[TextStep("short")]))
+    result = await make_session(server, project, extension_paths=[str(examples / "input-transform.ts")])
+    await result.session.prompt("ping")  # handled by the extension: no request
+    await result.session.prompt("?quick what is 2+2")
+    assert len(server.requests) == 1
+    users = [m for m in server.requests[0].json["messages"] if m["role"] == "user"]
+    assert "Respond briefly in 1-2 sentences: what is 2+2" in str(users[-1]["content"])
+    await result.runtime.shutdown()
+
+
+async def test_todo_tool_keeps_its_list_in_tool_details(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(
+        ScriptedResponse(steps=[ToolCallStep("todo", {"action": "add", "text": "write tests"}, id="c1")]),
+        ScriptedResponse(steps=[ToolCallStep("todo", {"action": "list"}, id="c2")]),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "todo.ts")])
+    await result.session.prompt("plan")
+    results = _tool_results(result.session)
+    assert "isError" not in results["c1"] or results["c1"]["isError"] is False
+    assert "write tests" in results["c2"]["content"][0]["text"]
+    await result.runtime.shutdown()
+
+
+async def test_send_user_message_command_starts_a_turn(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    errors: list[ExtensionErrorRecord] = []
+    server.push(ScriptedResponse(steps=[TextStep("answer")]))
+    result = await make_session(server, project, extension_paths=[str(examples / "send-user-message.ts")])
+    result.session.extensions.on_error(errors.append)
+    await result.session.prompt("/ask what time is it")
+    await result.session.wait_for_idle() if hasattr(result.session, "wait_for_idle") else None
+    assert errors == []
+    users = [m for m in result.session.get_messages() if m["role"] == "user"]
+    assert "what time is it" in str(users[-1]["content"])
+    await result.runtime.shutdown()
