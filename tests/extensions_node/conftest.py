@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,7 +21,8 @@ from pi_harness.testing.fake_llm import FakeLLMServer
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "coding" / "agent_session"))
 
 NODE_MODULES = Path(
-    os.environ.get("PI_HARNESS_TEST_NPM_DIR") or Path(__file__).resolve().parents[1] / "fixtures" / "npm" / "node_modules"
+    os.environ.get("PI_HARNESS_TEST_NPM_DIR")
+    or Path(__file__).resolve().parents[1] / "fixtures" / "npm" / "node_modules"
 )
 EXAMPLES = NODE_MODULES / "@earendil-works" / "pi-coding-agent" / "examples" / "extensions"
 
@@ -66,5 +66,3 @@ def project(tmp_path: Path) -> Path:
     directory = tmp_path / "project"
     directory.mkdir()
     return directory
-
-

@@ -95,7 +95,7 @@ async def test_errors_follow_the_python_extension_rules(node: str, server: FakeL
 
 async def test_a_dead_sidecar_fails_its_tool_and_restarts(node: str, server: FakeLLMServer, project: Path) -> None:
     extension = project / "failing.mjs"
-    extension.write_text(FAILING.replace(': Type.Optional(Type.Boolean())', ": Type.Boolean()"))
+    extension.write_text(FAILING.replace(": Type.Optional(Type.Boolean())", ": Type.Boolean()"))
     server.push(
         ScriptedResponse(steps=[ToolCallStep("die", {}, id="c1")]),
         ScriptedResponse(steps=[ToolCallStep("ok", {}, id="c2")]),

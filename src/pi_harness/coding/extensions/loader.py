@@ -1,6 +1,7 @@
 """Importing extension modules.
 
-An extension is a ``.py`` file, a Pi ``.ts``/``.js`` file (run by ``node_bridge``), or a package directory (``__init__.py``, or a manifest listing its
+An extension is a ``.py`` file, a Pi ``.ts``/``.js`` file (run by ``node_bridge``), or a package
+directory (``__init__.py``, or a manifest listing its
 entries: ``pyproject.toml`` ``[tool.pi] extensions = [...]`` or ``package.json``
 ``{"pi": {"extensions": [...]}}``). Each load imports fresh under a unique module name so that
 ``/reload`` picks up edits; the extension's directory is on ``sys.path`` only while importing.

@@ -15,13 +15,18 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
+from pi_harness.agent.types import ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.coding.extensions.api import ExtensionAPI
 from pi_harness.coding.extensions.bus import EventBus
 from pi_harness.coding.extensions.context import ExtensionContext
 from pi_harness.coding.extensions.node_bridge import host_calls, proxies
-from pi_harness.coding.extensions.node_bridge.protocol import BridgedExtension, NodeExtensionError, SidecarDied
+from pi_harness.coding.extensions.node_bridge.protocol import (
+    BridgedExtension,
+    NodeExtensionError,
+    SidecarDied,
+    as_tool_result,
+)
 from pi_harness.coding.extensions.node_bridge.sidecar import Message, Sidecar
 from pi_harness.coding.extensions.node_bridge.snapshot import SnapshotTracker
 
@@ -183,7 +188,7 @@ class NodeBridge:
             waiting = self._waiting.get(_id(message))
             value = message.get("value")
             if waiting is not None and waiting.on_update is not None and isinstance(value, dict):
-                waiting.on_update(_as_result(value))
+                waiting.on_update(as_tool_result(value))
         elif kind == "reg":
             record = self.extensions.get(str(message.get("ext")))
             if record is not None:
@@ -228,27 +233,15 @@ class NodeBridge:
             task.cancel()
 
 
-def _id(message: Message) -> int | None:
+def _id(message: Message) -> int:
     value = message.get("id")
-    return value if isinstance(value, int) else None
+    return value if isinstance(value, int) else -1
 
 
 def _call(ref: weakref.ref[NodeBridge], action: Callable[[NodeBridge], None]) -> None:
     bridge = ref()
     if bridge is not None:
         action(bridge)
-
-
-def _as_result(value: dict[str, object]) -> AgentToolResult:
-    content = value.get("content")
-    result: AgentToolResult = {"content": content if isinstance(content, list) else []}
-    if value.get("details") is not None:
-        result["details"] = value["details"]
-    if value.get("isError"):
-        result["isError"] = True
-    if value.get("terminate"):
-        result["terminate"] = True
-    return result
 
 
 _bridges: weakref.WeakKeyDictionary[EventBus, NodeBridge] = weakref.WeakKeyDictionary()

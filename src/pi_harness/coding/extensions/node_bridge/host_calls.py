@@ -10,16 +10,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal, cast
 
 from pi_harness.ai.types import Model, UserContent
 from pi_harness.coding.extensions.api import ExtensionAPI
 from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext
-from pi_harness.coding.extensions.node_bridge.sidecar import Message
+from pi_harness.coding.extensions.node_bridge.protocol import Bridge, Message
 from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
-
-if TYPE_CHECKING:
-    from pi_harness.coding.extensions.node_bridge.bridge import NodeBridge
 
 Args = list[object]
 Call = Callable[[ExtensionAPI | None, ExtensionContext | None, Args], object]
@@ -31,6 +28,10 @@ def _arg(args: Args, index: int) -> object:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _names(value: object) -> list[str]:
+    return [str(n) for n in value] if isinstance(value, list) else []
 
 
 def _options(args: Args, index: int) -> Mapping[str, object]:
@@ -67,7 +68,7 @@ def _command_ctx(ctx: ExtensionContext | None) -> ExtensionCommandContext:
 
 def _deliver(options: Mapping[str, object]) -> Literal["steer", "followUp", "nextTurn"] | None:
     value = options.get("deliverAs")
-    return value if value in ("steer", "followUp", "nextTurn") else None  # type: ignore[return-value]  # checked here
+    return value if value in ("steer", "followUp", "nextTurn") else None
 
 
 async def _send_message(api: ExtensionAPI | None, _ctx: ExtensionContext | None, args: Args) -> None:
@@ -135,7 +136,7 @@ CALLS: dict[str, Call] = {
     "appendEntry": lambda api, _c, a: _need_api(api).append_entry(str(_arg(a, 0)), _arg(a, 1)),
     "setSessionName": lambda api, _c, a: _need_api(api).set_session_name(str(_arg(a, 0))),
     "setLabel": lambda api, _c, a: _need_api(api).set_label(str(_arg(a, 0)), _str(_arg(a, 1))),
-    "setActiveTools": lambda api, _c, a: _need_api(api).set_active_tools([str(n) for n in cast(list[object], _arg(a, 0) or [])]),
+    "setActiveTools": lambda api, _c, a: _need_api(api).set_active_tools(_names(_arg(a, 0))),
     "setThinkingLevel": lambda api, _c, a: _need_api(api).set_thinking_level(str(_arg(a, 0))),
     "setModel": _set_model,
     "builtinTool": _builtin_tool,
@@ -147,7 +148,9 @@ CALLS: dict[str, Call] = {
     "ui.editor": _editor,
     "ui.notify": lambda _a, c, a: _ui(c).notify(str(_arg(a, 0)), str(_arg(a, 1) or "info")),
     "ui.setStatus": lambda _a, c, a: _ui(c).set_status(str(_arg(a, 0)), _str(_arg(a, 1))),
-    "ui.setWidget": lambda _a, c, a: _ui(c).set_widget(str(_arg(a, 0)), _arg(a, 1), placement=str(_arg(a, 2) or "aboveEditor")),
+    "ui.setWidget": lambda _a, c, a: _ui(c).set_widget(
+        str(_arg(a, 0)), _arg(a, 1), placement=str(_arg(a, 2) or "aboveEditor")
+    ),
     "ui.setWorkingMessage": lambda _a, c, a: _ui(c).set_working_message(_str(_arg(a, 0))),
     "ui.setTitle": lambda _a, c, a: _ui(c).set_title(str(_arg(a, 0))),
     "ui.setEditorText": lambda _a, c, a: _ui(c).set_editor_text(str(_arg(a, 0))),
@@ -164,7 +167,7 @@ CALLS: dict[str, Call] = {
 }
 
 
-def handle(bridge: NodeBridge, message: Message) -> None:
+def handle(bridge: Bridge, message: Message) -> None:
     request_id = message.get("id")
     method = str(message.get("method"))
     raw_args = message.get("args")

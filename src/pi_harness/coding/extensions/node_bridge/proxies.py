@@ -8,26 +8,30 @@ becomes an ``isError`` result, as does the sidecar dying while the tool runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal
 
 from pi_harness.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext
 from pi_harness.coding.extensions.events import ExtensionEvent
-from pi_harness.coding.extensions.node_bridge.protocol import SIDECAR_DIED, BridgedExtension, SidecarDied
-from pi_harness.coding.extensions.node_bridge.sidecar import Message
+from pi_harness.coding.extensions.node_bridge.protocol import (
+    SIDECAR_DIED,
+    Bridge,
+    BridgedExtension,
+    Message,
+    SidecarDied,
+    as_tool_result,
+)
 from pi_harness.coding.extensions.types import ToolDefinition
-
-if TYPE_CHECKING:
-    from pi_harness.coding.extensions.node_bridge.bridge import NodeBridge
 
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def register(bridge: NodeBridge, record: BridgedExtension, message: Message) -> None:
+def register(bridge: Bridge, record: BridgedExtension, message: Message) -> None:
     kind = str(message.get("kind"))
     name = str(message.get("name") or message.get("hid") or message.get("key") or "")
     key = (kind, name)
@@ -64,7 +68,9 @@ def register(bridge: NodeBridge, record: BridgedExtension, message: Message) -> 
         api.unregister_provider(name)
 
 
-def _handler(bridge: NodeBridge, record: BridgedExtension, hid: object) -> object:
+def _handler(
+    bridge: Bridge, record: BridgedExtension, hid: object
+) -> Callable[[ExtensionEvent, ExtensionContext | None], Awaitable[object]]:
     async def handler(event: ExtensionEvent, ctx: ExtensionContext | None) -> object:
         answer = await bridge.request(record, {"t": "event", "hid": hid, "event": event.to_dict()}, ctx)
         changed = answer.get("event")
@@ -78,7 +84,7 @@ def _handler(bridge: NodeBridge, record: BridgedExtension, hid: object) -> objec
     return handler
 
 
-def _tool(bridge: NodeBridge, record: BridgedExtension, message: Message) -> ToolDefinition:
+def _tool(bridge: Bridge, record: BridgedExtension, message: Message) -> ToolDefinition:
     name = str(message.get("name"))
 
     async def execute(
@@ -88,7 +94,7 @@ def _tool(bridge: NodeBridge, record: BridgedExtension, message: Message) -> Too
         on_update: ToolUpdateCallback | None,
         ctx: ExtensionContext | None,
     ) -> AgentToolResult:
-        request = {"t": "tool", "name": name, "toolCallId": tool_call_id, "params": params}
+        request: Message = {"t": "tool", "name": name, "toolCallId": tool_call_id, "params": params}
         try:
             answer = await bridge.request(record, request, ctx, signal=signal, on_update=on_update)
         except SidecarDied:
@@ -98,14 +104,7 @@ def _tool(bridge: NodeBridge, record: BridgedExtension, message: Message) -> Too
             return {"content": [{"type": "text", "text": value}]}
         if not isinstance(value, dict):
             return {"content": []}
-        result: AgentToolResult = {"content": value.get("content") if isinstance(value.get("content"), list) else []}  # type: ignore[typeddict-item]  # Pi's content list from JSON
-        if value.get("details") is not None:
-            result["details"] = value["details"]
-        if value.get("isError"):
-            result["isError"] = True
-        if value.get("terminate"):
-            result["terminate"] = True
-        return result
+        return as_tool_result(value)
 
     parameters = message.get("parameters")
     guidelines = message.get("promptGuidelines")
@@ -118,18 +117,20 @@ def _tool(bridge: NodeBridge, record: BridgedExtension, message: Message) -> Too
         label=_text(message.get("label")),
         prompt_snippet=_text(message.get("promptSnippet")),
         prompt_guidelines=[str(g) for g in guidelines] if isinstance(guidelines, list) else None,
-        execution_mode=mode if mode in ("parallel", "sequential") else None,  # type: ignore[arg-type]  # checked just here
+        execution_mode="parallel" if mode == "parallel" else "sequential" if mode == "sequential" else None,
     )
 
 
-def _command(bridge: NodeBridge, record: BridgedExtension, name: str) -> object:
+def _command(
+    bridge: Bridge, record: BridgedExtension, name: str
+) -> Callable[[str, ExtensionCommandContext], Awaitable[None]]:
     async def handler(args: str, ctx: ExtensionCommandContext) -> None:
         await bridge.request(record, {"t": "command", "name": name, "args": args}, ctx)
 
     return handler
 
 
-def _shortcut(bridge: NodeBridge, record: BridgedExtension, key: str) -> object:
+def _shortcut(bridge: Bridge, record: BridgedExtension, key: str) -> Callable[[ExtensionContext], Awaitable[None]]:
     async def handler(ctx: ExtensionContext) -> None:
         await bridge.request(record, {"t": "shortcut", "key": key}, ctx)
 

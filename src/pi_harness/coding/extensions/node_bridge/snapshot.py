@@ -49,7 +49,7 @@ class SnapshotTracker:
         _try(state, "hasPendingMessages", ctx.has_pending_messages)
         _try(state, "contextUsage", ctx.get_context_usage)
         _try(state, "systemPrompt", ctx.get_system_prompt)
-        _try(state, "editorText", lambda: ctx.ui.get_editor_text())
+        _try(state, "editorText", lambda: ctx.ui.get_editor_text())  # noqa: PLW0108  # ctx.ui may raise
         if not self._models_sent:
             _try(state, "models", lambda: list(ctx.model_runtime.get_all()))
             self._models_sent = "models" in state
