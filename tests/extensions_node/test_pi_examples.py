@@ -74,25 +74,33 @@ WORKING: list[tuple[str, list[str], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "tools", "commands"), WORKING, ids=[row[0] for row in WORKING])
-async def test_example_loads_and_runs_a_turn(
-    name: str, tools: list[str], commands: list[str], examples: Path, server: FakeLLMServer, project: Path
+# Several examples share one session (and so one sidecar) to keep the test time down; each
+# example's registrations and errors are still checked on their own.
+BATCH = 9
+BATCHES = [WORKING[i : i + BATCH] for i in range(0, len(WORKING), BATCH)]
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=["+".join(row[0] for row in batch) for batch in BATCHES])
+async def test_examples_load_and_run_a_turn(
+    batch: list[tuple[str, list[str], list[str]]], examples: Path, server: FakeLLMServer, project: Path
 ) -> None:
     (project / ".pi").mkdir()  # provider-payload.ts logs into <cwd>/.pi
     errors: list[ExtensionErrorRecord] = []
-    result = await make_session(server, project, extension_paths=[str(examples / name)])
+    paths = [str(examples / name) for name, _tools, _commands in batch]
+    result = await make_session(server, project, extension_paths=paths)
     session = result.session
     runner = session.extensions
     runner.on_error(errors.append)
     assert runner.load_failures == []
-    registered_tools = [t.name for e in runner.extensions for t in e.tools]
-    registered_commands = [c.name for e in runner.extensions for c in e.commands]
-    assert registered_tools == tools
-    assert registered_commands == commands
+    by_path = {e.path: e for e in runner.extensions}
+    for (name, tools, commands), path in zip(batch, paths, strict=True):
+        extension = by_path[path]
+        assert ([t.name for t in extension.tools], [c.name for c in extension.commands]) == (tools, commands), name
     server.push(ScriptedResponse(steps=[TextStep("ok")]))
     await asyncio.wait_for(session.prompt("hello"), 30)
     assert session.get_messages()[-1]["content"] == [{"type": "text", "text": "ok"}]
     declared = {t["function"]["name"] for t in server.requests[-1].json.get("tools", [])}
-    assert set(tools) <= declared | {"find", "grep", "ls"}  # minimal-mode re-registers inactive built-ins
+    own_tools = {tool for _name, tools, _commands in batch for tool in tools}
+    assert own_tools <= declared | {"find", "grep", "ls"}  # minimal-mode re-registers inactive built-ins
     await result.runtime.shutdown()
-    assert errors == []
+    assert [(e.extension_path, e.event, e.error) for e in errors] == []
