@@ -138,3 +138,86 @@ async def test_without_node_the_extension_is_skipped_with_one_line(
     assert failures[0].error.startswith(f"Skipping extension {extension}: Node.js >= 22.6 is needed")
     assert "\n" not in failures[0].error
     await result.runtime.shutdown()
+
+
+DIALOGS = """
+export default function (pi) {
+  pi.registerFlag("shout", { type: "boolean", default: false, description: "louder" });
+  pi.registerCommand("ask", {
+    description: "asks the user",
+    handler: async (args, ctx) => {
+      const color = await ctx.ui.select("Color?", ["red", "blue"]);
+      const sure = await ctx.ui.confirm("Sure?", `picked ${color}`);
+      const name = await ctx.ui.input("Name?", "placeholder");
+      const entries = ctx.sessionManager.getEntries().length;
+      const branch = ctx.sessionManager.getBranch().map((e) => e.type);
+      pi.appendEntry("asked", { color, sure, name, args, shout: pi.getFlag("shout"), entries, branch });
+      pi.setActiveTools(["read"]);
+      ctx.ui.notify(`${name} likes ${color}`, "info");
+      ctx.ui.setStatus("ask", `hasUI=${ctx.hasUI}`);
+    },
+  });
+}
+"""
+
+
+class AnsweringUI:
+    """A user interface that answers every dialog and records what it was told."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.told: list[tuple[str, str | None]] = []
+
+    async def select(self, title: str, options: list[str], **_options: object) -> str | None:
+        self.asked.append(f"select {title} {options}")
+        return options[-1]
+
+    async def confirm(self, title: str, message: str = "", **_options: object) -> bool:
+        self.asked.append(f"confirm {title} {message}")
+        return True
+
+    async def input(self, title: str, placeholder: str | None = None, **_options: object) -> str | None:
+        self.asked.append(f"input {title} {placeholder}")
+        return "Ada"
+
+    def notify(self, message: str, type: str = "info") -> None:
+        self.told.append((message, type))
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.told.append((key, text))
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+async def test_dialogs_state_and_actions_cross_the_channel(node: str, server: FakeLLMServer, project: Path) -> None:
+    extension = project / "dialogs.ts"
+    extension.write_text(DIALOGS)
+    server.push(ScriptedResponse(steps=[TextStep("hi")]))
+    result = await make_session(server, project, extension_paths=[str(extension)], extension_flags={"shout": True})
+    session = result.session
+    ui = AnsweringUI()
+    await session.bind_extensions(ui=ui, has_ui=True, mode="interactive")  # type: ignore[arg-type]  # duck-typed UI
+    errors: list[ExtensionErrorRecord] = []
+    session.extensions.on_error(errors.append)
+    await session.prompt("first")
+    await session.prompt("/ask now")
+    assert errors == []
+    assert ui.asked == ["select Color? ['red', 'blue']", "confirm Sure? picked blue", "input Name? placeholder"]
+    assert ui.told == [("Ada likes blue", "info"), ("ask", "hasUI=true")]
+    custom = [e for e in session.session_manager.get_entries() if e["type"] == "custom"]
+    assert len(custom) == 1 and custom[0]["customType"] == "asked"
+    data = custom[0]["data"]
+    assert {k: data[k] for k in ("color", "sure", "name", "args", "shout")} == {
+        "color": "blue",
+        "sure": True,
+        "name": "Ada",
+        "args": "now",
+        "shout": True,
+    }
+    assert data["branch"][-2:] == ["message", "message"] and data["entries"] >= 2
+    assert session.get_active_tool_names() == ["read"]
+    await result.runtime.shutdown()
