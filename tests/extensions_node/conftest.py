@@ -18,7 +18,13 @@ import pytest
 from pi_harness.coding.extensions.node_bridge import discovery
 from pi_harness.testing.fake_llm import FakeLLMServer
 
+# The session helpers and the end-to-end fixtures of the other test folders.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "coding" / "agent_session"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+
+from _fixtures import pi_env  # the installed `pi` against the fake server
+
+__all__ = ["pi_env"]
 
 NODE_MODULES = Path(
     os.environ.get("PI_HARNESS_TEST_NPM_DIR")

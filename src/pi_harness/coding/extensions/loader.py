@@ -74,10 +74,7 @@ def import_factory(file: Path, display_path: str) -> Callable[..., object]:
     """Import ``file`` fresh and return its ``extension`` callable (for a ``.ts``/``.js`` file, a
     factory that runs it in the Node sidecar)."""
     if node_bridge.is_node_extension(file):
-        try:
-            return node_bridge.node_factory(file, display_path)
-        except node_bridge.NodeUnavailable as exc:
-            raise ExtensionLoadError(display_path, str(exc)) from exc
+        return node_bridge.node_factory(file, display_path)
     is_package = file.name == "__init__.py"
     module_name = f"pi_ext_{abs(hash(str(file))) % 10**8}_{next(_counter)}"
     location = file.parent if is_package else file

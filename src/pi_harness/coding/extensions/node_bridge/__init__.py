@@ -7,6 +7,7 @@ stand-ins for whatever it registers, so the runner treats it like a Python exten
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 
@@ -17,8 +18,7 @@ NODE_SUFFIXES = (".ts", ".mts", ".js", ".mjs")
 INDEX_FILES = ("index.ts", "index.js", "index.mjs")
 
 
-class NodeUnavailable(Exception):
-    pass
+_warned: set[str] = set()
 
 
 def is_node_extension(path: Path) -> bool:
@@ -26,10 +26,19 @@ def is_node_extension(path: Path) -> bool:
 
 
 def node_factory(file: Path, display_path: str) -> Callable[[ExtensionAPI], Coroutine[object, object, None]]:
-    """The factory of a TypeScript/JavaScript extension; raises ``NodeUnavailable`` without Node."""
+    """The factory of a TypeScript/JavaScript extension. Without a suitable Node it registers
+    nothing and says so in one line: a missing Node must not stop a session from starting."""
     lookup = find_node()
     if lookup.path is None:
-        raise NodeUnavailable(f"Skipping extension {display_path}: {lookup.reason}")
+        reason = lookup.reason
+
+        async def skipped(_pi: ExtensionAPI) -> None:
+            if display_path in _warned:  # startup may load the extensions twice (flags, then session)
+                return
+            _warned.add(display_path)
+            print(f"Warning: {display_path}: TypeScript/JavaScript extension skipped: {reason}", file=sys.stderr)
+
+        return skipped
     node = lookup.path
 
     async def factory(pi: ExtensionAPI) -> None:
@@ -40,4 +49,4 @@ def node_factory(file: Path, display_path: str) -> Callable[[ExtensionAPI], Coro
     return factory
 
 
-__all__ = ["INDEX_FILES", "NODE_ENV", "NODE_SUFFIXES", "NodeUnavailable", "is_node_extension", "node_factory"]
+__all__ = ["INDEX_FILES", "NODE_ENV", "NODE_SUFFIXES", "is_node_extension", "node_factory"]
