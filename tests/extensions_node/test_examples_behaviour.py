@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _agent_session_helpers import make_session, system_prompt_of
 
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
@@ -110,4 +111,53 @@ async def test_send_user_message_command_starts_a_turn(examples: Path, server: F
     assert errors == []
     users = [m for m in result.session.get_messages() if m["role"] == "user"]
     assert "what time is it" in str(users[-1]["content"])
+    await result.runtime.shutdown()
+
+
+async def test_bash_spawn_hook_runs_bash_through_its_hook(
+    examples: Path, server: FakeLLMServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)  # the example takes process.cwd() as it loads, as Pi runs in the project
+    (Path.home() / ".profile").write_text("export FROM_PROFILE=yes\n")  # the hook sources ~/.profile
+    server.push(
+        ScriptedResponse(
+            steps=[
+                ToolCallStep("bash", {"command": "echo $PI_SPAWN_HOOK $FROM_PROFILE; pwd"}, id="c1"),
+                ToolCallStep("bash", {"command": "exit 3"}, id="c2"),
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "bash-spawn-hook.ts")])
+    await result.session.prompt("run")
+    results = _tool_results(result.session)
+    assert results["c1"]["content"][0]["text"] == f"1 yes\n{project}\n"
+    assert results["c2"]["isError"] is True and "Command exited with code 3" in results["c2"]["content"][0]["text"]
+    tools = {t["function"]["name"]: t["function"] for t in server.requests[0].json["tools"]}
+    assert tools["bash"]["parameters"]["required"] == ["command"]
+    await result.runtime.shutdown()
+
+
+async def test_built_in_tool_renderer_keeps_the_tools_working(
+    examples: Path, server: FakeLLMServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    (project / "a.txt").write_text("one\ntwo\n")
+    server.push(
+        ScriptedResponse(
+            steps=[
+                ToolCallStep("read", {"path": "a.txt"}, id="c1"),
+                ToolCallStep("edit", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}, id="c2"),
+                ToolCallStep("write", {"path": "b/c.txt", "content": "new"}, id="c3"),
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "built-in-tool-renderer.ts")])
+    await result.session.prompt("work")
+    results = _tool_results(result.session)
+    assert results["c1"]["content"][0]["text"].startswith("one\ntwo")
+    assert "isError" not in results["c2"] or not results["c2"]["isError"]
+    assert (project / "a.txt").read_text() == "one\n2\n"
+    assert (project / "b" / "c.txt").read_text() == "new"
     await result.runtime.shutdown()

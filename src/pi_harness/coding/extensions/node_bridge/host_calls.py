@@ -176,6 +176,10 @@ def handle(bridge: Bridge, message: Message) -> None:
     api = record.api if record is not None else None
     ctx = bridge.context_for(message.get("ctx"))
     call = CALLS.get(method)
+    if method == "builtinTool" and _replaced(bridge, str(_arg(args, 0))):
+        # The session's tool of that name is an extension's: running it would call back here.
+        bridge.reply(request_id, False, error=f"the built-in {_arg(args, 0)} tool is replaced by an extension")
+        return
     if call is None:
         bridge.reply(request_id, False, error=f"unknown host call {method}")
         return
@@ -203,6 +207,10 @@ def handle(bridge: Bridge, message: Message) -> None:
     task = asyncio.ensure_future(finish())
     if isinstance(request_id, int):
         bridge.track(request_id, task)
+
+
+def _replaced(bridge: Bridge, name: str) -> bool:
+    return any(("tool", name) in record.registered for record in bridge.extensions.values())
 
 
 def _plain(value: object) -> object:

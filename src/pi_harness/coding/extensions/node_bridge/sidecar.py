@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import os
 import subprocess
 import threading
 import weakref
@@ -57,7 +58,8 @@ class Sidecar:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,
-            cwd=str(JS_DIR),
+            # Extensions read process.cwd() while loading (Pi runs in the project directory).
+            cwd=os.getcwd(),
         )
         self.ready = loop.create_future()
         _live.add(self)

@@ -2,17 +2,16 @@
 // helpers, plain pi-tui components, and built-in tool factories whose tools run in the host.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { call } from "../channel.mjs";
+import { builtinTool } from "./builtin-tools.mjs";
 import { Container, Text } from "./pi-tui.mjs";
 import { plainTheme } from "./theme.mjs";
 
 export * from "./pi-ai.mjs";
+export { truncateHead, truncateTail, truncateLine, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "./truncate.mjs";
 export { Text, Container };
 
 export const VERSION = "1.4.0";
 export const CONFIG_DIR_NAME = ".pi";
-export const DEFAULT_MAX_LINES = 2000;
-export const DEFAULT_MAX_BYTES = 50 * 1024;
 
 export function getAgentDir() {
   const configured = process.env.PI_CODING_AGENT_DIR;
@@ -24,66 +23,6 @@ export function formatSize(bytes) {
   if (bytes < 1024) return `${bytes}B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
-}
-
-function truncation(content, kept, by, options) {
-  const all = content.split("\n");
-  return {
-    content: kept,
-    truncated: by !== null,
-    truncatedBy: by,
-    totalLines: all.length,
-    totalBytes: Buffer.byteLength(content),
-    outputLines: kept === "" ? 0 : kept.split("\n").length,
-    outputBytes: Buffer.byteLength(kept),
-    lastLinePartial: false,
-    firstLineExceedsLimit: false,
-    maxLines: options.maxLines,
-    maxBytes: options.maxBytes,
-  };
-}
-
-function limits(options = {}) {
-  return { maxLines: options.maxLines ?? DEFAULT_MAX_LINES, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
-}
-
-export function truncateHead(content, options) {
-  const o = limits(options);
-  const lines = content.split("\n");
-  const out = [];
-  let bytes = 0;
-  for (const line of lines) {
-    if (out.length >= o.maxLines) return truncation(content, out.join("\n"), "lines", o);
-    const size = Buffer.byteLength(line) + (out.length ? 1 : 0);
-    if (bytes + size > o.maxBytes) {
-      const result = truncation(content, out.join("\n"), "bytes", o);
-      result.firstLineExceedsLimit = out.length === 0;
-      return result;
-    }
-    out.push(line);
-    bytes += size;
-  }
-  return truncation(content, content, null, o);
-}
-
-export function truncateTail(content, options) {
-  const o = limits(options);
-  const lines = content.split("\n");
-  const out = [];
-  let bytes = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (out.length >= o.maxLines) return truncation(content, out.join("\n"), "lines", o);
-    const size = Buffer.byteLength(lines[i]) + (out.length ? 1 : 0);
-    if (bytes + size > o.maxBytes) return truncation(content, out.join("\n"), "bytes", o);
-    out.unshift(lines[i]);
-    bytes += size;
-  }
-  return truncation(content, content, null, o);
-}
-
-export function truncateLine(line, maxChars = 500) {
-  if (line.length <= maxChars) return { text: line, wasTruncated: false };
-  return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
 }
 
 export const formatReadLineRange = (offset, limit) =>
@@ -147,26 +86,15 @@ export class BorderedLoader extends Text {
 }
 export class CustomEditor extends Text {}
 
-// Built-in tools: the tool runs in the host (our implementation of Pi's tool of that name).
-function builtinTool(name, cwd) {
-  return {
-    name,
-    label: name,
-    description: `The built-in ${name} tool`,
-    parameters: { type: "object", properties: {} },
-    execute(toolCallId, params, signal) {
-      return call(null, null, "builtinTool", [name, toolCallId, params, cwd ?? null], signal);
-    },
-  };
-}
-
-export const createReadTool = (cwd) => builtinTool("read", cwd);
-export const createBashTool = (cwd) => builtinTool("bash", cwd);
-export const createEditTool = (cwd) => builtinTool("edit", cwd);
-export const createWriteTool = (cwd) => builtinTool("write", cwd);
-export const createGrepTool = (cwd) => builtinTool("grep", cwd);
-export const createFindTool = (cwd) => builtinTool("find", cwd);
-export const createLsTool = (cwd) => builtinTool("ls", cwd);
+// Built-in tools (builtin-tools.mjs), with or without options (spawnHook for bash).
+const factory = (name) => (cwd, options) => builtinTool(name, cwd, options);
+export const createReadTool = factory("read");
+export const createBashTool = factory("bash");
+export const createEditTool = factory("edit");
+export const createWriteTool = factory("write");
+export const createGrepTool = factory("grep");
+export const createFindTool = factory("find");
+export const createLsTool = factory("ls");
 export const createReadToolDefinition = createReadTool;
 export const createBashToolDefinition = createBashTool;
 export const createEditToolDefinition = createEditTool;
