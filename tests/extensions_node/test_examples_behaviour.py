@@ -161,3 +161,30 @@ async def test_built_in_tool_renderer_keeps_the_tools_working(
     assert (project / "a.txt").read_text() == "one\n2\n"
     assert (project / "b" / "c.txt").read_text() == "new"
     await result.runtime.shutdown()
+
+
+async def test_minimal_mode_tools_search_and_list(
+    examples: Path, server: FakeLLMServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    (project / "src").mkdir()
+    (project / "src" / "main.py").write_text("def needle():\n    pass\n")
+    server.push(
+        ScriptedResponse(
+            steps=[
+                ToolCallStep("grep", {"pattern": "needle"}, id="c1"),
+                ToolCallStep("find", {"pattern": "*.py"}, id="c2"),
+                ToolCallStep("ls", {}, id="c3"),
+            ]
+        ),
+        ScriptedResponse(steps=[TextStep("done")]),
+    )
+    result = await make_session(
+        server, project, extension_paths=[str(examples / "minimal-mode.ts")], tools=["read", "grep", "find", "ls"]
+    )
+    await result.session.prompt("look")
+    results = _tool_results(result.session)
+    assert results["c1"]["content"][0]["text"] == "src/main.py:1: def needle():"
+    assert results["c2"]["content"][0]["text"] == "src/main.py"
+    assert results["c3"]["content"][0]["text"] == "src/"
+    await result.runtime.shutdown()

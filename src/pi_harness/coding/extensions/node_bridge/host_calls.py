@@ -95,14 +95,6 @@ async def _set_model(api: ExtensionAPI | None, ctx: ExtensionContext | None, arg
     return await _need_api(api).set_model(model)
 
 
-async def _builtin_tool(_api: ExtensionAPI | None, ctx: ExtensionContext | None, args: Args) -> object:
-    params = _arg(args, 2)
-    result = await _need_ctx(ctx).execute_tool(
-        str(_arg(args, 0)), dict(params) if isinstance(params, dict) else {}, parent_tool_call_id=_str(_arg(args, 1))
-    )
-    return dict(result)
-
-
 async def _select(_api: ExtensionAPI | None, ctx: ExtensionContext | None, args: Args) -> object:
     options = _arg(args, 1)
     labels = [str(o) for o in options] if isinstance(options, list) else []
@@ -139,7 +131,6 @@ CALLS: dict[str, Call] = {
     "setActiveTools": lambda api, _c, a: _need_api(api).set_active_tools(_names(_arg(a, 0))),
     "setThinkingLevel": lambda api, _c, a: _need_api(api).set_thinking_level(str(_arg(a, 0))),
     "setModel": _set_model,
-    "builtinTool": _builtin_tool,
     "models.getApiKey": _api_key,
     "models.getApiKeyAndHeaders": lambda api, c, a: {"apiKey": _api_key(api, c, a), "headers": {}},
     "ui.select": _select,
@@ -176,10 +167,6 @@ def handle(bridge: Bridge, message: Message) -> None:
     api = record.api if record is not None else None
     ctx = bridge.context_for(message.get("ctx"))
     call = CALLS.get(method)
-    if method == "builtinTool" and _replaced(bridge, str(_arg(args, 0))):
-        # The session's tool of that name is an extension's: running it would call back here.
-        bridge.reply(request_id, False, error=f"the built-in {_arg(args, 0)} tool is replaced by an extension")
-        return
     if call is None:
         bridge.reply(request_id, False, error=f"unknown host call {method}")
         return
@@ -207,10 +194,6 @@ def handle(bridge: Bridge, message: Message) -> None:
     task = asyncio.ensure_future(finish())
     if isinstance(request_id, int):
         bridge.track(request_id, task)
-
-
-def _replaced(bridge: Bridge, name: str) -> bool:
-    return any(("tool", name) in record.registered for record in bridge.extensions.values())
 
 
 def _plain(value: object) -> object:

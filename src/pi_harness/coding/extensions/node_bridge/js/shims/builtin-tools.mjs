@@ -1,13 +1,12 @@
 // The built-in tool factories of Pi's package (`createBashTool(cwd)`...), for extensions that
 // wrap or re-register a built-in tool. An extension tool of the same name replaces the host's
 // built-in, so the host cannot run it for them: bash, read, write, edit and ls run here, in
-// Node; grep and find are asked of the host (refused when an extension has replaced them).
+// Node (grep and find with a plain walk that skips .git and node_modules, not .gitignore).
 // Names, descriptions and parameters are those of pi-harness's tools (builtin-tools.json).
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, resolve } from "node:path";
-import { call } from "../channel.mjs";
+import { dirname, isAbsolute, matchesGlob, relative, resolve } from "node:path";
 import { state } from "../state.mjs";
 import { truncateHead, truncateTail } from "./truncate.mjs";
 
@@ -87,7 +86,65 @@ async function runLs(cwd, _options, params) {
   return text(shown.join("\n") || "(empty directory)");
 }
 
-const LOCAL = { bash: runBash, read: runRead, write: runWrite, edit: runEdit, ls: runLs };
+const SKIPPED_DIRS = new Set([".git", "node_modules"]);
+
+async function* walk(root, directory = root) {
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = resolve(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name)) yield* walk(root, path);
+    } else if (entry.isFile()) {
+      yield relative(root, path);
+    }
+  }
+}
+
+function globMatches(rel, pattern) {
+  return pattern.includes("/") ? matchesGlob(rel, pattern) : matchesGlob(rel.split("/").pop(), pattern);
+}
+
+async function runFind(cwd, _options, params) {
+  const root = where(cwd, params.path ?? ".");
+  const found = [];
+  for await (const rel of walk(root)) {
+    if (globMatches(rel, params.pattern)) found.push(rel);
+    if (found.length >= (params.limit ?? 1000)) break;
+  }
+  return text(found.length ? truncateHead(found.join("\n")).content : "No files found matching pattern");
+}
+
+async function runGrep(cwd, _options, params) {
+  const root = where(cwd, params.path ?? ".");
+  const source = params.literal ? params.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : params.pattern;
+  const regex = new RegExp(source, params.ignoreCase ? "i" : "");
+  const limit = params.limit ?? 100;
+  const lines = [];
+  const single = await stat(root).then((info) => info.isFile(), () => false);
+  const files = single ? [[dirname(root), relative(dirname(root), root)]] : [];
+  if (!single) for await (const rel of walk(root)) if (!params.glob || globMatches(rel, params.glob)) files.push([root, rel]);
+  for (const [base, rel] of files) {
+    const content = await readFile(resolve(base, rel), "utf8").catch(() => "\0");
+    if (content.includes("\0")) continue;
+    const fileLines = content.split("\n");
+    fileLines.forEach((line, index) => {
+      if (lines.length < limit && regex.test(line)) lines.push(`${rel}:${index + 1}: ${line.slice(0, 500)}`);
+    });
+    if (lines.length >= limit) break;
+  }
+  return text(lines.length ? truncateHead(lines.join("\n")).content : "No matches found");
+}
+
+const LOCAL = {
+  bash: runBash,
+  read: runRead,
+  write: runWrite,
+  edit: runEdit,
+  ls: runLs,
+  find: runFind,
+  grep: runGrep,
+};
 
 export function builtinTool(name, cwd, options = {}) {
   const spec = SPECS[name];
@@ -95,8 +152,7 @@ export function builtinTool(name, cwd, options = {}) {
   return {
     ...spec,
     execute(toolCallId, params, signal) {
-      if (local) return local(cwd, options, params, signal);
-      return call(null, null, "builtinTool", [name, toolCallId, params, cwd ?? null], signal);
+      return local(cwd, options, params, signal);
     },
   };
 }
