@@ -188,3 +188,40 @@ async def test_minimal_mode_tools_search_and_list(
     assert results["c2"]["content"][0]["text"] == "src/main.py"
     assert results["c3"]["content"][0]["text"] == "src/"
     await result.runtime.shutdown()
+
+
+class EditorUI:
+    """A user interface that records the editor text and notices it is given."""
+
+    def __init__(self) -> None:
+        self.editor = ""
+        self.told: list[str] = []
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor = text
+
+    def get_editor_text(self) -> str:
+        return self.editor
+
+    def notify(self, message: str, type: str = "info") -> None:
+        self.told.append(message)
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+async def test_qna_asks_the_model_behind_a_loader(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    server.push(
+        ScriptedResponse(steps=[TextStep("Which database? And which port?")]),
+        ScriptedResponse(steps=[TextStep("Q: Which database?\nA:\n\nQ: Which port?\nA:")]),
+    )
+    result = await make_session(server, project, extension_paths=[str(examples / "qna.ts")])
+    ui = EditorUI()
+    await result.session.bind_extensions(ui=ui, has_ui=True, mode="interactive")  # type: ignore[arg-type]  # duck-typed UI
+    await result.session.prompt("set it up")
+    await result.session.prompt("/qna")
+    assert ui.editor == "Q: Which database?\nA:\n\nQ: Which port?\nA:"
+    assert ui.told[-1].startswith("Questions loaded")
+    # The extraction request carried the last answer to the session's model.
+    assert "Which database? And which port?" in str(server.requests[1].json["messages"])
+    await result.runtime.shutdown()

@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Literal, cast
 
-from pi_harness.ai.types import Model, UserContent
+from pi_harness.ai.types import Context, Model, UserContent
 from pi_harness.coding.extensions.api import ExtensionAPI
 from pi_harness.coding.extensions.context import ExtensionCommandContext, ExtensionContext
 from pi_harness.coding.extensions.node_bridge.protocol import Bridge, Message
@@ -117,6 +117,26 @@ def _compact(_api: ExtensionAPI | None, ctx: ExtensionContext | None, args: Args
     _need_ctx(ctx).compact(_str(_arg(args, 0)))
 
 
+async def _complete(_api: ExtensionAPI | None, ctx: ExtensionContext | None, args: Args) -> object:
+    # ``ctx.modelRegistry.complete(model, context, options)``: one completion with the
+    # session's credentials for that model; cancelled when the JS side aborts the call.
+    from pi_harness.ai.api import complete_simple
+    from pi_harness.ai.options import SimpleStreamOptions
+
+    runtime = _need_ctx(ctx).model_runtime
+    wanted = _options(args, 0)
+    found = runtime.find(str(wanted.get("provider")), str(wanted.get("id")))
+    model = found if found is not None else cast(Model, dict(wanted))
+    options = _options(args, 2)
+    max_tokens = options.get("maxTokens")
+    stream_options = SimpleStreamOptions(
+        api_key=runtime.get_api_key(model["provider"]),
+        headers=runtime.get_request_headers(model) or None,
+        max_tokens=max_tokens if isinstance(max_tokens, int) else None,
+    )
+    return await complete_simple(model, cast(Context, dict(_options(args, 1))), stream_options)
+
+
 def _api_key(_api: ExtensionAPI | None, ctx: ExtensionContext | None, args: Args) -> object:
     model = _options(args, 0)
     return _need_ctx(ctx).model_runtime.get_api_key(str(model.get("provider")))
@@ -132,6 +152,7 @@ CALLS: dict[str, Call] = {
     "setThinkingLevel": lambda api, _c, a: _need_api(api).set_thinking_level(str(_arg(a, 0))),
     "setModel": _set_model,
     "models.getApiKey": _api_key,
+    "models.complete": _complete,
     "models.getApiKeyAndHeaders": lambda api, c, a: {"apiKey": _api_key(api, c, a), "headers": {}},
     "ui.select": _select,
     "ui.confirm": _confirm,

@@ -43,7 +43,8 @@ class SnapshotTracker:
             return state
         _try(state, "cwd", lambda: ctx.cwd)
         state["hasUI"] = ctx.has_ui
-        _try(state, "mode", lambda: ctx.mode)
+        # Pi names the interactive mode "tui" (its ExtensionMode); Pi's extensions test for that.
+        _try(state, "mode", lambda: "tui" if ctx.mode == "interactive" else ctx.mode)
         _try(state, "model", lambda: ctx.model)
         _try(state, "isIdle", ctx.is_idle)
         _try(state, "hasPendingMessages", ctx.has_pending_messages)

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { call, notify, send } from "./channel.mjs";
 import { sessionManager, state } from "./state.mjs";
 import { noticeOnce } from "./notice.mjs";
+import { BorderedLoader } from "./shims/pi-coding-agent.mjs";
 import { plainTheme } from "./shims/theme.mjs";
 
 const sharedBus = new Map(); // pi.events: shared by every extension in this sidecar
@@ -186,10 +187,7 @@ export function createContext(ext, ctxId, signal) {
     },
     getEditorText: () => state.editorText,
     pasteToEditor: (text) => tell("ui.pasteToEditor", text),
-    custom: async () => {
-      unsupported("custom")();
-      return undefined;
-    },
+    custom: (factory) => customComponent(factory, unsupported("custom")),
     setFooter: unsupported("setFooter"),
     setHeader: unsupported("setHeader"),
     setEditorComponent: unsupported("setEditorComponent"),
@@ -214,6 +212,10 @@ export function createContext(ext, ctxId, signal) {
     hasConfiguredAuth: () => true,
     getApiKeyAndHeaders: (model) => ask("models.getApiKeyAndHeaders", [model]),
     getApiKey: (model) => ask("models.getApiKey", [model]),
+    complete: (model, context, options = {}) => {
+      const { signal, ...rest } = options;
+      return ask("models.complete", [model, context, rest], signal);
+    },
   };
   return {
     ui,
@@ -250,6 +252,35 @@ export function createContext(ext, ctxId, signal) {
     switchSession: (path) => ask("switchSession", [path]),
     reload: () => ask("reload", []),
   };
+}
+
+// ctx.ui.custom: a component showing progress while the extension works (a BorderedLoader
+// that calls done() when its work ends) runs, and custom() resolves with what it passed to
+// done(); any other component would wait for keys the bridge never sends, so it is not shown
+// and custom() resolves with undefined at once (with a one-time notice).
+function customComponent(factory, notice) {
+  return new Promise((resolve) => {
+    let finished = false;
+    const done = (value) => {
+      if (!finished) {
+        finished = true;
+        resolve(value);
+      }
+    };
+    let component;
+    try {
+      component = factory({ requestRender() {} }, plainTheme, { matches: () => false }, done);
+    } catch {
+      component = undefined;
+    }
+    Promise.resolve(component).then((value) => {
+      if (!(value instanceof BorderedLoader) && !finished) {
+        notice();
+        value?.dispose?.();
+        done(undefined);
+      }
+    });
+  });
 }
 
 function widgetLines(content) {
