@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from _agent_session_helpers import make_session
 
+from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
@@ -50,11 +51,13 @@ WORKING: list[tuple[str, list[str], list[str]]] = [
     ("preset.ts", [], ["preset"]),
     ("project-trust.ts", [], []),
     ("protected-paths.ts", [], []),
+    ("qna.ts", [], ["qna"]),
     ("provider-payload.ts", [], []),
     ("question.ts", ["question"], []),
     ("questionnaire.ts", ["questionnaire"], []),
     ("reload-runtime.ts", ["reload_runtime"], ["reload-runtime"]),
     ("rpc-demo.ts", [], ["rpc-input", "rpc-editor", "rpc-prefill"]),
+    ("sandbox", ["bash"], ["sandbox"]),
     ("send-user-message.ts", [], ["ask", "steer", "followup", "askwith"]),
     ("session-name.ts", [], ["session-name"]),
     ("shutdown-command.ts", ["finish_and_exit", "deploy_and_exit"], ["quit"]),
@@ -104,3 +107,15 @@ async def test_examples_load_and_run_a_turn(
     assert own_tools <= declared | {"find", "grep", "ls"}  # minimal-mode re-registers inactive built-ins
     await result.runtime.shutdown()
     assert [(e.extension_path, e.event, e.error) for e in errors] == []
+
+
+async def test_all_79_examples_load(examples: Path) -> None:
+    """Every example of Pi 1.4.0 loads (with the npm dependencies of gondolin and sandbox
+    installed next to them), all into one runner. No session is started: gondolin would try
+    to download its VM image at ``session_start``."""
+    entries = sorted(str(p) for p in examples.iterdir() if p.name != "README.md")
+    assert len(entries) == 79
+    runner = ExtensionRunner()
+    assert await runner.load_paths(entries) == []
+    assert sorted(e.path for e in runner.extensions) == entries
+    assert sum(len(e.tools) + len(e.commands) + len(e.handlers) for e in runner.extensions) >= 179
