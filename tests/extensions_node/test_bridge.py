@@ -147,12 +147,13 @@ export default function (pi) {
   pi.registerCommand("ask", {
     description: "asks the user",
     handler: async (args, ctx) => {
+      const shown = await ctx.ui.custom(() => ({ render: () => ["a game"] }));
       const color = await ctx.ui.select("Color?", ["red", "blue"]);
       const sure = await ctx.ui.confirm("Sure?", `picked ${color}`);
       const name = await ctx.ui.input("Name?", "placeholder");
       const entries = ctx.sessionManager.getEntries().length;
       const branch = ctx.sessionManager.getBranch().map((e) => e.type);
-      pi.appendEntry("asked", { color, sure, name, args, shout: pi.getFlag("shout"), entries, branch });
+      pi.appendEntry("asked", { shown: shown ?? "nothing", color, sure, name, args, shout: pi.getFlag("shout"), entries, branch });
       pi.setActiveTools(["read"]);
       ctx.ui.notify(`${name} likes ${color}`, "info");
       ctx.ui.setStatus("ask", `hasUI=${ctx.hasUI}`);
@@ -208,11 +209,14 @@ async def test_dialogs_state_and_actions_cross_the_channel(node: str, server: Fa
     await session.prompt("/ask now")
     assert errors == []
     assert ui.asked == ["select Color? ['red', 'blue']", "confirm Sure? picked blue", "input Name? placeholder"]
-    assert ui.told == [("Ada likes blue", "info"), ("ask", "hasUI=true")]
+    # A pi-tui component cannot be shown: custom() gives undefined, with a one-time warning.
+    assert ui.told[0][1] == "warning" and ui.told[0][0].startswith("ctx.ui.custom (a pi-tui component) is not bridged")
+    assert ui.told[1:] == [("Ada likes blue", "info"), ("ask", "hasUI=true")]
     custom = [e for e in session.session_manager.get_entries() if e["type"] == "custom"]
     assert len(custom) == 1 and custom[0]["customType"] == "asked"
     data = custom[0]["data"]
-    assert {k: data[k] for k in ("color", "sure", "name", "args", "shout")} == {
+    assert {k: data[k] for k in ("shown", "color", "sure", "name", "args", "shout")} == {
+        "shown": "nothing",
         "color": "blue",
         "sure": True,
         "name": "Ada",

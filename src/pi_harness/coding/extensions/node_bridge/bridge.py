@@ -203,10 +203,19 @@ class NodeBridge:
             self.notice(str(message.get("message")))
 
     def notice(self, text: str) -> None:
-        """A one-line warning about something the bridge cannot do (each text once)."""
-        if text not in self.notices:
-            self.notices.append(text)
-            print(f"Warning: {text}", file=sys.stderr)
+        """A one-line warning about something the bridge cannot do (each text once): through the
+        session's UI when there is one (stderr would tear an interactive screen), else stderr."""
+        if text in self.notices:
+            return
+        self.notices.append(text)
+        ctx = self.last_ctx
+        try:
+            if ctx is not None and ctx.has_ui:
+                ctx.ui.notify(text, "warning")
+                return
+        except Exception:
+            pass  # a stale context: fall back to stderr
+        print(f"Warning: {text}", file=sys.stderr)
 
     def track(self, request_id: int, task: asyncio.Task[None]) -> None:
         self._host_tasks[request_id] = task
