@@ -226,3 +226,47 @@ async def test_dialogs_state_and_actions_cross_the_channel(node: str, server: Fa
     assert data["branch"][-2:] == ["message", "message"] and data["entries"] >= 2
     assert session.get_active_tool_names() == ["read"]
     await result.runtime.shutdown()
+
+
+SIGNALLED = """
+export default function (pi) {
+  pi.registerCommand("wait", {
+    handler: async (_args, ctx) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 20);
+      const answer = await ctx.ui.confirm("Still there?", "", { signal: controller.signal });
+      pi.appendEntry("answer", { answer, aborted: controller.signal.aborted });
+    },
+  });
+}
+"""
+
+
+class WaitingUI(AnsweringUI):
+    """A user who never answers: the dialog ends only when it is cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancelled = False
+
+    async def confirm(self, title: str, message: str = "", **_options: object) -> bool:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        return True
+
+
+async def test_a_dialog_signal_in_node_cancels_the_dialog(node: str, server: FakeLLMServer, project: Path) -> None:
+    extension = project / "signalled.js"
+    extension.write_text(SIGNALLED)
+    result = await make_session(server, project, extension_paths=[str(extension)])
+    session = result.session
+    ui = WaitingUI()
+    await session.bind_extensions(ui=ui, has_ui=True, mode="interactive")  # type: ignore[arg-type]  # duck-typed UI
+    await asyncio.wait_for(session.prompt("/wait"), 30)
+    custom = [e for e in session.session_manager.get_entries() if e["type"] == "custom"]
+    assert custom[0]["data"] == {"answer": False, "aborted": True}
+    assert ui.cancelled
+    await result.runtime.shutdown()

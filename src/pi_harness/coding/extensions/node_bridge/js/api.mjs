@@ -169,12 +169,21 @@ function theme() {
 export function createContext(ext, ctxId, signal) {
   const ask = (method, args, callSignal) => call(ext.id, ctxId, method, args, callSignal);
   const tell = (method, ...args) => notify(ext.id, ctxId, method, args);
+  // A dialog closed by its signal answers like a dismissed one (undefined, or false for confirm).
+  const dialog = (method, [first, second, opts], signal, dismissed) =>
+    ask(method, [first, second, { timeout: opts.timeout }], signal).then(
+      (value) => value ?? dismissed,
+      (error) => {
+        if (signal?.aborted) return dismissed;
+        throw error;
+      },
+    );
   const unsupported = (name) => () =>
     noticeOnce(`ui.${name}`, `ctx.ui.${name} (a pi-tui component) is not bridged to Node extensions; plain rendering is used.`);
   const ui = {
-    select: (title, options, opts = {}) => ask("ui.select", [title, options, { timeout: opts.timeout }], opts.signal),
-    confirm: (title, message, opts = {}) => ask("ui.confirm", [title, message ?? "", { timeout: opts.timeout }], opts.signal),
-    input: (title, placeholder, opts = {}) => ask("ui.input", [title, placeholder, { timeout: opts.timeout }], opts.signal),
+    select: (title, options, opts = {}) => dialog("ui.select", [title, options, opts], opts.signal, undefined),
+    confirm: (title, message, opts = {}) => dialog("ui.confirm", [title, message ?? "", opts], opts.signal, false),
+    input: (title, placeholder, opts = {}) => dialog("ui.input", [title, placeholder, opts], opts.signal, undefined),
     editor: (title, prefill) => ask("ui.editor", [title, prefill]),
     notify: (message, type = "info") => tell("ui.notify", String(message), type),
     setStatus: (key, text) => tell("ui.setStatus", key, text ?? null),
