@@ -225,3 +225,28 @@ async def test_qna_asks_the_model_behind_a_loader(examples: Path, server: FakeLL
     # The extraction request carried the last answer to the session's model.
     assert "Which database? And which port?" in str(server.requests[1].json["messages"])
     await result.runtime.shutdown()
+
+
+async def test_claude_rules_lists_project_rules_in_the_system_prompt(
+    examples: Path, server: FakeLLMServer, project: Path
+) -> None:
+    (project / ".claude" / "rules" / "frontend").mkdir(parents=True)
+    (project / ".claude" / "rules" / "testing.md").write_text("# Tests\n")
+    (project / ".claude" / "rules" / "frontend" / "css.md").write_text("# CSS\n")
+    server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    result = await make_session(server, project, extension_paths=[str(examples / "claude-rules.ts")])
+    await result.session.prompt("hi")
+    prompt = system_prompt_of(server.requests[0])
+    assert "- .claude/rules/testing.md" in prompt and "- .claude/rules/frontend/css.md" in prompt
+    await result.runtime.shutdown()
+
+
+async def test_session_name_command_names_the_session(examples: Path, server: FakeLLMServer, project: Path) -> None:
+    result = await make_session(server, project, extension_paths=[str(examples / "session-name.ts")])
+    ui = EditorUI()
+    await result.session.bind_extensions(ui=ui, has_ui=True, mode="interactive")  # type: ignore[arg-type]  # duck-typed UI
+    await result.session.prompt("/session-name release prep")
+    await result.session.prompt("/session-name")
+    assert result.session.session_manager.get_session_name() == "release prep"
+    assert ui.told == ["Session named: release prep", "Session: release prep"]
+    await result.runtime.shutdown()
