@@ -28,7 +28,9 @@ export const state = {
 
 export function applySnapshot(snapshot) {
   if (!snapshot) return;
-  const { entries, entriesFrom, ...rest } = snapshot;
+  const { entries, entriesFrom, flags, ...rest } = snapshot;
+  // Each request carries the flags of its own extension; flag names are unique across them.
+  if (flags) state.flags = { ...state.flags, ...flags };
   if (Array.isArray(entries)) {
     state.entries = entriesFrom ? state.entries.slice(0, entriesFrom).concat(entries) : entries;
   }
