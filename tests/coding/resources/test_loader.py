@@ -33,11 +33,11 @@ def test_trusted_project_loads_everything(tmp_path: Path, agent_dir: Path) -> No
     loader.reload()
     assert [s.name for s in loader.get_skills()] == ["proj-skill", "user-skill"]
     assert [p.name for p in loader.get_prompts()] == ["fix"]
-    assert [Path(p).name for p in loader.get_extension_paths()] == ["proj_ext.py", "user_ext.py"]
+    # A Pi TypeScript extension is found too (the Node bridge runs it, extensions-node.md).
+    assert [Path(p).name for p in loader.get_extension_paths()] == ["old.ts", "proj_ext.py", "user_ext.py"]
     assert loader.get_system_prompt() == "project system"
     assert loader.get_append_system_prompt() == ["global append"]
     assert [f.content for f in loader.get_agents_files()] == ["project agents"]
-    assert any("TypeScript extensions are not supported" in d.message for d in loader.diagnostics)
 
 
 def test_untrusted_project_skips_protected_resources(tmp_path: Path, agent_dir: Path) -> None:
@@ -68,7 +68,7 @@ def test_cli_switches_and_settings_filters(tmp_path: Path, agent_dir: Path) -> N
     )
     loader = DefaultResourceLoader(proj, agent_dir, SettingsManager.create(proj, agent_dir), options=options)
     loader.reload()
-    assert [Path(p).name for p in loader.get_extension_paths()] == ["extra.py", "proj_ext.py"]
+    assert [Path(p).name for p in loader.get_extension_paths()] == ["extra.py", "old.ts", "proj_ext.py"]
     assert [s.name for s in loader.get_skills()] == ["user-skill"]  # explicit paths load despite -ns
     assert loader.get_agents_files() == []
     assert loader.get_system_prompt() == "cli system"

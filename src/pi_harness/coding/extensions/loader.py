@@ -1,6 +1,7 @@
 """Importing extension modules.
 
-An extension is a ``.py`` file or a package directory (``__init__.py``, or a manifest listing its
+An extension is a ``.py`` file, a Pi ``.ts``/``.js`` file (run by ``node_bridge``), or a package
+directory (``__init__.py``, or a manifest listing its
 entries: ``pyproject.toml`` ``[tool.pi] extensions = [...]`` or ``package.json``
 ``{"pi": {"extensions": [...]}}``). Each load imports fresh under a unique module name so that
 ``/reload`` picks up edits; the extension's directory is on ``sys.path`` only while importing.
@@ -14,6 +15,8 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from pi_harness.coding.extensions import node_bridge
 
 _counter = itertools.count(1)
 
@@ -40,7 +43,11 @@ def _manifest_entries(directory: Path) -> list[Path]:
     if package.is_file():
         try:
             entries = json.loads(package.read_text(encoding="utf-8")).get("pi", {}).get("extensions", [])
-            return [directory / e for e in entries if (directory / e).exists() and str(e).endswith(".py")]
+            return [
+                directory / e
+                for e in entries
+                if (directory / e).exists() and str(e).endswith((".py", *node_bridge.NODE_SUFFIXES))
+            ]
         except (OSError, ValueError, AttributeError):
             pass
     return []
@@ -56,6 +63,10 @@ def entry_files(path: Path) -> list[Path]:
             return listed
         if (path / "__init__.py").is_file():
             return [path / "__init__.py"]
+        # A Pi extension directory: index.ts / index.js (run by the Node bridge).
+        for name in node_bridge.INDEX_FILES:
+            if (path / name).is_file():
+                return [path / name]
     return []
 
 
@@ -63,10 +74,10 @@ SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
 
 
 def import_factory(file: Path, display_path: str) -> Callable[..., object]:
-    """Import ``file`` fresh and return its ``extension`` callable."""
-    if file.suffix in SCRIPT_SUFFIXES:
-        # Pi's TypeScript/JavaScript extensions (from packages, say) need a Node sidecar.
-        raise ExtensionLoadError(display_path, f"TypeScript extensions are not supported: {display_path}")
+    """Import ``file`` fresh and return its ``extension`` callable (for a ``.ts``/``.js`` file, a
+    factory that runs it in the Node sidecar)."""
+    if node_bridge.is_node_extension(file):
+        return node_bridge.node_factory(file, display_path)
     is_package = file.name == "__init__.py"
     module_name = f"pi_ext_{abs(hash(str(file))) % 10**8}_{next(_counter)}"
     location = file.parent if is_package else file

@@ -104,7 +104,8 @@ def _resolve(value: str, base: Path) -> Path:
 
 
 def discover_extension_entries(directory: Path, diagnostics: list[ResourceDiagnostic]) -> list[Path]:
-    """One level: ``*.py`` files and sub-directories with ``__init__.py`` (or a manifest)."""
+    """One level: ``*.py``/``*.ts``/``*.js`` files and sub-directories with ``__init__.py``,
+    ``index.ts``/``index.js`` or a manifest."""
     if not directory.is_dir():
         return []
     found: list[Path] = []
@@ -112,16 +113,16 @@ def discover_extension_entries(directory: Path, diagnostics: list[ResourceDiagno
         if entry.name.startswith((".", "_")):
             continue
         if entry.is_file():
-            if entry.suffix == ".py":
+            # .ts/.js/.mjs run in the Node sidecar (extensions-node.md); without Node the loader
+            # skips them with one line naming the file.
+            if entry.suffix in (".py", ".ts", ".mts", ".js", ".mjs"):
                 found.append(entry.resolve())
-            elif entry.suffix in (".ts", ".js", ".mjs", ".cjs"):
-                diagnostics.append(
-                    ResourceDiagnostic("warning", f"TypeScript extensions are not supported: {entry}", str(entry))
-                )
         elif entry.is_dir() and (
             (entry / "__init__.py").is_file()
             or (entry / "pyproject.toml").is_file()
             or (entry / "package.json").is_file()
+            or (entry / "index.ts").is_file()
+            or (entry / "index.js").is_file()
         ):
             found.append(entry.resolve())
     return found
