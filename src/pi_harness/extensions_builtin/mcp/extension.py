@@ -70,7 +70,11 @@ class McpOptions:
         return bool(value() if callable(value) else value)
 
     def connection_settings(self) -> ConnectionSettings:
-        return ConnectionSettings(connect_timeout_s=self.connect_timeout_s, retry=RetryPolicy(self.retry_delays_s))
+        return ConnectionSettings(
+            connect_timeout_s=self.connect_timeout_s,
+            retry=RetryPolicy(self.retry_delays_s),
+            auth_dir=self.resolved_agent_dir(),
+        )
 
 
 def create_mcp_extension(options: McpOptions | None = None) -> Callable[[ExtensionAPI], None]:
