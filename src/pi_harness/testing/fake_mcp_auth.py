@@ -211,7 +211,11 @@ class FakeMcpAuthServer:
     def _oauth(self, method: str, path: str, query: bytes, body: bytes) -> tuple[int, Any, list[tuple[bytes, bytes]]]:
         base = self.base_url
         if method == "GET" and path.startswith("/.well-known/oauth-protected-resource"):
-            return 200, {"resource": self.url, "authorization_servers": [base], "scopes_supported": list(self.scopes)}, []
+            return (
+                200,
+                {"resource": self.url, "authorization_servers": [base], "scopes_supported": list(self.scopes)},
+                [],
+            )
         if method == "GET" and path.startswith("/.well-known/oauth-authorization-server"):
             return 200, self._metadata(), []
         if method == "POST" and path == "/register":
@@ -282,8 +286,10 @@ class FakeMcpAuthServer:
             grant = form.get("grant_type")
             if grant == "authorization_code":
                 code = self._state.codes.pop(form.get("code", ""), None)
-                if code is None or code.client_id != form.get("client_id") or code.redirect_uri != form.get(
-                    "redirect_uri"
+                if (
+                    code is None
+                    or code.client_id != form.get("client_id")
+                    or code.redirect_uri != form.get("redirect_uri")
                 ):
                     return 400, {"error": "invalid_grant"}, []
                 if _s256(form.get("code_verifier", "")) != code.challenge:
@@ -322,7 +328,7 @@ async def _body(receive: Receive) -> bytes:
     body = b""
     while True:
         message = await receive()
-        body += message.get("body", b"")
+        body += bytes(message.get("body", b""))
         if not message.get("more_body"):
             return body
 

@@ -44,8 +44,8 @@ from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.extensions import HARNESS_VERSION
 from pi_harness.extensions_builtin.mcp.config import McpServerConfig
 from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
-from pi_harness.extensions_builtin.mcp.oauth import BrowserStep, create_auth, needs_sign_in
 from pi_harness.extensions_builtin.mcp.log import McpLog
+from pi_harness.extensions_builtin.mcp.oauth import BrowserStep, create_auth, needs_sign_in
 from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
 from pi_harness.extensions_builtin.mcp.stderr import StderrRelay
 from pi_harness.extensions_builtin.mcp.values import UnresolvedValue, resolve_map

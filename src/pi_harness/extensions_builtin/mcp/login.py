@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_harness.extensions_builtin.mcp.auth_store import McpAuthFile
+from pi_harness.extensions_builtin.mcp.commands import Outcome
 from pi_harness.extensions_builtin.mcp.config import McpServerConfig, load_mcp_config
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog, SdkLogCapture
 from pi_harness.extensions_builtin.mcp.oauth import BrowserStep
@@ -21,18 +22,6 @@ from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings, RetryPo
 
 DEFAULT_LOGIN_TIMEOUT_S = 300.0
 HELP_HINT = 'Use "pi mcp --help" for usage.'
-
-
-class Outcome:
-    def __init__(self) -> None:
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self.code = 0
-
-    def fail(self, line: str) -> Outcome:
-        self.err.append(line)
-        self.code = 1
-        return self
 
 
 def _find(
@@ -72,7 +61,9 @@ def _find(
         project_file = cwd / ".pi" / "mcp.json"
         note = ""
         if not trusted and project_file.is_file():
-            note = f" {project_file} is ignored because the project is not trusted. Start pi in the project to trust it."
+            note = (
+                f" {project_file} is ignored because the project is not trusted. Start pi in the project to trust it."
+            )
         names = ", ".join(config.servers) or "none"
         outcome.fail(f'No MCP server named "{name}".{note} Configured: {names}.')
         return None
@@ -91,11 +82,35 @@ def mcp_logout(args: list[str], *, cwd: Path, agent_directory: Path, project_tru
     assert server.url is not None
     removed = McpAuthFile(agent_directory).remove(server.name, server.url)
     name = server.name
-    outcome.out.append(f'Signed out of MCP server "{name}".' if removed else f'No stored credentials for MCP server "{name}".')
+    outcome.out.append(
+        f'Signed out of MCP server "{name}".' if removed else f'No stored credentials for MCP server "{name}".'
+    )
     return outcome
 
 
 def mcp_login(
+    args: list[str],
+    *,
+    cwd: Path,
+    agent_directory: Path,
+    project_trusted: bool,
+    open_url: Callable[[str], object],
+    retry_delays_s: tuple[float, ...] | None = None,
+) -> Outcome:
+    """Synchronous entry for the CLI."""
+    return asyncio.run(
+        mcp_login_async(
+            args,
+            cwd=cwd,
+            agent_directory=agent_directory,
+            project_trusted=project_trusted,
+            open_url=open_url,
+            retry_delays_s=retry_delays_s,
+        )
+    )
+
+
+async def mcp_login_async(
     args: list[str],
     *,
     cwd: Path,
@@ -109,7 +124,7 @@ def mcp_login(
     if found is None:
         return outcome
     server, timeout = found
-    return asyncio.run(_login(server, timeout, cwd, agent_directory, open_url, retry_delays_s, outcome))
+    return await _login(server, timeout, cwd, agent_directory, open_url, retry_delays_s, outcome)
 
 
 async def _login(
@@ -121,10 +136,6 @@ async def _login(
     retry_delays_s: tuple[float, ...] | None,
     outcome: Outcome,
 ) -> Outcome:
-    from pi_harness.extensions_builtin.mcp.connection import ServerConnection
-    from pi_harness.extensions_builtin.mcp.signin import SignInCancelled, SignInFailed, sign_in
-
-    name = server.name
     settings = ConnectionSettings(
         retry=RetryPolicy(retry_delays_s) if retry_delays_s is not None else RetryPolicy(), auth_dir=agent_directory
     )

@@ -121,7 +121,7 @@ def _provider_class() -> type[Any]:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
-    class PiOAuthProvider(OAuthClientProvider):  # type: ignore[misc]
+    class PiOAuthProvider(OAuthClientProvider):
         """The SDK provider with Pi's stored expiry, stored discovery and refresh-on-401."""
 
         storage_view: ServerTokenStorage
