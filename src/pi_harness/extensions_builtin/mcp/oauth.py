@@ -274,7 +274,8 @@ def create_auth(config: McpServerConfig, agent_directory: Path, browser: Browser
     )
     provider.storage_view = storage
     provider.interactive = browser is not None
-    return provider  # type: ignore[no-any-return]
+    auth: httpx2.Auth = provider  # the class is made lazily (no SDK import at load), so it is Any
+    return auth
 
 
 def _stored_redirect(agent_directory: Path, config: McpServerConfig) -> str:
