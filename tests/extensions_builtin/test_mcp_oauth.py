@@ -250,3 +250,35 @@ def test_pi_mcp_login_follows_the_browser_command(
         check=False,
     )
     assert (done.returncode, done.stdout) == (0, 'Signed out of MCP server "prot".\n')
+
+
+async def test_session_mcp_login_logout_and_exposure(
+    tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer, harness: Any, recording_ui: Any
+) -> None:
+    """``/mcp`` in a session: the startup report, sign-in (then the session's connection uses it),
+    the plain status, sign-out, and a saved exposure change."""
+    configure(agent_dir, protected)
+    options = McpOptions(retry_delays_s=(0.01, 0.01), open_url=protected.visit)
+    h = await harness(create_mcp_extension(options), tmp_path, ui=recording_ui)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    await h.runner.run_command("mcp", "")
+    assert recording_ui.notifications[-1] == ("info", "prot: needs sign-in, run /mcp login prot (direct)")
+    await h.runner.run_command("mcp", "login prot")
+    shown = [text for _kind, text in recording_ui.notifications if text.startswith('Sign in to MCP server "prot"')]
+    assert len(shown) == 1 and "/authorize?" in shown[0]
+    assert recording_ui.notifications[-1] == ("info", 'Signed in to MCP server "prot" (1 tools).')
+    result = await h.call("mcp__prot__whoami", {})
+    assert result["content"] == [{"type": "text", "text": "signed in as client-1"}]
+
+    await h.runner.run_command("mcp", "exposure prot deferred")
+    saved = json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["prot"]
+    assert saved["exposure"] == "deferred"
+    assert recording_ui.notifications[-1][0] == "info"
+
+    await h.runner.run_command("mcp", "logout prot")
+    assert recording_ui.notifications[-1] == ("info", 'Signed out of MCP server "prot".')
+    assert "tokens" not in (agent_dir / "mcp-auth.json").read_text()
+    await h.runner.run_command("mcp", "")
+    assert recording_ui.notifications[-1] == ("info", "prot: needs sign-in, run /mcp login prot (deferred)")
+    await h.shutdown()

@@ -61,6 +61,8 @@ class McpOptions:
     first_prompt_wait_s: float = FIRST_PROMPT_WAIT_S
     connect_timeout_s: float | None = None  # spawn + initialize + first tools/list; None = the server's timeout
     retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S  # one retry of a transient HTTP failure per entry
+    # How ``/mcp login`` opens the authorization page; None: a graphical browser, when there is one.
+    open_url: Callable[[str], object] | None = None
 
     def resolved_agent_dir(self) -> Path:
         return self.agent_dir if self.agent_dir is not None else agent_dir()
@@ -89,7 +91,7 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.register_command(
             "mcp",
             state.on_command,
-            description="MCP servers: status; reconnect, enable or disable a server",
+            description="MCP servers: status; sign in or out, reconnect, enable or disable, change exposure",
             get_argument_completions=state.complete,
         )
 
@@ -150,6 +152,8 @@ class _McpState:
             if status.status == "failed":
                 first = (status.error or "unknown error").split("\n", 1)[0]
                 lines.append(f"{status.name}: failed: {first}")
+            elif status.status == "needs-auth":
+                lines.append(f"{status.name}: needs sign-in")
         if lines:
             body = "\n".join(f"  {line}" for line in lines)
             self._notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
@@ -220,15 +224,34 @@ class _McpState:
         def tools_changed(server: str, enabled: bool) -> None:
             if not enabled:
                 self.tools.withdraw(server)
+                return
+            connection = self.manager.connections.get(server) if self.manager is not None else None
+            if connection is not None and connection.status == "connected":
+                self.tools.update(connection)  # registered again under the server's new exposure
+
+        def notify(line: str) -> None:
+            ctx.ui.notify(line, "info")
 
         config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
         if not args.strip() and ctx.has_ui and ctx.mode == "interactive":
             outcome = await manage(
-                ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+                ctx.ui,
+                config=config,
+                manager=manager,
+                agent_directory=directory,
+                tools_changed=tools_changed,
+                notify=notify,
+                open_url=self.options.open_url,
             )
         else:
             outcome = await run_mcp_command(
-                args, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+                args,
+                config=config,
+                manager=manager,
+                agent_directory=directory,
+                tools_changed=tools_changed,
+                notify=notify,
+                open_url=self.options.open_url,
             )
         if outcome is not None:
             ctx.ui.notify(*outcome)
