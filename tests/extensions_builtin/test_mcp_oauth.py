@@ -167,6 +167,15 @@ async def test_without_sign_in_the_server_needs_sign_in_and_list_says_how(
     assert not (agent_dir / "mcp-auth.json").exists() or "tokens" not in (agent_dir / "mcp-auth.json").read_text()
 
 
+def test_configured_scope_and_client_name_are_sent(
+    tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure(agent_dir, protected, oauth={"scope": "extra", "clientName": "Claude Code"})
+    assert login(agent_dir, tmp_path, protected.visit).code == 0
+    assert protected.registrations[0]["client_name"] == "Claude Code"
+    assert "scope=extra+tools" in capsys.readouterr().out
+
+
 def test_a_denied_sign_in_fails_clearly_and_stores_no_tokens(
     tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
 ) -> None:

@@ -172,6 +172,14 @@ def _provider_class() -> type[Any]:
                 self._save_discovery()
             return ok
 
+        async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+            # The SDK replaces the scope with the advertised one; Pi adds it to the configured scope.
+            configured = self.storage_view.settings.get("scope")
+            if isinstance(configured, str):
+                self.context.client_metadata.scope = merge_scopes(configured, self.context.client_metadata.scope)
+            result: tuple[str, str] = await super()._perform_authorization_code_grant()
+            return result
+
         def _is_registration(self, outgoing: httpx2.Request) -> bool:
             if outgoing.method != "POST":
                 return False
@@ -214,6 +222,16 @@ def _provider_class() -> type[Any]:
                 await flow.aclose()
 
     return PiOAuthProvider
+
+
+def merge_scopes(*scopes: str | None) -> str | None:
+    """The scopes of every list, each once, in first-seen order."""
+    merged: list[str] = []
+    for scope in scopes:
+        for item in (scope or "").split():
+            if item not in merged:
+                merged.append(item)
+    return " ".join(merged) or None
 
 
 def callback_settings(settings: dict[str, Any]) -> tuple[str, str, int | None, str, str | None]:
