@@ -176,6 +176,24 @@ def test_configured_scope_and_client_name_are_sent(
     assert "scope=extra+tools" in capsys.readouterr().out
 
 
+async def test_a_client_registered_in_advance_is_used_on_its_fixed_port(
+    tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer, harness: Any
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    protected.register_client("my-client", f"http://127.0.0.1:{port}/callback")
+    configure(agent_dir, protected, oauth={"clientId": "my-client", "callbackPort": port})
+    assert await login_async(agent_dir, tmp_path, protected.visit) == 0
+    assert protected.registrations == []
+    assert "clientInformation" not in stored(agent_dir, protected)  # a configured client is not stored
+    h, result = await session_call(harness, tmp_path)
+    assert result["content"] == [{"type": "text", "text": "signed in as my-client"}]
+    await h.shutdown()
+
+
 def test_a_denied_sign_in_fails_clearly_and_stores_no_tokens(
     tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
 ) -> None:
