@@ -194,6 +194,16 @@ async def test_a_client_registered_in_advance_is_used_on_its_fixed_port(
     await h.shutdown()
 
 
+def test_auth_server_metadata_url_replaces_a_wrong_advertised_server(tmp_path: Path, agent_dir: Path) -> None:
+    with FakeMcpAuthServer(advertised_authorization_server="http://127.0.0.1:9/wrong") as server:
+        configure(agent_dir, server, oauth={"authServerMetadataUrl": f"{server.base_url}/custom-metadata"})
+        outcome = login(agent_dir, tmp_path, server.visit, "--timeout", "30")
+        assert (outcome.code, outcome.out) == (0, ['Signed in to MCP server "prot" (1 tools).'])
+        assert "GET /custom-metadata" in server.requests
+        assert not any("oauth-authorization-server" in line for line in server.requests)  # no discovery
+        assert stored(agent_dir, server)["discovery"]["authorizationServerMetadata"]["issuer"].endswith("/custom")
+
+
 def test_a_denied_sign_in_fails_clearly_and_stores_no_tokens(
     tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
 ) -> None:

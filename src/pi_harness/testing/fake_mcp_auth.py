@@ -7,7 +7,9 @@ a background thread serves:
   ``signed in as <client_id>``; without a valid bearer token it answers 401 with
   ``WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"``;
 * ``/.well-known/oauth-protected-resource[/mcp]`` (RFC 9728) naming the authorization server;
-* ``/.well-known/oauth-authorization-server`` (RFC 8414), ``POST /register`` (RFC 7591),
+* ``/.well-known/oauth-authorization-server`` (RFC 8414; with ``advertised_authorization_server``
+  the resource metadata names that server instead and the metadata is only at
+  ``/custom-metadata``, for ``oauth.authServerMetadataUrl``), ``POST /register`` (RFC 7591),
   ``GET /authorize`` (302 back to the redirect URI with ``code`` and ``state``, or with
   ``error=access_denied`` while ``deny`` is set), ``POST /token`` for the ``authorization_code``
   grant (the PKCE S256 verifier is checked) and the ``refresh_token`` grant (rotating).
@@ -61,8 +63,17 @@ class _AuthState:
 
 
 class FakeMcpAuthServer:
-    def __init__(self, *, expires_in: int = 3600, scopes: tuple[str, ...] = ("tools",)) -> None:
+    def __init__(
+        self,
+        *,
+        expires_in: int = 3600,
+        scopes: tuple[str, ...] = ("tools",),
+        advertised_authorization_server: str | None = None,
+    ) -> None:
         self.expires_in = expires_in
+        # A protected-resource document naming another (wrong) authorization server, as some servers
+        # do; the right one's metadata is then only at ``/custom-metadata`` (issuer ``<base>/custom``).
+        self.advertised_authorization_server = advertised_authorization_server
         self.scopes = scopes
         self.deny = False
         self._state = _AuthState()
@@ -211,13 +222,15 @@ class FakeMcpAuthServer:
     def _oauth(self, method: str, path: str, query: bytes, body: bytes) -> tuple[int, Any, list[tuple[bytes, bytes]]]:
         base = self.base_url
         if method == "GET" and path.startswith("/.well-known/oauth-protected-resource"):
-            return (
-                200,
-                {"resource": self.url, "authorization_servers": [base], "scopes_supported": list(self.scopes)},
-                [],
-            )
+            servers = [self.advertised_authorization_server or base]
+            document = {"resource": self.url, "authorization_servers": servers, "scopes_supported": list(self.scopes)}
+            return 200, document, []
         if method == "GET" and path.startswith("/.well-known/oauth-authorization-server"):
+            if self.advertised_authorization_server is not None:
+                return 404, {"error": "not_found"}, []
             return 200, self._metadata(), []
+        if method == "GET" and path == "/custom-metadata":
+            return 200, {**self._metadata(), "issuer": f"{base}/custom"}, []
         if method == "POST" and path == "/register":
             return self._register(json.loads(body or b"{}"))
         if method == "GET" and path == "/authorize":

@@ -38,6 +38,10 @@ REFRESH_SKEW_S = 30.0
 CLIENT_METADATA_URL = "https://pi.dev/oauth/client.json"
 
 
+class OAuthMetadataError(Exception):
+    """The configured authorization-server metadata could not be read."""
+
+
 class SignInRequired(Exception):
     """The server wants a sign-in the connection may not start on its own."""
 
@@ -126,6 +130,30 @@ def _provider_class() -> type[Any]:
 
         storage_view: ServerTokenStorage
         interactive: bool = False
+        # ``oauth.authServerMetadataUrl``: used instead of discovery and trusted as configured.
+        metadata_url: str | None = None
+        configured_issuer: str | None = None
+
+        def _select_authorization_server(self, advertised: list[str]) -> str:
+            if self.configured_issuer is not None:
+                return self.configured_issuer
+            return str(super()._select_authorization_server(advertised))
+
+        def _expected_issuer(self) -> str:
+            if self.configured_issuer is not None:
+                return self.configured_issuer
+            return str(super()._expected_issuer())
+
+        def _configured_metadata_request(self, outgoing: httpx2.Request) -> httpx2.Request:
+            """Discovery of the authorization server's metadata fetches the configured document."""
+            if self.metadata_url is None or outgoing.method != "GET":
+                return outgoing
+            path = outgoing.url.path
+            if "/.well-known/oauth-authorization-server" in path or "/.well-known/openid-configuration" in path:
+                import httpx2
+
+                return httpx2.Request("GET", self.metadata_url, headers=dict(outgoing.headers))
+            return outgoing
 
         async def _initialize(self) -> None:
             await super()._initialize()
@@ -194,9 +222,23 @@ def _provider_class() -> type[Any]:
             refreshed = False
             flow = super()._auth_flow(request)
             try:
-                outgoing = await flow.__anext__()
+                outgoing = self._configured_metadata_request(await flow.__anext__())
                 while True:
                     response = yield outgoing
+                    if (
+                        outgoing is request
+                        and response.status_code == 401
+                        and self.metadata_url is not None
+                        and self.configured_issuer is None
+                    ):
+                        # Discovery is about to run: read the configured document's issuer first.
+                        import httpx2
+
+                        answer = yield httpx2.Request("GET", self.metadata_url, headers={"accept": "application/json"})
+                        await answer.aread()
+                        if answer.status_code != 200:
+                            raise OAuthMetadataError(f"oauth.authServerMetadataUrl answered HTTP {answer.status_code}")
+                        self.configured_issuer = str(OAuthMetadata.model_validate_json(answer.content).issuer)
                     tokens = self.context.current_tokens
                     if (
                         outgoing is request
@@ -210,9 +252,9 @@ def _provider_class() -> type[Any]:
                         await flow.aclose()
                         self.context.token_expiry_time = time.time() - 1
                         flow = super()._auth_flow(request)
-                        outgoing = await flow.__anext__()
+                        outgoing = self._configured_metadata_request(await flow.__anext__())
                         continue
-                    outgoing = await flow.asend(response)
+                    outgoing = self._configured_metadata_request(await flow.asend(response))
                     if not self.interactive and self._is_registration(outgoing):
                         # Only a sign-in registers a client (its redirect URI is known then).
                         raise SignInRequired()
@@ -292,6 +334,8 @@ def create_auth(config: McpServerConfig, agent_directory: Path, browser: Browser
     )
     provider.storage_view = storage
     provider.interactive = browser is not None
+    metadata_url = settings.get("authServerMetadataUrl")
+    provider.metadata_url = metadata_url if isinstance(metadata_url, str) else None
     auth: httpx2.Auth = provider  # the class is made lazily (no SDK import at load), so it is Any
     return auth
 
