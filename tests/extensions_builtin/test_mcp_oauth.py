@@ -204,6 +204,21 @@ def test_auth_server_metadata_url_replaces_a_wrong_advertised_server(tmp_path: P
         assert stored(agent_dir, server)["discovery"]["authorizationServerMetadata"]["issuer"].endswith("/custom")
 
 
+async def test_a_sign_in_from_the_shell_reaches_the_running_session_on_its_next_turn(
+    tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer, harness: Any
+) -> None:
+    configure(agent_dir, protected)
+    h = await harness(create_mcp_extension(FAST), tmp_path)
+    await h.start()
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    assert "mcp__prot__whoami" not in h.tools()
+    assert await login_async(agent_dir, tmp_path, protected.visit) == 0  # as `pi mcp login prot` would
+    await h.runner.emit_before_agent_start({"prompt": "", "systemPrompt": ""})
+    result = await h.call("mcp__prot__whoami", {})
+    assert result["content"] == [{"type": "text", "text": "signed in as client-1"}]
+    await h.shutdown()
+
+
 def test_a_denied_sign_in_fails_clearly_and_stores_no_tokens(
     tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
 ) -> None:

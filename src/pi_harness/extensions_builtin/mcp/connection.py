@@ -118,6 +118,7 @@ class ServerConnection:
         self._on_tools = on_tools
         self._on_failed = on_failed
         self._browser = browser  # only a sign-in passes one: connections never open a browser
+        self.tokens_at_sign_in: object = None  # the stored tokens when the server asked for a sign-in
         self._http_transport: RetryingTransport | None = None
         self._session: ClientSession | None = None
         self._settled = asyncio.Event()
@@ -251,6 +252,7 @@ class ServerConnection:
             if self.config.uses_oauth and needs_sign_in(exc) and not self._closing:
                 self.status = "needs-auth"
                 self.error = None
+                self.tokens_at_sign_in = self.stored_tokens()
                 self._log.write(self.name, "needs sign-in")
             else:
                 self._fail(self._describe(exc))
@@ -320,6 +322,17 @@ class ServerConnection:
         cwd = os.path.join(self._cwd, self.config.cwd) if self.config.cwd else self._cwd
         env = resolve_map(self.config.env, f'MCP server "{self.name}"', "env")
         return StdioServerParameters(command=self.config.command, args=list(self.config.args), env=env or None, cwd=cwd)
+
+    def stored_tokens(self) -> object:
+        """The tokens ``mcp-auth.json`` holds for this server now (a sign-in elsewhere changes them)."""
+        if self._settings.auth_dir is None or self.config.url is None:
+            return None
+        from pi_harness.extensions_builtin.mcp.auth_store import McpAuthFile
+
+        try:
+            return McpAuthFile(self._settings.auth_dir).tokens(self.name, self.config.url)
+        except (OSError, ValueError):
+            return None
 
     def _auth(self) -> httpx2.Auth | None:
         if not self.config.uses_oauth or self._settings.auth_dir is None:

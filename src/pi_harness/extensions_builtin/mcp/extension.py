@@ -185,6 +185,7 @@ class _McpState:
             if pending:
                 self.log.write(None, f"first prompt sent before these servers were ready: {', '.join(pending)}")
                 self._notify("MCP servers are still connecting; their tools are added once they connect.", "info")
+        await self._reconnect_signed_in()
         sections = event.get("sections")
         if isinstance(sections, dict):
             section = servers_section(self._connections()) if self._reaching_tools() else None
@@ -192,6 +193,17 @@ class _McpState:
                 sections[MCP_SERVERS_SECTION] = section
             else:
                 sections.pop(MCP_SERVERS_SECTION, None)
+
+    async def _reconnect_signed_in(self) -> None:
+        """Servers waiting for a sign-in reconnect once credentials were stored since, for example by
+        ``pi mcp login`` run from the shell: the session uses them on its next turn."""
+        if self.manager is None:
+            return
+        waiting = [c for c in self.manager.connections.values() if c.status == "needs-auth"]
+        signed_in = [c for c in waiting if c.stored_tokens() != c.tokens_at_sign_in]
+        if signed_in:
+            self.log.write(None, f"reconnecting after a sign-in: {', '.join(c.name for c in signed_in)}")
+            await asyncio.gather(*(c.reconnect() for c in signed_in), return_exceptions=True)
 
     async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         """A call that may reach MCP tools waits for the servers still connecting: a tool that says so
