@@ -334,3 +334,48 @@ async def test_session_mcp_login_logout_and_exposure(
     await h.runner.run_command("mcp", "")
     assert recording_ui.notifications[-1] == ("info", "prot: needs sign-in, run /mcp login prot (deferred)")
     await h.shutdown()
+
+
+async def test_a_pasted_redirect_url_finishes_the_sign_in(
+    tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
+) -> None:
+    """The browser cannot reach the callback (SSH): the user pastes the URL it was redirected to."""
+    import asyncio
+
+    from pi_harness.extensions_builtin.mcp.config import load_mcp_config
+    from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+    from pi_harness.extensions_builtin.mcp.log import McpLog
+    from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
+    from pi_harness.extensions_builtin.mcp.signin import SignInCancelled, SignInFailed, sign_in
+
+    configure(agent_dir, protected)
+    server = load_mcp_config(agent_dir, tmp_path, project_trusted=False).servers["prot"]
+    settings = ConnectionSettings(auth_dir=agent_dir)
+    shown: list[str] = []
+
+    def connect(browser: Any) -> ServerConnection:
+        return ServerConnection(
+            server, cwd=str(tmp_path), log=McpLog(agent_dir / "mcp.log"), settings=settings, browser=browser
+        )
+
+    async def paste(answer: Any) -> Any:
+        async def typed() -> str | None:
+            while not shown:
+                await asyncio.sleep(0.01)
+            return answer(shown[-1])
+
+        return typed
+
+    async def attempt(answer: Any) -> Any:
+        return await sign_in(server, agent_dir, connect, shown.append, 30, paste=await paste(answer))
+
+    with pytest.raises(SignInCancelled):
+        await attempt(lambda _url: "")
+    with pytest.raises(SignInFailed, match="does not match this sign-in's redirect URI"):
+        await attempt(lambda _url: "http://127.0.0.1:1/elsewhere?code=x&state=y")
+    with pytest.raises(SignInFailed, match="belongs to a different sign-in"):
+        await attempt(lambda url: protected.authorize(url).replace("state=", "state=x"))
+    connection = await attempt(protected.authorize)
+    assert connection.status == "connected"
+    await connection.close()
+    assert stored(agent_dir, protected)["tokens"]["access_token"].startswith("at-")

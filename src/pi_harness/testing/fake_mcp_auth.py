@@ -163,6 +163,15 @@ class FakeMcpAuthServer:
     # -- the browser -----------------------------------------------------------------------------
 
     @staticmethod
+    def authorize(authorization_url: str) -> str:
+        """Open the authorization page but not the redirect: the URL the browser's address bar
+        would show when the loopback callback is out of its reach (pasted into pi instead)."""
+        import httpx2
+
+        with httpx2.Client(follow_redirects=False, timeout=30.0) as client:
+            return str(client.get(authorization_url).headers.get("location", ""))
+
+    @staticmethod
     def visit(authorization_url: str) -> str:
         """Open ``authorization_url`` as a browser would and follow the redirect to the callback;
         returns the callback page's text."""

@@ -111,7 +111,12 @@ def run_mcp_command(argv: Sequence[str]) -> int:
         trusted = _trusted(cwd, directory, None)
         if command == "login":
             outcome = mcp_login(
-                rest, cwd=cwd, agent_directory=directory, project_trusted=trusted, open_url=open_in_browser
+                rest,
+                cwd=cwd,
+                agent_directory=directory,
+                project_trusted=trusted,
+                open_url=open_in_browser,
+                paste_from_terminal=sys.stdin is not None and sys.stdin.isatty(),
             )
         else:
             outcome = mcp_logout(rest, cwd=cwd, agent_directory=directory, project_trusted=trusted)

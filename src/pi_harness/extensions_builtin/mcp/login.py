@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pi_harness.extensions_builtin.mcp.auth_store import McpAuthFile
@@ -96,8 +97,10 @@ def mcp_login(
     project_trusted: bool,
     open_url: Callable[[str], object],
     retry_delays_s: tuple[float, ...] | None = None,
+    paste_from_terminal: bool = False,
 ) -> Outcome:
-    """Synchronous entry for the CLI."""
+    """Synchronous entry for the CLI; ``paste_from_terminal`` (a terminal on stdin) also accepts
+    the redirected URL typed or pasted there."""
     return asyncio.run(
         mcp_login_async(
             args,
@@ -106,6 +109,7 @@ def mcp_login(
             project_trusted=project_trusted,
             open_url=open_url,
             retry_delays_s=retry_delays_s,
+            paste_from_terminal=paste_from_terminal,
         )
     )
 
@@ -118,24 +122,13 @@ async def mcp_login_async(
     project_trusted: bool,
     open_url: Callable[[str], object],
     retry_delays_s: tuple[float, ...] | None = None,
+    paste_from_terminal: bool = False,
 ) -> Outcome:
     outcome = Outcome()
     found = _find("login", args, cwd, agent_directory, project_trusted, outcome)
     if found is None:
         return outcome
     server, timeout = found
-    return await _login(server, timeout, cwd, agent_directory, open_url, retry_delays_s, outcome)
-
-
-async def _login(
-    server: McpServerConfig,
-    timeout: float,
-    cwd: Path,
-    agent_directory: Path,
-    open_url: Callable[[str], object],
-    retry_delays_s: tuple[float, ...] | None,
-    outcome: Outcome,
-) -> Outcome:
     settings = ConnectionSettings(
         retry=RetryPolicy(retry_delays_s) if retry_delays_s is not None else RetryPolicy(), auth_dir=agent_directory
     )
@@ -143,9 +136,38 @@ async def _login(
     capture = SdkLogCapture(log)  # the SDK's tracebacks go to mcp.log, not the terminal
     capture.open()
     try:
-        return await _login_flow(server, timeout, cwd, agent_directory, open_url, settings, log, outcome)
+        paste = _terminal_paste if paste_from_terminal else None
+        return await _login_flow(server, timeout, cwd, agent_directory, open_url, settings, log, outcome, paste)
     finally:
         capture.close()
+
+
+PASTE_PROMPT = "If the browser cannot reach this machine, paste the URL it was redirected to: "
+
+
+async def _terminal_paste() -> str | None:
+    """A line from the terminal, read in a daemon thread so a pending read cannot keep pi alive once
+    the browser's callback arrived."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def read() -> None:
+        print(PASTE_PROMPT, end="", file=sys.stderr, flush=True)
+        try:
+            line: str | None = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = None
+
+        def deliver() -> None:
+            if not answer.done():
+                answer.set_result(line)
+
+        loop.call_soon_threadsafe(deliver)
+
+    threading.Thread(target=read, name="mcp-login-paste", daemon=True).start()
+    return await answer
 
 
 async def _login_flow(
@@ -157,6 +179,7 @@ async def _login_flow(
     settings: ConnectionSettings,
     log: McpLog,
     outcome: Outcome,
+    paste: Callable[[], Awaitable[str | None]] | None,
 ) -> Outcome:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
     from pi_harness.extensions_builtin.mcp.signin import SignInCancelled, SignInFailed, sign_in
@@ -185,7 +208,7 @@ async def _login_flow(
         loop.run_in_executor(None, open_url, url)
 
     try:
-        signed = await sign_in(server, agent_directory, connection, show, timeout)
+        signed = await sign_in(server, agent_directory, connection, show, timeout, paste=paste)
     except SignInCancelled:
         return outcome.fail(
             f'Sign-in to MCP server "{name}" was cancelled or not completed within {round(timeout)} seconds.'

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,6 +86,24 @@ async def _listen(callback: _Callback, host: str, port: int | None, required: bo
     callback.port = callback.server.sockets[0].getsockname()[1]
 
 
+def response_from_redirect_url(text: str, state: str | None, redirect: str) -> dict[str, str]:
+    """The parameters of a redirect URL pasted from the browser's address bar, checked as Pi checks
+    them (same origin and path as this sign-in's redirect URI, its ``state``, a ``code``)."""
+    pasted, expected = urlsplit(text.strip()), urlsplit(redirect)
+    if not pasted.scheme or not pasted.netloc:
+        raise SignInFailed("Expected the full redirect URL from the browser address bar")
+    if (pasted.scheme, pasted.netloc.lower(), pasted.path) != (expected.scheme, expected.netloc.lower(), expected.path):
+        raise SignInFailed("The redirect URL does not match this sign-in's redirect URI")
+    params = {key: values[0] for key, values in parse_qs(pasted.query).items()}
+    if "error" in params:
+        raise SignInFailed(params.get("error_description") or params["error"])
+    if state is not None and params.get("state") != state:
+        raise SignInFailed("The redirect URL belongs to a different sign-in")
+    if "code" not in params:
+        raise SignInFailed("The redirect URL does not contain an authorization code")
+    return params
+
+
 def _registered_redirect(state: dict[str, object]) -> str | None:
     client = state.get("clientInformation")
     uris = client.get("redirect_uris") if isinstance(client, dict) else None
@@ -98,11 +116,14 @@ async def sign_in(
     connect: Callable[[BrowserStep], ServerConnection],
     show_url: Callable[[str], None],
     timeout_s: float,
+    paste: Callable[[], Awaitable[str | None]] | None = None,
 ) -> ServerConnection:
     """Run the browser flow and return the connected connection (the caller closes it).
 
-    Raises ``SignInCancelled`` when ``timeout_s`` passes first, ``SignInFailed`` when the
-    authorization server answers with an error, and the connection's error otherwise."""
+    ``paste`` (a terminal) may answer instead of the browser with the URL it was redirected to;
+    an empty answer cancels. Raises ``SignInCancelled`` when ``timeout_s`` passes first (or the
+    user cancels), ``SignInFailed`` when the authorization server answers with an error, and the
+    connection's error otherwise."""
     assert config.url is not None
     settings = oauth_settings(config)
     host, redirect_host, port, path, fixed = callback_settings(settings)
@@ -119,14 +140,36 @@ async def sign_in(
         drop = ("oauthState",) if keep else ("oauthState", "clientInformation", "tokens", "tokensExpireAt", "discovery")
         store.merge(config.name, config.url, {}, drop=drop)
     failure: list[BaseException] = []
+    tasks: list[asyncio.Task[None]] = []  # the terminal prompt, cancelled when the sign-in ends
+    sent_state: list[str | None] = [None]
 
     async def show(url: str) -> None:
+        sent_state[0] = parse_qs(urlsplit(url).query).get("state", [None])[0]
         show_url(url)
+        if paste is not None:
+            tasks.append(loop.create_task(from_terminal()))
+
+    async def from_terminal() -> None:
+        assert paste is not None
+        text = await paste()
+        if callback.result.done():
+            return
+        if not text or not text.strip():
+            failure.append(SignInCancelled())
+            callback.result.set_result({"error": "cancelled"})
+            return
+        try:
+            callback.result.set_result(response_from_redirect_url(text, sent_state[0], redirect))
+        except SignInFailed as exc:
+            failure.append(exc)
+            callback.result.set_result({"error": str(exc)})
 
     async def wait() -> AuthorizationCodeResult:
         from mcp.shared.auth import AuthorizationCodeResult
 
         params = await callback.result
+        if failure:
+            raise failure[0]
         if "error" in params:
             error = SignInFailed(params.get("error_description") or params["error"])
             failure.append(error)
@@ -144,6 +187,8 @@ async def sign_in(
             await connection.close()
             raise SignInCancelled()
     finally:
+        for task in tasks:
+            task.cancel()
         assert callback.server is not None
         callback.server.close()
         with contextlib.suppress(Exception):
