@@ -39,7 +39,7 @@ from pi_harness.coding.extensions import (
     agent_dir,
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
-from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, waits_for_servers
+from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, reached_servers
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
@@ -206,15 +206,25 @@ class _McpState:
             await asyncio.gather(*(c.reconnect() for c in signed_in), return_exceptions=True)
 
     async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
-        """A call that may reach MCP tools waits for the servers still connecting: a tool that says so
-        (``reachesTools``, as ``tool_search`` does), or a ``codemode`` script that names MCP tools or
-        searches them."""
+        """A call that may reach MCP tools waits for the servers it reaches (``reachesTools``): all of
+        them for ``tool_search`` or a codemode script that searches, else the ones a script names.
+        A ``codemode`` tool without ``reachesTools`` (an extension's) waits for all when its script
+        mentions MCP tools or searches them."""
         if self.manager is None:
             return
         tool_name, data = event.get("toolName"), event.get("input")
+        try:
+            tools = self.pi.get_all_tools()
+        except Exception:  # not bound to a session
+            return
+        names = list(self.manager.connections)
+        reached = reached_servers(tools, tool_name, data, names)
+        declares_reach = any(t.get("name") == tool_name and callable(t.get("reachesTools")) for t in tools)
         code = data.get("code") if tool_name == "codemode" and isinstance(data, dict) else None
-        if waits_for_servers(self.pi, tool_name, data) or (isinstance(code, str) and CODEMODE_REACH.search(code)):
-            await self.manager.wait_all()
+        if not declares_reach and isinstance(code, str) and CODEMODE_REACH.search(code):
+            reached = names
+        if reached:
+            await asyncio.gather(*(self.manager.connections[name].wait_settled() for name in reached))
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self._startup_report is not None:
