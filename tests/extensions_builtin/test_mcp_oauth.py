@@ -379,3 +379,34 @@ async def test_a_pasted_redirect_url_finishes_the_sign_in(
     assert connection.status == "connected"
     await connection.close()
     assert stored(agent_dir, protected)["tokens"]["access_token"].startswith("at-")
+
+
+def test_the_credential_file_takes_pis_lock_and_keeps_other_entries(tmp_path: Path) -> None:
+    """Pi's proper-lockfile lock is the directory ``mcp-auth.json.lock``: while it exists we wait."""
+    import threading
+    import time
+
+    from pi_harness.extensions_builtin.mcp.auth_store import McpAuthFile
+
+    file = McpAuthFile(tmp_path)
+    (tmp_path / "mcp-auth.json").write_text(json.dumps({"mcp__other|https://x.test/": {"serverUrl": "https://x.test"}}))
+    lock = tmp_path / "mcp-auth.json.lock"
+    lock.mkdir()
+    released: list[bool] = []
+
+    def release() -> None:
+        time.sleep(0.2)
+        released.append(True)
+        lock.rmdir()
+
+    threading.Thread(target=release).start()
+    file.merge("my-server", "HTTPS://Example.test", {"tokens": {"access_token": "a"}})
+    assert released == [True]  # the write waited for the other program's lock
+    assert not lock.exists()
+    states = json.loads((tmp_path / "mcp-auth.json").read_text())
+    assert set(states) == {"mcp__other|https://x.test/", "mcp__my_server|https://example.test/"}
+    assert file.tokens("my-server", "https://example.test/") == {"access_token": "a"}
+    # An older Pi keyed by the URL alone: the first server to read it takes it over.
+    (tmp_path / "mcp-auth.json").write_text(json.dumps({"https://legacy.test/mcp": {"tokens": {"access_token": "b"}}}))
+    assert file.load("legacy", "https://legacy.test/mcp") == {"tokens": {"access_token": "b"}}
+    assert list(json.loads((tmp_path / "mcp-auth.json").read_text())) == ["mcp__legacy|https://legacy.test/mcp"]

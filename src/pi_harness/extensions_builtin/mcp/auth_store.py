@@ -6,8 +6,9 @@ entry is taken over by the first server that reads it) and whose values hold ``s
 ``clientInformation`` (the registered client), ``tokens`` (the token response) and
 ``tokensExpireAt`` (milliseconds since the epoch). Fields this module does not use are kept.
 
-Writes replace the file atomically with mode 0600; each read-modify-write holds an exclusive
-``flock`` on ``mcp-auth.json.lock`` so two processes cannot lose each other's update.
+Writes replace the file atomically with mode 0600; each read-modify-write holds the
+``mcp-auth.json.lock`` directory lock that Pi's ``proper-lockfile`` takes too, so neither program
+loses the other's update.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,24 +49,59 @@ def store_keys(name: str, url: str) -> tuple[str, str]:
     return f"mcp__{name.replace('-', '_')}|{legacy}", legacy
 
 
+LOCK_STALE_S = 10.0  # proper-lockfile's default: an older lock was abandoned
+LOCK_WAIT_S = 10.0
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Pi's ``proper-lockfile`` protocol (built-in extensions may not use the core's copy): the lock
+    is the directory ``<file>.lock``, made with an atomic ``mkdir``; a stale one is taken over."""
+    lock = path.with_name(path.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            lock.mkdir()
+            break
+        except FileExistsError:
+            try:
+                if time.time() - lock.stat().st_mtime > LOCK_STALE_S:
+                    with contextlib.suppress(OSError):
+                        lock.rmdir()
+                    continue
+            except FileNotFoundError:
+                continue
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{path} is locked by another process") from None
+            time.sleep(0.02)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock.rmdir()
+
+
+def atomic_write(path: Path, data: bytes, mode: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+
+
 class McpAuthFile:
     """The whole file; every change is one locked read-modify-write."""
 
     def __init__(self, agent_directory: Path) -> None:
         self.path = agent_directory / AUTH_FILE
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        with open(lock_path, "a+") as handle:
-            try:
-                import fcntl
-
-                fcntl.flock(handle, fcntl.LOCK_EX)
-            except (ImportError, OSError):  # no flock (Windows): a process-local update still works
-                pass
-            yield
 
     def _read(self) -> States:
         try:
@@ -79,20 +114,12 @@ class McpAuthFile:
         return value if isinstance(value, dict) else {}
 
     def _write(self, states: States) -> None:
-        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".mcp-auth-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(states, indent=2, ensure_ascii=False) + "\n")
-            os.chmod(temp, 0o600)
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        text = json.dumps(states, indent=2, ensure_ascii=False) + "\n"
+        atomic_write(self.path, text.encode("utf-8"), mode=0o600)
 
     def update(self, change: Callable[[States], tuple[T, bool]]) -> T:
         """Run ``change`` on the parsed file; it returns its result and whether to save."""
-        with self._locked():
+        with locked(self.path):
             states = self._read()
             result, save = change(states)
             if save:
