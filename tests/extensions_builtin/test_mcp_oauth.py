@@ -219,6 +219,14 @@ async def test_a_sign_in_from_the_shell_reaches_the_running_session_on_its_next_
     await h.shutdown()
 
 
+def test_cimd_without_support_fails_as_in_pi(tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer) -> None:
+    configure(agent_dir, protected, oauth={"clientRegistration": "cimd"})
+    outcome = login(agent_dir, tmp_path, protected.visit)
+    assert outcome.code == 1
+    assert outcome.err[0].startswith('Sign-in to MCP server "prot" failed: The authorization server does not')
+    assert protected.registrations == []
+
+
 def test_a_denied_sign_in_fails_clearly_and_stores_no_tokens(
     tmp_path: Path, agent_dir: Path, protected: FakeMcpAuthServer
 ) -> None:

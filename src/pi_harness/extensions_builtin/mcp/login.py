@@ -207,6 +207,7 @@ async def _login_flow(
         # A browser command may wait for its page: never on the loop that serves the callback.
         loop.run_in_executor(None, open_url, url)
 
+    before = first.stored_tokens()
     try:
         signed = await sign_in(server, agent_directory, connection, show, timeout, paste=paste)
     except SignInCancelled:
@@ -220,6 +221,8 @@ async def _login_flow(
     if status != "connected":
         if status == "needs-auth":
             return outcome.fail(f'Sign-in to MCP server "{name}" failed: the server still asks for a sign-in')
+        if signed.stored_tokens() == before:  # the flow itself failed: no tokens came of it
+            return outcome.fail(f'Sign-in to MCP server "{name}" failed: {error or "unknown error"}')
         return outcome.fail(f"Signed in, but {error or 'the server did not connect'}")
     outcome.out.append(f'Signed in to MCP server "{name}" ({tools} tools).')
     return outcome

@@ -36,6 +36,10 @@ CALLBACK_PATH = "/callback"
 REFRESH_SKEW_S = 30.0
 # Pi's published Client ID Metadata Document, for ``clientRegistration: "cimd"``.
 CLIENT_METADATA_URL = "https://pi.dev/oauth/client.json"
+CIMD_UNSUPPORTED = (
+    "The authorization server does not support Client ID Metadata Documents for public clients; "
+    'remove oauth.clientRegistration "cimd"'
+)
 
 
 class OAuthMetadataError(Exception):
@@ -258,6 +262,11 @@ def _provider_class() -> type[Any]:
                     if not self.interactive and self._is_registration(outgoing):
                         # Only a sign-in registers a client (its redirect URI is known then).
                         raise SignInRequired()
+                    if self.storage_view.settings.get("clientRegistration") == "cimd" and self._is_registration(
+                        outgoing
+                    ):
+                        # The SDK falls back to registration; Pi's "cimd" does not.
+                        raise OAuthMetadataError(CIMD_UNSUPPORTED)
             except StopAsyncIteration:
                 return
             finally:
