@@ -293,3 +293,28 @@ async def test_auto_enable_codemode_false_leaves_codemode_off(tmp_path: Path, ll
     assert any(t["name"] == "mcp__fx__echo" for t in session.get_all_tools())  # the server connected
     assert "codemode" not in session.get_active_tool_names()
     await result.runtime.shutdown()
+
+
+def test_describe_namespace_reports_the_servers_description_and_instructions() -> None:
+    from pi_harness.extensions_builtin.codemode.discovery import describe_namespace
+
+    group = {
+        "name": "mcp__dev_radius",
+        "aliases": ["dev-radius"],
+        "description": "Radius tools.",
+        "instructions": "Call ping first.",
+    }
+    tools = [
+        {"name": "mcp__dev_radius__ping", "namespace": group},
+        {"name": "mcp__dev_radius__get-user", "namespace": group},
+        {"name": "read"},
+    ]
+    expected = {
+        "name": "mcp__dev_radius",
+        "description": "Radius tools.",
+        "instructions": "Call ping first.",
+        "tools": ["mcp__dev_radius__ping", "mcp__dev_radius__get_user"],
+    }
+    for query in ("mcp__dev-radius", "mcp__dev_radius", "dev-radius", "dev_radius"):
+        assert describe_namespace(tools, query) == expected
+    assert describe_namespace(tools, "nope") is None

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
+from pi_harness.extensions_builtin.mcp.slash_command import USAGE
 
 
 def write_config(path: Path, servers: dict[str, Any]) -> None:
@@ -226,7 +227,7 @@ async def test_mcp_command_reports_reconnects_and_enables(
     await h.runner.run_command("mcp", "frob")
     assert recording_ui.notifications[-1] == (
         "warning",
-        "Usage: /mcp, /mcp reconnect [server], /mcp enable|disable <server> [--project]",
+        USAGE,
     )
     await h.shutdown()
 
@@ -256,7 +257,11 @@ async def test_interactive_mcp_menu_disables_in_this_project(
     answers[:] = ["fx — ", "Disable in this project"]
     await h.runner.run_command("mcp", "")
     assert asked[0] == ("MCP servers", ["broken — failed · direct", "fx — connected · 4 tools · direct"])
-    assert asked[1] == ("MCP server fx", ["Tools", "Reconnect", "Disable", "Disable in this project"])
+    title, actions = asked[1]
+    assert actions == ["Tools", "Reconnect", "Exposure (direct)", "Disable", "Disable in this project"]
+    # The server's details head the menu, as Pi's inspect view does.
+    assert title.splitlines()[0] == "MCP server fx"
+    assert title.splitlines()[2:] == [f"global: {agent_dir / 'mcp.json'}", "State: connected · 4 tools"]
     override = project / ".pi" / "mcp.json"
     assert recording_ui.notifications[-1] == ("info", f'MCP server "fx" disabled (saved to {override}).')
     assert json.loads(override.read_text()) == {"mcpServers": {"fx": {"enabled": False}}}

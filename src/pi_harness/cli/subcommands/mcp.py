@@ -4,8 +4,8 @@
 ``.pi/mcp.json``) the way Pi 1.4.0 does; ``list [--json]`` connects to every enabled server and
 exits 1 when a configuration is invalid or an enabled server is not connected. The project's file
 counts for ``list`` only in a trusted project (``--approve`` / ``--no-approve``, else the saved
-decision, else ``defaultProjectTrust: "always"``). ``login`` and ``logout`` (OAuth) are not
-implemented yet.
+decision, else ``defaultProjectTrust: "always"``). ``login`` runs the OAuth sign-in of an HTTP
+server in the browser and ``logout`` deletes its stored credentials (``mcp-auth.json``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ HELP = """Usage:
   pi mcp add <server> [options] --url <url>
   pi mcp remove <server> [-l]
   pi mcp list [--json] [--approve | --no-approve]
+  pi mcp login <server> [--timeout <seconds>]
+  pi mcp logout <server>
 
 Add, remove and check the MCP servers of ~/.pi/agent/mcp.json and, in a trusted project,
 .pi/mcp.json, without starting a session.
@@ -28,6 +30,8 @@ Commands:
   add <server>            Write the server into mcp.json (an entry of that name is replaced)
   remove <server>         Delete the server from mcp.json
   list                    Connect to each enabled server and report it (exit code 1 on a failure)
+  login <server>          Sign in to an OAuth server in the browser
+  logout <server>         Forget the OAuth credentials stored for a server
 
 Options of add and remove:
   -l, --local             Edit the project's .pi/mcp.json, not the global file
@@ -51,7 +55,10 @@ Options of add:
 
 Options of list:
   --json                  Print the report as JSON
-  --approve, --no-approve Read, or do not read, the project's .pi/mcp.json this time"""
+  --approve, --no-approve Read, or do not read, the project's .pi/mcp.json this time
+
+Options of login:
+  --timeout <seconds>     How long the whole sign-in may take (default: 300)"""
 
 
 def _trusted(cwd: Path, agent_directory: Path, cli: bool | None) -> bool:
@@ -97,6 +104,27 @@ def run_mcp_command(argv: Sequence[str]) -> int:
     directory = agent_dir()
     if command == "list":
         return _list(rest, cwd, directory)
+    if command in ("login", "logout"):
+        from pi_harness.cli.subcommands.auth_login import open_in_browser
+        from pi_harness.extensions_builtin.mcp.login import mcp_login, mcp_logout
+
+        trusted = _trusted(cwd, directory, None)
+        if command == "login":
+            outcome = mcp_login(
+                rest,
+                cwd=cwd,
+                agent_directory=directory,
+                project_trusted=trusted,
+                open_url=open_in_browser,
+                paste_from_terminal=sys.stdin is not None and sys.stdin.isatty(),
+            )
+        else:
+            outcome = mcp_logout(rest, cwd=cwd, agent_directory=directory, project_trusted=trusted)
+        for line in outcome.out:
+            print(line)
+        for line in outcome.err:
+            print(line, file=sys.stderr)
+        return outcome.code
     if command in ("add", "remove"):
         from pi_harness.extensions_builtin.mcp.commands import mcp_add, mcp_remove
 

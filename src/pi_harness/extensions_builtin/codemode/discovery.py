@@ -78,8 +78,41 @@ def describe_tool(tools: Sequence[Mapping[str, object]], name: str) -> dict[str,
     return None
 
 
+def _namespace(tool: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The tool's namespace as the session reports it, else ``mcp__<server>`` from its name."""
+    value = tool.get("namespace")
+    if isinstance(value, Mapping) and isinstance(value.get("name"), str):
+        return value
+    derived = namespace_of(str(tool["name"]))
+    return {"name": derived} if derived else None
+
+
+def _names_namespace(namespace: Mapping[str, object], query: str) -> bool:
+    aliases = namespace.get("aliases")
+    names = (
+        [str(namespace["name"]), *(str(a) for a in aliases if isinstance(a, str))]
+        if isinstance(aliases, (list, tuple))
+        else [str(namespace["name"])]
+    )
+    return any(_same_namespace(candidate, query) for candidate in names)
+
+
 def describe_namespace(tools: Sequence[Mapping[str, object]], name: str) -> dict[str, object] | None:
-    members = [str(t["name"]) for t in tools if (ns := namespace_of(str(t["name"]))) and _same_namespace(ns, name)]
-    if not members:
+    """``{name, description?, instructions?, tools}`` (tools as script identifiers), or None."""
+    found: Mapping[str, object] | None = None
+    members: list[str] = []
+    for tool in tools:
+        namespace = _namespace(tool)
+        if namespace is None or not _names_namespace(namespace, name):
+            continue
+        found = found or namespace
+        members.append(identifier(str(tool["name"])))
+    if found is None:
         return None
-    return {"name": namespace_of(members[0]), "tools": members}
+    out: dict[str, object] = {"name": found["name"]}
+    for key in ("description", "instructions"):
+        value = found.get(key)
+        if isinstance(value, str) and value:
+            out[key] = value
+    out["tools"] = members
+    return out

@@ -12,6 +12,7 @@ a successful script that wrote values appends one entry ``{set, delete}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,19 @@ def _text_of(result: Mapping[str, object]) -> str:
     return "\n".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping) and p.get("type") == "text")
 
 
+# A script that searches or lists tools may reach any of them.
+DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
+
+
+def script_reach(arguments: JsonObject) -> str | list[str]:
+    """``reachesTools``: ``"all"`` for a script that discovers tools, else the words of its source,
+    among which the names of the tools it calls (``mcp__<server>__<tool>``)."""
+    code = arguments.get("code")
+    if not isinstance(code, str):
+        return []
+    return "all" if DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code)
+
+
 class _Codemode:
     def __init__(self, pi: ExtensionAPI, options: CodemodeOptions) -> None:
         self.pi = pi
@@ -98,6 +112,7 @@ class _Codemode:
                 "cut large output down, instead of making many separate calls."
             ],
             default_active=False,
+            reaches_tools=script_reach,
         )
 
     # -- what a script may reach ----------------------------------------------------------------

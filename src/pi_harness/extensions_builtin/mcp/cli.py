@@ -66,10 +66,14 @@ def _text(reports: list[JsonObject], config: McpConfig, note: str | None, agent_
         state = str(report["state"])
         if state == "connected":
             state = f"connected, {len(tools)} tool{'' if len(tools) == 1 else 's'}"
+        elif state == "needs-auth":
+            state = "needs sign-in"
         lines.append(f"{report['name']}: {state} ({report['exposure']}, {report['scope']})")
         lines.append(f"  {report['transport']}")
         if "override" in report:
             lines.append(f"  project override: {report['override']}")
+        if report["state"] == "needs-auth":
+            lines.append(f"  sign in with: pi mcp login {report['name']}")
         if tools:
             exposures = report.get("toolExposure")
             marks = exposures if isinstance(exposures, dict) else {}

@@ -45,11 +45,12 @@ from pi_harness.coding.extensions import HARNESS_VERSION
 from pi_harness.extensions_builtin.mcp.config import McpServerConfig
 from pi_harness.extensions_builtin.mcp.http_retry import RetryingTransport
 from pi_harness.extensions_builtin.mcp.log import McpLog
+from pi_harness.extensions_builtin.mcp.oauth import BrowserStep, create_auth, needs_sign_in
 from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
 from pi_harness.extensions_builtin.mcp.stderr import StderrRelay
 from pi_harness.extensions_builtin.mcp.values import UnresolvedValue, resolve_map
 
-ConnectionStatus = Literal["pending", "connecting", "connected", "failed", "closed"]
+ConnectionStatus = Literal["pending", "connecting", "connected", "failed", "needs-auth", "closed"]
 ProgressHandler = Callable[[float, float | None, str | None], None]
 T = TypeVar("T")
 
@@ -101,6 +102,7 @@ class ServerConnection:
         settings: ConnectionSettings,
         on_tools: Callable[[ServerConnection], None] | None = None,
         on_failed: Callable[[ServerConnection], None] | None = None,
+        browser: BrowserStep | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -115,6 +117,8 @@ class ServerConnection:
         self._settings = settings
         self._on_tools = on_tools
         self._on_failed = on_failed
+        self._browser = browser  # only a sign-in passes one: connections never open a browser
+        self.tokens_at_sign_in: object = None  # the stored tokens when the server asked for a sign-in
         self._http_transport: RetryingTransport | None = None
         self._session: ClientSession | None = None
         self._settled = asyncio.Event()
@@ -210,7 +214,7 @@ class ServerConnection:
                     relay.spawned()
                 else:
                     headers = resolve_map(self.config.headers, f'MCP server "{self.name}"', "header")
-                    client = await stack.enter_async_context(self._http_client(headers))
+                    client = await stack.enter_async_context(self._http_client(headers, self._auth()))
                     assert self.config.url is not None
                     read, write = await stack.enter_async_context(
                         streamable_http_client(self.config.url, http_client=client)
@@ -245,7 +249,13 @@ class ServerConnection:
             self._fail("cancelled")
             raise
         except Exception as exc:
-            self._fail(self._describe(exc))
+            if self.config.uses_oauth and needs_sign_in(exc) and not self._closing:
+                self.status = "needs-auth"
+                self.error = None
+                self.tokens_at_sign_in = self.stored_tokens()
+                self._log.write(self.name, "needs sign-in")
+            else:
+                self._fail(self._describe(exc))
             if self._on_failed is not None and not self._closing:
                 try:
                     self._on_failed(self)
@@ -313,7 +323,23 @@ class ServerConnection:
         env = resolve_map(self.config.env, f'MCP server "{self.name}"', "env")
         return StdioServerParameters(command=self.config.command, args=list(self.config.args), env=env or None, cwd=cwd)
 
-    def _http_client(self, headers: dict[str, str]) -> httpx2.AsyncClient:
+    def stored_tokens(self) -> object:
+        """The tokens ``mcp-auth.json`` holds for this server now (a sign-in elsewhere changes them)."""
+        if self._settings.auth_dir is None or self.config.url is None:
+            return None
+        from pi_harness.extensions_builtin.mcp.auth_store import McpAuthFile
+
+        try:
+            return McpAuthFile(self._settings.auth_dir).tokens(self.name, self.config.url)
+        except (OSError, ValueError):
+            return None
+
+    def _auth(self) -> httpx2.Auth | None:
+        if not self.config.uses_oauth or self._settings.auth_dir is None:
+            return None
+        return create_auth(self.config, self._settings.auth_dir, self._browser)
+
+    def _http_client(self, headers: dict[str, str], auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
         def on_retry(method: str, status: int, attempt: int, delay: float) -> None:
             what = f"HTTP {status}" if status else "network error"
             self._log.write(self.name, f"{what} for {method}; retry {attempt} in {delay:.2f} s")
@@ -322,6 +348,7 @@ class ServerConnection:
         self._http_transport = transport
         return httpx2.AsyncClient(
             headers=headers,
+            auth=auth,
             timeout=httpx2.Timeout(30.0, read=300.0),
             transport=transport,
         )

@@ -10,6 +10,8 @@ extension's) is left alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from pi_harness.coding.extensions import ExtensionAPI
 from pi_harness.extensions_builtin.mcp.config import McpConfig
 from pi_harness.extensions_builtin.mcp.prompt_section import REACHING_TOOLS
@@ -46,18 +48,28 @@ def activate_tool_search(pi: ExtensionAPI, config: McpConfig) -> bool:
         return False
 
 
-def waits_for_servers(pi: ExtensionAPI, tool_name: object, arguments: object) -> bool:
-    """Whether a call of ``tool_name`` may reach MCP tools, so it should wait for every server.
-
-    True for a tool that reaches ``"all"`` tools (``tool_search``), or words of which one names an
-    MCP namespace (``mcp__…``)."""
-    for tool in pi.get_all_tools():
+def reached_servers(
+    tools: Sequence[Mapping[str, object]], tool_name: object, arguments: object, servers: list[str]
+) -> list[str]:
+    """The MCP servers a call of ``tool_name`` may reach, so it waits for them to connect: every
+    server when the tool reaches ``"all"`` tools (``tool_search``, a codemode script that searches)
+    or fails to say; else those whose namespace (``mcp__<server>``, ``-`` as ``_``) is part of one of
+    the words it reports (a script naming ``tools.mcp__fs__read``). Tools without ``reachesTools``
+    reach none."""
+    for tool in tools:
         reach = tool.get("reachesTools")
         if tool.get("name") != tool_name or not callable(reach):
             continue
         try:
             words = reach(arguments if isinstance(arguments, dict) else {})
         except Exception:
-            return True
-        return words == "all" or any(isinstance(word, str) and "mcp__" in word for word in words)
-    return False
+            return list(servers)
+        if words == "all":
+            return list(servers)
+        named = [word for word in words if isinstance(word, str)] if isinstance(words, list) else []
+        return [server for server in servers if any(namespace(server) in word for word in named)]
+    return []
+
+
+def namespace(server: str) -> str:
+    return f"mcp__{server.replace('-', '_')}"

@@ -39,7 +39,7 @@ from pi_harness.coding.extensions import (
     agent_dir,
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
-from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, waits_for_servers
+from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, reached_servers
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
 from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
@@ -62,6 +62,8 @@ class McpOptions:
     first_prompt_wait_s: float = FIRST_PROMPT_WAIT_S
     connect_timeout_s: float | None = None  # spawn + initialize + first tools/list; None = the server's timeout
     retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S  # one retry of a transient HTTP failure per entry
+    # How ``/mcp login`` opens the authorization page; None: a graphical browser, when there is one.
+    open_url: Callable[[str], object] | None = None
 
     def resolved_agent_dir(self) -> Path:
         return self.agent_dir if self.agent_dir is not None else agent_dir()
@@ -71,7 +73,11 @@ class McpOptions:
         return bool(value() if callable(value) else value)
 
     def connection_settings(self) -> ConnectionSettings:
-        return ConnectionSettings(connect_timeout_s=self.connect_timeout_s, retry=RetryPolicy(self.retry_delays_s))
+        return ConnectionSettings(
+            connect_timeout_s=self.connect_timeout_s,
+            retry=RetryPolicy(self.retry_delays_s),
+            auth_dir=self.resolved_agent_dir(),
+        )
 
 
 def create_mcp_extension(options: McpOptions | None = None) -> Callable[[ExtensionAPI], None]:
@@ -87,7 +93,7 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.register_command(
             "mcp",
             state.on_command,
-            description="MCP servers: status; reconnect, enable or disable a server",
+            description="MCP servers: status; sign in or out, reconnect, enable or disable, change exposure",
             get_argument_completions=state.complete,
         )
 
@@ -150,6 +156,8 @@ class _McpState:
             if status.status == "failed":
                 first = (status.error or "unknown error").split("\n", 1)[0]
                 lines.append(f"{status.name}: failed: {first}")
+            elif status.status == "needs-auth":
+                lines.append(f"{status.name}: needs sign-in")
         if lines:
             body = "\n".join(f"  {line}" for line in lines)
             self._notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
@@ -188,6 +196,7 @@ class _McpState:
             if pending:
                 self.log.write(None, f"first prompt sent before these servers were ready: {', '.join(pending)}")
                 self._notify("MCP servers are still connecting; their tools are added once they connect.", "info")
+        await self._reconnect_signed_in()
         sections = event.get("sections")
         if isinstance(sections, dict):
             section = servers_section(self._connections()) if self._reaching_tools() else None
@@ -196,16 +205,37 @@ class _McpState:
             else:
                 sections.pop(MCP_SERVERS_SECTION, None)
 
+    async def _reconnect_signed_in(self) -> None:
+        """Servers waiting for a sign-in reconnect once credentials were stored since, for example by
+        ``pi mcp login`` run from the shell: the session uses them on its next turn."""
+        if self.manager is None:
+            return
+        waiting = [c for c in self.manager.connections.values() if c.status == "needs-auth"]
+        signed_in = [c for c in waiting if c.stored_tokens() != c.tokens_at_sign_in]
+        if signed_in:
+            self.log.write(None, f"reconnecting after a sign-in: {', '.join(c.name for c in signed_in)}")
+            await asyncio.gather(*(c.reconnect() for c in signed_in), return_exceptions=True)
+
     async def on_tool_call(self, event: ExtensionEvent, _ctx: ExtensionContext) -> None:
-        """A call that may reach MCP tools waits for the servers still connecting: a tool that says so
-        (``reachesTools``, as ``tool_search`` does), or a ``codemode`` script that names MCP tools or
-        searches them."""
+        """A call that may reach MCP tools waits for the servers it reaches (``reachesTools``): all of
+        them for ``tool_search`` or a codemode script that searches, else the ones a script names.
+        A ``codemode`` tool without ``reachesTools`` (an extension's) waits for all when its script
+        mentions MCP tools or searches them."""
         if self.manager is None:
             return
         tool_name, data = event.get("toolName"), event.get("input")
+        try:
+            tools = self.pi.get_all_tools()
+        except Exception:  # not bound to a session
+            return
+        names = list(self.manager.connections)
+        reached = reached_servers(tools, tool_name, data, names)
+        declares_reach = any(t.get("name") == tool_name and callable(t.get("reachesTools")) for t in tools)
         code = data.get("code") if tool_name == "codemode" and isinstance(data, dict) else None
-        if waits_for_servers(self.pi, tool_name, data) or (isinstance(code, str) and CODEMODE_REACH.search(code)):
-            await self.manager.wait_all()
+        if not declares_reach and isinstance(code, str) and CODEMODE_REACH.search(code):
+            reached = names
+        if reached:
+            await asyncio.gather(*(self.manager.connections[name].wait_settled() for name in reached))
 
     async def on_session_shutdown(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
         if self._startup_report is not None:
@@ -227,15 +257,34 @@ class _McpState:
         def tools_changed(server: str, enabled: bool) -> None:
             if not enabled:
                 self.tools.withdraw(server)
+                return
+            connection = self.manager.connections.get(server) if self.manager is not None else None
+            if connection is not None and connection.status == "connected":
+                self.tools.update(connection)  # registered again under the server's new exposure
+
+        def notify(line: str) -> None:
+            ctx.ui.notify(line, "info")
 
         config, manager, directory = self.config, self.manager, self.options.resolved_agent_dir()
         if not args.strip() and ctx.has_ui and ctx.mode == "tui":
             outcome = await manage(
-                ctx.ui, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+                ctx.ui,
+                config=config,
+                manager=manager,
+                agent_directory=directory,
+                tools_changed=tools_changed,
+                notify=notify,
+                open_url=self.options.open_url,
             )
         else:
             outcome = await run_mcp_command(
-                args, config=config, manager=manager, agent_directory=directory, tools_changed=tools_changed
+                args,
+                config=config,
+                manager=manager,
+                agent_directory=directory,
+                tools_changed=tools_changed,
+                notify=notify,
+                open_url=self.options.open_url,
             )
         if outcome is not None:
             ctx.ui.notify(*outcome)

@@ -19,13 +19,14 @@ from pi_harness.extensions_builtin.mcp.policy import ConnectionSettings
 
 if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+    from pi_harness.extensions_builtin.mcp.oauth import BrowserStep
 
 
 @dataclass(frozen=True)
 class ServerStatus:
     name: str
     transport: str
-    status: str  # "disabled" | "pending" | "connecting" | "connected" | "failed" | "closed"
+    status: str  # "disabled" | "pending" | "connecting" | "connected" | "failed" | "needs-auth" | "closed"
     tool_count: int
     error: str | None
     source: str
@@ -80,6 +81,12 @@ class McpManager:
             on_tools=self._on_tools,
             on_failed=self._on_failed,
         )
+
+    def sign_in_connection(self, server: McpServerConfig, browser: BrowserStep) -> ServerConnection:
+        """A connection of its own for a sign-in: it may run the browser step, and registers no tools."""
+        from pi_harness.extensions_builtin.mcp.connection import ServerConnection
+
+        return ServerConnection(server, cwd=self._cwd, log=self._log, settings=self._settings, browser=browser)
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
         """Connect or disconnect ``name`` in this session (the caller saves the change)."""
@@ -148,6 +155,9 @@ def format_statuses(config: McpConfig, statuses: list[ServerStatus], agent_direc
         lines.append(f"No MCP servers configured. Add them to {agent_directory / 'mcp.json'} or .pi/mcp.json.")
     for status in statuses:
         server = config.servers[status.name]
+        if status.status == "needs-auth":
+            lines.append(f"{status.name}: needs sign-in, run /mcp login {status.name} ({server.exposure})")
+            continue
         state = {"pending": "starting", "failed": "failed", "closed": "closed"}.get(status.status, status.status)
         if status.status == "failed" and status.error == "Connection closed":
             state = "disconnected, reconnects on next call"

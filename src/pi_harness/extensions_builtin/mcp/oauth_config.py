@@ -1,7 +1,7 @@
 """Validation of an HTTP server's ``oauth`` object (the fields and limits Pi 1.4.0 accepts).
 
-The sign-in itself is not implemented yet: a server that answers 401 fails with a message saying
-so. The object is still checked, so a mistake in it is reported the same way Pi reports it.
+The object is checked when mcp.json is read, so a mistake in it is reported the same way Pi reports
+it; ``oauth.py`` and ``signin.py`` use the values when the server asks for a sign-in.
 """
 
 from __future__ import annotations

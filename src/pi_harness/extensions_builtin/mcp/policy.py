@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pi_harness.ai.retry import parse_retry_delay_ms
 
@@ -35,3 +36,5 @@ class ConnectionSettings:
     # server's own ``timeout``.
     connect_timeout_s: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    # Where ``mcp-auth.json`` lives (the agent directory); None: OAuth servers cannot sign in.
+    auth_dir: Path | None = None

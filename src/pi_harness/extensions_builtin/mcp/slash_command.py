@@ -7,7 +7,10 @@ done with the chosen one: its tools, reconnect, enable or disable (also for this
 server, if there is exactly one). ``/mcp enable <server>`` and ``/mcp disable <server>`` connect or
 disconnect it and save ``enabled`` to the mcp.json that defines it (to the project's override when
 there is one); add ``--project`` to write a project override of a global server instead, as
-Pi's "Enable/Disable in this project" does. ``login`` and ``logout`` (OAuth) are not implemented.
+Pi's "Enable/Disable in this project" does. ``/mcp login <server>`` signs in to an OAuth server
+(the browser flow, then a reconnect), ``/mcp logout <server>`` deletes its stored credentials, and
+``/mcp exposure <server> <mode>`` saves a new exposure (``session_actions``). The menu shows a
+server's transport, source, override and state, and offers the same actions.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_harness.coding.extensions import ExtensionUI
-from pi_harness.extensions_builtin.mcp.config import McpConfig
+from pi_harness.extensions_builtin.mcp.config import McpConfig, McpServerConfig
 from pi_harness.extensions_builtin.mcp.edit import update_server
-from pi_harness.extensions_builtin.mcp.manager import McpManager, format_statuses
+from pi_harness.extensions_builtin.mcp.manager import McpManager, ServerStatus, format_statuses
+from pi_harness.extensions_builtin.mcp.session_actions import EXPOSURES, set_exposure
 
-USAGE = "Usage: /mcp, /mcp reconnect [server], /mcp enable|disable <server> [--project]"
+USAGE = (
+    "Usage: /mcp, /mcp reconnect [server], /mcp login|logout <server>, /mcp enable|disable <server> [--project], "
+    "/mcp exposure <server> <codemode|deferred|direct|hidden>"
+)
 
 
 async def run_mcp_command(
@@ -30,15 +37,25 @@ async def run_mcp_command(
     manager: McpManager,
     agent_directory: Path,
     tools_changed: Callable[[str, bool], None],
+    notify: Callable[[str], None] | None = None,
+    open_url: Callable[[str], object] | None = None,
 ) -> tuple[str, str]:
     """The message and its kind (``info``, ``warning``, ``error``)."""
+    from pi_harness.extensions_builtin.mcp import session_actions
+
     words = args.split()
     if not words:
         await manager.wait_all()
         return format_statuses(config, manager.statuses(), agent_directory), "info"
     action, rest = words[0], words[1:]
-    if action in ("login", "logout"):
-        return "Signing in to MCP servers (OAuth) is not implemented yet.", "warning"
+    if action == "login" and len(rest) == 1:
+        return await session_actions.sign_in(
+            rest[0], manager, agent_directory, notify or (lambda _line: None), open_url or session_actions.open_browser
+        )
+    if action == "logout" and len(rest) == 1:
+        return await session_actions.sign_out(rest[0], manager, agent_directory)
+    if action == "exposure" and len(rest) == 2:
+        return await session_actions.set_exposure(rest[0], rest[1], config, manager, tools_changed)
     if action == "reconnect" and len(rest) <= 1:
         return await _reconnect(rest[0] if rest else None, manager)
     project = "--project" in rest
@@ -48,7 +65,7 @@ async def run_mcp_command(
     return USAGE, "warning"
 
 
-_RANK = {"failed": 0, "pending": 1, "connecting": 1, "connected": 2, "closed": 3}
+_RANK = {"needs-auth": 0, "failed": 1, "pending": 2, "connecting": 2, "connected": 3, "closed": 4}
 
 
 async def manage(
@@ -58,6 +75,8 @@ async def manage(
     manager: McpManager,
     agent_directory: Path,
     tools_changed: Callable[[str, bool], None],
+    notify: Callable[[str], None] | None = None,
+    open_url: Callable[[str], object] | None = None,
 ) -> tuple[str, str] | None:
     """The interactive menu: a server, then an action; the outcome to show (None: cancelled)."""
     statuses = {s.name: s for s in manager.statuses()}
@@ -66,12 +85,13 @@ async def manage(
 
     def rank(name: str) -> tuple[int, str]:
         status = statuses[name]
-        return (4 if status.status == "disabled" else _RANK.get(status.status, 1), name)
+        return (5 if status.status == "disabled" else _RANK.get(status.status, 2), name)
 
     labels = {}
     for name in sorted(statuses, key=rank):
         status, server = statuses[name], config.servers[name]
         state = f"{status.status} · {status.tool_count} tools" if status.status == "connected" else status.status
+        state = "needs sign-in" if status.status == "needs-auth" else state
         labels[f"{name} — {state} · {server.exposure}"] = name
     chosen = await ui.select("MCP servers", list(labels))
     if chosen is None or chosen not in labels:
@@ -81,9 +101,14 @@ async def manage(
     in_project = server.scope == "global" and server.override is None and config.project_file is not None
     actions: dict[str, str] = {}
     if server.enabled:
+        if status.status == "needs-auth":
+            actions["Sign in"] = "login"
         if status.status == "connected":
             actions["Tools"] = "tools"
         actions["Reconnect"] = "reconnect"
+        if status.status == "connected" and server.uses_oauth:
+            actions["Sign out"] = "logout"
+        actions[f"Exposure ({server.exposure})"] = "exposure"
         actions["Disable"] = "disable"
         if in_project:
             actions["Disable in this project"] = "disable --project"
@@ -91,9 +116,16 @@ async def manage(
         actions["Enable"] = "enable"
         if in_project:
             actions["Enable in this project"] = "enable --project"
-    action = await ui.select(f"MCP server {name}", list(actions))
+    action = await ui.select(_details(name, server, status), list(actions))
     if action is None or action not in actions:
         return None
+    if actions[action] == "exposure":
+        mark = {mode: "✓ " if mode == server.exposure else "  " for mode in EXPOSURES}
+        options = {f"{mark[mode]}{mode} — {text}": mode for mode, text in EXPOSURES.items()}
+        choice = await ui.select(f"Exposure of {name} (saved to {server.override or server.source})", list(options))
+        if choice is None or choice not in options or options[choice] == server.exposure:
+            return None
+        return await set_exposure(name, options[choice], config, manager, tools_changed)
     if actions[action] == "tools":
         connection = manager.connections[name]
         lines = [
@@ -108,7 +140,24 @@ async def manage(
         manager=manager,
         agent_directory=agent_directory,
         tools_changed=tools_changed,
+        notify=notify,
+        open_url=open_url,
     )
+
+
+def _details(name: str, server: McpServerConfig, status: ServerStatus) -> str:
+    """The menu title: what the server is, where it is defined, and its state."""
+    target = server.url or "" if server.transport == "http" else " ".join([server.command or "", *server.args])
+    lines = [f"MCP server {name}", target, f"{server.scope}: {server.source}"]
+    if server.override:
+        lines.append(f"project override: {server.override}")
+    state = "needs sign-in" if status.status == "needs-auth" else status.status
+    if status.status == "connected":
+        state = f"connected · {status.tool_count} tool{'' if status.tool_count == 1 else 's'}"
+    lines.append(f"State: {state}")
+    if status.error and status.status != "connected":
+        lines.append(status.error)
+    return "\n".join(lines)
 
 
 async def _reconnect(name: str | None, manager: McpManager) -> tuple[str, str]:
@@ -160,7 +209,7 @@ async def _set_enabled(
     return f'MCP server "{name}" {state} (saved to {path}).', "info"
 
 
-ACTIONS = ("reconnect", "enable", "disable")
+ACTIONS = ("reconnect", "login", "logout", "enable", "disable", "exposure")
 
 
 def completions(prefix: str, servers: list[str]) -> list[dict[str, str]] | None:
