@@ -36,6 +36,7 @@ class UiSettings:
     @classmethod
     def from_values(cls, values: Settings) -> UiSettings:
         """From the settings model (``SettingsManager.values``)."""
+        wheel = values.fullscreen_wheel_scroll_lines
         return cls(
             theme=values.theme,
             hide_thinking_block=values.hide_thinking_block,
@@ -52,5 +53,5 @@ class UiSettings:
             fullscreen_exit_output=values.fullscreen_exit_output,
             fullscreen_scrollbar=values.fullscreen_scrollbar,
             fullscreen_copy_on_select=values.fullscreen_copy_on_select,
-            fullscreen_wheel_scroll_lines=wheel if isinstance(wheel := values.fullscreen_wheel_scroll_lines, int) else None,
+            fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
         )

@@ -175,7 +175,7 @@ class Settings(Section):
         listed=True,
         note='"header" is not implemented yet and counts as false',
     )
-    tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode", listed=True)
+    tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode")
     fullscreen_exit_output: FullscreenExitOutput = setting(
         "transcript",
         Choice(_EXIT_OUTPUTS),

@@ -20,7 +20,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyBindingsBase, merge_key_bindings
 from prompt_toolkit.output import Output
 
-from pi_harness.cli.modes.interactive.fullscreen import FullscreenOptions, FullscreenView
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.cli.modes.interactive.key_order import ACTION_ORDER
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext

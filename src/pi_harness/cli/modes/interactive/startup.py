@@ -12,9 +12,8 @@ chosen again among every theme the resource loader found.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pi_harness.__about__ import __version__
 from pi_harness.cli.args import ParsedArgs

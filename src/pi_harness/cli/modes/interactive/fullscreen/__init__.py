@@ -1,6 +1,5 @@
-"""Fullscreen mode of the interactive UI: the transcript scrolls inside the application."""
+"""Fullscreen mode of the interactive UI: the transcript scrolls inside the application.
 
-from pi_harness.cli.modes.interactive.fullscreen.actions import fullscreen_handlers
-from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
-
-__all__ = ["FullscreenOptions", "FullscreenView", "fullscreen_handlers"]
+``view`` is the screen (imported by the shell); ``actions`` the ``tui.altScreen.*`` key handlers
+(imported by the key actions, kept apart so the shell does not depend on the mode's context).
+"""

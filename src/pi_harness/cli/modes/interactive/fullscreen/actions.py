@@ -27,6 +27,7 @@ SCROLL_ACTIONS = (
 
 def scroll(view: FullscreenView, action: str) -> bool:
     """Move the transcript for one of ``SCROLL_ACTIONS``; False for any other action."""
+    view.measure()
     position = view.scroll
     name = action.removeprefix("tui.altScreen.")
     if name in ("pageUp", "pageDown"):

@@ -192,6 +192,7 @@ class TranscriptArea(UIControl):
             lines = view.options.wheel_lines or WHEEL_AUTO_LINES
             if MouseModifier.ALT in mouse_event.modifiers:
                 lines *= ALT_WHEEL_FACTOR
+            view.measure()
             view.scroll.scroll_by(-lines if kind == MouseEventType.SCROLL_UP else lines)
             view.invalidate()
             return None

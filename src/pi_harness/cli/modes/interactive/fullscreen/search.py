@@ -45,6 +45,7 @@ class SearchState:
         if not query_changed and previous in self.matches:
             self.current = self.matches.index(previous)  # new output must not move the reader's match
             return False
+        # The first match from the top of the view down; else the nearest one above it.
         after = [index for index, match in enumerate(self.matches) if match[0] >= first_visible]
         self.current = after[0] if after else len(self.matches) - 1
         return True

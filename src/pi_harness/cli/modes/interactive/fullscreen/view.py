@@ -78,11 +78,17 @@ class FullscreenView:
         self.content_version = 0
         self.app: Application[Any] = Application(
             layout=Layout(
-                HSplit([
-                    Window(self.area, wrap_lines=False, always_hide_cursor=True),
-                    Window(self.bottom, wrap_lines=False, dont_extend_height=True,
-                           always_hide_cursor=not show_hardware_cursor),
-                ])  # fmt: skip
+                HSplit(
+                    [
+                        Window(self.area, wrap_lines=False, always_hide_cursor=True),
+                        Window(
+                            self.bottom,
+                            wrap_lines=False,
+                            dont_extend_height=True,
+                            always_hide_cursor=not show_hardware_cursor,
+                        ),
+                    ]
+                )
             ),
             key_bindings=key_bindings,
             full_screen=True,
@@ -176,6 +182,11 @@ class FullscreenView:
             self.scroll.to_end()  # the user sent a message: show where the answer comes
         self._marks = len(self.buffer.marks)
         return self._content
+
+    def measure(self) -> None:
+        """Bring the scroll position's idea of the transcript up to date before moving it (output
+        may have arrived since the last frame was drawn)."""
+        self.scroll.layout(len(self.content(self.area.width)), self.scroll.height)
 
     def plain_content(self) -> list[str]:
         if self._plain is None:
