@@ -23,6 +23,7 @@ from prompt_toolkit.output import Output
 
 from pi_harness.cli.modes.interactive.fullscreen.area import TranscriptArea
 from pi_harness.cli.modes.interactive.fullscreen.buffer import TranscriptBuffer
+from pi_harness.cli.modes.interactive.fullscreen.fast_window import AreaContainer
 from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi
@@ -80,7 +81,7 @@ class FullscreenView:
             layout=Layout(
                 HSplit(
                     [
-                        Window(self.area, wrap_lines=False, always_hide_cursor=True),
+                        AreaContainer(self.area),
                         Window(
                             self.bottom,
                             wrap_lines=False,
@@ -199,12 +200,11 @@ class FullscreenView:
         return self.pane.render_bottom(width, max(1, min(height, rows - 3)))
 
     def _write_exit_output(self) -> None:
+        """The transcript as last displayed (already rendered: a long session must not be rendered
+        again at another width just to quit)."""
         if self.options.exit_output != "transcript":
             return
-        width = self.size()[0]
-        transcript = self.transcript
-        transcript.take_finished(width)
-        lines = transcript.render_history(width) + transcript.render_live(width)
+        lines = self.content(self.area.width)
         if not any(line.strip() for line in lines):
             return
         output = self.app.output
