@@ -180,3 +180,18 @@ def test_other_roles(context: RenderContext) -> None:
     assert "lonely result" in text
     context.set_expand_tools(True)
     assert "We fixed X." in plain(transcript.render_history(60))
+
+
+def test_line_breaks_in_user_messages_and_thinking_are_kept(context: RenderContext) -> None:
+    """A pasted list of lines stays a list of lines (issue 20, defect 4); answers stay markdown."""
+    pasted = "\n".join(f"row {n} of the paste" for n in range(1, 6))
+    transcript = Transcript(context)
+    transcript.load_messages([
+        user(pasted),
+        assistant([{"type": "thinking", "thinking": "first thought\nsecond thought"},
+                   {"type": "text", "text": "joined\nanswer"}]),
+    ])  # fmt: skip
+    rows = [line.strip() for line in plain(transcript.take_finished(80)).splitlines()]
+    assert [f"row {n} of the paste" for n in range(1, 6)] == [row for row in rows if row.startswith("row ")]
+    assert "first thought" in rows and "second thought" in rows
+    assert "joined answer" in rows  # a single newline in markdown text still joins the lines
