@@ -6,7 +6,9 @@ into notices; ``None`` means the event needs no notice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import time
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pi_harness.tui.ansi import truncate, wrap
@@ -107,19 +109,40 @@ def error_notice(message: str, context: RenderContext) -> Notice:
 
 
 class WorkingIndicator:
-    """The spinner line shown while the agent works (``setWorkingMessage`` replaces the text)."""
+    """The spinner line shown while the agent works (``setWorkingMessage`` replaces the text).
 
-    def __init__(self, context: RenderContext, message: str | None = None) -> None:
+    While an automatic retry waits, the line counts the seconds down (``start_retry``).
+    """
+
+    def __init__(
+        self, context: RenderContext, message: str | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.context = context
         self.message = message
         self.frame = 0
+        self.clock = clock
+        self.retry: tuple[int, int, float] | None = None  # attempt, maximum, when the retry starts
+
+    def start_retry(self, attempt: int, maximum: int, delay_ms: float) -> None:
+        self.retry = (attempt, maximum, self.clock() + delay_ms / 1000)
+
+    def clear_retry(self) -> None:
+        self.retry = None
+
+    def _retry_text(self) -> str | None:
+        if self.retry is None:
+            return None
+        attempt, maximum, when = self.retry
+        seconds = max(0, math.ceil(when - self.clock()))
+        return f"Retrying ({attempt}/{maximum}) in {seconds}s…"
 
     def tick(self) -> None:
         self.frame = (self.frame + 1) % len(SPINNER_FRAMES)
 
     def render(self, width: int) -> list[str]:
         theme = self.context.theme
-        text = self.message or "Working…"
-        hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to interrupt)")
+        retry = self._retry_text()
+        text = retry or self.message or "Working…"
+        hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to {'cancel' if retry else 'interrupt'})")
         line = " " + theme.fg("accent", SPINNER_FRAMES[self.frame]) + " " + theme.fg("muted", text) + hint
         return [truncate(line, width)] if width > 0 else []

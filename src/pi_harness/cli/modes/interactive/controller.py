@@ -192,6 +192,10 @@ class SessionController:
                 self._cache_miss_notice(message)
         elif kind == "entry_appended":
             self._cache_warm_notice(event.get("entry"))
+        elif kind == "auto_retry_start":
+            self._start_retry(event)
+        elif kind in ("auto_retry_end", "agent_settled") or (kind == "message_start" and shell.working.retry):
+            shell.working.clear_retry()
         if kind in ("compaction_end", "auto_compaction_end") and event.get("errorMessage"):
             self.last_compaction_error = str(event["errorMessage"])
         if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
@@ -203,6 +207,13 @@ class SessionController:
         if kind in _FOOTER_EVENTS:
             self.update_footer()
         shell.refresh()
+
+    def _start_retry(self, event: Mapping[str, object]) -> None:
+        """The working line counts down to the next attempt (the shell's ticker redraws it)."""
+        attempt, maximum, delay = event.get("attempt"), event.get("maxAttempts"), event.get("delayMs")
+        if isinstance(attempt, int) and isinstance(maximum, int) and isinstance(delay, int | float):
+            self.mode.shell.working.start_retry(attempt, maximum, delay)
+            self.mode.shell.pane.show_working = True
 
     # --- prompt-cache notices (``showCacheMissNotices``) -----------------------------------------
 
