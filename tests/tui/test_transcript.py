@@ -118,6 +118,7 @@ def test_compaction_retry_and_abort_notices(context: RenderContext) -> None:
     transcript.handle({"type": "agent_settled", "aborted": True})
     text = plain(transcript.take_finished(80))
     assert "Compacted the conversation from 180,000 tokens to about 21,000" in text
+    assert text.count("[compaction] Conversation compacted from 180,000 tokens") == 1  # one block, one success
     assert "Retrying (1/3) in 2s: 529 overloaded" in text
     assert "Retry failed after 3 attempts: 529 overloaded" in text
     assert "Compaction failed: no model" in text

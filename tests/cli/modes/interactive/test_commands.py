@@ -111,6 +111,8 @@ async def test_compact_writes_a_compaction_entry_from_the_summary_request(
         await pi.submit("/compact keep the numbers")
         await pi.wait_for(lambda: "Compacted the conversation" in pi.scrollback(), "the compaction notice")
         await pi.idle()
+        # The summary block shows at once, not only after a reload (issue 20, defect 7).
+        assert "[compaction] Conversation compacted" in pi.scrollback()
         assert "?/128k" in pi.screen()  # context size unknown until the next response
         session_file = pi.mode.session.session_manager.get_session_file()
     assert session_file is not None
