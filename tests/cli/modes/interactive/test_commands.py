@@ -58,6 +58,7 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
         await pi.idle()
         manager = pi.mode.session.session_manager
         first = next(e for e in manager.get_entries() if e["type"] == "message" and e["message"]["role"] == "user")
+        assert "15/128k" in pi.screen()  # the second answer's context
         await pi.submit("/tree")
         await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
         await pi.press("up", "up", "up")
@@ -68,6 +69,8 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "first question", "the message back in the editor")
         assert manager.get_leaf_id() == first["parentId"]
         assert "Second answer." not in pi.scrollback()  # the screen shows the new position
+        # The footer's context figure follows the new position (issue 20, defect 5).
+        await pi.wait_for(lambda: "15/128k" not in pi.screen(), "the context figure of the new position")
     assert len(server.requests) == 2
 
 

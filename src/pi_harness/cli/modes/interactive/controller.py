@@ -92,6 +92,7 @@ class SessionController:
         shell.pane.transcript = transcript
         shell.pane.show_working = False
         self.seed_history(session)
+        self.update_footer()  # the context figure belongs to the new position in the tree
         shell.redraw_all()
 
     def seed_history(self, session: AgentSession) -> None:
