@@ -130,7 +130,7 @@ def test_session_search_ranks_an_exact_name_first(context: RenderContext) -> Non
     picker = SessionPicker(sessions, context, current_path="/s/current.jsonl", now=lambda: 1_700_000_000)
     for ch in "deploy":
         picker.handle_text(ch)
-    assert [item.value for item in picker.selector.filtered][0] == "/s/named.jsonl"
+    assert next(item.value for item in picker.selector.filtered) == "/s/named.jsonl"
 
 
 def test_settings_view_cycles_values(context: RenderContext) -> None:

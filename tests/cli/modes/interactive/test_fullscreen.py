@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,16 +14,18 @@ import pytest
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 
-from .harness import HEIGHT, WIDTH, Pi, run_pi
+from .harness import HEIGHT, TUI_MODE, WIDTH, Pi, run_pi
 
 ITEMS = 60
 JUMP_BAR = "Jump to latest message · Ctrl+End"
 
 
 @pytest.fixture(autouse=True)
-def tui_mode() -> str:
+def tui_mode() -> Iterator[str]:
     """These scenarios are fullscreen's own (overrides the conftest's mode parameter)."""
-    return "fullscreen"
+    TUI_MODE["mode"] = "fullscreen"
+    yield "fullscreen"
+    TUI_MODE["mode"] = "fullscreen"
 
 
 def view_of(pi: Pi) -> FullscreenView:

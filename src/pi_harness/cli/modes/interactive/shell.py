@@ -350,6 +350,10 @@ class Shell:
         theme) or when the conversation itself was replaced (``/tree``, ``/new``, ``/resume``).
         """
         width, _rows = self.view.size()
+        # A replaced conversation arrives as finished blocks not yet printed: they belong to the
+        # history drawn now, or the next frame would draw them as a screen-high live area whose
+        # rows scroll into the scrollback as stale copies.
+        self.transcript.take_finished(width)
         self.view.replace_scrollback(self.transcript.render_history(width))
         self.refresh()
 
