@@ -95,3 +95,26 @@ def test_quitting_leaves_the_transcript_in_the_scrollback(pi_env: PiEnv, tmux: T
     assert history.count(f"item-{ITEMS:03d}") == 1 and history.count("item-001") == 1
     assert history.index("List the items") < history.index("item-001") < history.index(EXIT_MARKER)
     assert "↑10 ↓5" not in history  # only the transcript, not the editor and footer
+
+
+def test_regular_mode_rewraps_the_scrollback_after_a_resize(pi_env: PiEnv) -> None:
+    """Issue 20, defect 2: lines printed before a resize are printed again at the new width."""
+    paragraph = " ".join(f"word{n}" for n in range(1, 80))
+    pi_env.server.push(ScriptedResponse(steps=[TextStep(f"Paragraph one: {paragraph}", chunks=5)]))
+    with tmux_running_pi(pi_env, "--tui-mode", "regular", width=120, height=20) as tmux:
+        tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
+        tmux.send("go")
+        tmux.wait_for(lambda screen: "go" in screen, "the prompt in the editor")
+        tmux.keys("Enter")
+        tmux.wait_for(lambda screen: "word79" in screen and "↑10 ↓5" in screen, "the answer")
+        tmux.run("resize-window", "-t", "pi", "-x", "70", "-y", "20")
+
+        def rewrapped(_screen: str) -> bool:
+            history = tmux.scrollback()
+            rows = [row for row in history.splitlines() if "word" in row]
+            return bool(rows) and all(row.startswith(" ") for row in rows) and "word79" in history
+
+        tmux.wait_for(rewrapped, "the answer wrapped again at 70 columns")
+        history = tmux.scrollback()
+        assert history.count("Paragraph one:") == 1
+        assert max(len(row) for row in history.splitlines()) <= 70

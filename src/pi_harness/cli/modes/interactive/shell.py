@@ -173,6 +173,9 @@ class Shell:
                 show_hardware_cursor=ui.show_hardware_cursor,
             )
         self._ticker: asyncio.Task[None] | None = None
+        self._printed_width: int | None = None
+        if isinstance(self.view, RecordingView):
+            self.view.app.before_render += self._rewrap_after_resize
         self._exit_requested = False  # exit() before the application ran (a signal during startup)
         self.on_tick: list[Callable[[], bool]] = []
 
@@ -356,6 +359,14 @@ class Shell:
         self.transcript.take_finished(width)
         self.view.replace_scrollback(self.transcript.render_history(width))
         self.refresh()
+
+    def _rewrap_after_resize(self, _app: object) -> None:
+        """Regular mode: the terminal does not re-wrap what we printed at another width (tmux cuts
+        the old lines at the new edge), so a width change redraws the scrollback at the new width."""
+        width = self.view.size()[0]
+        previous, self._printed_width = self._printed_width, width
+        if previous is not None and previous != width and self.running:
+            asyncio.get_running_loop().call_soon(self.redraw_all)
 
     def set_theme(self, theme: Theme, *, redraw: bool = True) -> None:
         self.context.set_theme(theme)
