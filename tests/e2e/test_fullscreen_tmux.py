@@ -118,3 +118,20 @@ def test_regular_mode_rewraps_the_scrollback_after_a_resize(pi_env: PiEnv) -> No
         history = tmux.scrollback()
         assert history.count("Paragraph one:") == 1
         assert max(len(row) for row in history.splitlines()) <= 70
+
+
+def test_regular_mode_keeps_one_copy_of_a_tall_streamed_answer(pi_env: PiEnv) -> None:
+    """Issue 20, defect 1: a list taller than the pane streams without stale frames in the scrollback."""
+    items = "\n".join(f"{n}. list item number {n}" for n in range(1, ITEMS + 1))
+    pi_env.server.push(ScriptedResponse(steps=[TextStep(items, chunks=30)], chunk_delay_ms=20))
+    with tmux_running_pi(pi_env, "--tui-mode", "regular", width=100, height=20) as tmux:
+        tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
+        tmux.send("list")
+        tmux.wait_for(lambda screen: "list" in screen, "the prompt in the editor")
+        tmux.keys("Enter")
+        tmux.wait_for(lambda screen: f"list item number {ITEMS}" in screen and "↑10 ↓5" in screen, "the answer")
+        history = tmux.scrollback().splitlines()
+        for n in range(1, ITEMS + 1):
+            assert sum(1 for row in history if row.endswith(f"list item number {n}")) == 1, n
+        assert sum(1 for row in history if "fake-model" in row) == 1  # one footer
+        assert not any("Working" in row for row in history)  # no stale spinner frame
