@@ -152,7 +152,8 @@ async def test_session_name_and_user_bash(server: FakeLLMServer, project: Path) 
         await pi.submit("What did you see?")
         await pi.wait_for(lambda: "Seen it." in pi.scrollback(), "the answer")
         await pi.submit("/session")
-        await pi.wait_for(lambda: "Release prep" in pi.scrollback(), "the session info")
-        assert "1 user, 1 assistant" in pi.scrollback()
+        # "/name" already printed the name: wait for what only the session info shows.
+        await pi.wait_for(lambda: "1 user, 1 assistant" in pi.scrollback(), "the session info")
+        assert "Release prep" in pi.scrollback()
     request = json.dumps(server.requests[0].json)
     assert "visible-output" in request and "hidden-output" not in request
