@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout.controls import UIContent, UIControl
@@ -18,11 +18,40 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType,
 from prompt_toolkit.utils import get_cwidth
 
 from pi_harness.cli.modes.interactive.fullscreen.fragments import cut, overlay, restyle
+from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
+from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi, truncate, visible_width
 from pi_harness.tui.pt_view import ansi_to_fragments
+from pi_harness.tui.theme import Theme
 
-if TYPE_CHECKING:
-    from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
+
+class AreaOptions(Protocol):
+    @property
+    def scrollbar(self) -> str: ...
+    @property
+    def copy_on_select(self) -> bool: ...
+    @property
+    def wheel_lines(self) -> int | None: ...
+
+
+class AreaHost(Protocol):
+    """What the area needs from the fullscreen view (kept apart so the two modules do not import
+    each other)."""
+
+    scroll: Scroll
+    search: SearchState | None
+    content_version: int
+
+    @property
+    def options(self) -> AreaOptions: ...
+    @property
+    def theme(self) -> Theme: ...
+    def content(self, width: int) -> list[str]: ...
+    def plain_content(self) -> list[str]: ...
+    def key_label(self, action: str) -> str: ...
+    def invalidate(self) -> None: ...
+    def measure(self) -> None: ...
+
 
 _CACHE_LIMIT = 20_000
 WHEEL_AUTO_LINES = 3
@@ -67,7 +96,7 @@ def char_at(plain: str, column: int) -> int:
 
 
 class TranscriptArea(UIControl):
-    def __init__(self, view: FullscreenView) -> None:
+    def __init__(self, view: AreaHost) -> None:
         self.view = view
         self._fragments: OrderedDict[str, StyleAndTextTuples] = OrderedDict()
         self.selection: Selection | None = None
