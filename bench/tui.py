@@ -11,10 +11,12 @@
    the live area limited to the screen height, as the interactive screen does: time per update
    and in total, for mixed markdown (headings, paragraphs, lists, code blocks) and for one long
    code block (the worst case for highlighting).
-3. ``pi`` itself (``run_interactive``) against the fake LLM server in a temporary agent dir:
-   startup until the first frame, ``--keys`` keystrokes in the full interactive mode (editor,
-   suggestions, footer, key table), and an answer of ``--lines`` lines streamed by the server in
-   ``--lines``/2 deltas, from Enter until the run settled and everything was printed.
+3. ``pi`` itself (``run_interactive``) against the fake LLM server in a temporary agent dir, in
+   fullscreen and in regular mode (``--tui-mode``): startup until the first frame, a transcript
+   of ``--messages`` messages put on screen, ``--keys`` keystrokes (each until the frame showing
+   it), a 200-character burst, PageUp with the long transcript (fullscreen), and an answer of
+   ``--lines`` lines streamed by the server in ``--lines``/2 deltas with keys typed meanwhile,
+   from Enter until the run settled.
 
 Figures only; nothing is asserted. Target: under 16 ms per key.
 """
@@ -187,7 +189,30 @@ def _fake_provider(agent: Path, base_url: str) -> None:
     (agent / "settings.json").write_text(json.dumps({"defaultProvider": "fake", "defaultModel": "fake-model"}))
 
 
-async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None:
+class FrameWatch:
+    """Waits for the first frame drawn after a condition became true (what the user sees)."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.condition: Any = None
+        self.frames = 0
+
+    def after_render(self, _app: Any) -> None:
+        self.frames += 1
+        if self.condition is None or self.condition():
+            self.event.set()
+
+    async def until(self, condition: Any, send: Any) -> float:
+        self.condition = condition
+        self.event.clear()
+        start = time.perf_counter()
+        send()
+        await asyncio.wait_for(self.event.wait(), timeout=10)
+        self.condition = None
+        return time.perf_counter() - start
+
+
+async def interactive_mode(tui_mode: str, messages: int, keys: int, lines: int, width: int, rows: int) -> None:
     from pi_harness.cli.args import parse_args
     from pi_harness.cli.modes.interactive.app import run_interactive
     from pi_harness.cli.modes.interactive.mode import InteractiveMode
@@ -209,44 +234,62 @@ async def interactive_mode(keys: int, lines: int, width: int, rows: int) -> None
             modes: list[InteractiveMode] = []
             begin = time.perf_counter()
             task = asyncio.create_task(
-                run_interactive(parse_args([]), terminal=Terminal(pipe, output), observer=modes.append)
+                run_interactive(
+                    parse_args(["--tui-mode", tui_mode]), terminal=Terminal(pipe, output), observer=modes.append
+                )
             )
             while not (modes and modes[0].shell.running):
                 await asyncio.sleep(0.001)
-            print(f"pi interactive: startup until the first frame {(time.perf_counter() - begin) * 1000:.0f} ms")
+            startup = (time.perf_counter() - begin) * 1000
+            print(f"pi --tui-mode {tui_mode}: startup until the first frame {startup:.0f} ms")
             mode = modes[0]
-            rendered = asyncio.Event()
-            frames = [0]
-
-            def after_render(_app: Any) -> None:
-                frames[0] += 1
-                rendered.set()
-
-            mode.shell.view.app.after_render += after_render
+            shell = mode.shell
+            watch = FrameWatch()
+            shell.view.app.after_render += watch.after_render
+            begin = time.perf_counter()
+            shell.transcript.load_messages(session_messages(messages))  # shown, not sent: the screen's cost
+            await watch.until(lambda: len(shell.view.printed) > messages, shell.refresh)
+            print(f"  {messages} messages on screen after {(time.perf_counter() - begin) * 1000:.0f} ms "
+                  f"({len(shell.view.printed)} lines)")  # fmt: skip
             await asyncio.sleep(0.2)
-            latencies: list[float] = []
             text = "Please refactor the parser module and keep the public API stable. " * 10
+            latencies: list[float] = []
             for index in range(keys):
-                rendered.clear()
-                start = time.perf_counter()
-                pipe.send_text(text[index % len(text)])
-                await asyncio.wait_for(rendered.wait(), timeout=5)
-                latencies.append(time.perf_counter() - start)
-            print(summary("  keystroke to redrawn screen (full interactive mode)", latencies))
-            mode.shell.editor.clear()
-            frames[0] = 0
+                expected = len(shell.editor.text) + 1
+                latencies.append(await watch.until(lambda n=expected: len(shell.editor.text) >= n,
+                                                   lambda i=index: pipe.send_text(text[i % len(text)])))  # fmt: skip
+            print(summary("  keystroke to redrawn screen", latencies))
+            shell.editor.clear()
+            burst = text[:200]
+            elapsed = await watch.until(lambda: shell.editor.text == burst, lambda: pipe.send_text(burst))
+            print(f"  a 200-character burst on screen after {elapsed * 1000:.1f} ms")
+            if tui_mode == "fullscreen":
+                scrolls = [await watch.until(None, lambda: pipe.send_text("\x1b[5~")) for _ in range(20)]
+                print(summary("  PageUp to redrawn screen", scrolls))
+                await watch.until(None, lambda: pipe.send_text("\x1b[1;5F"))
+            shell.editor.clear()
+            watch.frames = 0
             start = time.perf_counter()
             pipe.send_text("go\r")
+            while not server.completed_streams and not shell.transcript.has_live:
+                await asyncio.sleep(0.001)
+            during: list[float] = []
             deadline = start + 120
-            while not server.completed_streams or mode.busy or mode.shell.transcript.has_live:
+            while not server.completed_streams or mode.busy or shell.transcript.has_live:
                 if time.perf_counter() > deadline:
                     raise RuntimeError("the streamed answer did not finish within two minutes")
-                await asyncio.sleep(0.001)
+                if mode.busy and len(during) < keys:
+                    expected = len(shell.editor.text) + 1
+                    during.append(await watch.until(lambda n=expected: len(shell.editor.text) >= n,
+                                                    lambda: pipe.send_text("x")))  # fmt: skip
+                else:
+                    await asyncio.sleep(0.001)
             elapsed = time.perf_counter() - start
-            printed = len(mode.shell.view.printed)
             print(f"  streamed a {lines}-line answer in {max(1, lines // 2)} deltas from the server: "
-                  f"{elapsed:.2f} s until settled and printed, {frames[0]} frames drawn, {printed} lines in the "
-                  "scrollback")  # fmt: skip
+                  f"{elapsed:.2f} s until settled, {watch.frames} frames drawn, {len(shell.view.printed)} lines in "
+                  "the transcript")  # fmt: skip
+            if during:
+                print(summary("  keystroke while streaming", during))
             await mode.quit(0)
             await task
 
@@ -258,12 +301,16 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=5000)
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--rows", type=int, default=40)
+    parser.add_argument("--tui-mode", choices=("fullscreen", "regular", "both"), default="both")
+    parser.add_argument("--only-pi", action="store_true", help="skip the component benchmarks (1 and 2)")
     args = parser.parse_args()
     context = RenderContext(load_theme("dark", "truecolor"), cwd="/work/project", home="/work")
-    asyncio.run(keystrokes(context, args.messages, args.keys, args.width, args.rows))
-    streaming("mixed markdown", long_answer(args.lines), args.width, args.rows)
-    streaming("a single code block", one_code_block(args.lines), args.width, args.rows)
-    asyncio.run(interactive_mode(args.keys, min(args.lines, 2000), args.width, args.rows))
+    if not args.only_pi:
+        asyncio.run(keystrokes(context, args.messages, args.keys, args.width, args.rows))
+        streaming("mixed markdown", long_answer(args.lines), args.width, args.rows)
+        streaming("a single code block", one_code_block(args.lines), args.width, args.rows)
+    for tui_mode in ("fullscreen", "regular") if args.tui_mode == "both" else (args.tui_mode,):
+        asyncio.run(interactive_mode(tui_mode, args.messages, args.keys, min(args.lines, 2000), args.width, args.rows))
 
 
 if __name__ == "__main__":

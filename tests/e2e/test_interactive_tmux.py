@@ -7,72 +7,22 @@ from any tmux server the developer runs.
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import subprocess
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
-from _pi_env import PiEnv, pi_executable
+from _pi_env import PiEnv
+from _tmux import EXIT_MARKER, Tmux, tmux_running_pi
 
 from pi_harness.testing.fake_llm import ScriptedResponse, TextStep
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-EXIT_MARKER = "[pi exited with"
-
-
-class Tmux:
-    def __init__(self, socket: Path, env: dict[str, str]) -> None:
-        self.socket = socket
-        self.env = env
-
-    def run(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-S", str(self.socket), *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=10,
-            check=True,
-        )
-        return result.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "pi")
-
-    def scrollback(self) -> str:
-        return self.run("capture-pane", "-p", "-S", "-", "-t", "pi")
-
-    def wait_for(self, condition: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if condition(screen):
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
-            time.sleep(0.05)
-
 
 @pytest.fixture
-def tmux(pi_env: PiEnv, tmp_path: Path) -> Iterator[Tmux]:
-    env = dict(pi_env.env)
-    env.setdefault("TERM", "xterm-256color")
-    # A socket path must fit in sun_path (108 bytes), which a long temp dir need not: make the
-    # socket in a short private directory of its own.
-    socket_dir = Path(tempfile.mkdtemp(prefix="pi-tmux-", dir="/tmp"))
-    session = Tmux(socket_dir / "s", env)
-    command = f"{shlex.quote(pi_executable())}; echo '{EXIT_MARKER}' $?; sleep 600"
-    session.run("new-session", "-d", "-s", "pi", "-x", "120", "-y", "40", "-c", str(pi_env.cwd), command)
-    try:
+def tmux(pi_env: PiEnv) -> Iterator[Tmux]:
+    with tmux_running_pi(pi_env) as session:
         yield session
-    finally:
-        subprocess.run(["tmux", "-S", str(session.socket), "kill-server"], capture_output=True, env=env, check=False)
-        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def test_a_prompt_in_a_real_terminal_stays_in_the_scrollback_after_quitting(pi_env: PiEnv, tmux: Tmux) -> None:

@@ -105,6 +105,9 @@ def test_session_picker_toggles(context: RenderContext) -> None:
     assert "2d ago" in lines[5]
     for ch in "parser":
         picker.handle_text(ch)
+    assert picker.sort == "threaded"  # Pi's default: a search is ranked by relevance
+    picker.handle_action("app.session.toggleSort")
+    assert picker.sort == "recent"
     assert [item.value for item in picker.selector.filtered] == ["/s/mid.jsonl", "/s/old.jsonl"]  # newest first
     picker.handle_action("app.session.toggleSort")
     assert picker.sort == "relevance"
@@ -116,6 +119,18 @@ def test_session_picker_toggles(context: RenderContext) -> None:
     picker.handle_action("app.session.delete")
     picker.handle_action("tui.select.confirm")
     assert deleted == ["/s/new.jsonl"] and picked == ["/s/new.jsonl"]
+
+
+def test_session_search_ranks_an_exact_name_first(context: RenderContext) -> None:
+    """Issue 20, defect 9: the current (newest) session must not outrank a session named as typed."""
+    sessions = [
+        session("/s/current.jsonl", None, "look at the deploy script and the release checklist", 0.01, 40),
+        session("/s/named.jsonl", "deploy", "ship it", 30, 3),
+    ]
+    picker = SessionPicker(sessions, context, current_path="/s/current.jsonl", now=lambda: 1_700_000_000)
+    for ch in "deploy":
+        picker.handle_text(ch)
+    assert next(item.value for item in picker.selector.filtered) == "/s/named.jsonl"
 
 
 def test_settings_view_cycles_values(context: RenderContext) -> None:

@@ -118,6 +118,7 @@ def test_compaction_retry_and_abort_notices(context: RenderContext) -> None:
     transcript.handle({"type": "agent_settled", "aborted": True})
     text = plain(transcript.take_finished(80))
     assert "Compacted the conversation from 180,000 tokens to about 21,000" in text
+    assert text.count("[compaction] Conversation compacted from 180,000 tokens") == 1  # one block, one success
     assert "Retrying (1/3) in 2s: 529 overloaded" in text
     assert "Retry failed after 3 attempts: 529 overloaded" in text
     assert "Compaction failed: no model" in text
@@ -180,3 +181,18 @@ def test_other_roles(context: RenderContext) -> None:
     assert "lonely result" in text
     context.set_expand_tools(True)
     assert "We fixed X." in plain(transcript.render_history(60))
+
+
+def test_line_breaks_in_user_messages_and_thinking_are_kept(context: RenderContext) -> None:
+    """A pasted list of lines stays a list of lines (issue 20, defect 4); answers stay markdown."""
+    pasted = "\n".join(f"row {n} of the paste" for n in range(1, 6))
+    transcript = Transcript(context)
+    transcript.load_messages([
+        user(pasted),
+        assistant([{"type": "thinking", "thinking": "first thought\nsecond thought"},
+                   {"type": "text", "text": "joined\nanswer"}]),
+    ])  # fmt: skip
+    rows = [line.strip() for line in plain(transcript.take_finished(80)).splitlines()]
+    assert [f"row {n} of the paste" for n in range(1, 6)] == [row for row in rows if row.startswith("row ")]
+    assert "first thought" in rows and "second thought" in rows
+    assert "joined answer" in rows  # a single newline in markdown text still joins the lines

@@ -57,6 +57,24 @@ _EDITOR: dict[str, tuple[str, ...]] = {
     "tui.select.cancel": ("escape", "ctrl+c"),
 }
 
+# Fullscreen mode's transcript (they decline in regular mode, so the editor keeps PageUp/PageDown).
+_FULLSCREEN: dict[str, tuple[str, ...]] = {
+    "tui.altScreen.pageUp": ("pageUp",),
+    "tui.altScreen.pageDown": ("pageDown",),
+    "tui.altScreen.halfPageUp": (),
+    "tui.altScreen.halfPageDown": (),
+    "tui.altScreen.lineUp": (),
+    "tui.altScreen.lineDown": (),
+    "tui.altScreen.previousPrompt": ("ctrl+shift+up",),
+    "tui.altScreen.nextPrompt": ("ctrl+shift+down",),
+    "tui.altScreen.search": ("ctrl+shift+f",),
+    "tui.altScreen.searchNext": ("enter", "ctrl+g"),
+    "tui.altScreen.searchPrevious": ("shift+enter", "ctrl+shift+g"),
+    "tui.altScreen.searchClose": ("escape",),
+    "tui.altScreen.top": ("ctrl+home",),
+    "tui.altScreen.bottom": ("ctrl+end",),
+}
+
 _APP: dict[str, tuple[str, ...]] = {
     "app.interrupt": ("escape",),
     "app.clear": ("ctrl+c",),
@@ -103,7 +121,7 @@ _APP: dict[str, tuple[str, ...]] = {
     "app.models.reorderDown": ("alt+down",),
 }
 
-DEFAULT_KEYBINDINGS: Mapping[str, tuple[str, ...]] = {**_EDITOR, **_APP}
+DEFAULT_KEYBINDINGS: Mapping[str, tuple[str, ...]] = {**_EDITOR, **_FULLSCREEN, **_APP}
 
 DESCRIPTIONS: Mapping[str, str] = {
     "tui.input.submit": "Send the message (steer while the agent works)",

@@ -105,6 +105,9 @@ def _rich_styles(theme: Theme) -> dict[str, Style]:
     }
 
 
+_LINE_BREAKS_KEPT = frozenset({"user", "thinking"})
+
+
 class _ThemedMarkdown(Markdown):
     """rich's Markdown with our element classes and access to the theme."""
 
@@ -320,6 +323,10 @@ class MarkdownRenderer:
         return cached
 
     def _render_rich(self, block: str, width: int, style: str) -> list[str]:
+        if style in _LINE_BREAKS_KEPT:
+            # What the user typed or pasted (and the model's thinking) keeps its line breaks, as in
+            # Pi: each newline becomes a markdown hard break instead of joining the lines.
+            block = block.replace("\n", "  \n")
         base: Style | str = "none"
         if style == "thinking":
             base = self.theme.rich_style("thinkingText", italic=True)

@@ -107,6 +107,9 @@ def _register_extended_sequences() -> None:
             ANSI_SEQUENCES[f"\x1b[{code};6u"] = target
             ANSI_SEQUENCES[f"\x1b[27;6;{code}~"] = target
     ANSI_SEQUENCES["\x1b[13;3u"] = (Keys.Escape, Keys.ControlM)  # alt+enter in CSI-u form
+    # prompt_toolkit 3.0 has ctrl+shift+up and ctrl+shift+down swapped; terminals send A for up.
+    ANSI_SEQUENCES["\x1b[1;6A"] = Keys.ControlShiftUp
+    ANSI_SEQUENCES["\x1b[1;6B"] = Keys.ControlShiftDown
 
 
 _register_extended_sequences()

@@ -219,6 +219,9 @@ class TerminalView:
         return size.columns, size.rows
 
     def _render(self, width: int, height: int) -> ScreenFrame:
+        # One row less than the screen: a pane as tall as the terminal leaves prompt_toolkit no row
+        # to return to, and the next print above it pushes the whole frame into the scrollback.
+        height = max(1, min(height, self.size()[1] - 1))
         self._height = height
         return self.pane.render(width, height)
 

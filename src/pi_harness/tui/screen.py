@@ -43,7 +43,9 @@ class BottomPane:
     show_status: bool = True  # an extension's footer shows the status entries itself, or not at all
     fixed_height: int = 0  # rows below the live transcript in the last frame
 
-    def render(self, width: int, height: int | None = None) -> ScreenFrame:
+    def render_fixed(self, width: int) -> tuple[list[str], list[str], tuple[int, int] | None]:
+        """Everything below the live transcript: the rows above the editor, the rest, and the
+        editor's cursor (relative to the rest)."""
         upper: list[str] = []
         if self.show_working and self.working is not None:
             upper.extend(self.working.render(width))
@@ -64,7 +66,24 @@ class BottomPane:
         lower = self.widgets.render_placement("belowEditor", width) + self.footer.render(width)
         if self.status is not None and self.show_status:
             lower.extend(self.status.render(width))
-        fixed = [*upper, *middle, *lower]
+        return upper, [*middle, *lower], cursor
+
+    def render_bottom(self, width: int, height: int | None = None) -> ScreenFrame:
+        """The fixed part alone (fullscreen mode draws the live transcript in its own area);
+        when taller than ``height`` its top rows go first."""
+        upper, rest, cursor = self.render_fixed(width)
+        lines = [*upper, *rest]
+        cursor = (cursor[0] + len(upper), cursor[1]) if cursor else None
+        self.fixed_height = len(lines)
+        if height is not None and len(lines) > height:
+            cut = len(lines) - height
+            lines = lines[cut:]
+            cursor = (cursor[0] - cut, cursor[1]) if cursor and cursor[0] >= cut else None
+        return ScreenFrame(lines, cursor)
+
+    def render(self, width: int, height: int | None = None) -> ScreenFrame:
+        upper, rest, cursor = self.render_fixed(width)
+        fixed = [*upper, *rest]
         self.fixed_height = len(fixed)
         live = self.transcript.render_live(width)
         live.append("")  # a blank row between the conversation and what follows

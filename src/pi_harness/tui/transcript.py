@@ -106,6 +106,7 @@ class Transcript:
             self._append(compaction_started(event, self.context), final=False, tag="compaction")
         elif kind in ("compaction_end", "auto_compaction_end"):
             self._drop_tag("compaction")
+            self._compaction_summary(event)
             self._notice_if_any(compaction_finished(event, self.context))
         elif kind == "auto_retry_start":
             self.add_notice(retry_started(event, self.context))
@@ -268,6 +269,15 @@ class Transcript:
         component = self._bash.component
         if isinstance(component, BashExecutionView):
             component.append_output(delta)
+
+    def _compaction_summary(self, event: Mapping[str, object]) -> None:
+        """A finished compaction shows its summary block right away (a reload would show it too)."""
+        result = event.get("result")
+        if event.get("aborted") or event.get("errorMessage") or not isinstance(result, Mapping):
+            return
+        message = {"role": "compactionSummary", "summary": result.get("summary") or "",
+                   "tokensBefore": result.get("tokensBefore")}  # fmt: skip
+        self._append(SummaryView(message, self.context), final=True)
 
     def _drop_tag(self, tag: str) -> None:
         self._blocks = [block for block in self._blocks if block.tag != tag]

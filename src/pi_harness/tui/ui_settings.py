@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings
+from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
 
 __all__ = ["UiSettings"]
 
@@ -27,10 +27,16 @@ class UiSettings:
     tree_filter_mode: str = "default"
     show_hardware_cursor: bool = False
     quiet_startup: bool = False
+    tui_mode: TuiMode = "fullscreen"
+    fullscreen_exit_output: str = "transcript"
+    fullscreen_scrollbar: str = "auto"
+    fullscreen_copy_on_select: bool = True
+    fullscreen_wheel_scroll_lines: int | None = None  # None: "auto"
 
     @classmethod
     def from_values(cls, values: Settings) -> UiSettings:
         """From the settings model (``SettingsManager.values``)."""
+        wheel = values.fullscreen_wheel_scroll_lines
         return cls(
             theme=values.theme,
             hide_thinking_block=values.hide_thinking_block,
@@ -43,4 +49,9 @@ class UiSettings:
             show_hardware_cursor=values.show_hardware_cursor,
             # quietStartup "header" (the header without the resource listing) is not built yet.
             quiet_startup=values.quiet_startup is True,
+            tui_mode=values.tui_mode,
+            fullscreen_exit_output=values.fullscreen_exit_output,
+            fullscreen_scrollbar=values.fullscreen_scrollbar,
+            fullscreen_copy_on_select=values.fullscreen_copy_on_select,
+            fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
         )

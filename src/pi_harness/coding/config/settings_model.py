@@ -174,20 +174,17 @@ class Settings(Section):
         listed=True,
         note='"header" is not implemented yet and counts as false',
     )
-    tui_mode: TuiMode = setting(
-        "regular", Choice(_TUI_MODES), "tuiMode", status="not-implemented", note=_FULLSCREEN, pi_default='"fullscreen"'
-    )
+    tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode")
     fullscreen_exit_output: FullscreenExitOutput = setting(
-        "transcript", Choice(_EXIT_OUTPUTS), "fullscreenExitOutput", status="not-implemented", note=_FULLSCREEN
+        "transcript",
+        Choice(_EXIT_OUTPUTS),
+        "fullscreenExitOutput",
+        note='"resume-hint" prints nothing yet (no resume hint on exit)',
     )
-    fullscreen_scrollbar: FullscreenScrollbar = setting(
-        "auto", Choice(_SCROLLBARS), "fullscreenScrollbar", status="not-implemented", note=_FULLSCREEN
-    )
-    fullscreen_copy_on_select: bool = setting(
-        True, FLAG, "fullscreenCopyOnSelect", status="not-implemented", note=_FULLSCREEN
-    )
+    fullscreen_scrollbar: FullscreenScrollbar = setting("auto", Choice(_SCROLLBARS), "fullscreenScrollbar")
+    fullscreen_copy_on_select: bool = setting(True, FLAG, "fullscreenCopyOnSelect")
     fullscreen_wheel_scroll_lines: WheelScrollLines = setting(
-        "auto", _WHEEL_LINES, "fullscreenWheelScrollLines", status="not-implemented", note=_FULLSCREEN
+        "auto", _WHEEL_LINES, "fullscreenWheelScrollLines", note='"auto" moves 3 lines per wheel event'
     )
     editor_padding_x: int = setting(0, Clamped(0, 3), "editorPaddingX", listed=True)
     output_pad: OutputPad = setting(

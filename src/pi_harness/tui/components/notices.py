@@ -6,7 +6,9 @@ into notices; ``None`` means the event needs no notice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import time
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pi_harness.tui.ansi import truncate, wrap
@@ -111,10 +113,13 @@ class WorkingIndicator:
 
     Extensions change it: ``message`` replaces the text, ``frames`` the spinner (``[]`` hides
     the spinner, one frame is static; custom frames are drawn as given), ``interval`` is the
-    seconds between frames and ``visible`` hides the whole row.
+    seconds between frames and ``visible`` hides the whole row. While an automatic retry waits,
+    the line counts the seconds down (``start_retry``).
     """
 
-    def __init__(self, context: RenderContext, message: str | None = None) -> None:
+    def __init__(
+        self, context: RenderContext, message: str | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.context = context
         self.message = message
         self.frame = 0
@@ -122,6 +127,21 @@ class WorkingIndicator:
         self.interval: float | None = None
         self.visible = True
         self._elapsed = 0.0
+        self.clock = clock
+        self.retry: tuple[int, int, float] | None = None  # attempt, maximum, when the retry starts
+
+    def start_retry(self, attempt: int, maximum: int, delay_ms: float) -> None:
+        self.retry = (attempt, maximum, self.clock() + delay_ms / 1000)
+
+    def clear_retry(self) -> None:
+        self.retry = None
+
+    def _retry_text(self) -> str | None:
+        if self.retry is None:
+            return None
+        attempt, maximum, when = self.retry
+        seconds = max(0, math.ceil(when - self.clock()))
+        return f"Retrying ({attempt}/{maximum}) in {seconds}s…"
 
     def set_indicator(self, frames: list[str] | None, interval: float | None = None) -> None:
         self.frames = None if frames is None else list(frames)
@@ -142,8 +162,9 @@ class WorkingIndicator:
         if not self.visible:
             return []
         theme = self.context.theme
-        text = self.message or "Working…"
-        hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to interrupt)")
+        retry = self._retry_text()
+        text = retry or self.message or "Working…"
+        hint = theme.fg("muted", f" ({self.context.key('app.interrupt')} to {'cancel' if retry else 'interrupt'})")
         if self.frames is None:
             spinner = theme.fg("accent", SPINNER_FRAMES[self.frame % len(SPINNER_FRAMES)]) + " "
         else:

@@ -17,7 +17,11 @@ from pi_harness.coding.session_store.listing import SessionInfo
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.selector import SelectItem, Selector
 
-SortMode = Literal["recent", "relevance"]
+# Pi's modes: "threaded" (its default) lists by recency and ranks a search by relevance (Pi also
+# draws the fork tree there, which we do not yet), "recent" keeps recency while searching,
+# "relevance" always ranks by the match.
+SortMode = Literal["threaded", "recent", "relevance"]
+_NEXT_SORT: dict[str, SortMode] = {"threaded": "recent", "recent": "relevance", "relevance": "threaded"}
 
 
 def relative_age(moment: datetime, now: float) -> str:
@@ -53,7 +57,7 @@ class SessionPicker:
         self.current_path = current_path
         self.now = now
         self.show_path = False
-        self.sort: SortMode = "recent"
+        self.sort: SortMode = "threaded"
         self.named_only = False
         self._sessions: list[SessionInfo] = []
 
@@ -66,7 +70,7 @@ class SessionPicker:
             [], context, title="Resume a session", max_visible=max_visible, on_select=chosen, on_cancel=on_cancel,
             empty_text="No sessions found",
         )  # fmt: skip
-        self.selector.sort_by_score = False
+        self.selector.sort_by_score = True
         self.set_sessions(sessions)
 
     def set_sessions(self, sessions: Sequence[SessionInfo]) -> None:
@@ -111,8 +115,8 @@ class SessionPicker:
         if action == "app.session.togglePath":
             self.show_path = not self.show_path
         elif action == "app.session.toggleSort":
-            self.sort = "relevance" if self.sort == "recent" else "recent"
-            self.selector.sort_by_score = self.sort == "relevance"
+            self.sort = _NEXT_SORT[self.sort]
+            self.selector.sort_by_score = self.sort != "recent"
         elif action == "app.session.toggleNamedFilter":
             self.named_only = not self.named_only
         elif action == "app.session.rename":

@@ -10,7 +10,15 @@ import pytest
 
 from pi_harness.testing.fake_llm import FakeLLMServer
 
-from .harness import write_fake_provider
+from .harness import TUI_MODE, write_fake_provider
+
+
+@pytest.fixture(params=["fullscreen", "regular"], autouse=True)
+def tui_mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every interactive scenario in Pi's default fullscreen mode and in regular mode."""
+    TUI_MODE["mode"] = request.param
+    yield request.param
+    TUI_MODE["mode"] = "fullscreen"
 
 
 @pytest.fixture

@@ -26,6 +26,8 @@ from pi_harness.testing.fake_llm import FakeLLMServer
 from pi_harness.tui.ansi import strip_ansi
 
 WIDTH, HEIGHT = 120, 40
+# Every scenario runs in both terminal modes (conftest's ``tui_mode`` fixture sets this).
+TUI_MODE = {"mode": "fullscreen"}
 KEYS = {
     "enter": "\r",
     "escape": "\x1b",
@@ -42,6 +44,13 @@ KEYS = {
     "ctrl+o": "\x0f",
     "ctrl+t": "\x14",
     "ctrl+u": "\x15",
+    "pageUp": "\x1b[5~",
+    "pageDown": "\x1b[6~",
+    "ctrl+home": "\x1b[1;5H",
+    "ctrl+end": "\x1b[1;5F",
+    "ctrl+shift+f": "\x1b[102;6u",
+    "ctrl+shift+up": "\x1b[1;6A",
+    "shift+enter": "\x1b[13;2u",
 }
 
 
@@ -167,6 +176,8 @@ class Pi:
 async def run_pi(args: Sequence[str] = (), *, observe: bool = True) -> AsyncIterator[Pi]:
     """Start ``pi args…`` in the current directory; quits (Ctrl+D) at the end if still running."""
     parsed = parse_args(list(args))
+    if parsed.tui_mode is None:
+        parsed.tui_mode = TUI_MODE["mode"]  # type: ignore[assignment]
     with create_pipe_input() as pipe:
         buffer = io.StringIO()
         output = Vt100_Output(buffer, lambda: Size(rows=HEIGHT, columns=WIDTH), term="xterm-256color")

@@ -58,6 +58,7 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
         await pi.idle()
         manager = pi.mode.session.session_manager
         first = next(e for e in manager.get_entries() if e["type"] == "message" and e["message"]["role"] == "user")
+        assert "15/128k" in pi.screen()  # the second answer's context
         await pi.submit("/tree")
         await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
         await pi.press("up", "up", "up")
@@ -68,6 +69,8 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "first question", "the message back in the editor")
         assert manager.get_leaf_id() == first["parentId"]
         assert "Second answer." not in pi.scrollback()  # the screen shows the new position
+        # The footer's context figure follows the new position (issue 20, defect 5).
+        await pi.wait_for(lambda: "15/128k" not in pi.screen(), "the context figure of the new position")
     assert len(server.requests) == 2
 
 
@@ -111,6 +114,8 @@ async def test_compact_writes_a_compaction_entry_from_the_summary_request(
         await pi.submit("/compact keep the numbers")
         await pi.wait_for(lambda: "Compacted the conversation" in pi.scrollback(), "the compaction notice")
         await pi.idle()
+        # The summary block shows at once, not only after a reload (issue 20, defect 7).
+        assert "[compaction] Conversation compacted" in pi.scrollback()
         assert "?/128k" in pi.screen()  # context size unknown until the next response
         session_file = pi.mode.session.session_manager.get_session_file()
     assert session_file is not None
@@ -147,7 +152,8 @@ async def test_session_name_and_user_bash(server: FakeLLMServer, project: Path) 
         await pi.submit("What did you see?")
         await pi.wait_for(lambda: "Seen it." in pi.scrollback(), "the answer")
         await pi.submit("/session")
-        await pi.wait_for(lambda: "Release prep" in pi.scrollback(), "the session info")
-        assert "1 user, 1 assistant" in pi.scrollback()
+        # "/name" already printed the name: wait for what only the session info shows.
+        await pi.wait_for(lambda: "1 user, 1 assistant" in pi.scrollback(), "the session info")
+        assert "Release prep" in pi.scrollback()
     request = json.dumps(server.requests[0].json)
     assert "visible-output" in request and "hidden-output" not in request

@@ -94,6 +94,7 @@ class SessionController:
         shell.pane.transcript = transcript
         shell.pane.show_working = False
         self.seed_history(session)
+        self.update_footer()  # the context figure belongs to the new position in the tree
         shell.redraw_all()
 
     def seed_history(self, session: AgentSession) -> None:
@@ -247,6 +248,10 @@ class SessionController:
                 self._cache_miss_notice(message)
         elif kind == "entry_appended":
             self._cache_warm_notice(event.get("entry"))
+        elif kind == "auto_retry_start":
+            self._start_retry(event)
+        elif kind in ("auto_retry_end", "agent_settled") or (kind == "message_start" and shell.working.retry):
+            shell.working.clear_retry()
         if kind in ("compaction_end", "auto_compaction_end") and event.get("errorMessage"):
             self.last_compaction_error = str(event["errorMessage"])
         if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
@@ -258,6 +263,13 @@ class SessionController:
         if kind in _FOOTER_EVENTS:
             self.update_footer()
         shell.refresh()
+
+    def _start_retry(self, event: Mapping[str, object]) -> None:
+        """The working line counts down to the next attempt (the shell's ticker redraws it)."""
+        attempt, maximum, delay = event.get("attempt"), event.get("maxAttempts"), event.get("delayMs")
+        if isinstance(attempt, int) and isinstance(maximum, int) and isinstance(delay, int | float):
+            self.mode.shell.working.start_retry(attempt, maximum, delay)
+            self.mode.shell.pane.show_working = True
 
     # --- prompt-cache notices (``showCacheMissNotices``) -----------------------------------------
 

@@ -20,7 +20,7 @@ _SELECTOR_ACTIONS = frozenset({
 def _rank(action: str) -> int:
     if action.startswith(_SELECTOR_PREFIXES) or action in _SELECTOR_ACTIONS:
         return 0
-    if action.startswith("app."):
+    if action.startswith(("app.", "tui.altScreen.")):  # fullscreen's transcript keys win over the editor's
         return 1
     if action.startswith("tui.input."):
         return 2

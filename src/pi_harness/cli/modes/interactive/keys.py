@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.clipboard import paste_clipboard_image
 from pi_harness.cli.modes.interactive.external_editor import edit_externally
+from pi_harness.cli.modes.interactive.fullscreen.actions import fullscreen_handlers
 from pi_harness.cli.modes.interactive.key_order import SELECTOR_ACTIONS
 from pi_harness.tui.keybindings import RepeatDetector
 
@@ -60,6 +61,7 @@ class KeyActions:
             "tui.input.tab": self.tab,
             "tui.editor.jumpForward": lambda: self._start_jump(True),
             "tui.editor.jumpBackward": lambda: self._start_jump(False),
+            **fullscreen_handlers(mode),
         }
 
     @property

@@ -20,6 +20,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyBindingsBase, merge_key_bindings
 from prompt_toolkit.output import Output
 
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.cli.modes.interactive.key_order import ACTION_ORDER
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext
@@ -70,6 +71,21 @@ class RecordingView(TerminalView):
     def print_above(self, lines: list[str]) -> None:
         self.printed.extend(lines)
         super().print_above(lines)
+
+    def replace_scrollback(self, lines: list[str]) -> None:
+        """Clear the screen and the scrollback, then print ``lines`` (a full redraw)."""
+        self.printed.clear()
+        first = CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else "")
+        self.print_above([first, *lines[1:]])
+
+
+def fullscreen_options(ui: UiSettings) -> FullscreenOptions:
+    return FullscreenOptions(
+        scrollbar=ui.fullscreen_scrollbar,
+        exit_output=ui.fullscreen_exit_output,
+        copy_on_select=ui.fullscreen_copy_on_select,
+        wheel_lines=ui.fullscreen_wheel_scroll_lines,
+    )
 
 
 class LocationFooter(Footer):
@@ -140,14 +156,29 @@ class Shell:
             [DynamicKeyBindings(lambda: self.base_bindings), DynamicKeyBindings(lambda: self.extra_bindings)]
         )
         terminal = terminal or Terminal()
-        self.view = RecordingView(
-            self.pane,
-            bindings,
-            input=terminal.input,
-            output=terminal.output,
-            show_hardware_cursor=ui.show_hardware_cursor,
-        )
+        self.view: RecordingView | FullscreenView
+        if ui.tui_mode == "fullscreen":
+            self.view = FullscreenView(
+                self.pane,
+                bindings,
+                context=self.context,
+                options=fullscreen_options(ui),
+                input=terminal.input,
+                output=terminal.output,
+                show_hardware_cursor=ui.show_hardware_cursor,
+            )
+        else:
+            self.view = RecordingView(
+                self.pane,
+                bindings,
+                input=terminal.input,
+                output=terminal.output,
+                show_hardware_cursor=ui.show_hardware_cursor,
+            )
         self._ticker: asyncio.Task[None] | None = None
+        self._printed_width: int | None = None
+        if isinstance(self.view, RecordingView):
+            self.view.app.before_render += self._rewrap_after_resize
         self._exit_requested = False  # exit() before the application ran (a signal during startup)
         self.on_tick: list[Callable[[], bool]] = []
 
@@ -361,11 +392,20 @@ class Shell:
         theme) or when the conversation itself was replaced (``/tree``, ``/new``, ``/resume``).
         """
         width, _rows = self.view.size()
-        lines = self.transcript.render_history(width)
-        self.view.printed.clear()
-        first = CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else "")
-        self.view.print_above([first, *lines[1:]])
+        # A replaced conversation arrives as finished blocks not yet printed: they belong to the
+        # history drawn now, or the next frame would draw them as a screen-high live area whose
+        # rows scroll into the scrollback as stale copies.
+        self.transcript.take_finished(width)
+        self.view.replace_scrollback(self.transcript.render_history(width))
         self.refresh()
+
+    def _rewrap_after_resize(self, _app: object) -> None:
+        """Regular mode: the terminal does not re-wrap what we printed at another width (tmux cuts
+        the old lines at the new edge), so a width change redraws the scrollback at the new width."""
+        width = self.view.size()[0]
+        previous, self._printed_width = self._printed_width, width
+        if previous is not None and previous != width and self.running:
+            asyncio.get_running_loop().call_soon(self.redraw_all)
 
     def set_theme(self, theme: Theme, *, redraw: bool = True) -> None:
         self.context.set_theme(theme)

@@ -13,6 +13,7 @@ chosen again among every theme the resource loader found.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pi_harness.__about__ import __version__
 from pi_harness.cli.args import ParsedArgs
@@ -106,10 +107,13 @@ def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> S
     paths += [str((boot.cwd / path).resolve()) for path in parsed.themes]
     registry = ThemeRegistry(paths)
     theme = registry.create(theme_name(parsed, settings))
+    ui = UiSettings.from_values(settings.values)
+    if parsed.tui_mode is not None:
+        ui = replace(ui, tui_mode=parsed.tui_mode)
     return Shell(
         theme=theme,
         keymap=KeyMap.load(boot.agent_dir),
-        ui=UiSettings.from_values(settings.values),
+        ui=ui,
         cwd=str(boot.cwd),
         terminal=terminal,
     )

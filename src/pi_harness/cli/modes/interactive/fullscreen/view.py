@@ -1,0 +1,212 @@
+"""Fullscreen mode (Pi's default): the application owns the whole terminal (alternate screen).
+
+The editor, status and footer are pinned at the bottom; above them the transcript scrolls
+inside the application (keys, mouse wheel, a scrollbar) and can be searched and selected with
+the mouse. Nothing goes into the terminal's scrollback while it runs; on exit the transcript is
+written there once (``fullscreenExitOutput: "transcript"``), so the conversation stays readable
+after quitting. The class offers what the shell needs from ``TerminalView`` (``refresh``,
+``flush``, ``printed``, ``run``, ``exit``), so the rest of the interactive mode does not care
+which mode runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindingsBase
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.output import Output
+
+from pi_harness.cli.modes.interactive.fullscreen.area import TranscriptArea
+from pi_harness.cli.modes.interactive.fullscreen.buffer import TranscriptBuffer
+from pi_harness.cli.modes.interactive.fullscreen.fast_window import AreaContainer
+from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
+from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
+from pi_harness.tui.ansi import strip_ansi
+from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.pt_view import ESCAPE_TIMEOUT, LinesControl
+from pi_harness.tui.screen import BottomPane, ScreenFrame
+from pi_harness.tui.theme import Theme
+from pi_harness.tui.transcript import Transcript
+
+
+@dataclass(frozen=True)
+class FullscreenOptions:
+    scrollbar: str = "auto"  # "auto" (while scrolled up) | "always" | "hidden"
+    exit_output: str = "transcript"  # "transcript" | "resume-hint"
+    copy_on_select: bool = True
+    wheel_lines: int | None = None  # None: "auto"
+    mouse: bool = True
+
+
+def key_display(spec: str) -> str:
+    """``ctrl+end`` as hints show it: ``Ctrl+End``."""
+    return "+".join(part[:1].upper() + part[1:] for part in spec.split("+"))
+
+
+class FullscreenView:
+    def __init__(
+        self,
+        pane: BottomPane,
+        key_bindings: KeyBindingsBase,
+        *,
+        context: RenderContext,
+        options: FullscreenOptions | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        show_hardware_cursor: bool = False,
+        frame_interval: float = 1 / 60,
+    ) -> None:
+        self.pane = pane
+        self.context = context
+        self.options = options or FullscreenOptions()
+        self.frame_interval = frame_interval
+        self.buffer = TranscriptBuffer()
+        self.scroll = Scroll()
+        self.search: SearchState | None = None
+        self.area = TranscriptArea(self)
+        self.bottom = LinesControl(self._render_bottom, show_cursor=show_hardware_cursor)
+        self._refresh_pending = False
+        self._live: list[str] = []
+        self._content: list[str] = []
+        self._plain: list[str] | None = None
+        self._signature: tuple[int, int, int, int] | None = None
+        self._marks = 0
+        self.content_version = 0
+        self.app: Application[Any] = Application(
+            layout=Layout(
+                HSplit(
+                    [
+                        AreaContainer(self.area),
+                        Window(
+                            self.bottom,
+                            wrap_lines=False,
+                            dont_extend_height=True,
+                            always_hide_cursor=not show_hardware_cursor,
+                        ),
+                    ]
+                )
+            ),
+            key_bindings=key_bindings,
+            full_screen=True,
+            input=input,
+            output=output,
+            mouse_support=self.options.mouse,
+            erase_when_done=False,
+        )
+        self.app.timeoutlen = ESCAPE_TIMEOUT
+        self.app.ttimeoutlen = ESCAPE_TIMEOUT
+
+    # --- what the shell uses -------------------------------------------------------------------
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.pane.transcript
+
+    @property
+    def theme(self) -> Theme:
+        return self.context.theme
+
+    @property
+    def printed(self) -> list[str]:
+        """The transcript's finished blocks as displayed (regular mode: what went to the scrollback)."""
+        width = self.area.width
+        self.transcript.take_finished(width)
+        self.buffer.sync(self.transcript, width)
+        return self.buffer.lines
+
+    def size(self) -> tuple[int, int]:
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
+    def refresh(self) -> None:
+        if not self.app.is_running:
+            return
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            asyncio.get_running_loop().call_later(self.frame_interval, self._refresh_now)
+
+    def _refresh_now(self) -> None:
+        self._refresh_pending = False
+        self.app.invalidate()
+
+    def invalidate(self) -> None:
+        self.app.invalidate()
+
+    def print_above(self, lines: list[str]) -> None:
+        """Regular mode writes into the scrollback here; the transcript area shows the transcript
+        itself, so there is nothing to write."""
+
+    def replace_scrollback(self, lines: list[str]) -> None:
+        """A full redraw: render the transcript again (the lines are regular mode's)."""
+        self.buffer.invalidate()
+        self.refresh()
+
+    async def flush(self) -> None:
+        self._refresh_now()
+
+    async def run(self) -> Any:
+        try:
+            return await self.app.run_async()
+        finally:
+            self._write_exit_output()
+
+    def exit(self, result: Any = None) -> None:
+        if self.app.is_running:
+            self.app.exit(result=result)
+
+    def key_label(self, action: str) -> str:
+        keys = self.context.keymap.keys(action)
+        return key_display(keys[0]) if keys else ""
+
+    # --- content -------------------------------------------------------------------------------
+
+    def content(self, width: int) -> list[str]:
+        """Every line of the transcript area at ``width``: the finished blocks, then the live ones."""
+        transcript = self.transcript
+        transcript.take_finished(width)
+        changed = self.buffer.sync(transcript, width)
+        live = transcript.render_live(width)
+        live.append("")  # a blank row between the conversation and the editor
+        signature = (id(self.buffer.lines), len(self.buffer.lines), hash(tuple(live)), width)
+        if changed or signature != self._signature:
+            self._signature = signature
+            self._live = live
+            self._content = [*self.buffer.lines, *live]
+            self._plain = None
+            self.content_version += 1
+        if len(self.buffer.marks) > self._marks:
+            self.scroll.to_end()  # the user sent a message: show where the answer comes
+        self._marks = len(self.buffer.marks)
+        return self._content
+
+    def measure(self) -> None:
+        """Bring the scroll position's idea of the transcript up to date before moving it (output
+        may have arrived since the last frame was drawn)."""
+        self.scroll.layout(len(self.content(self.area.width)), self.scroll.height)
+
+    def plain_content(self) -> list[str]:
+        if self._plain is None:
+            self._plain = [*self.buffer.plain(), *(strip_ansi(line) for line in self._live)]
+        return self._plain
+
+    def _render_bottom(self, width: int, height: int) -> ScreenFrame:
+        rows = self.size()[1]
+        # The transcript area keeps a few rows even under a tall selector.
+        return self.pane.render_bottom(width, max(1, min(height, rows - 3)))
+
+    def _write_exit_output(self) -> None:
+        """The transcript as last displayed (already rendered: a long session must not be rendered
+        again at another width just to quit)."""
+        if self.options.exit_output != "transcript":
+            return
+        lines = self.content(self.area.width)
+        if not any(line.strip() for line in lines):
+            return
+        output = self.app.output
+        output.write_raw("\r\n".join(lines) + "\r\n")
+        output.flush()
