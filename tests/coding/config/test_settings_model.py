@@ -190,7 +190,7 @@ def test_defaults_come_from_the_model_and_are_what_they_were() -> None:
     assert DEFAULTS == default_settings_json() == LEGACY_DEFAULTS
     for key, value in LEGACY_DEFAULTS.items():
         assert json.dumps(DEFAULTS[key]) == json.dumps(value)  # nested key order too (pi config get)
-    assert {"cacheWarming", "defaultProjectTrust", "httpProxy"} == GLOBAL_ONLY
+    assert {"allowPackageScripts", "cacheWarming", "defaultProjectTrust", "httpProxy"} == GLOBAL_ONLY
 
 
 def test_the_defaults_parse_to_the_default_model_without_warnings() -> None:
