@@ -9,8 +9,9 @@ Every task starts from a fresh temporary project (a few files), gives the agent 
 print mode (``--mode json``, no session file) and is judged by a shell command run in the
 project afterwards (exit status 0 = success). Both harnesses get the same isolated agent dir
 with a ``models.json`` naming the server as provider ``localllm`` (openai-completions), a fresh
-HOME, ``PI_OFFLINE=1``, and the same per-trial time limit. Trials are interleaved (task by task,
-harness by harness) so the load of a shared machine falls on both alike.
+HOME, ``PI_OFFLINE=1``, and the same per-trial time limit. Each round runs one harness through
+all tasks, then the other (who starts alternates), in fixed paths, so llama-server's one-slot
+prompt cache keeps each harness's system prompt between its tasks alike.
 
 Printed per harness: successes / trials, and over all trials the mean assistant turns, tokens
 (input + output as the server counted them) and wall time; with ``--verbose`` one line per trial.
@@ -166,43 +167,44 @@ def command(harness: str) -> list[str]:
     return OURS if harness == "pi-harness" else [str(PI14)]
 
 
-def run_trial(harness: str, task: Task, url: str, context_window: int, limit: float) -> Trial:
-    with tempfile.TemporaryDirectory(prefix=f"rm-{task.name}-") as tmp:
-        home = Path(tmp) / "home"
-        agent = home / "agent"
-        project = Path(tmp) / "project"
-        agent.mkdir(parents=True)
-        project.mkdir()
-        (agent / "models.json").write_text(json.dumps(models_json(url, context_window)), encoding="utf-8")
-        for name, text in task.files.items():
-            (project / name).parent.mkdir(parents=True, exist_ok=True)
-            (project / name).write_text(text, encoding="utf-8")
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "PI_CODING_AGENT_DIR": str(agent),
-            "PI_OFFLINE": "1",
-            "TERM": "dumb",
-            "LANG": "C.UTF-8",
-        }
-        argv = [*command(harness), "--mode", "json", "--no-session", "--model", f"localllm/{MODEL_ID}", task.prompt]
-        started = time.monotonic()
-        note = ""
-        try:
-            done = subprocess.run(
-                argv, check=False, cwd=project, env=env, capture_output=True, text=True, timeout=limit
-            )
-            output = done.stdout
-            if done.returncode != 0:
-                note = f"exit {done.returncode}: {done.stderr.strip()[-200:]}"
-        except subprocess.TimeoutExpired as exc:
-            raw = exc.stdout or b""
-            output = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-            note = "time limit"
-        seconds = time.monotonic() - started
-        turns, tokens = _usage(output)
-        check = subprocess.run(task.check, check=False, shell=True, cwd=project, capture_output=True, timeout=60)
-        return Trial(harness, task.name, check.returncode == 0, turns, tokens, seconds, note)
+def run_trial(harness: str, task: Task, url: str, context_window: int, limit: float, work: Path) -> Trial:
+    # The same paths for every trial of a harness: the working directory is in the system
+    # prompt, and llama-server's prompt cache (one slot) then keeps the whole shared prefix.
+    tmp = work / harness
+    shutil.rmtree(tmp, ignore_errors=True)
+    home = tmp / "home"
+    agent = home / "agent"
+    project = tmp / "project"
+    agent.mkdir(parents=True)
+    project.mkdir()
+    (agent / "models.json").write_text(json.dumps(models_json(url, context_window)), encoding="utf-8")
+    for name, text in task.files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "PI_OFFLINE": "1",
+        "TERM": "dumb",
+        "LANG": "C.UTF-8",
+    }
+    argv = [*command(harness), "--mode", "json", "--no-session", "--model", f"localllm/{MODEL_ID}", task.prompt]
+    started = time.monotonic()
+    note = ""
+    try:
+        done = subprocess.run(argv, check=False, cwd=project, env=env, capture_output=True, text=True, timeout=limit)
+        output = done.stdout
+        if done.returncode != 0:
+            note = f"exit {done.returncode}: {done.stderr.strip()[-200:]}"
+    except subprocess.TimeoutExpired as exc:
+        raw = exc.stdout or b""
+        output = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        note = "time limit"
+    seconds = time.monotonic() - started
+    turns, tokens = _usage(output)
+    check = subprocess.run(task.check, check=False, shell=True, cwd=project, capture_output=True, timeout=60)
+    return Trial(harness, task.name, check.returncode == 0, turns, tokens, seconds, note)
 
 
 def _usage(output: str) -> tuple[int, int]:
@@ -241,7 +243,7 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=1, help="runs of every task per harness")
     parser.add_argument("--only", default="", help="comma list of task names")
     parser.add_argument("--harness", choices=("both", "ours", "pi"), default="both")
-    parser.add_argument("--limit", type=float, default=300.0, help="seconds per trial")
+    parser.add_argument("--limit", type=float, default=420.0, help="seconds per trial")
     parser.add_argument("--context-window", type=int, default=8192)
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
@@ -255,12 +257,14 @@ def main() -> int:
         print(f"missing {OURS[0]}: create the venv first", file=sys.stderr)
         return 2
     trials: list[Trial] = []
+    work = Path(tempfile.mkdtemp(prefix="real-model-bench-"))
     for trial in range(args.trials):
-        for task in tasks:
-            # Alternate which harness goes first so neither always meets a warm prompt cache.
-            order = harnesses if (trial + len(trials)) % 2 == 0 else list(reversed(harnesses))
-            for harness in order:
-                result = run_trial(harness, task, args.url, args.context_window, args.limit)
+        # One harness through all tasks, then the other (alternating who starts), so that the
+        # server's prompt cache holds each harness's system prompt across its tasks alike.
+        order = harnesses if trial % 2 == 0 else list(reversed(harnesses))
+        for harness in order:
+            for task in tasks:
+                result = run_trial(harness, task, args.url, args.context_window, args.limit, work)
                 trials.append(result)
                 if args.verbose:
                     print(
@@ -268,6 +272,9 @@ def main() -> int:
                         f"turns={result.turns} tokens={result.tokens} {result.seconds:.0f}s {result.note}",
                         flush=True,
                     )
+        if args.verbose and trial + 1 < args.trials:
+            print(f"after round {trial + 1}:\n{summarize(trials, harnesses)}", flush=True)
+    shutil.rmtree(work, ignore_errors=True)
     print(f"{len(tasks)} tasks x {args.trials} trials against {args.url} ({MODEL_ID})")
     print(summarize(trials, harnesses))
     return 0
