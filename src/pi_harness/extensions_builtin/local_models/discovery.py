@@ -168,7 +168,7 @@ def _parse_model_list(payload: object) -> list[ModelInfo]:
         # started with), what the model was trained for last.
         info.context_window = (
             _first_int(meta, "n_ctx")
-            or _ctx_size_arg(status.get("args"))
+            or ctx_size_arg(status.get("args"))
             or _first_int(entry, "max_model_len", "context_length", "context_window", "max_context_length")
             or _first_int(meta, "n_ctx_train")
         )
@@ -186,7 +186,7 @@ def _parse_model_list(payload: object) -> list[ModelInfo]:
     return infos
 
 
-def _ctx_size_arg(args: object) -> int | None:
+def ctx_size_arg(args: object) -> int | None:
     """``--ctx-size N`` (or ``-c``/``-ctx``) among the arguments a router started a model with."""
     if not isinstance(args, list):
         return None
