@@ -15,11 +15,17 @@ import pytest
 
 from pi_harness.ai.types import Model
 
-MODEL_ID = os.environ.get("PI_REAL_MODEL_ID", "qwen2.5-coder-1.5b-instruct")
+# Read when the lane's tests are collected: every test then runs in a scrubbed environment
+# (tests/conftest.py removes PI_* variables).
+_ENV = {
+    name: os.environ.get(name, "")
+    for name in ("PI_REAL_MODEL_URL", "PI_REAL_MODEL_TINY_URL", "PI_REAL_MODEL_ID", "PI_REAL_MODEL_KIND")
+}
+MODEL_ID = _ENV["PI_REAL_MODEL_ID"] or "qwen2.5-coder-1.5b-instruct"
 
 
 def _url(name: str) -> str:
-    value = os.environ.get(name, "").strip().rstrip("/")
+    value = _ENV[name].strip().rstrip("/")
     if not value:
         pytest.skip(f"{name} is not set (run scripts/test-real-model)")
     return value[: -len("/v1")] if value.endswith("/v1") else value

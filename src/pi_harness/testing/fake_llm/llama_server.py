@@ -7,8 +7,8 @@ The bodies are the ones a real ``llama-server`` (llama.cpp, the build in
   ``GET /props`` with ``default_generation_settings.n_ctx``, ``modalities`` and
   ``chat_template_caps``, ``GET /v1/models`` with the model's ``meta`` (``n_ctx``...);
 * router mode (``--models-dir``, no ``--model``): ``GET /models`` lists every model with its
-  ``status`` (``unloaded``, ``loading``, ``loaded``, ``sleeping``; ``args`` once started,
-  ``failed``/``exit_code`` after a failed start), ``POST /models/load`` and
+  ``status`` (``unloaded``, ``loading``, ``loaded``, ``sleeping``; the ``args`` it is started
+  with; ``failed``/``exit_code`` after a failed start) and, once loaded, ``meta.n_ctx``, ``POST /models/load`` and
   ``POST /models/unload`` answer ``{"success":true}``, ``GET /props`` says ``"role":"router"``
   and ``models_autoload``; a chat request for a model that is not loaded is refused with
   ``model is not loaded``.
@@ -63,9 +63,11 @@ class RouterModel:
     loading_left: int = 0
 
     def entry(self) -> JsonObject:
-        status: JsonObject = {"value": self.status}
-        if self.status != "unloaded" or self.failed:
-            status["args"] = ["llama-server", "--alias", self.id, "--ctx-size", str(self.n_ctx), "--port", "0"]
+        # The real router lists the arguments a model is (or would be) started with, loaded or not.
+        status: JsonObject = {
+            "value": self.status,
+            "args": ["llama-server", "--alias", self.id, "--ctx-size", str(self.n_ctx), "--port", "0"],
+        }
         if self.failed:
             status["failed"] = True
             status["exit_code"] = 1
