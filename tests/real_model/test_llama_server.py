@@ -185,7 +185,8 @@ def test_a_multi_turn_session_file(tmp_path: Path, server_url: str) -> None:
     second = pi(agent, project, "--session", str(session), "-p", "What is my name? Answer with the name only.")
     assert second.returncode == 0, second.stderr
     assert "Zorbak" in second.stdout
-    messages = [e["message"] for e in entries(session) if e["type"] == "message"]
+    # (the transcript also records the system prompt, as a ``system`` message)
+    messages = [e["message"] for e in entries(session) if e["type"] == "message" and e["message"]["role"] != "system"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     for reply in messages[1::2]:
         assert reply["provider"] == "llama-real" and reply["model"] == MODEL_ID
