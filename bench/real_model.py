@@ -5,6 +5,13 @@
     .venv/bin/python bench/real_model.py --url http://127.0.0.1:18080 --trials 3
     .venv/bin/python bench/real_model.py --url ... --only hello,rename --harness ours
 
+On a machine whose cores are shared, run each harness against a server of its own, at the same
+time, so both meet the same load and each keeps its own prompt cache:
+
+    RAW=1 start 18080 & RAW=1 start 18081 &
+    .venv/bin/python bench/real_model.py --url http://127.0.0.1:18080 --harness ours -v &
+    .venv/bin/python bench/real_model.py --url http://127.0.0.1:18081 --harness pi -v
+
 Every task starts from a fresh temporary project (a few files), gives the agent one prompt in
 print mode (``--mode json``, no session file) and is judged by a shell command run in the
 project afterwards (exit status 0 = success). Both harnesses get the same isolated agent dir
