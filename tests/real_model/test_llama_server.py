@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import httpx2
+import pytest
 
 from pi_harness.ai import SimpleStreamOptions, stream_simple
 from pi_harness.ai.abort import AbortController
@@ -22,6 +23,9 @@ from pi_harness.ai.overflow import is_context_overflow
 from pi_harness.ai.types import Context, Model
 
 from .conftest import MODEL_ID, model_for
+
+# The model runs on shared CPU cores: a single request may take minutes on a busy machine.
+pytestmark = pytest.mark.timeout(1800)
 
 PI = str(Path(sys.executable).parent / "pi")
 TIMEOUT_S = 900  # per CLI run: the model is slow on a loaded machine
