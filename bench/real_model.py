@@ -209,13 +209,16 @@ def run_trial(harness: str, task: Task, url: str, context_window: int, limit: fl
         output = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         note = "time limit"
     seconds = time.monotonic() - started
-    turns, tokens = _usage(output)
+    turns, tokens, error = _usage(output)
+    note = note or error
     check = subprocess.run(task.check, check=False, shell=True, cwd=project, capture_output=True, timeout=60)
     return Trial(harness, task.name, check.returncode == 0, turns, tokens, seconds, note)
 
 
-def _usage(output: str) -> tuple[int, int]:
+def _usage(output: str) -> tuple[int, int, str]:
+    """Assistant turns, tokens, and the error of the last turn when it failed."""
     turns = tokens = 0
+    error = ""
     for line in output.splitlines():
         try:
             event = json.loads(line)
@@ -226,7 +229,8 @@ def _usage(output: str) -> tuple[int, int]:
             turns += 1
             usage = message.get("usage") or {}
             tokens += int(usage.get("input") or 0) + int(usage.get("output") or 0)
-    return turns, tokens
+            error = str(message.get("errorMessage") or "")[:120] if message.get("stopReason") == "error" else ""
+    return turns, tokens, error
 
 
 def summarize(trials: list[Trial], harnesses: list[str]) -> str:
