@@ -162,10 +162,12 @@ def pi(agent: Path, project: Path, *args: str) -> subprocess.CompletedProcess[st
     )
 
 
-def agent_dir(tmp_path: Path, url: str, context_window: int, settings: dict[str, Any] | None = None) -> Path:
+def agent_dir(
+    tmp_path: Path, url: str, context_window: int, settings: dict[str, Any] | None = None, max_tokens: int = 48
+) -> Path:
     agent = tmp_path / "home" / "agent"
     agent.mkdir(parents=True)
-    entry = dict(model_for(url, contextWindow=context_window, maxTokens=48))
+    entry = dict(model_for(url, contextWindow=context_window, maxTokens=max_tokens))
     for key in ("provider", "baseUrl", "api"):
         entry.pop(key)
     provider = {"baseUrl": f"{url}/v1", "api": "openai-completions", "apiKey": "local", "models": [entry]}
@@ -201,10 +203,11 @@ def test_a_multi_turn_session_file(tmp_path: Path, server_url: str) -> None:
 def test_overflow_on_a_tiny_context_compacts_and_answers(tmp_path: Path, tiny_url: str) -> None:
     # The model entry claims a large window, so only the server's own refusal reveals the limit.
     settings = {"compaction": {"reserveTokens": 200, "keepRecentTokens": 100}}
-    agent = agent_dir(tmp_path, tiny_url, 32768, settings)
+    # The summary needs room: a summary cut off by the output cap fails the compaction.
+    agent = agent_dir(tmp_path, tiny_url, 32768, settings, max_tokens=256)
     project = tmp_path / "project"
     session = tmp_path / "long.jsonl"
-    filler = " ".join(f"item{i}" for i in range(150))  # about 540 tokens: two do not fit in 1024
+    filler = " ".join(f"item{i}" for i in range(220))  # about 790 tokens: two do not fit in 1536
     first = pi(agent, project, "--session", str(session), "-p", f"Here is a list: {filler}. Reply only: OK")
     assert first.returncode == 0, first.stderr
     second = pi(agent, project, "--session", str(session), "-p", f"Another list: {filler}. Reply only: DONE")
