@@ -236,13 +236,14 @@ async def test_a_llama_cpp_router_offers_only_models_that_answer(metadata_server
         "data": [
             {"id": "loaded", "status": {"value": "loaded"}},
             {"id": "asleep", "status": {"value": "sleeping"}},
-            {"id": "on-disk", "status": {"value": "unloaded"}},
-            {"id": "broken", "status": {"value": "unloaded", "failed": True}},
+            {"id": "on-disk", "status": {"value": "unloaded"}, "source": "preset"},
+            {"id": "file-only", "status": {"value": "unloaded"}, "source": "models_dir"},
+            {"id": "broken", "status": {"value": "unloaded", "failed": True}, "source": "preset"},
             {"id": "busy", "status": {"value": "loading"}},
         ]
     }
     routes: dict[tuple[str, str], Any] = {("GET", "/v1/models"): listing, ("GET", "/props"): {"role": "router"}}
-    autoload_routes = {**routes, ("GET", "/props"): {"models_autoload": True}}
+    autoload_routes = {**routes, ("GET", "/props"): {"role": "router", "models_autoload": True}}
     idle_routes = {("GET", "/v1/models"): {"data": [{"id": "on-disk", "status": {"value": "unloaded"}}]}}
     with (
         metadata_server([], routes) as manual,
@@ -260,7 +261,7 @@ async def test_a_llama_cpp_router_offers_only_models_that_answer(metadata_server
         )
     by_name = {r.server.name: r for r in results}
     assert [m["id"] for m in by_name["manual"].models] == ["loaded", "asleep"]
-    # a router that loads on demand also offers what is on disk, unless loading it failed
+    # a router that loads on demand also offers its presets, unless loading one failed
     assert [m["id"] for m in by_name["autoload"].models] == ["loaded", "asleep", "on-disk"]
     assert by_name["idle"].error == "the server has no model loaded" and not by_name["idle"].reachable
 

@@ -25,6 +25,7 @@ from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
 from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
 from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.text_tool_calls import recover_text_tool_calls
 from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model, StopReason
 
@@ -359,7 +360,10 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
         return SSERequest(url, build_headers(model, opts, compat), body, format_openai_error)
 
     # Blocks stay open until the response ends (or is aborted), then close in order, as Pi's do.
-    return stream_sse_request(model, opts, prepare, _read, sequential=False, end_blocks_on_abort=True)
+    events = stream_sse_request(model, opts, prepare, _read, sequential=False, end_blocks_on_abort=True)
+    if resolve_compat(model).get("recoverTextToolCalls") is True:
+        return recover_text_tool_calls(events, context)
+    return events
 
 
 async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:

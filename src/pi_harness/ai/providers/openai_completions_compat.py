@@ -10,6 +10,7 @@ over them: a field the model sets wins, every other field keeps its detected val
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast
+from urllib.parse import urlsplit
 
 from pi_harness.ai.types import Model
 
@@ -49,6 +50,9 @@ class OpenAICompletionsCompat(TypedDict):
     cacheControlFormat: NotRequired[Literal["anthropic"]]
     # Whether the server keeps caches long (``prompt_cache_retention``, one-hour markers).
     supportsLongCacheRetention: NotRequired[bool]
+    # Proposal (not in Pi): read a reply that is nothing but a tool call written as text as that
+    # tool call (``ai/text_tool_calls.py``). On for local servers, off for hosted APIs.
+    recoverTextToolCalls: bool
 
 
 # Proposal (not in Pi): local inference servers configured by provider id. Their chat templates
@@ -60,6 +64,11 @@ _GROQ_QWEN3_EFFORTS = {level: "default" for level in ("minimal", "low", "medium"
 
 def _is(provider: str, base_url: str, names: tuple[str, ...], hosts: tuple[str, ...]) -> bool:
     return provider in names or any(host in base_url for host in hosts)
+
+
+def _is_loopback_url(base_url: str) -> bool:
+    host = (urlsplit(base_url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def detect_compat(model: Model) -> OpenAICompletionsCompat:
@@ -83,6 +92,7 @@ def detect_compat(model: Model) -> OpenAICompletionsCompat:
     is_opencode = _is(provider, base_url, ("opencode",), ("opencode.ai",))
     is_groq = provider == "groq" or "groq.com" in base_url
     is_local = provider.lower() in LOCAL_SERVER_PROVIDERS
+    on_this_machine = is_local or _is_loopback_url(base_url)
     non_standard = (
         is_nvidia
         or is_cerebras
@@ -132,6 +142,7 @@ def detect_compat(model: Model) -> OpenAICompletionsCompat:
         "zaiToolStream": False,
         "sendSessionAffinityHeaders": is_openrouter,
         "sessionAffinityFormat": "openrouter" if is_openrouter else "openai",
+        "recoverTextToolCalls": on_this_machine,
     }
     if provider == "openrouter" and model_id.startswith("anthropic/"):
         compat["cacheControlFormat"] = "anthropic"

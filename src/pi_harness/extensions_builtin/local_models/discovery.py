@@ -16,6 +16,7 @@ the router refuses.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -53,11 +54,17 @@ class ModelInfo:
     vision: bool = False
     status: str | None = None  # a llama.cpp router's ``status.value``; None for plain servers
     failed: bool = False  # the router's last attempt to load it failed
+    source: str | None = None  # a router's ``source``: ``models_dir``, ``preset``, ``cache``
+    chat: bool = True  # False for llama.cpp decision models (they answer no chat requests)
+    reasoning: bool = False  # its chat template switches thinking (``enable_thinking``)
 
     def offered(self, autoload: bool) -> bool:
+        if not self.chat:
+            return False
         if self.status is None or self.status in READY_STATES:
             return True
-        return autoload and self.status == "unloaded" and not self.failed
+        # A router loads on first use only the models of its presets (as Pi takes it).
+        return autoload and self.status == "unloaded" and not self.failed and self.source == "preset"
 
 
 @dataclass
@@ -152,15 +159,41 @@ def _parse_model_list(payload: object) -> list[ModelInfo]:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or entry["id"] in seen:
             continue
         seen.add(entry["id"])
-        window = _first_int(entry, "max_model_len", "context_length", "context_window", "max_context_length")
+        info = ModelInfo(entry["id"])
         meta = entry.get("meta")
-        if window is None and isinstance(meta, Mapping):
-            window = _first_int(meta, "n_ctx", "n_ctx_train")
+        meta = meta if isinstance(meta, Mapping) else {}
         status = entry.get("status")
-        state = status.get("value") if isinstance(status, Mapping) else None
-        failed = isinstance(status, Mapping) and bool(status.get("failed"))
-        infos.append(ModelInfo(entry["id"], window, status=state if isinstance(state, str) else None, failed=failed))
+        status = status if isinstance(status, Mapping) else {}
+        # What the server runs with first (llama.cpp's loaded context, then the --ctx-size it was
+        # started with), what the model was trained for last.
+        info.context_window = (
+            _first_int(meta, "n_ctx")
+            or ctx_size_arg(status.get("args"))
+            or _first_int(entry, "max_model_len", "context_length", "context_window", "max_context_length")
+            or _first_int(meta, "n_ctx_train")
+        )
+        state = status.get("value")
+        info.status = state if isinstance(state, str) else None
+        info.failed = bool(status.get("failed"))
+        source = entry.get("source")
+        info.source = source if isinstance(source, str) else None
+        architecture = entry.get("architecture")
+        if isinstance(architecture, Mapping):
+            inputs, outputs = architecture.get("input_modalities"), architecture.get("output_modalities")
+            info.vision = isinstance(inputs, list) and "image" in inputs
+            info.chat = not (isinstance(outputs, list) and "decisions" in outputs and "text" not in outputs)
+        infos.append(info)
     return infos
+
+
+def ctx_size_arg(args: object) -> int | None:
+    """``--ctx-size N`` (or ``-c``/``-ctx``) among the arguments a router started a model with."""
+    if not isinstance(args, list):
+        return None
+    for flag, value in itertools.pairwise(args):
+        if flag in ("--ctx-size", "-c", "-ctx") and isinstance(value, str) and value.isdigit() and int(value) > 0:
+            return int(value)
+    return None
 
 
 async def _add_metadata(
@@ -168,16 +201,21 @@ async def _add_metadata(
 ) -> None:
     if server.kind in ("llama.cpp", "generic"):
         props = await _get_json(client, f"{server.root_url}/props")
-        if isinstance(props, Mapping):
+        if isinstance(props, Mapping) and props.get("role") == "router":
             router.autoload = props.get("models_autoload") is True
-            settings = props.get("default_generation_settings")
-            n_ctx = _first_int(settings, "n_ctx") if isinstance(settings, Mapping) else None
-            n_ctx = n_ctx or _first_int(props, "n_ctx")
-            modalities = props.get("modalities")
-            vision = isinstance(modalities, Mapping) and bool(modalities.get("vision"))
+            # Only a loaded model shows its template without being woken or loaded.
+            loaded = [info for info in infos if info.status == "loaded"][:MAX_METADATA_MODELS]
+            answers = await asyncio.gather(
+                *(_get_json(client, f"{server.root_url}/props", {"model": i.id, "autoload": "false"}) for i in loaded),
+                return_exceptions=True,
+            )
+            for info, answer in zip(loaded, answers, strict=True):
+                if isinstance(answer, Mapping):
+                    _apply_props(info, answer, single=False)
+        elif isinstance(props, Mapping):
+            router.autoload = props.get("models_autoload") is True
             for info in infos:
-                info.context_window = n_ctx or info.context_window
-                info.vision = info.vision or vision
+                _apply_props(info, props, single=True)
     elif server.kind == "ollama":
         selected = infos[:MAX_METADATA_MODELS]
         answers = await asyncio.gather(
@@ -201,6 +239,18 @@ async def _add_metadata(
                 info.vision = entry.get("type") == "vlm"
 
 
+def _apply_props(info: ModelInfo, props: Mapping[str, object], *, single: bool) -> None:
+    settings = props.get("default_generation_settings")
+    n_ctx = _first_int(settings, "n_ctx") if isinstance(settings, Mapping) else None
+    n_ctx = n_ctx or _first_int(props, "n_ctx")
+    if n_ctx and (single or info.context_window is None):
+        info.context_window = n_ctx
+    modalities = props.get("modalities")
+    info.vision = info.vision or (isinstance(modalities, Mapping) and bool(modalities.get("vision")))
+    template = props.get("chat_template")
+    info.reasoning = isinstance(template, str) and "enable_thinking" in template
+
+
 def _ollama_context(shown: Mapping[str, object]) -> int | None:
     parameters = shown.get("parameters")
     if isinstance(parameters, str):
@@ -215,8 +265,8 @@ def _ollama_context(shown: Mapping[str, object]) -> int | None:
     return None
 
 
-async def _get_json(client: httpx2.AsyncClient, url: str) -> object:
-    response = await client.get(url)
+async def _get_json(client: httpx2.AsyncClient, url: str, params: dict[str, str] | None = None) -> object:
+    response = await client.get(url, params=params)
     return response.json() if response.status_code == 200 else None
 
 
@@ -239,12 +289,12 @@ def _model_entry(server: LocalServer, info: ModelInfo) -> dict[str, object]:
         "id": info.id,
         "name": f"{info.id} ({server.name})",
         "api": server.api,
-        "reasoning": False,
+        "reasoning": info.reasoning,
         "input": ["text", "image"] if info.vision else ["text"],
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
         "contextWindow": window,
         "maxTokens": server.max_tokens or min(DEFAULT_MAX_TOKENS, window),
-        "compat": dict(LOCAL_COMPAT),
+        "compat": {**LOCAL_COMPAT, "thinkingFormat": "qwen-chat-template"} if info.reasoning else dict(LOCAL_COMPAT),
     }
 
 

@@ -6,6 +6,7 @@ with FakeLLMServer([ScriptedResponse(steps=[TextStep("hi")])]) as server:
     assert server.requests[0].json["messages"]
 """
 
+from pi_harness.testing.fake_llm.llama_server import LlamaServer, RouterModel, context_exceeded
 from pi_harness.testing.fake_llm.script import (
     HTTPErrorSpec,
     RecordedRequest,
@@ -21,11 +22,14 @@ __all__ = [
     "NO_RESPONSE_LEFT",
     "FakeLLMServer",
     "HTTPErrorSpec",
+    "LlamaServer",
     "RecordedRequest",
+    "RouterModel",
     "ScriptedResponse",
     "TextStep",
     "ThinkingStep",
     "ToolCallStep",
+    "context_exceeded",
     "load_script",
     "response_from_dict",
 ]

@@ -21,6 +21,7 @@ import orjson
 
 from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.ai.types import Model
+from pi_harness.testing.fake_llm.llama_server import LlamaServer
 from pi_harness.testing.fake_llm.script import (
     HTTPErrorSpec,
     RecordedRequest,
@@ -128,12 +129,15 @@ class FakeLLMServer:
         default: ResponseSource | None = None,
         models: list[str] | None = None,
         props: JsonObject | None = None,
+        llama: LlamaServer | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.default = default
         self.models = models or ["fake-model"]
         self.props = props
+        # llama-server's own endpoints (health, props, router catalogue), when set.
+        self.llama = llama
         self.requests: list[RecordedRequest] = []
         self.probes: list[str] = []
         self.cancelled_streams = 0  # streams whose client went away before the end
@@ -322,6 +326,12 @@ class FakeLLMServer:
         path = parts.path
         if method == "GET":
             self.probes.append(f"GET {path}")
+        answer = self.llama.respond(method, path, parts.query, body) if self.llama is not None else None
+        if answer is not None:
+            if method == "POST":
+                self.probes.append(f"POST {path}")
+            await _write_simple(writer, *answer)
+            return True
         if method == "GET" and path.rstrip("/").endswith("/models"):
             payload = {
                 "object": "list",
@@ -350,6 +360,10 @@ class FakeLLMServer:
             parsed = body.decode("utf-8", errors="replace")
         request = RecordedRequest(method, path, parts.query, headers, parsed, protocol.api, body, time.monotonic())
         self.requests.append(request)
+        refused = self.llama.refuse_chat(parsed) if self.llama is not None else None
+        if refused is not None:
+            await _write_simple(writer, *refused)
+            return True
         check = getattr(protocol, "check_request", None)
         refusal: HTTPErrorSpec | None = check(request) if check is not None else None
         if refusal is not None:
