@@ -584,9 +584,6 @@ async def test_send_user_message_steers_and_queues_while_the_agent_works(server:
     await result.runtime.shutdown()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the input event does not carry streamingBehavior yet; remove this mark once it does"
-)
 async def test_input_transform_streaming_leaves_steering_messages_alone(server: FakeLLMServer, tmp_path: Path) -> None:
     import asyncio
 

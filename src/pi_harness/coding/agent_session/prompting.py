@@ -139,13 +139,19 @@ class Prompting:
         return expand_template(text, loader.get_prompts())
 
     async def _input(
-        self, text: str, images: list[ImageContent] | None, source: Source
+        self,
+        text: str,
+        images: list[ImageContent] | None,
+        source: Source,
+        streaming_behavior: StreamingBehavior | None = None,
     ) -> tuple[str, list[ImageContent] | None] | None:
-        """The ``input`` event: ``None`` when a handler handled the input."""
+        """The ``input`` event: ``None`` when a handler handled the input. ``streaming_behavior``
+        says how the input will be delivered while a run streams (Pi's ``streamingBehavior``)."""
         extensions = self._state.extensions
         if not extensions.has_handlers("input"):
             return text, images
-        outcome = await extensions.emit_input(text, list(images) if images else None, source)
+        behavior = streaming_behavior if self._state.busy else None
+        outcome = await extensions.emit_input(text, list(images) if images else None, source, behavior)
         if outcome.get("action") == "handled":
             return None
         return str(outcome.get("text", text)), outcome.get("images") or None
@@ -205,7 +211,7 @@ class Prompting:
             return "handled", None
         if self._compaction.is_compacting:
             raise SessionError(COMPACTION_IN_PROGRESS)
-        received = await self._input(text, images, source)
+        received = await self._input(text, images, source, streaming_behavior)
         if received is None:
             return "handled", None
         text, images = received
@@ -255,7 +261,7 @@ class Prompting:
         command = self.command(text)
         if command is not None:
             raise SessionError(command_cannot_be_queued(command[0]))
-        received = await self._input(text, images, source)
+        received = await self._input(text, images, source, kind)
         if received is None:
             return "handled"
         text, images = received

@@ -134,14 +134,19 @@ class InputChain:
 
     event_type = "input"
 
-    def __init__(self, text: str, images: list[ImageContent] | None, source: str) -> None:
+    def __init__(
+        self, text: str, images: list[ImageContent] | None, source: str, streaming_behavior: str | None = None
+    ) -> None:
         self._source = source
+        self._streaming_behavior = streaming_behavior
         self.outcome: InputOutcome = {"action": "continue", "text": text, "images": images}
 
     def next_event(self) -> ExtensionEvent:
         payload: dict[str, object] = {"text": self.outcome["text"], "source": self._source}
         if self.outcome["images"]:
             payload["images"] = self.outcome["images"]
+        if self._streaming_behavior is not None:
+            payload["streamingBehavior"] = self._streaming_behavior  # only while a run streams, as Pi
         return ExtensionEvent(self.event_type, payload)
 
     def take(self, result: object, extension_path: str) -> bool:

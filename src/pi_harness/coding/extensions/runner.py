@@ -380,9 +380,11 @@ class ExtensionRunner:
         gate = Gate(event_type, payload, _non_empty, final=lambda result: bool(result.get("cancel")))
         return (await self._run(gate)).answer
 
-    async def emit_input(self, text: str, images: list[ImageContent] | None, source: str) -> InputOutcome:
+    async def emit_input(
+        self, text: str, images: list[ImageContent] | None, source: str, streaming_behavior: str | None = None
+    ) -> InputOutcome:
         """Chained transform of the input; the first ``handled`` stops. Returns ``{action, text, images}``."""
-        return (await self._run(InputChain(text, images, source))).outcome
+        return (await self._run(InputChain(text, images, source, streaming_behavior))).outcome
 
     async def emit_before_agent_start(self, payload: dict[str, object]) -> BeforeAgentStartOutcome:
         """In-place mutation: messages accumulate; ``systemPrompt`` chains; sections/tools/guidelines
