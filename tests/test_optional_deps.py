@@ -8,7 +8,9 @@ from pi_harness.optional_deps import MissingDependencyError, missing_dependency,
 
 
 def test_require_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "ray", None)  # as if the package were not installed
+    # As if the package were not installed (an earlier test may have imported it for real).
+    monkeypatch.setitem(sys.modules, "ray", None)
+    monkeypatch.setitem(sys.modules, "ray.util", None)
     with pytest.raises(MissingDependencyError) as info:
         require("ray.util", "pi batch --ray", extra="ray")
     assert str(info.value) == (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,13 @@ async def test_send_user_message_command_starts_a_turn(examples: Path, server: F
     result = await make_session(server, project, extension_paths=[str(examples / "send-user-message.ts")])
     result.session.extensions.on_error(errors.append)
     await result.session.prompt("/ask what time is it")
+    # The example's sendUserMessage crosses the channel after its command returns: wait for the
+    # run it starts (a generous deadline; it ends as soon as the message is there).
+    deadline = asyncio.get_running_loop().time() + 60
+    while not any(m["role"] == "user" for m in result.session.get_messages()):
+        assert asyncio.get_running_loop().time() < deadline, "the example's user message never arrived"
+        await asyncio.sleep(0.05)
+    await result.session.wait_for_idle()
     assert errors == []
     users = [m for m in result.session.get_messages() if m["role"] == "user"]
     assert "what time is it" in str(users[-1]["content"])
