@@ -79,8 +79,7 @@ ALLOWLIST_CASES = [
     (
         ["--exclude-tools", "mcp__fx__p*,bash,*_templates"],
         "direct",
-        ["read", "edit", "write", "mcp__fx__echo", "mcp__fx__fail", "mcp__fx__slow"]
-        + ["list_mcp_resources", "read_mcp_resource"],
+        ["read", "edit", "write", "mcp__fx__echo", "mcp__fx__fail", "mcp__fx__slow", *RESOURCE_TOOLS[::2]],
     ),
 ]
 

@@ -189,6 +189,11 @@ class ToolRegistry:
             if tool.name not in hidden
         ]
 
+    def hidden_declarations(self) -> set[str]:
+        """Active tools whose declarations ``prepare_loadout`` hooks leave out of requests."""
+        declared = {tool.name for tool in self.declared_tools()}
+        return {name for name in self._active if name not in declared}
+
     def exposure_of(self, name: str) -> ToolExposure:
         definition = self._definitions.get(name) if name in self._extension else None
         exposure = definition.exposure if definition is not None else None
