@@ -191,3 +191,17 @@ def test_on_mode_tells_declared_tools_how_scripts_call_them(pi_env: PiEnv) -> No
         "`await tools.mcp__fx__echo(args)` gives `{ content, structuredContent?, isError? }`."
     )
     assert "In codemode scripts" not in tools["codemode"]
+
+
+@pytest.mark.parametrize("exposure", ["codemode", "direct"])
+def test_allowlist_without_mcp_entries_keeps_mcp_tools_for_scripts(pi_env: PiEnv, exposure: str) -> None:
+    """As the reference Pi: ``codemode`` tools stay callable; an inactive ``direct`` one does not."""
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "exposure": exposure}}
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    code = "return (await tools.mcp__fx__echo({text: 'kept'})).content[0].text;"
+    [result] = run_scripts(pi_env, code, args=("--tools", "read,codemode"))
+    if exposure == "codemode":
+        assert "Script completed" in result and "echo: kept" in result, result
+    else:
+        assert "Script failed" in result and "echo: kept" not in result, result
+    assert declared(pi_env) == ["read", "codemode"]  # as the reference Pi: no MCP tool declared

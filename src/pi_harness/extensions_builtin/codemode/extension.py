@@ -2,8 +2,9 @@
 
 Registered inactive (``default_active=False``): ``"+codemode"`` in ``defaultTools`` or ``--tools``
 turns it on, and ``builtin:mcp`` turns it on when a server with ``codemode`` exposure connects.
-Scripts can call the active tools and every registered MCP tool (``mcp__*`` and the resource
-tools), which MCP leaves inactive when their exposure is ``codemode`` or ``deferred``. Each call
+Scripts can call the active tools and the registered MCP tools (``mcp__*`` and the resource
+tools) whose exposure is ``codemode`` or ``deferred``, which MCP leaves inactive; a ``direct`` MCP
+tool that is not active (``--tools`` without it) is out of reach, as in Pi. Each call
 goes through ``ctx.execute_tool``, so hooks and permission gates apply to it.
 
 ``store()`` values are rebuilt from the ``codemode-store`` custom entries of the current branch;
@@ -145,7 +146,8 @@ class _Codemode:
             if name == TOOL_NAME:
                 continue
             mcp = name.startswith("mcp__") or name in RESOURCE_TOOLS
-            if name in active or mcp:
+            # As the session's callable set: active tools, and tools meant for scripts and search.
+            if name in active or (mcp and tool.get("exposure") in ("codemode", "deferred")):
                 entry = dict(tool)
                 entry["mcp"] = mcp
                 entry["active"] = name in active
