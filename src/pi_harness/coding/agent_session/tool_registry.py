@@ -146,7 +146,7 @@ class ToolRegistry:
         tools = self._all()
         return [tools[name] for name in self._active if name in tools and self._activatable(name)]
 
-    def declared_tools(self) -> list[AgentTool]:
+    def declared_tools(self, *, report: bool = True) -> list[AgentTool]:
         """The active tools as requests declare them: active tools with ``prepare_loadout`` may
         change descriptions and leave declarations out (still active and callable). A raising
         hook is reported (event ``prepare_loadout``) and changes nothing."""
@@ -173,7 +173,8 @@ class ToolRegistry:
             try:
                 changes = normalize_result(definition.prepare_loadout(loadout))
             except Exception as error:
-                self._runner.report(path, "prepare_loadout", error)
+                if report:
+                    self._runner.report(path, "prepare_loadout", error)
                 continue
             if not isinstance(changes, dict):
                 continue
@@ -190,8 +191,9 @@ class ToolRegistry:
         ]
 
     def hidden_declarations(self) -> set[str]:
-        """Active tools whose declarations ``prepare_loadout`` hooks leave out of requests."""
-        declared = {tool.name for tool in self.declared_tools()}
+        """Active tools whose declarations ``prepare_loadout`` hooks leave out of requests (for the
+        system prompt; a failing hook is reported once per request, by ``declared_tools``)."""
+        declared = {tool.name for tool in self.declared_tools(report=False)}
         return {name for name in self._active if name not in declared}
 
     def exposure_of(self, name: str) -> ToolExposure:
