@@ -132,6 +132,8 @@ class ToolRegistry:
         return {name: tool for name, tool in tools.items() if self._filter.registers(name)}
 
     def _activatable(self, name: str) -> bool:
+        if not self._filter.has_allowlist:
+            return True
         return self._filter.activatable(name, self.exposure_of(name), "tool_search" in self._all())
 
     # -- reading ---------------------------------------------------------------------------------
