@@ -75,6 +75,7 @@ ALLOWLIST_CASES = [
     (["--tools", "r*"], "direct", ["read", "read_mcp_resource"]),  # the pattern matches a resource tool
     (["--tools", "read,tool_search"], "deferred", ["read", "tool_search"]),
     (["--no-tools"], "direct", []),
+    (["--no-tools", "--tools", "+read,+mcp__fx__echo"], "direct", ["read", "mcp__fx__echo"]),
     (["--tools", "+mcp__fx__echo"], "deferred", ["read", "bash", "edit", "write", "tool_search"]),
     (
         ["--exclude-tools", "mcp__fx__p*,bash,*_templates"],
