@@ -156,3 +156,52 @@ def test_read_of_an_image_resolves_to_a_block_image_shows(pi_env: PiEnv) -> None
     (pi_env.cwd / "dot.png").write_bytes(base64.b64decode(png))
     [result] = run_scripts(pi_env, "const b = await tools.read({path: 'dot.png'}); image(b); return b.mimeType;")
     assert "Script completed" in result and "image/png" in result and "Image saved to" in result
+
+
+def test_only_mode_declares_just_codemode_and_scripts_still_call_the_tools(pi_env: PiEnv) -> None:
+    pi_env.configure(settings={"codemode": {"mode": "only"}})
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "exposure": "direct"}}
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    (pi_env.cwd / "note.txt").write_text("from the file\n")
+    code = (
+        "const [file, echo] = await Promise.all([tools.read({path: 'note.txt'}),"
+        " tools.mcp__fx__echo({text: 'hi'})]);\n"
+        "return file.trim() + ' / ' + echo.content[0].text;"
+    )
+    [result] = run_scripts(pi_env, code)
+    assert "Script completed" in result and "from the file / echo: hi" in result, result
+    for request in pi_env.server.requests:
+        tools = request.json.get("tools", [])
+        assert [t["function"]["name"] for t in tools] == ["codemode"]  # as the reference Pi declares
+        description = tools[0]["function"]["description"]
+        assert "tools: { read(" in description and "mcp__fx__echo(" in description  # listed instead
+        assert "- read:" not in request.json["messages"][0]["content"]  # nor in the prompt's tool list
+
+
+def test_on_mode_tells_declared_tools_how_scripts_call_them(pi_env: PiEnv) -> None:
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "exposure": "direct"}}
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("ok")]))
+    result = pi_env.run("--tools", "+codemode", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    tools = {t["function"]["name"]: t["function"]["description"] for t in pi_env.server.requests[0].json["tools"]}
+    assert list(tools)[:5] == ["read", "bash", "edit", "write", "codemode"]
+    assert tools["read"].endswith("\n\nIn codemode scripts, `await tools.read(args)` gives a string.")
+    assert tools["mcp__fx__echo"].endswith(
+        "`await tools.mcp__fx__echo(args)` gives `{ content, structuredContent?, isError? }`."
+    )
+    assert "In codemode scripts" not in tools["codemode"]
+
+
+@pytest.mark.parametrize("exposure", ["codemode", "direct"])
+def test_allowlist_without_mcp_entries_keeps_mcp_tools_for_scripts(pi_env: PiEnv, exposure: str) -> None:
+    """As the reference Pi: ``codemode`` tools stay callable; an inactive ``direct`` one does not."""
+    servers = {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "exposure": exposure}}
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    code = "return (await tools.mcp__fx__echo({text: 'kept'})).content[0].text;"
+    [result] = run_scripts(pi_env, code, args=("--tools", "read,codemode"))
+    if exposure == "codemode":
+        assert "Script completed" in result and "echo: kept" in result, result
+    else:
+        assert "Script failed" in result and "echo: kept" not in result, result
+    assert declared(pi_env) == ["read", "codemode"]  # as the reference Pi: no MCP tool declared

@@ -63,3 +63,32 @@ def test_disabling_the_builtin_disables_mcp(pi_env: PiEnv, entry: str, tmp_path:
     assert result.returncode == 0, result.stderr
     assert not any(n.startswith("mcp__") for n in declared(pi_env))
     assert not pid_file.exists()  # the server was never started
+
+
+# ``--tools`` / ``--exclude-tools`` with MCP tools: the declarations the reference Pi sends for the
+# same flags and server (checked side by side with /work/pi-ref/pi14).
+ALLOWLIST_CASES = [
+    # An allowlist without mcp__ entries keeps MCP tools registered but never declares direct ones.
+    (["--tools", "read"], "direct", ["read"]),
+    (["--tools", "read,mcp__fx__echo"], "direct", ["read", "mcp__fx__echo"]),
+    (["--tools", "read,mcp__fx__e*"], "direct", ["read", "mcp__fx__echo"]),
+    (["--tools", "r*"], "direct", ["read", "read_mcp_resource"]),  # the pattern matches a resource tool
+    (["--tools", "read,tool_search"], "deferred", ["read", "tool_search"]),
+    (["--no-tools"], "direct", []),
+    (["--no-tools", "--tools", "+read,+mcp__fx__echo"], "direct", ["read", "mcp__fx__echo"]),
+    (["--tools", "+mcp__fx__echo"], "deferred", ["read", "bash", "edit", "write", "tool_search"]),
+    (
+        ["--exclude-tools", "mcp__fx__p*,bash,*_templates"],
+        "direct",
+        ["read", "edit", "write", "mcp__fx__echo", "mcp__fx__fail", "mcp__fx__slow", *RESOURCE_TOOLS[::2]],
+    ),
+]
+
+
+@pytest.mark.parametrize(("flags", "exposure", "expected"), ALLOWLIST_CASES)
+def test_tool_allowlist_with_mcp_tools(pi_env: PiEnv, flags: list[str], exposure: str, expected: list[str]) -> None:
+    write_mcp(pi_env, {"fx": fixture_server(exposure=exposure)})
+    result = pi_env.run(*flags, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert declared(pi_env) == expected
+    assert "Unknown tool" not in result.stderr

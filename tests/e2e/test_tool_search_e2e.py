@@ -225,3 +225,17 @@ def test_codemode_servers_without_an_active_reaching_tool_are_reported(pi_env: P
     assert result.returncode == 0, result.stderr
     assert "tool_search" not in declared(pi_env.server.requests[0].body)  # only deferred servers switch it on
     assert "tools registered inactive: office" in (pi_env.agent_dir / "mcp.log").read_text()
+
+
+def test_allowlist_keeps_deferred_tools_for_search_but_not_direct_ones(pi_env: PiEnv) -> None:
+    """``--tools read,tool_search``: as the reference Pi, the direct MCP tool is not declared, and a
+    deferred one the allowlist does not name is still loaded by the search and runs."""
+    configure(pi_env)
+    search_then_call(pi_env)
+    result = pi_env.run("--tools", "read,tool_search", "-p", "store a calendar entry")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "stored"
+    first, second, third = (request.body for request in pi_env.server.requests)
+    assert declared(first) == ["read", "tool_search"]
+    assert declared(second) == ["read", "tool_search", FOUND]
+    assert tool_results(third)[-1] == "record_calendar_9: standup"

@@ -35,6 +35,7 @@ from pi_harness.cli.session_selection import (
 if TYPE_CHECKING:
     from pi_harness.ai.types import Model
     from pi_harness.coding.agent_session.agent_session import AgentSession
+    from pi_harness.coding.agent_session.tool_filter import ToolFilter
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustDecision
     from pi_harness.coding.extensions.api import ExtensionAPI
@@ -443,6 +444,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         for warning in selection.warnings:
             on_warning(warning)
         session.set_active_tools(list(selection.names))
+        session.tool_registry.set_filter(_tool_filter(parsed))
     return Started(result.runtime, diagnostics, result.model_fallback_message, reparsed)
 
 
@@ -461,6 +463,30 @@ def describe_no_model() -> str:
         "~/.pi/agent/auth.json (or with /login in interactive mode), or add a provider in ~/.pi/agent/models.json.\n"
         "For a local model, start a llama.cpp server on 127.0.0.1:8080 or point LLAMA_BASE_URL at one."
     )
+
+
+def _tool_filter(parsed: ParsedArgs) -> ToolFilter:
+    """Pi's allowlist: a plain ``--tools`` list; ``--no-tools`` alone allows nothing, and with
+    ``+name``/``-name`` entries only what they select. ``--no-builtin-tools`` sets none."""
+    from pi_harness.coding.agent_session.tool_filter import ToolFilter
+
+    entries = [part.strip() for item in parsed.tools or [] for part in item.split(",") if part.strip()]
+    modifiers = [entry for entry in entries if entry.startswith(("+", "-"))]
+    allowed: list[str] | None
+    if entries and not modifiers:
+        allowed = entries
+    elif parsed.no_tools:
+        allowed = []
+        for entry in modifiers:
+            name = entry[1:].strip()
+            if entry.startswith("+") and name and name not in allowed:
+                allowed.append(name)
+            elif entry.startswith("-") and name in allowed:
+                allowed.remove(name)
+    else:
+        allowed = None
+    excluded = [part.strip() for item in parsed.exclude_tools or [] for part in item.split(",") if part.strip()]
+    return ToolFilter(tuple(allowed) if allowed is not None else None, tuple(excluded))
 
 
 def _tool_names(session: AgentSession) -> list[str]:

@@ -107,7 +107,8 @@ FLAGS: tuple[FlagSpec, ...] = (
         "tools",
         "tools",
         "list",
-        "Comma-separated tool allowlist; +name / -name adjust the default set",
+        "Comma-separated tool allowlist (names or * patterns; keeps MCP tools, undeclared, "
+        "unless an entry starts with mcp__); +name / -name adjust the default set",
         short="t",
         metavar="tools",
     ),
@@ -115,7 +116,7 @@ FLAGS: tuple[FlagSpec, ...] = (
         "exclude-tools",
         "exclude_tools",
         "list",
-        "Disable these tools after all other selection",
+        "Comma-separated tool names or * patterns to unregister, MCP tools included",
         short="xt",
         metavar="tools",
     ),

@@ -37,6 +37,9 @@ class SystemPromptInputs:
     extra_guidelines: Sequence[str] = ()
     extension_sections: Mapping[str, str] = field(default_factory=dict)
     docs_dir: Path | None = None
+    # Active tools whose declarations requests leave out (``prepare_loadout``): neither listed nor
+    # given rules, but a hidden ``read`` still keeps the skills, which scripts can read through it.
+    hidden_tools: frozenset[str] = frozenset()
 
 
 def _tools_section(tools: Sequence[AgentTool]) -> str:
@@ -139,8 +142,9 @@ def build_system_prompt_sections(inputs: SystemPromptInputs) -> dict[str, str]:
         sections["preamble"] = inputs.custom_prompt.strip()
     else:
         sections["preamble"] = PREAMBLE
-        sections["tools"] = _tools_section(inputs.tools)
-        sections["rules"] = "\n".join(f"- {rule}" for rule in _rules(inputs.tools, inputs.extra_guidelines))
+        declared = [tool for tool in inputs.tools if tool.name not in inputs.hidden_tools]
+        sections["tools"] = _tools_section(declared)
+        sections["rules"] = "\n".join(f"- {rule}" for rule in _rules(declared, inputs.extra_guidelines))
         sections["docs"] = _docs_section(inputs.docs_dir or default_docs_dir())
     addendum = "\n\n".join(text.strip() for text in inputs.append if text and text.strip())
     if addendum:

@@ -155,6 +155,7 @@ class AgentSession:
             cwd=cwd,
             loader=resource_loader,
             tools=self.tool_registry.active_tools,
+            hidden_tools=self.tool_registry.hidden_declarations,
             system_prompt=system_prompt,
             append_system_prompt=append_system_prompt,
         )

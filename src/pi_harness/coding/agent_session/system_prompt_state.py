@@ -14,7 +14,7 @@ written by Pi gets our sections patched over Pi's, by name, so the prompt is sen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pi_harness.agent.types import AgentTool, SystemMessage
 from pi_harness.ai.types import ImageContent, Tool
@@ -37,12 +37,14 @@ class SystemPromptState:
         cwd: str,
         loader: ResourceLoader,
         tools: Callable[[], Sequence[AgentTool]],
+        hidden_tools: Callable[[], Iterable[str]] = frozenset,
         system_prompt: str | None = None,
         append_system_prompt: Sequence[str] = (),
     ) -> None:
         self.cwd = cwd
         self.loader = loader
         self._tools = tools
+        self._hidden_tools = hidden_tools
         self._custom = text_or_file(system_prompt, cwd) if system_prompt is not None else None
         self._append = [t for t in (text_or_file(v, cwd) for v in append_system_prompt) if t]
         # What the latest ``before_agent_start`` handlers made of the prompt.
@@ -59,6 +61,7 @@ class SystemPromptState:
         return SystemPromptInputs(
             cwd=self.cwd,
             tools=list(self._tools()),
+            hidden_tools=frozenset(self._hidden_tools()),
             custom_prompt=self._custom if self._custom is not None else loader.get_system_prompt(),
             append=self._append or loader.get_append_system_prompt(),
             context_files=loader.get_agents_files(),

@@ -26,6 +26,7 @@ from typing import cast
 from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.agent_session.tool_filter import NO_FILTER, ToolFilter
 from pi_harness.coding.extensions.events import normalize_result
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ToolDefinition, ToolExposure, ToolLoadout, schema_of
@@ -113,6 +114,7 @@ class ToolRegistry:
         self._definitions: dict[str, ToolDefinition] = {}  # the extension tools' definitions
         self._runner = runner
         self._on_change = on_change
+        self._filter = NO_FILTER
         known = self._all()
         wanted = list(dict.fromkeys(active))
         self._active: list[str] = [name for name in wanted if name in known]
@@ -122,8 +124,17 @@ class ToolRegistry:
                 self._active.append(name)
 
     def _all(self) -> dict[str, AgentTool]:
-        """Every registered tool by name; later sources override earlier ones of the same name."""
-        return {**self._builtin, **self._custom, **self._extension}
+        """Every registered tool by name; later sources override earlier ones of the same name.
+        Tools the ``--tools``/``--exclude-tools`` filter leaves out are not registered."""
+        tools = {**self._builtin, **self._custom, **self._extension}
+        if self._filter is NO_FILTER:
+            return tools
+        return {name: tool for name, tool in tools.items() if self._filter.registers(name)}
+
+    def _activatable(self, name: str) -> bool:
+        if not self._filter.has_allowlist:
+            return True
+        return self._filter.activatable(name, self.exposure_of(name), "tool_search" in self._all())
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -135,9 +146,9 @@ class ToolRegistry:
 
     def active_tools(self) -> list[AgentTool]:
         tools = self._all()
-        return [tools[name] for name in self._active if name in tools]
+        return [tools[name] for name in self._active if name in tools and self._activatable(name)]
 
-    def declared_tools(self) -> list[AgentTool]:
+    def declared_tools(self, *, report: bool = True) -> list[AgentTool]:
         """The active tools as requests declare them: active tools with ``prepare_loadout`` may
         change descriptions and leave declarations out (still active and callable). A raising
         hook is reported (event ``prepare_loadout``) and changes nothing."""
@@ -164,7 +175,8 @@ class ToolRegistry:
             try:
                 changes = normalize_result(definition.prepare_loadout(loadout))
             except Exception as error:
-                self._runner.report(path, "prepare_loadout", error)
+                if report:
+                    self._runner.report(path, "prepare_loadout", error)
                 continue
             if not isinstance(changes, dict):
                 continue
@@ -179,6 +191,12 @@ class ToolRegistry:
             for tool in tools
             if tool.name not in hidden
         ]
+
+    def hidden_declarations(self) -> set[str]:
+        """Active tools whose declarations ``prepare_loadout`` hooks leave out of requests (for the
+        system prompt; a failing hook is reported once per request, by ``declared_tools``)."""
+        declared = {tool.name for tool in self.declared_tools(report=False)}
+        return {name for name in self._active if name not in declared}
 
     def exposure_of(self, name: str) -> ToolExposure:
         definition = self._definitions.get(name) if name in self._extension else None
@@ -221,6 +239,10 @@ class ToolRegistry:
     def _activated_on_registration(self, name: str) -> bool:
         definition = self._definitions.get(name)
         declarable = self.exposure_of(name) in ("direct", "model-only")
+        if self._filter.has_allowlist:
+            # As Pi: naming or matching a tool activates it even when it is not active by default,
+            # and tools the allowlist does not match (MCP tools it keeps) are not activated.
+            return declarable and self._filter.matches(name)
         return declarable and (definition is None or definition.default_active is not False)
 
     # -- changing ----------------------------------------------------------------------------------
@@ -228,7 +250,11 @@ class ToolRegistry:
     def set_active(self, names: Iterable[str]) -> bool:
         """Activate exactly the known ``names`` (unknown ones are ignored); True when it changed."""
         known = self._all()
-        wanted = [name for name in dict.fromkeys(names) if name in known and self.exposure_of(name) != "hidden"]
+        wanted = [
+            name
+            for name in dict.fromkeys(names)
+            if name in known and self.exposure_of(name) != "hidden" and self._activatable(name)
+        ]
         if wanted == self._active:
             return False
         if any(name not in wanted for name in self._active):
@@ -258,8 +284,28 @@ class ToolRegistry:
         known = self._all()
         for name in [n for n in self._pending if n in known]:
             self._pending.remove(name)
-            if name not in self._active and self.exposure_of(name) != "hidden":
+            if name not in self._active and self.exposure_of(name) != "hidden" and self._activatable(name):
                 self._active.append(name)
+
+    def set_filter(self, tool_filter: ToolFilter) -> None:
+        """Apply ``--tools``/``--exclude-tools``: unregister what the filter leaves out and activate
+        the registered tools the allowlist matches (declarable ones)."""
+        self._filter = tool_filter
+        known = self._all()
+        self._active = [name for name in self._active if name in known and self._activatable(name)]
+        self._pending = [name for name in self._pending if tool_filter.registers(name)]
+        if tool_filter.has_allowlist:
+            for name in known:
+                if name not in self._active and self._filter.matches(name) and self._declarable(name):
+                    self._active.append(name)
+        self._changed()
+
+    @property
+    def tool_filter(self) -> ToolFilter:
+        return self._filter
+
+    def _declarable(self, name: str) -> bool:
+        return self.exposure_of(name) in ("direct", "model-only")
 
     def _changed(self) -> None:
         if self._on_change is not None:

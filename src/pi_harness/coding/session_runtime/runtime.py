@@ -127,6 +127,8 @@ class AgentSessionRuntime:
         services = self.services.for_cwd(manager.get_cwd())
         self.services = services
         model, thinking_level = keep if keep is not None else (self._model, self._thinking_level)
+        # ``--tools``/``--exclude-tools`` hold for the whole run, not just its first session.
+        tool_filter = self._session.tool_registry.tool_filter if self._session is not None else None
         built = await build_session(
             manager,
             services,
@@ -137,6 +139,8 @@ class AgentSessionRuntime:
             runtime=self,
         )
         session = built.session
+        if tool_filter is not None:
+            session.tool_registry.set_filter(tool_filter)
         self._session = session
         self.model_fallback_message = built.model_fallback_message
         self.diagnostics = built.diagnostics

@@ -101,6 +101,10 @@ def resolve_tool_selection(
     def known(name: str) -> bool:
         if name in valid:
             return True
+        if "*" in name or name.startswith("mcp__"):
+            # Patterns select through the session's allowlist; MCP tools register when their
+            # server connects, after this selection.
+            return False
         warning = f'Warning: Unknown tool "{name}". Valid tools: {", ".join(valid)}'
         if warning not in warnings:
             warnings.append(warning)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pi_harness.extensions_builtin.codemode.declarations import TEXT_OUTPUT, identifier, sample
+from pi_harness.extensions_builtin.codemode.declarations import TEXT_OUTPUT, identifier, sample, schema_type
 from pi_harness.extensions_builtin.codemode.discovery import namespace_of
 
 INTRO = (
@@ -33,6 +33,36 @@ CHARS_PER_TOKEN = 4
 def output_schema(tool: Mapping[str, object]) -> object:
     schema = tool.get("output_schema")
     return schema if schema is not None else TEXT_OUTPUT
+
+
+def script_note(description: str, name: str, schema: object) -> str:
+    """A declared tool's description with a line on calling it from scripts and what that gives."""
+    call = f"`await tools.{identifier(name)}(args)`"
+    return f"{description.strip()}\n\nIn codemode scripts, {call} gives {_result_of(schema)}."
+
+
+def _result_of(schema: object) -> str:
+    rendered = schema_type(schema)
+    if rendered == "string":
+        return "a string"
+    fields = _fields(schema, 1)
+    return f"`{fields if fields is not None else ' '.join(rendered.split())}`"
+
+
+def _fields(schema: object, depth: int) -> str | None:
+    """An object's property names, ``?`` marking optional ones, nested objects ``depth`` levels deep."""
+    if not isinstance(schema, Mapping) or schema.get("type") != "object":
+        return None
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return None
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    parts = []
+    for key, field in properties.items():
+        nested = _fields(field, depth - 1) if depth > 0 else None
+        parts.append(f"{key}{'' if key in needed else '?'}{': ' + nested if nested else ''}")
+    return "{ " + ", ".join(parts) + " }"
 
 
 def describe(listed: Sequence[Mapping[str, object]], budget: int | None) -> str:

@@ -2,8 +2,9 @@
 
 Registered inactive (``default_active=False``): ``"+codemode"`` in ``defaultTools`` or ``--tools``
 turns it on, and ``builtin:mcp`` turns it on when a server with ``codemode`` exposure connects.
-Scripts can call the active tools and every registered MCP tool (``mcp__*`` and the resource
-tools), which MCP leaves inactive when their exposure is ``codemode`` or ``deferred``. Each call
+Scripts can call the active tools and the registered MCP tools (``mcp__*`` and the resource
+tools) whose exposure is ``codemode`` or ``deferred``, which MCP leaves inactive; a ``direct`` MCP
+tool that is not active (``--tools`` without it) is out of reach, as in Pi. Each call
 goes through ``ctx.execute_tool``, so hooks and permission gates apply to it.
 
 ``store()`` values are rebuilt from the ``codemode-store`` custom entries of the current branch;
@@ -25,10 +26,11 @@ from pi_harness.coding.extensions import (
     ExtensionContext,
     ExtensionEvent,
     ToolDefinition,
+    ToolLoadout,
     ToolUpdateCallback,
 )
 from pi_harness.extensions_builtin.codemode.declarations import identifier
-from pi_harness.extensions_builtin.codemode.description import describe
+from pi_harness.extensions_builtin.codemode.description import describe, output_schema, script_note
 from pi_harness.extensions_builtin.codemode.discovery import DEFAULT_LIMIT, describe_namespace, describe_tool, search
 
 EXTENSION_NAME = "builtin:codemode"
@@ -113,7 +115,22 @@ class _Codemode:
             ],
             default_active=False,
             reaches_tools=script_reach,
+            prepare_loadout=self.prepare_loadout,
         )
+
+    def prepare_loadout(self, loadout: ToolLoadout) -> dict[str, object]:
+        """``on``: each declared tool that scripts can call says so in its description. ``only``:
+        those tools' own declarations leave the request; scripts still call them."""
+        reachable = {str(t["name"]): t for t in self.callable_tools()}
+        callable_names = {tool.name for tool in loadout.callable} & set(reachable)
+        both = [tool for tool in loadout.declared if tool.name != TOOL_NAME and tool.name in callable_names]
+        if self.options.mode() == "only":
+            hidden = [tool.name for tool in both if loadout.get_exposure(tool.name) == "direct"]
+            return {"descriptions": {}, "hiddenDeclarations": hidden}
+        notes = {
+            tool.name: script_note(tool.description, tool.name, output_schema(reachable[tool.name])) for tool in both
+        }
+        return {"descriptions": notes, "hiddenDeclarations": []}
 
     # -- what a script may reach ----------------------------------------------------------------
 
@@ -129,7 +146,8 @@ class _Codemode:
             if name == TOOL_NAME:
                 continue
             mcp = name.startswith("mcp__") or name in RESOURCE_TOOLS
-            if name in active or mcp:
+            # As the session's callable set: active tools, and tools meant for scripts and search.
+            if name in active or (mcp and tool.get("exposure") in ("codemode", "deferred")):
                 entry = dict(tool)
                 entry["mcp"] = mcp
                 entry["active"] = name in active
@@ -140,9 +158,10 @@ class _Codemode:
 
     def listed(self, tools: list[dict[str, object]]) -> list[dict[str, object]]:
         """``on``: declared tools stay declared, MCP tools are found by search: nothing else to list.
-        ``only``: every callable tool that is not an MCP tool is listed."""
+        ``only``: the active tools (their own declarations are hidden) and the other callable tools
+        that are not MCP tools are listed."""
         if self.options.mode() == "only":
-            return [t for t in tools if not t["mcp"]]
+            return [t for t in tools if not t["mcp"] or t["active"]]
         return [t for t in tools if not t["mcp"] and not t["active"]]
 
     async def on_before_agent_start(self, _event: ExtensionEvent, _ctx: ExtensionContext) -> None:
