@@ -402,3 +402,30 @@ async def test_nested_call_record_keeps_pi_s_limits(server: FakeLLMServer, proje
     assert calls[4]["name"] == "no_such_tool" and calls[4]["status"] == "error"
     assert all(c["status"] in ("ok", "error") and isinstance(c["durationMs"], int) for c in calls)
     await result.runtime.shutdown()
+
+
+async def test_nested_results_usage_is_added_to_the_calling_result(server: FakeLLMServer, project: Path) -> None:
+    """As Pi: the usage of every nested result is summed into the calling tool's result usage."""
+    spent = {"input": 7, "output": 3, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 10,
+             "cost": {"input": 0.5, "output": 0.25, "cacheRead": 0, "cacheWrite": 0, "total": 0.75}}  # fmt: skip
+
+    async def priced(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        return {"content": [{"type": "text", "text": "priced"}], "usage": spent}
+
+    async def caller(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        await ctx.execute_tool("priced", {})
+        await ctx.execute_tool("priced", {})
+        return ToolResult("called twice")
+
+    def ext(pi: ExtensionAPI) -> None:
+        for name, fn in (("priced", priced), ("caller", caller)):
+            pi.tool(name=name, description=name, parameters={"type": "object"})(fn)
+
+    server.push(ScriptedResponse(steps=[ToolCallStep("caller", {}, id="c1")]), ScriptedResponse(steps=[TextStep("ok")]))
+    result = await make_session(server, project, extension_factories=[ext])
+    await result.session.prompt("go")
+    outer = next(m for m in result.session.get_messages() if m["role"] == "toolResult")
+    usage = outer["usage"]
+    assert (usage["input"], usage["output"], usage["totalTokens"]) == (14, 6, 20)
+    assert usage["cost"]["total"] == 1.5
+    await result.runtime.shutdown()

@@ -9,16 +9,20 @@ its text. The record is bounded: after 256 calls the rest are not recorded, and 
 out and replaced by their size (``argumentsBytes``). Any of that, or a call still running when
 the calling tool finished, makes ``complete`` false. The calling tool's result message carries
 ``nestedCalls: {calls, complete}``; results of nested calls are not recorded, and nested calls
-are not in the transcript.
+are not in the transcript. The ``usage`` of every nested result (recorded or not) is summed and
+added to the calling tool's result ``usage``, as Pi does.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str
+from pi_harness.ai.types import Usage
+from pi_harness.coding.compaction.types import add_usage
 
 MAX_CALLS = 256
 MAX_ARGUMENT_BYTES_PER_CALL = 8 * 1024
@@ -32,6 +36,7 @@ class _Recorder:
     started: dict[int, float] = field(default_factory=dict)  # by id() of the record
     complete: bool = True
     argument_bytes: int = 0
+    usage: Usage | None = None  # of every nested result, dropped from the record or not
 
 
 class NestedCalls:
@@ -79,6 +84,17 @@ class NestedCalls:
             record["durationMs"] = round((time.monotonic() - started) * 1000)
         if is_error and error_text:
             record["error"] = error_text[:MAX_ERROR_CHARS]
+
+    def add_usage(self, caller: str, usage: object) -> None:
+        if not isinstance(usage, dict):
+            return
+        recorder = self._recorders.setdefault(self._roots.get(caller, caller), _Recorder())
+        recorder.usage = add_usage(recorder.usage, cast(Usage, usage))
+
+    def take_usage(self, tool_call_id: str) -> Usage | None:
+        """The summed usage of a model-issued call's nested results (call before ``take``)."""
+        recorder = self._recorders.get(tool_call_id)
+        return recorder.usage if recorder is not None else None
 
     def take(self, tool_call_id: str) -> dict[str, object] | None:
         """``{calls, complete}`` of a model-issued call, removed; ``None`` when it made none."""

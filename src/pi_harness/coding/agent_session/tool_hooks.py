@@ -38,9 +38,10 @@ from pi_harness.agent.types import (
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.json_values import JsonObject, json_arguments
-from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
+from pi_harness.ai.types import AssistantMessage, Model, ToolCall, Usage, empty_usage
 from pi_harness.coding.agent_session.nested_calls import NestedCalls
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
+from pi_harness.coding.compaction.types import add_usage
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.secrets import SecretMasker
 
@@ -118,6 +119,10 @@ class ToolHooks:
     async def after_tool_call(
         self, ctx: AfterToolCallContext, signal: AbortSignal | None
     ) -> AfterToolCallResult | None:
+        nested_usage = self.nested.take_usage(ctx.tool_call["id"])
+        if nested_usage is not None:
+            own = ctx.result.get("usage")
+            ctx.result["usage"] = nested_usage if own is None else add_usage(own, nested_usage) or nested_usage
         record = self.nested.take(ctx.tool_call["id"])
         if record is not None:
             # Into the result the message is made from (in place, like ``usage``), not the events'.
@@ -193,6 +198,8 @@ class ToolHooks:
             _DEPTH.reset(token)
         text = "\n".join(b["text"] for b in result.get("content") or [] if b["type"] == "text")
         self.nested.finish(caller, record, is_error, text)
+        if parent is not None:
+            self.nested.add_usage(caller, result.get("usage"))
         out: dict[str, object] = dict(result)
         out["isError"] = is_error
         return out
