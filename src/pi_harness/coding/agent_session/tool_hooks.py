@@ -38,7 +38,7 @@ from pi_harness.agent.types import (
 )
 from pi_harness.ai.abort import AbortController, AbortSignal
 from pi_harness.ai.json_values import JsonObject, json_arguments
-from pi_harness.ai.types import AssistantMessage, Model, ToolCall, Usage, empty_usage
+from pi_harness.ai.types import AssistantMessage, Model, ToolCall, empty_usage
 from pi_harness.coding.agent_session.nested_calls import NestedCalls
 from pi_harness.coding.agent_session.tool_registry import CURRENT_TOOL_CALL, ToolRegistry
 from pi_harness.coding.compaction.types import add_usage
