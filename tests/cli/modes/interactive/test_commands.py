@@ -133,7 +133,7 @@ async def test_export_writes_an_html_page_with_the_messages(server: FakeLLMServe
         await pi.wait_for(lambda: "An answer worth keeping." in pi.scrollback(), "the answer")
         await pi.idle()
         await pi.submit("/export out/session.html")
-        await pi.wait_for(lambda: "Exported to:" in pi.scrollback(), "the export notice")
+        await pi.wait_for(lambda: "Session exported to:" in pi.scrollback(), "the export notice")
     page = (project / "out" / "session.html").read_text()
     assert page.startswith("<!DOCTYPE html>")
     assert "An answer worth keeping." in page and "Keep this &lt;question&gt;" in page

@@ -85,9 +85,19 @@ async def compact(mode: ModeContext, args: str) -> None:
 
 
 async def export(mode: ModeContext, args: str) -> None:
+    """``/export [file]``: a ``.jsonl`` path gets the branch as a session file, anything else HTML."""
     output = os.path.expanduser(args.strip()) or None
-    target = export_session_html(mode.session, output, theme=mode.shell.theme.spec)
-    mode.shell.notice("success", f"Exported to: {target}")
+    try:
+        if output is not None and output.endswith(".jsonl"):
+            from pi_harness.coding.session_store.export_jsonl import export_branch_jsonl
+
+            target = export_branch_jsonl(mode.session.session_manager, output)
+        else:
+            target = export_session_html(mode.session, output, theme=mode.shell.theme.spec)
+    except Exception as error:  # a bad path or a full disk: said once, the session goes on
+        mode.shell.notice("error", f"Failed to export session: {error or type(error).__name__}")
+        return
+    mode.shell.notice("success", f"Session exported to: {target}")
 
 
 async def copy(mode: ModeContext, args: str) -> None:
