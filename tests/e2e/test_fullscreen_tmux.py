@@ -14,6 +14,7 @@ import pytest
 from _pi_env import PiEnv
 from _tmux import EXIT_MARKER, Tmux, tmux_running_pi
 
+from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.testing.fake_llm import ScriptedResponse, TextStep
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -95,6 +96,10 @@ def test_quitting_leaves_the_transcript_in_the_scrollback(pi_env: PiEnv, tmux: T
     assert history.count(f"item-{ITEMS:03d}") == 1 and history.count("item-001") == 1
     assert history.index("List the items") < history.index("item-001") < history.index(EXIT_MARKER)
     assert "↑10 ↓5" not in history  # only the transcript, not the editor and footer
+    # Then, as Pi: how to come back to this session.
+    session_id = SessionManager.open(pi_env.sessions()[0], read_only=True).get_session_id()
+    assert f"To resume this session: pi --session {session_id}" in history
+    assert history.index("item-001") < history.index("To resume this session") < history.index(EXIT_MARKER)
 
 
 def test_regular_mode_rewraps_the_scrollback_after_a_resize(pi_env: PiEnv) -> None:

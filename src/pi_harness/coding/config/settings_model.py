@@ -179,7 +179,7 @@ class Settings(Section):
         "transcript",
         Choice(_EXIT_OUTPUTS),
         "fullscreenExitOutput",
-        note='"resume-hint" prints nothing yet (no resume hint on exit)',
+        note='"resume-hint": only the "To resume this session" line',
     )
     fullscreen_scrollbar: FullscreenScrollbar = setting("auto", Choice(_SCROLLBARS), "fullscreenScrollbar")
     fullscreen_copy_on_select: bool = setting(True, FLAG, "fullscreenCopyOnSelect")

@@ -183,6 +183,10 @@ class InteractiveMode:
             await self.runtime.shutdown()
         if self.exit_code in SIGNAL_EXIT_CODES.values():
             kill_all_tracked_processes(0.5)
+        else:
+            from pi_harness.cli.modes.interactive.resume_hint import print_resume_hint
+
+            print_resume_hint(self.runtime.session.session_manager, self.agent_dir)
         return self.exit_code
 
     def _install_signal_handlers(self) -> list[int]:
