@@ -25,11 +25,11 @@ def _lms_cubed(lightness: float, a: float, b: float) -> Lab:
 
 
 def oklab_to_linear_srgb(lightness: float, a: float, b: float) -> Lab:
-    l, m, s = _lms_cubed(lightness, a, b)
+    long_, medium, short = _lms_cubed(lightness, a, b)
     return (
-        4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
-        -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
-        -0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s,
+        4.0767416621 * long_ - 3.3077115913 * medium + 0.2309699292 * short,
+        -1.2684380046 * long_ + 2.6097574011 * medium - 0.3413193965 * short,
+        -0.0041960863 * long_ - 0.7034186147 * medium + 1.7076147010 * short,
     )
 
 
