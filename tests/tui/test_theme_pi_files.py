@@ -86,6 +86,9 @@ def test_system_and_pairs_pick_a_theme_by_the_terminal(tmp_path: Path) -> None:
     assert ThemeRegistry(env=LIGHT_TERMINAL).create("system", "truecolor").name == "light"
     assert ThemeRegistry(env=DARK_TERMINAL).create("system", "truecolor").name == "dark"
     assert ThemeRegistry(env=LIGHT_TERMINAL).create("dark/light", "truecolor").name == "dark"
+    registry = ThemeRegistry(env=LIGHT_TERMINAL)
+    assert registry.get("system") is registry.get("light")  # what extensions' get_theme/set_theme see
+    assert registry.resolve("nope/dark") is None  # light terminal: the light half "nope" is unknown
 
 
 def test_reserved_custom_theme_names_are_ignored(tmp_path: Path) -> None:

@@ -92,7 +92,8 @@ class ThemeRegistry:
         return str(loaded.path) if loaded is not None and loaded.path is not None else None
 
     def get(self, name: str) -> ThemeSpec | None:
-        loaded = self._themes.get(name)
+        """A theme by name; ``system`` and light/dark pairs give the theme matching the terminal."""
+        loaded = self._themes.get(resolve_theme_setting(name, self._env))
         return loaded.spec if loaded else None
 
     def resolve(self, name_or_path: str) -> ThemeSpec | None:
@@ -108,7 +109,7 @@ class ThemeRegistry:
 
     def create(self, name: str, mode: ColorMode | None = None) -> Theme:
         """The named theme bound to a colour mode; an unknown name falls back to ``dark`` with a diagnostic."""
-        spec = self.resolve(resolve_theme_setting(name, self._env))
+        spec = self.resolve(name)
         if spec is None:
             self.diagnostics.append(f'Theme "{name}" not found, using "dark"')
             spec = builtin_theme("dark")
