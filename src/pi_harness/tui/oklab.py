@@ -1,7 +1,8 @@
 """OKLCH and OKHSL colours to sRGB, from Björn Ottosson's published definitions of OKLab and OKHSL.
 
 Pi's theme files write colours as ``oklch(L C H)`` and ``okhsl(H S L)``. OKHSL is always inside
-the sRGB gamut by construction; an OKLCH colour outside it is clamped channel by channel.
+the sRGB gamut by construction; an OKLCH colour outside it keeps its lightness and hue and loses
+chroma until it fits. Values out of range (lightness or saturation outside 0-1) are rejected.
 """
 
 from __future__ import annotations
@@ -44,9 +45,27 @@ def _hex(linear: Lab) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(_encode(channel) for channel in linear))
 
 
+def _in_gamut(linear: Lab) -> bool:
+    return all(-1e-7 <= channel <= 1 + 1e-7 for channel in linear)
+
+
 def oklch_to_hex(lightness: float, chroma: float, hue_degrees: float) -> str:
+    """The sRGB colour; outside the gamut the chroma is reduced (hue and lightness kept), as Pi does."""
     hue = math.radians(hue_degrees)
-    return _hex(oklab_to_linear_srgb(lightness, chroma * math.cos(hue), chroma * math.sin(hue)))
+    a, b = math.cos(hue), math.sin(hue)
+    lightness = min(1.0, max(0.0, lightness))
+    chroma = max(0.0, chroma)
+    linear = oklab_to_linear_srgb(lightness, chroma * a, chroma * b)
+    if not _in_gamut(linear):
+        low, high = 0.0, chroma  # bisection: chroma 0 (a grey) is always inside
+        for _ in range(40):
+            middle = (low + high) / 2
+            if _in_gamut(oklab_to_linear_srgb(lightness, middle * a, middle * b)):
+                low = middle
+            else:
+                high = middle
+        linear = oklab_to_linear_srgb(lightness, low * a, low * b)
+    return _hex(linear)
 
 
 # --- OKHSL: saturation relative to the largest chroma sRGB allows at that hue and lightness ---
@@ -188,13 +207,20 @@ def parse_color_string(value: str) -> str | None:
         if len(digits) == 3:
             digits = "".join(d * 2 for d in digits)
         return "#" + digits.lower()
+    # Like Pi, lightness and saturation outside 0-1 (0%-100%) and negative chroma are invalid.
     match = _OKLCH.match(text)
     if match:
         lightness = float(match.group(1)) / (100 if match.group(2) else 1)
-        return oklch_to_hex(lightness, float(match.group(3)), float(match.group(4)))
+        chroma, hue = float(match.group(3)), float(match.group(4))
+        if not (0 <= lightness <= 1 and chroma >= 0 and math.isfinite(hue)):
+            return None
+        return oklch_to_hex(lightness, chroma, hue)
     match = _OKHSL.match(text)
     if match:
+        hue = float(match.group(1))
         saturation = float(match.group(2)) / (100 if match.group(3) else 1)
         lightness = float(match.group(4)) / (100 if match.group(5) else 1)
-        return okhsl_to_hex(float(match.group(1)), saturation, lightness)
+        if not (0 <= saturation <= 1 and 0 <= lightness <= 1 and math.isfinite(hue)):
+            return None
+        return okhsl_to_hex(hue, saturation, lightness)
     return None
