@@ -72,7 +72,7 @@ def test_registry_first_name_wins_and_reports(tmp_path: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps(theme_document("dark")), encoding="utf-8")
     (tmp_path / "d.json").write_text(json.dumps({"name": "x"}), encoding="utf-8")
     registry = ThemeRegistry([tmp_path])
-    assert registry.names() == ["dark", "light", "ocean"]
+    assert registry.names() == ["system", "dark", "light", "ocean"]
     assert registry.get("ocean").source_path == str(tmp_path / "a.json")  # type: ignore[union-attr]
     text = "\n".join(registry.diagnostics)
     assert f'Theme "ocean" from {tmp_path / "b.json"} ignored' in text

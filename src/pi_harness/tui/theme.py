@@ -1,10 +1,10 @@
 """Themes (``docs/themes.md``): JSON files of named colour tokens, validated and resolved.
 
 A theme file has a unique ``name``, optional ``vars`` (name → colour), ``colors`` (every required
-token) and optional ``export`` colours for the HTML export. A colour is ``"#rrggbb"``, an xterm
-index ``0``–``255``, the name of a var, or ``""`` for the terminal's default. Output is truecolor
-when the terminal says so (``COLORTERM``), else each colour falls back to the nearest of the
-256-colour palette.
+token) and optional ``export`` colours for the HTML export. A colour is ``"#rrggbb"``, ``"#rgb"``,
+``"oklch(L C H)"``, ``"okhsl(H S L)"``, an xterm index ``0``–``255``, the name of a var, or ``""``
+for the terminal's default. Output is truecolor when the terminal says so (``COLORTERM``), else
+each colour falls back to the nearest of the 256-colour palette.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import orjson
 from rich.color import Color as RichColor
 from rich.style import Style
 
-from pi_harness.tui.colors import Color, ColorMode, detect_color_mode, is_hex, sgr
+from pi_harness.tui.colors import Color, ColorMode, detect_color_mode, sgr
+from pi_harness.tui.oklab import parse_color_string
 
 CORE_TOKENS = ("accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted", "dim",
                "text", "thinkingText")  # fmt: skip
@@ -36,9 +37,14 @@ REQUIRED_TOKENS: tuple[str, ...] = (
     *CORE_TOKENS, *CONTENT_TOKENS, *MARKDOWN_TOKENS, *DIFF_TOKENS, *SYNTAX_TOKENS, *THINKING_TOKENS, "bashMode",
 )  # fmt: skip
 # Optional tokens and the required token each one falls back to.
-OPTIONAL_TOKENS: Mapping[str, str] = {"thinkingMax": "thinkingXhigh"}
+OPTIONAL_TOKENS: Mapping[str, str] = {
+    "thinkingMax": "thinkingXhigh", "scrollbarTrack": "muted", "scrollbarThumb": "text",
+    "searchMatchBg": "selectedBg", "searchMatchText": "text",
+}  # fmt: skip
 EXPORT_KEYS = ("pageBg", "cardBg", "infoBg")
 BUILTIN_THEMES = ("dark", "light")
+# Pi's default: follows the terminal's light or dark background (see ``theme_registry``).
+SYSTEM_THEME = "system"
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,9 @@ class ThemeSpec:
 
 def _resolve_color(value: Any, variables: Mapping[str, object], where: str, errors: list[str]) -> Color | None:
     seen: set[str] = set()
-    while isinstance(value, str) and value and not value.startswith("#"):
+    while isinstance(value, str) and value and parse_color_string(value) is None:
+        if value not in variables and (value.startswith("#") or "(" in value):
+            break  # a malformed colour rather than a var name: reported below
         if value in seen or value not in variables:
             errors.append(f"{where}: unknown variable or invalid color {value!r}")
             return None
@@ -67,9 +75,12 @@ def _resolve_color(value: Any, variables: Mapping[str, object], where: str, erro
             return value
         errors.append(f"{where}: color index {value} is outside 0-255")
         return None
-    if value == "" or is_hex(value):
-        return value.lower()
-    errors.append(f'{where}: invalid color {value!r} (expected #rrggbb, 0-255, a var name or "")')
+    if value == "":
+        return value
+    parsed = parse_color_string(value)
+    if parsed is not None:
+        return parsed
+    errors.append(f'{where}: invalid color {value!r} (expected #rrggbb, oklch(), okhsl(), 0-255, a var name or "")')
     return None
 
 

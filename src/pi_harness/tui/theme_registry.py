@@ -4,6 +4,10 @@ Custom theme paths come from the resource loader (``<agentDir>/themes``, trusted
 packages, settings ``themes``, ``--theme``); a path may be a file or a directory of ``*.json``
 files. The active custom theme hot-reloads: ``reload_changed`` re-reads files whose modification
 time moved and reports which theme names changed.
+
+As in Pi, ``system`` (the default) and ``"<light>/<dark>"`` pairs are settings values rather than
+files: they pick a theme by the terminal's appearance. Pi builds ``system`` from the colours the
+terminal reports; we pick the built-in ``dark`` or ``light`` by the ``COLORFGBG`` appearance.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_harness.tui.colors import ColorMode
-from pi_harness.tui.theme import BUILTIN_THEMES, Theme, ThemeSpec, builtin_theme, load_theme_file
+from pi_harness.tui.theme import BUILTIN_THEMES, SYSTEM_THEME, Theme, ThemeSpec, builtin_theme, load_theme_file
 
 
 @dataclass
@@ -40,8 +44,15 @@ def _theme_files(path: Path) -> list[Path]:
 class ThemeRegistry:
     """Themes by name with the diagnostics produced while loading them."""
 
-    def __init__(self, paths: Iterable[str | os.PathLike[str]] = (), *, include_builtins: bool = True) -> None:
+    def __init__(
+        self,
+        paths: Iterable[str | os.PathLike[str]] = (),
+        *,
+        include_builtins: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.diagnostics: list[str] = []
+        self._env = env
         self._themes: dict[str, _Loaded] = {}
         if include_builtins:
             for name in BUILTIN_THEMES:
@@ -59,6 +70,10 @@ class ThemeRegistry:
         if spec is None:
             self.diagnostics.extend(errors)
             return None
+        if spec.name == SYSTEM_THEME or "/" in spec.name:
+            why = "is reserved" if spec.name == SYSTEM_THEME else 'contains "/" (reserved for light/dark pairs)'
+            self.diagnostics.append(f'Theme "{spec.name}" from {file} ignored: the name {why}')
+            return None
         existing = self._themes.get(spec.name)
         if existing is not None and existing.path != file:
             where = existing.path or "built-in themes"
@@ -68,7 +83,8 @@ class ThemeRegistry:
         return spec.name
 
     def names(self) -> list[str]:
-        return list(self._themes)
+        """``system`` first (Pi's default), then the loaded themes."""
+        return [SYSTEM_THEME, *self._themes]
 
     def path_of(self, name: str) -> str | None:
         """The file a custom theme came from (``None`` for built-ins and unknown names)."""
@@ -76,7 +92,8 @@ class ThemeRegistry:
         return str(loaded.path) if loaded is not None and loaded.path is not None else None
 
     def get(self, name: str) -> ThemeSpec | None:
-        loaded = self._themes.get(name)
+        """A theme by name; ``system`` and light/dark pairs give the theme matching the terminal."""
+        loaded = self._themes.get(resolve_theme_setting(name, self._env))
         return loaded.spec if loaded else None
 
     def resolve(self, name_or_path: str) -> ThemeSpec | None:
@@ -123,14 +140,28 @@ class ThemeRegistry:
         return changed
 
 
-def detect_default_theme(env: Mapping[str, str] | None = None) -> str:
-    """``light`` when the terminal reports a light background (``COLORFGBG``), else ``dark``.
+def terminal_appearance(env: Mapping[str, str] | None = None) -> str:
+    """``light`` or ``dark`` from the background index of ``COLORFGBG``; ``dark`` without one.
 
-    Used on the first run, before ``theme`` is saved in the settings.
+    Like Pi: indices 0-6 and 8 are dark backgrounds, 7 and 9-15 light; anything else is unknown.
     """
     env = os.environ if env is None else env
-    value = env.get("COLORFGBG", "")
-    background = value.rsplit(";", 1)[-1] if value else ""
-    if background.isdigit():
-        return "light" if int(background) in (7, 15) else "dark"
+    background = env.get("COLORFGBG", "").split(";")[-1].strip()
+    if background.isdigit() and len(background) <= 2 and int(background) <= 15:
+        return "dark" if int(background) <= 6 or int(background) == 8 else "light"
     return "dark"
+
+
+def resolve_theme_setting(name: str, env: Mapping[str, str] | None = None) -> str:
+    """The theme a ``theme`` setting means: ``system`` and ``"<light>/<dark>"`` follow the terminal."""
+    if name == SYSTEM_THEME:
+        return terminal_appearance(env)
+    light, slash, dark = name.partition("/")
+    if slash and "/" not in dark and light.strip() and dark.strip():
+        return light.strip() if terminal_appearance(env) == "light" else dark.strip()
+    return name
+
+
+def detect_default_theme(env: Mapping[str, str] | None = None) -> str:
+    """The concrete theme of Pi's default ``system`` setting (used before ``theme`` is saved)."""
+    return resolve_theme_setting(SYSTEM_THEME, env)

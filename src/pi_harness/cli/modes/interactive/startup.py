@@ -27,7 +27,7 @@ from pi_harness.coding.config.trust import TrustStore
 from pi_harness.tui.components.header import Diagnostic, Header, HeaderData
 from pi_harness.tui.components.trust_prompt import TrustChoice, TrustPrompt
 from pi_harness.tui.keybindings import KeyMap
-from pi_harness.tui.theme import BUILTIN_THEMES
+from pi_harness.tui.theme import BUILTIN_THEMES, SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme
 from pi_harness.tui.ui_settings import UiSettings
 
@@ -178,7 +178,7 @@ def build_header(
         skills=[skill.name for skill in loader.get_skills()],
         prompts=[f"/{prompt.name}" for prompt in loader.get_prompts()],
         extensions=[extension.path for extension in session.extensions.extensions],
-        themes=[name for name in registry.names() if name not in BUILTIN_THEMES],
+        themes=[name for name in registry.names() if name not in (*BUILTIN_THEMES, SYSTEM_THEME)],
         diagnostics=diagnostics,
         quiet=shell.ui.quiet_startup,
     )
