@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from pi_harness.cli.initial_input import PromptInput
-from pi_harness.cli.modes.interactive import cmd_app, cmd_import, cmd_llama, cmd_model, cmd_session, cmd_trust
+from pi_harness.cli.modes.interactive import (
+    cmd_app,
+    cmd_changelog,
+    cmd_import,
+    cmd_llama,
+    cmd_model,
+    cmd_session,
+    cmd_trust,
+)
 from pi_harness.cli.modes.interactive.commands import SlashCommands
 from pi_harness.cli.modes.interactive.context import Work
 from pi_harness.cli.modes.interactive.controller import SessionController
@@ -42,6 +50,7 @@ BUILTIN_COMMANDS = (
     *cmd_llama.COMMANDS,
     *cmd_import.COMMANDS,
     *cmd_trust.COMMANDS,
+    *cmd_changelog.COMMANDS,
 )
 T = TypeVar("T")
 
