@@ -23,6 +23,7 @@ from pi_harness.cli.modes.interactive import (
     cmd_llama,
     cmd_model,
     cmd_session,
+    cmd_share,
     cmd_trust,
 )
 from pi_harness.cli.modes.interactive.commands import SlashCommands
@@ -51,6 +52,7 @@ BUILTIN_COMMANDS = (
     *cmd_import.COMMANDS,
     *cmd_trust.COMMANDS,
     *cmd_changelog.COMMANDS,
+    *cmd_share.COMMANDS,
 )
 T = TypeVar("T")
 
