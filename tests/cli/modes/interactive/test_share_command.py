@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -79,3 +80,18 @@ async def test_share_says_when_gh_is_missing(
         await pi.started()
         await pi.submit("/share")
         await pi.wait_for(lambda: pi.scrollback_has("The GitHub CLI (gh) is not installed"), "the error")
+
+
+async def test_share_refuses_the_radius_destination_without_calling_gh(
+    server: FakeLLMServer, project: Path, agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = install_gh(tmp_path, monkeypatch)
+    settings_file = agent_dir / "settings.json"
+    settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+    settings["sessionShareDestination"] = "radius"
+    settings_file.write_text(json.dumps(settings))
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("/share")
+        await pi.wait_for(lambda: pi.scrollback_has("Radius is not available"), "the error")
+    assert not log.exists()
