@@ -158,7 +158,7 @@ class Settings(Section):
     # Resolved against the file that sets it: SettingsManager.resolve_path_setting("sessionDir").
     session_dir: str | None = optional(TEXT, "sessionDir")
     session_share_destination: ShareDestination = setting(
-        "auto", Choice(_SHARE_DESTINATIONS), "sessionShareDestination", status="not-implemented", note="/share"
+        "auto", Choice(_SHARE_DESTINATIONS), "sessionShareDestination", note="/share: gist only; radius refused"
     )
     compaction: CompactionSettings = section(CompactionSettings, "compaction")
     branch_summary: BranchSummarySettings = section(BranchSummarySettings, "branchSummary")

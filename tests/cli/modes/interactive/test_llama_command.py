@@ -88,9 +88,7 @@ async def test_llama_without_a_router(
         async with run_pi() as pi:
             await pi.started()
             await pi.submit("/llama")
-            await pi.wait_for(
-                lambda: pi.scrollback_has("Server is not running in llama.cpp router mode"), "the error"
-            )
+            await pi.wait_for(lambda: pi.scrollback_has("Server is not running in llama.cpp router mode"), "the error")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

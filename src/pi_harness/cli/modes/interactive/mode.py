@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TypeVar
 
 from pi_harness.cli.initial_input import PromptInput
-from pi_harness.cli.modes.interactive import cmd_app, cmd_llama, cmd_model, cmd_session
+from pi_harness.cli.modes.interactive import (
+    cmd_app,
+    cmd_changelog,
+    cmd_import,
+    cmd_llama,
+    cmd_model,
+    cmd_session,
+    cmd_share,
+    cmd_trust,
+)
 from pi_harness.cli.modes.interactive.commands import SlashCommands
 from pi_harness.cli.modes.interactive.context import Work
 from pi_harness.cli.modes.interactive.controller import SessionController
@@ -35,7 +44,16 @@ SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 THEME_CHECK_TICKS = 10  # look for edited custom theme files about once a second
 ABORT_WAIT_SECONDS = 5
 # The built-in slash commands, in the order ``/`` lists them.
-BUILTIN_COMMANDS = (*cmd_model.COMMANDS, *cmd_session.COMMANDS, *cmd_app.COMMANDS, *cmd_llama.COMMANDS)
+BUILTIN_COMMANDS = (
+    *cmd_model.COMMANDS,
+    *cmd_session.COMMANDS,
+    *cmd_app.COMMANDS,
+    *cmd_llama.COMMANDS,
+    *cmd_import.COMMANDS,
+    *cmd_trust.COMMANDS,
+    *cmd_changelog.COMMANDS,
+    *cmd_share.COMMANDS,
+)
 T = TypeVar("T")
 
 
