@@ -1,15 +1,18 @@
 """HTML export of a session: ``/export``, RPC ``export_html`` and ``pi --export FILE [OUT]``.
 
-With ``security.maskSecrets`` (on by default) the page holds no configured credential in plain
-text: every message (user and assistant text, tool calls and results, ``!command`` output, old
-entries written before masking existed) is masked before it is rendered.
+The page holds the whole session file (every branch, the active leaf marked) and opens as an
+interactive viewer (``pi_harness.tui.html_export``). With ``security.maskSecrets`` (on by
+default) it holds no configured credential in plain text: every entry (user and assistant text,
+tool calls and results, ``!command`` output, old entries written before masking existed) is
+masked before it is embedded.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_harness.agent.types import AgentMessage
@@ -24,6 +27,15 @@ def branch_messages(manager: ReadonlySessionManager) -> list[AgentMessage]:
     return [entry["message"] for entry in manager.get_branch() if entry["type"] == "message"]
 
 
+def default_output_name(manager: ReadonlySessionManager) -> str:
+    """Pi's name: ``pi-session-<session file name without .jsonl>.html`` (the session id when
+    the session has no file)."""
+    from pi_harness.tui.html_export import default_export_name
+
+    session_file = manager.get_session_file()
+    return default_export_name(session_file.stem if session_file is not None else manager.get_session_id())
+
+
 def _write(
     manager: ReadonlySessionManager,
     *,
@@ -31,37 +43,41 @@ def _write(
     base_dir: str,
     theme: ThemeSpec | None,
     masker: SecretMasker,
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
-    """The page of ``manager``'s branch at ``output`` (relative to ``base_dir``; a default name there)."""
-    from pi_harness.tui.export_html import default_export_name, export_html
+    """The page of ``manager``'s session at ``output`` (relative to ``base_dir``; a default name
+    there). Returns the path as given (Pi prints it so), the default name when none was."""
+    from pi_harness.tui.html_export import SessionPage, render_page
     from pi_harness.tui.theme import builtin_theme
 
-    session_id = manager.get_session_id()
     mask = masker.snapshot()
-    page = export_html(
-        mask.value(branch_messages(manager)),
-        theme if theme is not None else builtin_theme("dark"),
+    page = SessionPage(
+        entries=mask.value([dict(entry) for entry in manager.get_entries()]),
+        leaf_id=manager.get_leaf_id(),
+        header=dict(manager.get_header()),
         title=mask.text(manager.get_session_name() or "Session"),
-        session_id=session_id,
-        cwd=manager.get_cwd(),
+        system_prompt=mask.text(system_prompt) if system_prompt else None,
+        tools=mask.value([dict(tool) for tool in tools]),
     )
-    target = Path(output) if output else Path(base_dir) / default_export_name(session_id)
-    if not target.is_absolute():
-        target = Path(base_dir) / target
+    shown = Path(output) if output else Path(default_output_name(manager))
+    target = shown if shown.is_absolute() else Path(base_dir) / shown
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
-    return target
+    target.write_text(render_page(page, theme if theme is not None else builtin_theme("dark")), encoding="utf-8")
+    return shown
 
 
 def export_session_html(
     session: AgentSession, output: str | os.PathLike[str] | None = None, *, theme: ThemeSpec | None = None
 ) -> Path:
-    """Export the session's current branch (all of its messages, summaries included); the dark
-    theme unless ``theme`` is given (``/export`` uses the screen's)."""
+    """Export the session (all branches, its system prompt and active tools); the dark theme
+    unless ``theme`` is given (``/export`` uses the screen's)."""
     from pi_harness.coding.secrets import masker_for
 
     masker = masker_for(session.settings, session.model_runtime)
-    return _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme, masker=masker)
+    tools = [{"name": tool.name, "description": tool.description} for tool in session.tool_registry.active_tools()]
+    return _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme, masker=masker,
+                  system_prompt=session.get_system_prompt(), tools=tools)  # fmt: skip
 
 
 def _standalone_masker(api_key: str | None) -> SecretMasker:
@@ -80,7 +96,7 @@ def _standalone_masker(api_key: str | None) -> SecretMasker:
 def export_file_html(
     session_file: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *, api_key: str | None = None
 ) -> Path:
-    """``pi --export``: open a session file read-only and export its active branch.
+    """``pi --export``: open a session file read-only and export it (every branch).
 
     A missing file is an error here (opening one would start a new, empty session instead).
     """
