@@ -1,4 +1,4 @@
-// The sidebar: every entry of every branch as one row, depth growing at each branch point.
+// The sidebar: every entry of every branch as one row; a side branch is indented where it forks.
 // Only the rows in sight are in the page (fixed row height), so 50,000 entries scroll freely.
 
 const ROW_H = 20;
@@ -7,21 +7,32 @@ const treeSpacer = document.getElementById('tree-spacer');
 const treeStatus = document.getElementById('tree-status');
 const tree = { rows: [], visible: [], at: new Map(), filter: 'default', hits: null, drawn: -1, leafRow: null };
 
+// At a fork the child leading to the session's leaf comes last, so side branches are listed
+// where they leave the trunk instead of after all of it.
+const onFileLeafPath = new Set(FILE_LEAF ? pathTo(FILE_LEAF).map((e) => e.id) : []);
+
+function trunkLast(list) {
+  if (list.length < 2) return list;
+  return list.filter((e) => !onFileLeafPath.has(e.id)).concat(list.filter((e) => onFileLeafPath.has(e.id)));
+}
+
 function flattenTree() {
   const rows = [];
   const stack = [];
+  // At a fork the last child continues the line at the same depth; the others are indented
+  // one step, each marked where it starts.
   const push = (list, depth) => {
-    const branching = list.length > 1;
     for (let n = list.length - 1; n >= 0; n--) {
-      stack.push({ entry: list[n], depth: branching ? depth + 1 : depth, glyph: branching ? (n === list.length - 1 ? '└─ ' : '├─ ') : '' });
+      const side = n < list.length - 1;
+      stack.push({ entry: list[n], depth: side ? depth + 1 : depth, glyph: side ? '├─ ' : '' });
     }
   };
-  push(roots, roots.length > 1 ? -1 : 0);
+  push(trunkLast(roots), roots.length > 1 ? -1 : 0);
   while (stack.length) {
     const row = stack.pop();
     row.depth = Math.max(0, row.depth);
     rows.push(row);
-    push(childrenOf.get(row.entry.id) || [], row.depth);
+    push(trunkLast(childrenOf.get(row.entry.id) || []), row.depth);
   }
   return rows;
 }
