@@ -75,9 +75,11 @@ def export_session_html(
     from pi_harness.coding.secrets import masker_for
 
     masker = masker_for(session.settings, session.model_runtime)
+    # The RPC answer and /share need a path that opens from anywhere: absolute here.
     tools = [{"name": tool.name, "description": tool.description} for tool in session.tool_registry.active_tools()]
-    return _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme, masker=masker,
-                  system_prompt=session.get_system_prompt(), tools=tools)  # fmt: skip
+    shown = _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme, masker=masker,
+                   system_prompt=session.get_system_prompt(), tools=tools)  # fmt: skip
+    return shown if shown.is_absolute() else Path(session.cwd) / shown
 
 
 def _standalone_masker(api_key: str | None) -> SecretMasker:
@@ -96,7 +98,8 @@ def _standalone_masker(api_key: str | None) -> SecretMasker:
 def export_file_html(
     session_file: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *, api_key: str | None = None
 ) -> Path:
-    """``pi --export``: open a session file read-only and export it (every branch).
+    """``pi --export``: open a session file read-only and export it (every branch). The path
+    comes back as given (Pi prints ``Exported to: pi-session-<name>.html``).
 
     A missing file is an error here (opening one would start a new, empty session instead).
     """

@@ -136,7 +136,7 @@ async def test_export_writes_an_html_page_with_the_messages(server: FakeLLMServe
         await pi.wait_for(lambda: "Session exported to:" in pi.scrollback(), "the export notice")
     page = (project / "out" / "session.html").read_text()
     assert page.startswith("<!DOCTYPE html>")
-    assert "An answer worth keeping." in page and "Keep this &lt;question&gt;" in page
+    assert "An answer worth keeping." in page and "Keep this \\u003cquestion\\u003e" in page  # JSON, escaped
 
 
 async def test_session_name_and_user_bash(server: FakeLLMServer, project: Path) -> None:
