@@ -89,7 +89,9 @@ def session_entries() -> list[dict[str, Any]]:
     add("e10", "e09", "label", targetId="e09", label="fixed")
     # branch A: abandoned
     add("e11", "e10", "message", message=_user("Now add unit tests for the marmot module"))
-    add("e12", "e11", "message", message=_assistant([{"type": "text", "text": "Added marmot tests in `test_calc.py`."}]))
+    add(
+        "e12", "e11", "message", message=_assistant([{"type": "text", "text": "Added marmot tests in `test_calc.py`."}])
+    )
     # branch B: the active one, back from e10
     add("e13", "e10", "branch_summary", fromId="e12", summary="Tried adding **tests**; the user went another way.")
     add("e14", "e13", "message", message=_user([

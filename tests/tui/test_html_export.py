@@ -86,7 +86,9 @@ def test_the_page_embeds_every_branch_and_the_leaf() -> None:
     data = _data(page)
     assert [entry["id"] for entry in data["entries"]] == [row["id"] for row in rows[1:]]  # type: ignore[union-attr, index]  # parsed JSON
     assert data["leafId"] == "e21" and data["header"] == rows[0]
-    assert data["systemPrompt"] == "Be careful" and data["tools"] == [{"name": "read", "description": "Read", "parameters": None}]
+    assert data["systemPrompt"] == "Be careful" and data["tools"] == [
+        {"name": "read", "description": "Read", "parameters": None}
+    ]
     assert data["exportedAt"] == "2026-01-02T00:00:00Z"
     assert INJECTION not in page  # the injection is embedded escaped only
     assert "\\u003c/script\\u003e\\u003cscript\\u003ewindow.__pwned" in page

@@ -199,11 +199,15 @@ def big_session(turns: int) -> tuple[list[dict[str, object]], str]:
         ]  # fmt: skip
         for n, message in enumerate(rows):
             entry_id = f"t{turn}-{n}"
-            entries.append({"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message})
+            entries.append(
+                {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
+            )
             parent = entry_id
         if turn % 1000 == 500:
             side = {"role": "user", "content": f"side branch {turn}", "timestamp": 0}
-            entries.append({"type": "message", "id": f"side{turn}", "parentId": f"t{turn}-1", "timestamp": stamp, "message": side})
+            entries.append(
+                {"type": "message", "id": f"side{turn}", "parentId": f"t{turn}-1", "timestamp": stamp, "message": side}
+            )
     assert parent is not None
     return entries, parent
 
