@@ -68,7 +68,11 @@ def session_entries() -> list[dict[str, Any]]:
         stamp = f"2026-01-02T03:{next(clock) // 60:02d}:{next(clock) % 60:02d}.000Z"
         rows.append({"type": kind, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields})
 
-    add("e01", None, "model_change", provider="fake", modelId="fake-model")
+    system = {"role": "system", "content": "", "timestamp": 0,
+              "sections": {"preamble": "You are a coding agent.", "cwd": "<cwd>\n/work/calc\n</cwd>"},
+              "toolsAdded": [{"name": "read", "description": "Read a file", "parameters": {}}]}  # fmt: skip
+    add("e00", None, "message", message=system)
+    add("e01", "e00", "model_change", provider="fake", modelId="fake-model")
     add("e02", "e01", "thinking_level_change", thinkingLevel="medium")
     add("e03", "e02", "message", message=_user("Please fix the bug in `calc.py`"))
     add("e04", "e03", "message", message=_assistant([

@@ -165,7 +165,10 @@ def test_injected_markup_stays_text_and_images_are_inline(opened: Opened) -> Non
     page.keyboard.press("Escape")
     header = page.inner_text("#session-header")
     assert "Fix the calc bug" in header and "fake/fake-model, fake/bigger-model" in header
-    assert re.search(r"21 in 2 branches", header)
+    assert re.search(r"22 in 2 branches", header)
+    system = page.locator("details", has_text="System prompt · 2 sections, +1 tools")
+    system.locator("summary").click()
+    assert "You are a coding agent." in system.inner_text() and "+ read: Read a file" in system.inner_text()
     assert "(model changed)" in messages_text(opened)
     assert "Compaction · 48,000 tokens before" in messages_text(opened)
 

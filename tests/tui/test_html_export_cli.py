@@ -32,7 +32,8 @@ def test_pi_export_names_the_page_after_the_session_file(tmp_path: Path, agent_d
 def test_pi_export_masks_credentials_in_every_branch(tmp_path: Path, agent_dir: Path) -> None:
     secret = "sk-test-abcdefghijklmnop1234"
     rows = [orjson.loads(line) for line in write_session(tmp_path / "s.jsonl").read_bytes().splitlines()]
-    rows[11]["message"]["content"] = f"my key is {secret}"  # e11, on the abandoned branch
+    [abandoned] = [row for row in rows if row.get("id") == "e11"]  # on the abandoned branch
+    abandoned["message"]["content"] = f"my key is {secret}"
     (tmp_path / "s.jsonl").write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
     (agent_dir / "auth.json").write_text(orjson.dumps({"anthropic": {"type": "api_key", "key": secret}}).decode())
     result = _pi("--export", "s.jsonl", "out/page.html", cwd=tmp_path, agent_dir=agent_dir)

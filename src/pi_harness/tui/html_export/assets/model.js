@@ -70,7 +70,7 @@ function kindOf(entry) {
   const msg = messageOf(entry);
   if (msg) {
     return { user: 'user', assistant: 'assistant', toolResult: 'toolResult', bashExecution: 'bash', custom: 'custom',
-      compactionSummary: 'compaction', branchSummary: 'branchSummary' }[msg.role] || 'other';
+      compactionSummary: 'compaction', branchSummary: 'branchSummary', system: 'system' }[msg.role] || 'other';
   }
   return { compaction: 'compaction', branch_summary: 'branchSummary', custom_message: 'custom', model_change: 'modelChange',
     thinking_level_change: 'thinking', label: 'label', session_info: 'sessionInfo', custom: 'customData', usage: 'usage',

@@ -82,6 +82,25 @@ function summaryPart(title, text) {
     body: [{ k: 'md', text: str(text) }] };
 }
 
+// A recorded system prompt: its instruction text, its sections (null: removed) and tool changes.
+function systemPart(msg) {
+  const sections = msg.sections && typeof msg.sections === 'object' ? Object.entries(msg.sections) : [];
+  const added = Array.isArray(msg.toolsAdded) ? msg.toolsAdded : [];
+  const removed = Array.isArray(msg.toolsRemoved) ? msg.toolsRemoved : [];
+  const body = [];
+  if (str(msg.content).trim()) body.push({ k: 'pre', text: str(msg.content), clip: true });
+  for (const [name, text] of sections) {
+    body.push({ k: 'note', text: name, cls: 'custom-label' });
+    body.push(text === null ? { k: 'line', text: '(removed)' } : { k: 'pre', text: str(text), clip: true });
+  }
+  for (const tool of added) body.push({ k: 'line', text: '+ ' + str(tool && tool.name) + ': ' + preview(tool && tool.description, 200) });
+  for (const tool of removed) body.push({ k: 'line', text: '- ' + str(tool && tool.name) });
+  const counts = [sections.length && sections.length + ' sections', added.length && '+' + added.length + ' tools',
+    removed.length && '-' + removed.length + ' tools'].filter(Boolean).join(', ');
+  return { k: 'details', cls: 'summary-body', kind: 'system', summary: [{ k: 'note', text: 'System prompt' + (counts ? ' · ' + counts : ''),
+    cls: 'custom-label' }], body };
+}
+
 function entryParts(entry) {
   const msg = messageOf(entry);
   const kind = kindOf(entry);
@@ -98,6 +117,7 @@ function entryParts(entry) {
     const source = msg || entry;
     return contentParts(source.content, [{ k: 'note', text: '[' + str(source.customType) + ']', cls: 'custom-label' }]);
   }
+  if (msg && kind === 'system') return [systemPart(msg)];
   if (kind === 'compaction') {
     const before = Number((msg || entry).tokensBefore) || 0;
     return [summaryPart('Compaction' + (before ? ' · ' + before.toLocaleString('en-US') + ' tokens before' : ''), (msg || entry).summary)];

@@ -24,7 +24,7 @@ function listEntryFor(id) {
 }
 
 const ROLE_TITLES = { user: 'User', assistant: 'Assistant', toolResult: 'Tool result', bash: 'Shell', custom: 'Extension',
-  compaction: 'Compaction', branchSummary: 'Branch summary', customData: 'Extension data', usage: 'Usage', contextEdit: 'Context edit',
+  compaction: 'Compaction', system: 'System', branchSummary: 'Branch summary', customData: 'Extension data', usage: 'Usage', contextEdit: 'Context edit',
   label: 'Label', other: 'Entry' };
 const INFO_KINDS = new Set(['modelChange', 'thinking', 'sessionInfo', 'label', 'contextEdit', 'usage']);
 

@@ -69,6 +69,7 @@ function rowLabel(entry) {
   if (kind === 'toolResult') return ['tool', '[' + str(msg.toolName) + ']', preview(textOf(msg.content), 100)];
   if (kind === 'bash') return ['tool', '[shell]', '$ ' + preview(msg.command, 100)];
   if (kind === 'custom') { const source = msg || entry; return ['note', '[' + str(source.customType) + ']', preview(textOf(source.content), 100)]; }
+  if (kind === 'system') return ['note', '[system prompt]', Object.keys(msg.sections || {}).join(', ')];
   if (kind === 'compaction') return ['note', '[compaction]', fmtTokens((msg || entry).tokensBefore) + ' tokens'];
   if (kind === 'branchSummary') return ['note', '[branch summary]', preview((msg || entry).summary, 100)];
   if (kind === 'modelChange') return ['tool', '[model]', [entry.provider, entry.modelId].filter(Boolean).join('/')];
