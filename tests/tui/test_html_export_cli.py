@@ -27,6 +27,14 @@ def test_pi_export_names_the_page_after_the_session_file(tmp_path: Path, agent_d
     page = (tmp_path / "pi-session-2026-01-02_calc.html").read_text(encoding="utf-8")
     assert "Now add unit tests for the marmot module" in page  # the abandoned branch is there too
     assert '"leafId":"e21"' in page
+    assert "color-scheme:dark" in page
+
+
+def test_pi_export_uses_the_configured_theme(tmp_path: Path, agent_dir: Path) -> None:
+    write_session(tmp_path / "s.jsonl")
+    (agent_dir / "settings.json").write_text('{"theme": "light"}')
+    assert _pi("--export", "s.jsonl", "light.html", cwd=tmp_path, agent_dir=agent_dir).returncode == 0
+    assert "color-scheme:light" in (tmp_path / "light.html").read_text(encoding="utf-8")
 
 
 def test_pi_export_masks_credentials_in_every_branch(tmp_path: Path, agent_dir: Path) -> None:

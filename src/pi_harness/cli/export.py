@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_harness.agent.types import AgentMessage
     from pi_harness.coding.agent_session.agent_session import AgentSession
+    from pi_harness.coding.config.settings import Scope, SettingsManager
     from pi_harness.coding.secrets import SecretMasker
     from pi_harness.coding.session_store.readonly import ReadonlySessionManager
     from pi_harness.tui.theme import ThemeSpec
@@ -25,6 +26,23 @@ if TYPE_CHECKING:
 def branch_messages(manager: ReadonlySessionManager) -> list[AgentMessage]:
     """Every message on the active branch (history before compactions included)."""
     return [entry["message"] for entry in manager.get_branch() if entry["type"] == "message"]
+
+
+def configured_theme(settings: SettingsManager, theme_paths: Sequence[str]) -> ThemeSpec:
+    """The theme the settings name (project, then global; ``system`` and light/dark pairs follow
+    the terminal), as Pi's export uses the current theme; dark when it cannot be loaded."""
+    from pi_harness.tui.theme import builtin_theme
+    from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme, resolve_theme_setting
+
+    name = detect_default_theme()
+    scopes: tuple[Scope, ...] = ("project", "global")
+    for scope in scopes:
+        value = settings.scope_value(scope, "theme")
+        if isinstance(value, str) and value:
+            name = value
+            break
+    spec = ThemeRegistry(theme_paths).resolve(resolve_theme_setting(name))
+    return spec if spec is not None else builtin_theme("dark")
 
 
 def default_output_name(manager: ReadonlySessionManager) -> str:
@@ -70,13 +88,15 @@ def _write(
 def export_session_html(
     session: AgentSession, output: str | os.PathLike[str] | None = None, *, theme: ThemeSpec | None = None
 ) -> Path:
-    """Export the session (all branches, its system prompt and active tools); the dark theme
-    unless ``theme`` is given (``/export`` uses the screen's)."""
+    """Export the session (all branches, its system prompt and active tools) in ``theme`` (the
+    screen's for ``/export``), else the one the settings name."""
     from pi_harness.coding.secrets import masker_for
 
     masker = masker_for(session.settings, session.model_runtime)
     # The RPC answer and /share need a path that opens from anywhere: absolute here.
     tools = [{"name": tool.name, "description": tool.description} for tool in session.tool_registry.active_tools()]
+    if theme is None:
+        theme = configured_theme(session.settings, session.resource_loader.get_theme_paths())
     shown = _write(session.session_manager, output=output, base_dir=session.cwd, theme=theme, masker=masker,
                    system_prompt=session.get_system_prompt(), tools=tools)  # fmt: skip
     return shown if shown.is_absolute() else Path(session.cwd) / shown
@@ -109,7 +129,11 @@ def export_file_html(
         raise FileNotFoundError(f"File not found: {Path(session_file).absolute()}")
     manager = SessionManager.open(session_file, read_only=True)
     try:
+        from pi_harness.coding.config.paths import SETTINGS_FILE, agent_dir
+        from pi_harness.coding.config.settings import SettingsManager
+
         masker = _standalone_masker(api_key)
-        return _write(manager, output=output, base_dir=os.getcwd(), theme=None, masker=masker)
+        theme = configured_theme(SettingsManager(agent_dir() / SETTINGS_FILE, None), [str(agent_dir() / "themes")])
+        return _write(manager, output=output, base_dir=os.getcwd(), theme=theme, masker=masker)
     finally:
         manager.close()
