@@ -56,8 +56,7 @@ class Viewer:
             requested = request_route.request.url
             if requested.split("#")[0] == url.split("#")[0]:
                 request_route.continue_()
-            else:
-                opened.blocked.append(requested)
+            else:  # recorded by the "request" listener below
                 request_route.abort()
 
         page.route("**/*", route)

@@ -130,6 +130,20 @@ def test_search_counts_highlights_and_steps_through_matches(opened: Opened) -> N
     assert page.locator("#messages mark").count() == 0 and page.inner_text("#search-count") == ""
 
 
+@pytest.mark.parametrize("query", ["e", "a b", "line 0", "**"])
+def test_the_count_is_what_is_highlighted_in_every_kind_of_entry(opened: Opened, query: str) -> None:
+    page = opened.page
+    page.fill("#search", query)
+    page.press("#search", "Enter")
+    expect(page.locator("#search-count")).not_to_have_text("")
+    count = page.inner_text("#search-count")
+    marks = page.locator("#messages mark")
+    numbers = {marks.nth(n).get_attribute("data-m") for n in range(marks.count())}
+    total = int(count.split("/")[1].split(" ")[0]) if "/" in count else 0
+    assert len(numbers) == total, count
+    assert numbers == {str(n) for n in range(total)}
+
+
 def test_keyboard_shortcuts(opened: Opened) -> None:
     page = opened.page
     thinking = page.locator("details.thinking").first
@@ -144,6 +158,15 @@ def test_keyboard_shortcuts(opened: Opened) -> None:
     assert page.locator("#help").is_visible()
     page.keyboard.press("Escape")
     assert not page.locator("#help").is_visible()
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    assert page.locator("#scroller").evaluate("box => box.scrollTop") > 0
+    page.keyboard.press("g")
+    assert page.locator("#scroller").evaluate("box => box.scrollTop") == 0
+    page.keyboard.press("b")
+    assert not page.locator("#sidebar").is_visible()
+    page.keyboard.press("b")
+    assert page.locator("#sidebar").is_visible()
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "search"
 
@@ -245,3 +268,31 @@ def test_a_50k_entry_session_opens_lazily(viewer: Viewer, tmp_path: Path) -> Non
         opened.assert_clean()
     finally:
         page.close()
+
+
+def test_printing_shows_the_branch_expanded_without_the_tree(opened: Opened) -> None:
+    page = opened.page
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert not page.locator("#sidebar").is_visible() and not page.locator("#toolbar").is_visible()
+    assert all(box.get_attribute("open") is not None for box in page.locator("#messages details").all())
+    assert page.locator("pre.tool-output", has_text="line 120 of the listing").is_visible()
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    page.emulate_media(media="screen")
+    assert page.locator("details.tool").first.get_attribute("open") is None
+
+
+def test_the_harness_notices_requests_and_console_errors(viewer: Viewer, tmp_path: Path) -> None:
+    """The control for ``assert_clean``: a page that does fetch and log is caught."""
+    path = tmp_path / "leaky.html"
+    path.write_text(
+        '<body data-ready="1"><img src="http://example.invalid/a.png"><script>console.error("boom")</script></body>'
+    )
+    opened = viewer.open(path)
+    try:
+        with pytest.raises(AssertionError):
+            opened.assert_clean()
+        assert opened.blocked == ["http://example.invalid/a.png"]
+        assert "boom" in opened.errors
+    finally:
+        opened.page.close()

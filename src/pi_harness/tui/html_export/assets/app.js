@@ -148,18 +148,14 @@ messagesBox.addEventListener('click', (event) => {
 // Printing shows the whole branch with everything expanded; the screen state comes back after.
 let printState = null;
 window.addEventListener('beforeprint', () => {
-  printState = { thinking: ui.thinkingOpen, tools: ui.toolsOpen };
   ensureRendered(0);
   extendDown(view.items.length);
-  setAllDetails('thinking', true);
-  setAllDetails('tool', true);
-  setAllDetails('summary', true);
+  printState = new Map();
+  for (const box of messagesBox.querySelectorAll('details')) { printState.set(box, box.open); box.open = true; }
 });
 window.addEventListener('afterprint', () => {
   if (!printState) return;
-  setAllDetails('thinking', printState.thinking);
-  setAllDetails('tool', printState.tools);
-  setAllDetails('summary', false);
+  for (const [box, open] of printState) box.open = open;
   printState = null;
 });
 
