@@ -73,6 +73,13 @@ def test_clicking_a_leaf_of_the_other_branch_switches_the_messages(opened: Opene
     assert "Documented in README.md." not in shown and "Branch summary" not in shown
     assert "The bug was an off-by-one" in shown  # the shared start of both branches
     assert "leafId=e12" in opened.page.evaluate("location.hash")
+    opened.page.keyboard.press("ArrowUp")  # the tree has the focus: one row up
+    assert "targetId=e11" in opened.page.evaluate("location.hash")
+    assert opened.page.locator("#entry-e11.target").count() == 1
+    # A message's link opens its branch at it.
+    opened.page.locator("#entry-e09").hover()
+    opened.page.locator("#entry-e09 .permalink").click()
+    assert "targetId=e09" in opened.page.evaluate("location.hash")
     opened.page.locator("#tree .row", has_text="That looks like a script tag").click()
     assert "Documented in README.md." in messages_text(opened)
     assert "Added marmot tests" not in messages_text(opened)

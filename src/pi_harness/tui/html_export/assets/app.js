@@ -120,6 +120,25 @@ document.addEventListener('keydown', (event) => {
   if (action) { event.preventDefault(); action(); }
 });
 
+// In the tree, the arrow keys move to the next or previous row the filter shows.
+treeBox.addEventListener('keydown', (event) => {
+  if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+  event.preventDefault();
+  let node = byId.get(view.target || view.leaf);
+  while (node && !tree.at.has(node.id)) node = parentOf(node);
+  const at = node ? tree.at.get(node.id) : -1;
+  const next = tree.visible[Math.max(0, Math.min(tree.visible.length - 1, at + (event.key === 'ArrowDown' ? 1 : -1)))];
+  if (next) navigate(next.entry.id, 'target');
+});
+window.addEventListener('hashchange', () => {
+  const wanted = readAddress();
+  if (wanted.leaf && (wanted.leaf !== view.leaf || wanted.target !== view.target)) {
+    showBranch(wanted.leaf, wanted.target, 'top');
+    drawTree(true);
+    scrollTreeTo(wanted.target || wanted.leaf);
+    updateCount();
+  }
+});
 treeBox.addEventListener('click', (event) => {
   const row = event.target.closest('.row');
   if (row) navigate(row.dataset.id, 'target');

@@ -45,6 +45,10 @@ function entryNode(entry, position) {
     }
     if (labels.has(entry.id)) head.appendChild(el('span', 'label-badge', labels.get(entry.id)));
     head.appendChild(el('span', 'time', fmtTime(entry.timestamp || (msg && msg.timestamp))));
+    const link = el('a', 'permalink', '#');
+    link.href = '#' + new URLSearchParams({ leafId: view.leaf, targetId: entry.id }).toString();
+    link.title = 'Link to this message';
+    head.appendChild(link);
     node.appendChild(head);
   }
   partsDom(entryParts(entry), node);
