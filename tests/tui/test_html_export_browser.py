@@ -187,6 +187,11 @@ def test_injected_markup_stays_text_and_images_are_inline(opened: Opened) -> Non
     assert page.locator("#messages a[href^='javascript']").count() == 0
     assert page.locator("#messages a[href='https://example.com/docs']").count() == 1
     assert page.locator("#messages table td").all_inner_texts() == ["calc.py", "fixed"]
+    code = page.locator("#entry-e09 pre code")  # a fenced python block, coloured by spans of its text
+    assert code.locator(".tok-k").all_text_contents() == ["def", "return"] and code.locator(
+        ".tok-f"
+    ).all_text_contents() == ["add"]
+    assert code.text_content() == "def add(a, b):\n    return a + b"
     images = page.locator("#messages img.inline")
     assert images.count() == 1 and (images.get_attribute("src") or "").startswith("data:image/png;base64,")
     assert "[image: image/png not embedded]" in messages_text(opened)

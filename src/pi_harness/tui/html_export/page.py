@@ -22,7 +22,7 @@ from pi_harness.tui.html_export.theme_css import theme_css
 from pi_harness.tui.theme import ThemeSpec
 
 # The viewer's scripts, in the order they are concatenated (later files use earlier ones).
-SCRIPTS = ("markdown.js", "model.js", "parts.js", "render.js", "tree_view.js", "search.js", "app.js")
+SCRIPTS = ("syntax.js", "markdown.js", "model.js", "parts.js", "render.js", "tree_view.js", "search.js", "app.js")
 _PLACEHOLDER = re.compile(r"\{\{([A-Z_]+)\}\}")
 
 

@@ -202,7 +202,7 @@ function mdDom(blocks, parent) {
       parent.appendChild(node);
     } else if (b.t === 'code') {
       const pre = el('pre');
-      const code = el('code', 's', b.text);
+      const code = highlightInto(el('code', 's'), b.text, b.lang);
       if (b.lang) code.dataset.lang = b.lang;
       pre.appendChild(code);
       parent.appendChild(pre);

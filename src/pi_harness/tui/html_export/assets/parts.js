@@ -23,9 +23,9 @@ function contentParts(content, parts) {
   return parts;
 }
 
-function outputParts(content, isError, parts) {
+function outputParts(content, isError, parts, lang) {
   const text = textOf(content).replace(/\s+$/, '');
-  if (text) parts.push({ k: 'pre', text, cls: 'tool-output' + (isError ? ' error-text' : ''), clip: true });
+  if (text) parts.push({ k: 'pre', text, cls: 'tool-output' + (isError ? ' error-text' : ''), clip: true, lang: isError ? null : lang });
   if (Array.isArray(content)) for (const block of content) if (block && block.type === 'image') parts.push({ k: 'img', block });
   return parts;
 }
@@ -49,12 +49,13 @@ function toolTitle(name, args) {
 function toolPart(name, args, result, extraBody) {
   const state = !result ? 'pending' : result.isError ? 'error' : 'ok';
   const body = extraBody ? extraBody.slice() : [];
-  if (name === 'write' && args && typeof args.content === 'string') body.push({ k: 'pre', text: args.content, clip: true });
+  const path = args && typeof args === 'object' ? str(args.path || args.file_path) : '';
+  if (name === 'write' && args && typeof args.content === 'string') body.push({ k: 'pre', text: args.content, clip: true, lang: path });
   else if (!BUILTIN_TOOLS.has(name) && args && Object.keys(args).length) body.push({ k: 'pre', text: json(args), cls: 'args' });
   const diff = result && result.details && typeof result.details.diff === 'string' ? result.details.diff : '';
   if (diff && !result.isError) body.push({ k: 'diff', text: diff });
   else if (name === 'edit' && args && Array.isArray(args.edits) && !result) body.push({ k: 'pre', text: json(args.edits) });
-  if (result) outputParts(result.content, result.isError, body);
+  if (result) outputParts(result.content, result.isError, body, name === 'read' ? path : null);
   const status = state === 'pending' ? 'no result' : state === 'error' ? 'error' : 'done';
   return { k: 'details', cls: 'tool ' + state, kind: 'tool',
     summary: [{ k: 'line', text: toolTitle(name, args), cls: 'tool-title' }, { k: 'note', text: status, cls: 'tool-status' }], body };
@@ -157,7 +158,7 @@ function partsDom(parts, parent) {
     else if (part.k === 'note') parent.appendChild(el('span', part.cls || 'muted', part.text));
     else if (part.k === 'img') parent.appendChild(imageDom(part.block));
     else if (part.k === 'pre') {
-      const pre = el('pre', 's ' + (part.cls || ''), part.text);
+      const pre = part.lang ? highlightInto(el('pre', 's ' + (part.cls || '')), part.text, part.lang) : el('pre', 's ' + (part.cls || ''), part.text);
       parent.appendChild(pre);
       const lines = part.text.split('\n').length;
       if (part.clip && lines > CLIP_LINES) {
