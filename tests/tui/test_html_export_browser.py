@@ -308,3 +308,35 @@ def test_the_harness_notices_requests_and_console_errors(viewer: Viewer, tmp_pat
         assert "boom" in opened.errors
     finally:
         opened.page.close()
+
+
+def test_empty_and_odd_sessions_open_without_errors(viewer: Viewer, tmp_path: Path) -> None:
+    odd: list[dict[str, object]] = [
+        {"type": "message", "id": "a", "parentId": "missing", "timestamp": "x", "message": {"role": "user", "content": None}},
+        {"type": "message", "id": "b", "parentId": "a", "timestamp": "", "message": {"role": "assistant", "content": [
+            None, {"type": "toolCall", "id": "t", "name": "mystery", "arguments": "not an object"},
+            {"type": "text", "text": 42}], "stopReason": "aborted"}},
+        {"type": "message", "id": "c", "parentId": "c", "timestamp": "", "message": {"role": "toolResult", "toolCallId": "zz",
+            "toolName": "orphan", "content": "plain", "isError": True}},
+        {"type": "future_kind", "id": "d", "parentId": "b", "timestamp": "", "data": {"x": [1, 2]}},
+        {"type": "message", "id": "e", "parentId": "b", "timestamp": "", "message": {"role": "bashExecution",
+            "command": "make", "output": "ok", "exitCode": 2}},
+    ]  # fmt: skip
+    for name, entries, leaf in (("empty", [], None), ("odd", odd, "e")):
+        path = tmp_path / f"{name}.html"
+        path.write_text(
+            render_page(SessionPage(entries=entries, leaf_id=leaf), builtin_theme("dark")), encoding="utf-8"
+        )
+        opened = viewer.open(path)
+        try:
+            if entries:
+                shown = messages_text(opened)
+                assert "Aborted" in shown and "mystery" in shown and "$ make" in opened.page.inner_text("#messages")
+                assert opened.page.locator("#tree .row").count() == 4  # the unknown kind only under "All"
+                opened.page.click("button[data-filter='all']")
+                assert opened.page.locator("#tree .row").count() == 5
+                opened.page.locator("#tree .row", has_text="orphan").click()
+                assert "plain" in opened.page.locator("#messages").text_content()
+            opened.assert_clean()
+        finally:
+            opened.page.close()
