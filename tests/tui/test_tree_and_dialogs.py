@@ -56,11 +56,11 @@ def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> 
     assert plain(lines).split("\n")[3:11] == [
         " user: hello",
         " assistant: hi, how can I help?",
-        " ├─ [checkpoint] user: do X",
+        " ├⊟ [checkpoint] user: do X",
         " │  assistant: [calls read]",
         " │  [read result]",
         " │  assistant: X is done",
-        " └─ user: do Y instead",
+        " └⊟ user: do Y instead",
         "    assistant: Y is done ← current",
     ]
     assert selector.selected_id == "a4"  # opens on the current leaf
@@ -98,14 +98,34 @@ def test_tree_navigation_search_and_choice(context: RenderContext) -> None:
     assert chosen == ["a3"]
 
 
-def test_folding_a_branch_point(context: RenderContext) -> None:
+def test_folding_a_segment_hides_its_entries_and_shows_the_marker(context: RenderContext) -> None:
     selector = tree(context, leaf_id="a4")
-    selector._select_id("a1")
+    selector._select_id("u2")
     selector.handle_action("app.tree.foldOrUp")
-    text = plain(selector.render(70))
-    assert "user: do X" not in text and "[+6] ← current" in text
+    rows = plain(selector.render(70)).split("\n")[3:8]
+    assert rows == [
+        " user: hello",
+        " assistant: hi, how can I help?",
+        " ├⊞ [checkpoint] user: do X",
+        " └⊟ user: do Y instead",
+        "    assistant: Y is done ← current",
+    ]
+    assert selector.selected_id == "u2"
     selector.handle_action("app.tree.unfoldOrDown")
-    assert "user: do X" in plain(selector.render(70))
+    text = plain(selector.render(70))
+    assert "├⊟ [checkpoint] user: do X" in text and "assistant: X is done" in text
+
+
+def test_a_folded_root_and_what_cannot_fold(context: RenderContext) -> None:
+    selector = tree(context, leaf_id="a4")
+    selector._select_id("a1")  # inside a segment: the key moves to the segment's start instead
+    selector.handle_action("app.tree.foldOrUp")
+    assert selector.selected_id == "u1" and not selector.folded
+    selector.handle_action("app.tree.foldOrUp")  # the root folds
+    rows = plain(selector.render(70)).split("\n")
+    assert rows[3] == " ⊞ user: hello ← current" and "Y is done" not in rows[4]  # the leaf is inside
+    selector.handle_action("app.tree.filter.noTools")  # another filter unfolds everything
+    assert "user: do Y instead" in plain(selector.render(70))
 
 
 def test_trust_prompt(context: RenderContext) -> None:

@@ -9,6 +9,12 @@ thinking changes, labels, extension data, usage, session info, system prompts),
 ``no-tools`` also hides tool results, ``user-only`` keeps user messages, ``labeled-only`` keeps
 labelled entries, ``all`` shows everything. Hidden entries pass their children up to the
 nearest visible ancestor. Typing filters by text.
+
+Folding (``app.tree.foldOrUp`` / ``app.tree.unfoldOrDown``, Pi's keys): the first entry of a
+segment (a root, or a child where the conversation branched) folds away everything below it.
+Its connector shows ``⊟`` while it can fold and ``⊞`` while folded (a folded root gets ``⊞``
+before its text). Where there is nothing to fold or unfold the same keys jump to the start of
+the segment above or the next branch point below. Changing the filter or the search unfolds all.
 """
 
 from __future__ import annotations
@@ -106,12 +112,16 @@ def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool) -> boo
     return not (mode == "no-tools" and role == "toolResult")
 
 
+FOLDED, FOLDABLE = "⊞", "⊟"  # Pi's markers, drawn in the connector of a segment's first entry
+
+
 @dataclass
 class TreeRow:
     node: SessionTreeNode
     prefix: str  # connector lines drawn before the entry
     depth: int
-    folded_children: int = 0
+    folded: bool = False
+    foldable: bool = False  # it has children and starts a segment (a root or a branch's child)
 
 
 class TreeSelector:
@@ -182,43 +192,35 @@ class TreeSelector:
                 stack.extend(reversed(child.children))
         return out
 
-    def _count_descendants(self, node: SessionTreeNode) -> int:
-        """Descendants the current filter would show (the ``[+N]`` of a folded entry)."""
-        count, stack = 0, list(node.children)
-        while stack:
-            child = stack.pop()
-            count += self._visible(child)
-            stack.extend(child.children)
-        return count
-
     def _rebuild(self, select: str | None = None) -> None:
         previous = select or (self.rows[self.index].node.entry["id"] if self.rows else None)
         rows: list[TreeRow] = []
-        # (node, prefix for the node, prefix for its children, depth)
-        stack: list[tuple[SessionTreeNode, str, str, int]] = []
+        # (node, prefix for the node, prefix for its children, depth, whether it starts a segment)
+        stack: list[tuple[SessionTreeNode, str, str, int, bool]] = []
         top = self._visible_children(self.roots)
         for index, root in reversed(list(enumerate(top))):
             if len(top) > 1:
                 last = index == len(top) - 1
-                stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  ", 1))
+                stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  ", 1, True))
             else:
-                stack.append((root, "", "", 0))
+                stack.append((root, "", "", 0, True))
         while stack:
-            node, prefix, child_prefix, depth = stack.pop()
+            node, prefix, child_prefix, depth, starts_segment = stack.pop()
             entry_id = node.entry["id"]
             children = self._visible_children(node.children)
-            folded = entry_id in self.folded and bool(children)
-            rows.append(TreeRow(node, prefix, depth, self._count_descendants(node) if folded else 0))
+            foldable = bool(children) and starts_segment
+            folded = foldable and entry_id in self.folded
+            rows.append(TreeRow(node, prefix, depth, folded, foldable))
             if folded:
                 continue
             if len(children) == 1:
-                stack.append((children[0], child_prefix, child_prefix, depth))
+                stack.append((children[0], child_prefix, child_prefix, depth, False))
             else:
                 for index in range(len(children) - 1, -1, -1):
                     last = index == len(children) - 1
                     connector = "└─ " if last else "├─ "
                     stack.append((children[index], child_prefix + connector, child_prefix + ("   " if last else "│  "),
-                                  depth + 1))  # fmt: skip
+                                  depth + 1, True))  # fmt: skip
         if self.query.strip():
             rows = [row for row in rows if fuzzy_score(self.query, self._row_text(row)) is not None]
         self.rows = rows
@@ -268,10 +270,16 @@ class TreeSelector:
 
     def set_filter(self, mode: str) -> None:
         self.filter_mode = mode
+        self.folded.clear()  # another filter draws other segments: folds start afresh (as Pi)
+        self._rebuild()
+
+    def refresh(self) -> None:
+        """Draw the rows again (after a label changed), keeping the folds."""
         self._rebuild()
 
     def handle_text(self, text: str) -> bool:
         self.query += text
+        self.folded.clear()
         self._rebuild()
         self.index = 0  # the best place to look at a new search is its first match
         return True
@@ -279,7 +287,7 @@ class TreeSelector:
     def _fold_or_up(self) -> None:
         row = self.rows[self.index]
         entry_id = row.node.entry["id"]
-        if len(self._visible_children(row.node.children)) > 1 and entry_id not in self.folded:
+        if row.foldable and entry_id not in self.folded:
             self.folded.add(entry_id)
             self._rebuild(select=entry_id)
             return
@@ -340,6 +348,7 @@ class TreeSelector:
                 self.on_cancel()
         elif action == "tui.editor.deleteCharBackward" and self.query:
             self.query = self.query[:-1]
+            self.folded.clear()
             self._rebuild()
         else:
             return False
@@ -379,9 +388,17 @@ class TreeSelector:
             if self.show_label_timestamps and node.label_timestamp:
                 label = f"[{node.label} {node.label_timestamp}]"
             body = theme.fg("warning", label) + " " + body
-        if row.folded_children:
-            body += theme.fg("muted", f" [+{row.folded_children}]")
         if entry_id == self._current_id:
             body += theme.fg("accent", " ← current")
-        line = truncate(" " + theme.fg("dim", row.prefix) + body, width)
+        prefix = theme.fg("dim", _fold_prefix(row))
+        if row.folded and not row.prefix:
+            prefix += theme.fg("accent", FOLDED + " ")  # a root has no connector to carry the marker
+        line = truncate(" " + prefix + body, width)
         return with_background(line, width, theme.bg_code("selectedBg")) if selected else line
+
+
+def _fold_prefix(row: TreeRow) -> str:
+    """The connector lines, with the fold marker in place of the connector's dash."""
+    if not row.foldable or not row.prefix.endswith(("├─ ", "└─ ")):
+        return row.prefix
+    return row.prefix[:-2] + (FOLDED if row.folded else FOLDABLE) + " "
