@@ -124,7 +124,7 @@ class ThemeSubmenu:
         self.on_change("theme", value)
         self.done(value)
 
-    def _show_automatic(self) -> None:
+    def _show_automatic(self, select: str | None = None) -> None:
         items = [
             SelectItem("light", "Light theme", self.light),
             SelectItem("dark", "Dark theme", self.dark),
@@ -134,6 +134,7 @@ class ThemeSubmenu:
         selector = Selector(
             items, self.context, title="Automatic theme\nThe terminal's light or dark background picks one",
             filterable=False, hint=_hint(self.context), on_select=self._automatic_chosen, on_cancel=self._cancel,
+            initial=select,
         )  # fmt: skip
         self.view = _Watched(selector)
 
@@ -157,11 +158,11 @@ class ThemeSubmenu:
             else:
                 self.dark = name
             self.preview(self.pair)
-            self._show_automatic()
+            self._show_automatic(select=which)
 
         def back() -> None:
             self.preview(self.pair)
-            self._show_automatic()
+            self._show_automatic(select=which)
 
         selector = Selector(
             self._theme_items(current), self.context, title=f"{which.capitalize()} theme", initial=current,
