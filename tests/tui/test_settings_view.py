@@ -73,10 +73,13 @@ def test_changes_store_pi_s_values(context: RenderContext) -> None:
     assert changes == [
         ("compaction.enabled", False),
         ("httpIdleTimeoutMs", 0),  # "5 min" -> "disabled"
-        ("defaultProjectTrust", "always"), ("defaultProjectTrust", "never"),
+        ("defaultProjectTrust", "always"),
+        ("defaultProjectTrust", "never"),
         ("quietStartup", "header"),
-        ("editorPaddingX", 1), ("editorPaddingX", 2),
-        ("fullscreenWheelScrollLines", 1), ("fullscreenWheelScrollLines", 2),
+        ("editorPaddingX", 1),
+        ("editorPaddingX", 2),
+        ("fullscreenWheelScrollLines", 1),
+        ("fullscreenWheelScrollLines", 2),
     ]
     assert settings.selected is not None and settings.selected.current == "2"
 
