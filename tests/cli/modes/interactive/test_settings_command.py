@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_harness.testing.fake_llm import FakeLLMServer
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
+from pi_harness.cli.modes.interactive.terminal_progress import ACTIVE, CLEAR
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 from pi_harness.tui.theme import builtin_theme
 
 from .harness import Pi, run_pi, write_fake_provider
@@ -81,6 +83,13 @@ async def test_changes_are_saved_globally_and_applied(server: FakeLLMServer, pro
         await pi.wait_for(lambda: "disabled" in pi.selected_row(), "5 min -> disabled")
         assert saved(agent_dir)["httpIdleTimeoutMs"] == 0
 
+        await find(pi, "scrollbar", "Fullscreen scrollbar")
+        await pi.press("enter")
+        await pi.wait_for(lambda: saved(agent_dir).get("fullscreenScrollbar") == "always", "the scrollbar saved")
+        view = pi.mode.shell.view
+        if isinstance(view, FullscreenView):
+            assert view.options.scrollbar == "always"  # the running screen follows
+
         await find(pi, "mermaid", "Mermaid diagrams")
         await pi.press("enter")
         await pi.wait_for(lambda: saved(agent_dir).get("markdown") == {"mermaid": "off"}, "markdown.mermaid saved")
@@ -134,3 +143,25 @@ async def test_a_thinking_level_per_model_applies_to_the_current_model(
         assert saved(agent_dir)["modelThinkingLevels"] == {"fake/thinking-a": "high"}
         await pi.press("escape")
         await pi.wait_for(lambda: "1 configured" in pi.selected_row(), "the summary on the item")
+
+
+async def test_terminal_progress_is_reported_once_turned_on(server: FakeLLMServer, project: Path) -> None:
+    server.push(ScriptedResponse(steps=[TextStep("First.")]), ScriptedResponse(steps=[TextStep("Second.")]))
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("one")
+        await pi.wait_for(lambda: "First." in pi.scrollback(), "the first answer")
+        await pi.idle()
+        assert ACTIVE not in pi.buffer.getvalue()  # off by default
+        await open_settings(pi)
+        await find(pi, "terminal progress", "Terminal progress")
+        await pi.press("enter")
+        await pi.wait_for(lambda: "true" in pi.selected_row(), "the setting on")
+        await pi.press("escape")
+        await pi.wait_for(lambda: "Terminal progress" not in pi.screen(), "the list closed")
+        await pi.submit("two")
+        await pi.wait_for(lambda: "Second." in pi.scrollback(), "the second answer")
+        await pi.idle()
+        await pi.wait_for(lambda: CLEAR in pi.buffer.getvalue(), "the progress cleared")
+        raw = pi.buffer.getvalue()
+        assert raw.index(ACTIVE) < raw.rindex(CLEAR)

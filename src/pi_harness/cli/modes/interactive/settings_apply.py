@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.tui.components.autocomplete import clamp_max_visible
 from pi_harness.tui.components.settings_items import format_idle_timeout
 
@@ -18,12 +19,9 @@ if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
 NEXT_START = frozenset({"tuiMode", "showHardwareCursor"})
-_FULLSCREEN_OPTIONS = {
-    "fullscreenScrollbar": "scrollbar",
-    "fullscreenExitOutput": "exit_output",
-    "fullscreenCopyOnSelect": "copy_on_select",
-    "fullscreenWheelScrollLines": "wheel_lines",
-}
+_FULLSCREEN_OPTIONS = frozenset(
+    {"fullscreenScrollbar", "fullscreenExitOutput", "fullscreenCopyOnSelect", "fullscreenWheelScrollLines"}
+)
 
 
 def _save(mode: ModeContext, key: str, value: Any) -> None:
@@ -93,12 +91,18 @@ def _apply(mode: ModeContext, key: str, value: Any) -> None:
         mode.controller.show_conversation(session)  # the notices come and go with the transcript
     elif key == "modelThinkingLevels":
         _apply_model_thinking(mode, value)
-    elif key in _FULLSCREEN_OPTIONS:
-        view = shell.view
-        options = getattr(view, "options", None)
-        if options is not None:
-            shown = None if value == "auto" and key == "fullscreenWheelScrollLines" else value
-            view.options = dataclasses.replace(options, **{_FULLSCREEN_OPTIONS[key]: shown})  # type: ignore[union-attr]  # only the fullscreen view has options
+    elif key in _FULLSCREEN_OPTIONS and isinstance(shell.view, FullscreenView):
+        shell.view.options = _fullscreen_options(shell.view.options, key, value)  # read at each frame
+
+
+def _fullscreen_options(options: FullscreenOptions, key: str, value: Any) -> FullscreenOptions:
+    if key == "fullscreenScrollbar":
+        return dataclasses.replace(options, scrollbar=str(value))
+    if key == "fullscreenExitOutput":
+        return dataclasses.replace(options, exit_output=str(value))
+    if key == "fullscreenCopyOnSelect":
+        return dataclasses.replace(options, copy_on_select=bool(value))
+    return dataclasses.replace(options, wheel_lines=None if value == "auto" else int(value))
 
 
 def _apply_model_thinking(mode: ModeContext, value: tuple[str, str | None]) -> None:
