@@ -53,17 +53,22 @@ def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> 
     selector = tree(context, leaf_id="a4")
     lines = selector.render(70)
     assert_fits(lines, 70)
-    assert plain(lines).split("\n")[3:11] == [
+    assert plain(lines).split("\n")[3:10] == [
         " user: hello",
         " assistant: hi, how can I help?",
-        " ├⊟ [checkpoint] user: do X",
-        " │  assistant: [calls read]",
-        " │  [read result]",
-        " │  assistant: X is done",
-        " └⊟ user: do Y instead",
-        "    assistant: Y is done ← current",
+        " ├⊟ user: do Y instead",  # the active branch first (Pi's order)
+        " │  assistant: Y is done ← current",
+        " └⊟ [checkpoint] user: do X",
+        "    [read result]",  # the assistant message that only called the tool is left out (Pi)
+        "    assistant: X is done",
     ]
     assert selector.selected_id == "a4"  # opens on the current leaf
+    selector.handle_action("app.tree.filter.all")
+    assert "[calls read]" not in plain(selector.render(70))  # in every filter
+
+
+def test_a_current_leaf_that_only_calls_tools_is_shown(context: RenderContext) -> None:
+    assert "assistant: [calls read]" in plain(tree(context, leaf_id="a2").render(70))
 
 
 def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) -> None:
@@ -72,7 +77,7 @@ def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) ->
     assert "[read result]" not in text and "assistant: X is done" in text
     selector.handle_action("app.tree.filter.userOnly")
     rows = plain(selector.render(70)).split("\n")[3:6]
-    assert rows == [" user: hello", " ├─ [checkpoint] user: do X", " └─ user: do Y instead ← current"]
+    assert rows == [" user: hello", " ├─ user: do Y instead ← current", " └─ [checkpoint] user: do X"]
     selector.handle_action("app.tree.filter.userOnly")  # pressed again: back to default
     assert selector.filter_mode == "default"
     selector.handle_action("app.tree.filter.all")
@@ -106,14 +111,14 @@ def test_folding_a_segment_hides_its_entries_and_shows_the_marker(context: Rende
     assert rows == [
         " user: hello",
         " assistant: hi, how can I help?",
-        " ├⊞ [checkpoint] user: do X",
-        " └⊟ user: do Y instead",
-        "    assistant: Y is done ← current",
+        " ├⊟ user: do Y instead",
+        " │  assistant: Y is done ← current",
+        " └⊞ [checkpoint] user: do X",
     ]
     assert selector.selected_id == "u2"
     selector.handle_action("app.tree.unfoldOrDown")
     text = plain(selector.render(70))
-    assert "├⊟ [checkpoint] user: do X" in text and "assistant: X is done" in text
+    assert "└⊟ [checkpoint] user: do X" in text and "assistant: X is done" in text
 
 
 def test_a_folded_root_and_what_cannot_fold(context: RenderContext) -> None:

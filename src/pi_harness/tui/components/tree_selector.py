@@ -8,7 +8,9 @@ Filter modes (setting ``treeFilterMode``): ``default`` hides bookkeeping entries
 thinking changes, labels, extension data, usage, session info, system prompts),
 ``no-tools`` also hides tool results, ``user-only`` keeps user messages, ``labeled-only`` keeps
 labelled entries, ``all`` shows everything. Hidden entries pass their children up to the
-nearest visible ancestor. Typing filters by text.
+nearest visible ancestor. In every mode (as Pi) usage records and assistant messages that only
+called tools are left out, unless such a message is the current leaf. Where the conversation
+branched, the branch holding the current leaf comes first. Typing filters by text.
 
 Folding (``app.tree.foldOrUp`` / ``app.tree.unfoldOrDown``, Pi's keys): the first entry of a
 segment (a root, or a child where the conversation branched) folds away everything below it.
@@ -97,10 +99,23 @@ def _describe_message(message: Mapping[str, object]) -> str:
     return f"[{role}]"
 
 
-def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool) -> bool:
+def _only_tool_calls(message: Mapping[str, object]) -> bool:
+    """An assistant message without text that ended normally (its tool calls follow as results)."""
+    if message.get("stopReason") not in (None, "stop", "toolUse"):
+        return False  # errors and aborts stay visible
+    return not any(b.get("type") == "text" and str(b.get("text", "")).strip() for b in blocks(message.get("content")))
+
+
+def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool, *, current: bool = False) -> bool:
+    """Whether the filter ``mode`` draws the entry. In every mode (as Pi) usage records and
+    assistant messages that only call tools are left out, except the current leaf."""
     kind = entry.get("type")
     message = entry.get("message") if kind == "message" else None
     role = message.get("role") if isinstance(message, Mapping) else None
+    if kind == "usage":
+        return False
+    if isinstance(message, Mapping) and role == "assistant" and not current and _only_tool_calls(message):
+        return False
     if mode == "all":
         return True
     if mode == "labeled-only":
@@ -178,18 +193,23 @@ class TreeSelector:
         return path
 
     def _visible(self, node: SessionTreeNode) -> bool:
-        return entry_visible(node.entry, self.filter_mode, bool(node.label))
+        return entry_visible(node.entry, self.filter_mode, bool(node.label), current=node.entry["id"] == self.leaf_id)
 
     def _visible_children(self, node_children: list[SessionTreeNode]) -> list[SessionTreeNode]:
-        """Children after filtering: a hidden child is replaced by its own visible children."""
+        """Children after filtering: a hidden child is replaced by its own visible children. The
+        child on the active path comes first (Pi's order), the others keep the file's order."""
         out: list[SessionTreeNode] = []
-        stack = list(reversed(node_children))
+
+        def ordered(children: list[SessionTreeNode]) -> list[SessionTreeNode]:
+            return sorted(children, key=lambda child: child.entry["id"] not in self._active)
+
+        stack = list(reversed(ordered(node_children)))
         while stack:
             child = stack.pop()
             if self._visible(child):
                 out.append(child)
             else:
-                stack.extend(reversed(child.children))
+                stack.extend(reversed(ordered(child.children)))
         return out
 
     def _rebuild(self, select: str | None = None) -> None:
