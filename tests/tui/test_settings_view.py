@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.header import Diagnostic, Header, HeaderData
 from pi_harness.tui.components.settings_items import SettingItem, setting_items
 from pi_harness.tui.components.settings_submenus import (
     ModelChoice,
@@ -14,6 +16,7 @@ from pi_harness.tui.components.settings_submenus import (
     WarningsSubmenu,
 )
 from pi_harness.tui.components.settings_view import SettingsView
+from pi_harness.tui.ui_settings import UiSettings
 
 from .conftest import assert_fits, plain
 
@@ -175,3 +178,12 @@ def test_warnings_submenu_toggles_the_anthropic_warning(context: RenderContext) 
     assert changes == [("warnings.anthropicExtraUsage", False)] and "false" in plain(submenu.render(80))
     submenu.handle_action("tui.select.cancel")
     assert closed == [None]
+
+
+def test_quiet_startup_header_keeps_the_title_without_the_lists(context: RenderContext) -> None:
+    data = HeaderData(version="1.0", skills=["lint"], diagnostics=[Diagnostic("warning", "a problem")])
+    full = plain(Header(data, context).render(80))
+    assert "pi v1.0" in full and "[Skills]" in full
+    header_only = plain(Header(replace(data, header_only=True), context).render(80))
+    assert "pi v1.0" in header_only and "[Skills]" not in header_only and "a problem" in header_only
+    assert UiSettings.from_values(SettingsManager.in_memory({"quietStartup": "header"}).values).startup_header_only

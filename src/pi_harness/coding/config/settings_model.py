@@ -171,7 +171,7 @@ class Settings(Section):
         Choice(_QUIET_STARTUP),
         "quietStartup",
         listed=True,
-        note='"header" is not implemented yet and counts as false',
+        note='"header" keeps the header and leaves out the lists of loaded resources',
     )
     tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode")
     fullscreen_exit_output: FullscreenExitOutput = setting(
