@@ -133,6 +133,23 @@ def test_a_folded_root_and_what_cannot_fold(context: RenderContext) -> None:
     assert "user: do Y instead" in plain(selector.render(70))
 
 
+def test_escape_clears_a_search_first_and_left_right_page(context: RenderContext) -> None:
+    cancelled: list[bool] = []
+    selector = tree(context, leaf_id="a4", on_cancel=lambda: cancelled.append(True), max_visible=3)
+    for ch in "do X":
+        selector.handle_text(ch)
+    selector.handle_action("tui.select.cancel")
+    assert selector.query == "" and not selector.done and cancelled == []
+    assert "user: do Y instead" in plain(selector.render(70))
+    assert selector.selected_id == "u2"  # the match stays selected
+    selector.handle_action("tui.editor.cursorLeft")  # a page (three rows) up
+    assert selector.selected_id == "a1"
+    selector.handle_action("tui.editor.cursorRight")
+    assert selector.selected_id == "u2"
+    selector.handle_action("tui.select.cancel")
+    assert selector.done and cancelled == [True]
+
+
 def test_trust_prompt(context: RenderContext) -> None:
     answers: list[str] = []
     prompt = TrustPrompt("/work/project", [".pi/settings.json", ".pi/extensions/"], context, on_result=answers.append)

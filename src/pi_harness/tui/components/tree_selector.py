@@ -350,9 +350,9 @@ class TreeSelector:
             self.index = (self.index - 1) % len(self.rows)
         elif action == "tui.select.down":
             self.index = (self.index + 1) % len(self.rows)
-        elif action == "tui.select.pageUp":
+        elif action in ("tui.select.pageUp", "tui.editor.cursorLeft"):  # Left/Right page, as in Pi
             self.index = max(0, self.index - self.max_visible)
-        elif action == "tui.select.pageDown":
+        elif action in ("tui.select.pageDown", "tui.editor.cursorRight"):
             self.index = min(len(self.rows) - 1, self.index + self.max_visible)
         elif action == "app.tree.foldOrUp":
             self._fold_or_up()
@@ -362,6 +362,10 @@ class TreeSelector:
             self.chosen = self.selected_id
             if self.chosen is not None and self.on_select is not None:
                 self.on_select(self.chosen)
+        elif action == "tui.select.cancel" and self.query:  # Escape clears a search before it closes
+            self.query = ""
+            self.folded.clear()
+            self._rebuild()
         elif action == "tui.select.cancel":
             self.cancelled = True
             if self.on_cancel is not None:
