@@ -176,6 +176,8 @@ def test_warnings_submenu_toggles_the_anthropic_warning(context: RenderContext) 
     assert "Anthropic extra usage" in plain(submenu.render(80)) and "true" in plain(submenu.render(80))
     submenu.handle_action("tui.select.confirm")
     assert changes == [("warnings.anthropicExtraUsage", False)] and "false" in plain(submenu.render(80))
+    submenu.handle_text(" ")
+    assert changes[-1] == ("warnings.anthropicExtraUsage", True)
     submenu.handle_action("tui.select.cancel")
     assert closed == [None]
 

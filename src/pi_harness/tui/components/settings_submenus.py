@@ -290,6 +290,9 @@ class WarningsSubmenu:
         return self.view.handle_action(action)
 
     def handle_text(self, text: str) -> bool:
+        if text == " ":  # Space changes the value, as in the settings list
+            self.view.confirm()
+            return True
         return self.view.handle_text(text)
 
     def render(self, width: int) -> list[str]:
