@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_harness.coding.config.settings import SettingsManager
 from pi_harness.coding.session_store.tree import build_tree, resolve_labels
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext
@@ -18,7 +19,8 @@ from pi_harness.tui.components.header import Diagnostic, Header, HeaderData
 from pi_harness.tui.components.model_selector import ModelSelector
 from pi_harness.tui.components.notices import WorkingIndicator
 from pi_harness.tui.components.queue import QueueView
-from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
+from pi_harness.tui.components.settings_items import setting_items
+from pi_harness.tui.components.settings_view import SettingsView
 from pi_harness.tui.components.tree_selector import TreeSelector
 from pi_harness.tui.components.trust_prompt import TrustPrompt
 from pi_harness.tui.file_index import FileIndex
@@ -104,7 +106,7 @@ def test_selectors_and_dialogs(context: RenderContext, golden: Golden) -> None:
     golden("tree_120", TreeSelector(roots, context, leaf_id="a4").render(120), 120)
     trust = TrustPrompt("/work/project", [".pi/settings.json", ".pi/extensions/", ".agents/skills/"], context)
     golden("trust_80", trust.render(80), 80)
-    settings = SettingsView(default_setting_items({}, ["dark", "light"]), context)
+    settings = SettingsView(setting_items(SettingsManager.in_memory({}).values), context)
     golden("settings_80", settings.render(80), 80)
     confirm = ConfirmDialog("Allow rm -rf build?", "⚠️ Dangerous command:\n\n  rm -rf build", context, timeout=30,
                             clock=lambda: 0.0)  # fmt: skip

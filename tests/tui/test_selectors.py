@@ -10,7 +10,6 @@ from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.model_selector import ModelSelector
 from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.components.session_picker import SessionPicker
-from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
 
 from .conftest import assert_fits, plain
 
@@ -131,26 +130,6 @@ def test_session_search_ranks_an_exact_name_first(context: RenderContext) -> Non
     for ch in "deploy":
         picker.handle_text(ch)
     assert next(item.value for item in picker.selector.filtered) == "/s/named.jsonl"
-
-
-def test_settings_view_cycles_values(context: RenderContext) -> None:
-    changes: list[tuple[str, Any]] = []
-    items = default_setting_items({"hideThinkingBlock": False, "editorPaddingX": 3}, ["dark", "light", "ocean"])
-    view = SettingsView(items, context, on_change=lambda key, value: changes.append((key, value)))
-    for ch in "hide thinking":
-        view.handle_text(ch)
-    view.handle_action("tui.select.confirm")
-    assert changes == [("hideThinkingBlock", True)]
-    assert "Hide thinking" in plain(view.render(80)) and "on" in plain(view.render(80))
-    assert not view.done
-    view.selector.set_query("editor padding")
-    view.handle_action("tui.select.confirm")
-    assert changes[-1] == ("editorPaddingX", 0)  # wraps around after 3
-    view.selector.set_query("theme")
-    view.handle_action("tui.select.confirm")
-    assert changes[-1] == ("theme", "light")
-    view.handle_action("tui.select.cancel")
-    assert view.done
 
 
 def test_every_selector_fits_narrow_widths(context: RenderContext) -> None:

@@ -53,17 +53,22 @@ def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> 
     selector = tree(context, leaf_id="a4")
     lines = selector.render(70)
     assert_fits(lines, 70)
-    assert plain(lines).split("\n")[3:11] == [
+    assert plain(lines).split("\n")[3:10] == [
         " user: hello",
         " assistant: hi, how can I help?",
-        " ├─ [checkpoint] user: do X",
-        " │  assistant: [calls read]",
-        " │  [read result]",
-        " │  assistant: X is done",
-        " └─ user: do Y instead",
-        "    assistant: Y is done ← current",
+        " ├⊟ user: do Y instead",  # the active branch first (Pi's order)
+        " │  assistant: Y is done ← current",
+        " └⊟ [checkpoint] user: do X",
+        "    [read result]",  # the assistant message that only called the tool is left out (Pi)
+        "    assistant: X is done",
     ]
     assert selector.selected_id == "a4"  # opens on the current leaf
+    selector.handle_action("app.tree.filter.all")
+    assert "[calls read]" not in plain(selector.render(70))  # in every filter
+
+
+def test_a_current_leaf_that_only_calls_tools_is_shown(context: RenderContext) -> None:
+    assert "assistant: [calls read]" in plain(tree(context, leaf_id="a2").render(70))
 
 
 def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) -> None:
@@ -72,7 +77,7 @@ def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) ->
     assert "[read result]" not in text and "assistant: X is done" in text
     selector.handle_action("app.tree.filter.userOnly")
     rows = plain(selector.render(70)).split("\n")[3:6]
-    assert rows == [" user: hello", " ├─ [checkpoint] user: do X", " └─ user: do Y instead ← current"]
+    assert rows == [" user: hello", " ├─ user: do Y instead ← current", " └─ [checkpoint] user: do X"]
     selector.handle_action("app.tree.filter.userOnly")  # pressed again: back to default
     assert selector.filter_mode == "default"
     selector.handle_action("app.tree.filter.all")
@@ -98,14 +103,51 @@ def test_tree_navigation_search_and_choice(context: RenderContext) -> None:
     assert chosen == ["a3"]
 
 
-def test_folding_a_branch_point(context: RenderContext) -> None:
+def test_folding_a_segment_hides_its_entries_and_shows_the_marker(context: RenderContext) -> None:
     selector = tree(context, leaf_id="a4")
-    selector._select_id("a1")
+    selector._select_id("u2")
     selector.handle_action("app.tree.foldOrUp")
-    text = plain(selector.render(70))
-    assert "user: do X" not in text and "[+6] ← current" in text
+    rows = plain(selector.render(70)).split("\n")[3:8]
+    assert rows == [
+        " user: hello",
+        " assistant: hi, how can I help?",
+        " ├⊟ user: do Y instead",
+        " │  assistant: Y is done ← current",
+        " └⊞ [checkpoint] user: do X",
+    ]
+    assert selector.selected_id == "u2"
     selector.handle_action("app.tree.unfoldOrDown")
-    assert "user: do X" in plain(selector.render(70))
+    text = plain(selector.render(70))
+    assert "└⊟ [checkpoint] user: do X" in text and "assistant: X is done" in text
+
+
+def test_a_folded_root_and_what_cannot_fold(context: RenderContext) -> None:
+    selector = tree(context, leaf_id="a4")
+    selector._select_id("a1")  # inside a segment: the key moves to the segment's start instead
+    selector.handle_action("app.tree.foldOrUp")
+    assert selector.selected_id == "u1" and not selector.folded
+    selector.handle_action("app.tree.foldOrUp")  # the root folds
+    rows = plain(selector.render(70)).split("\n")
+    assert rows[3] == " ⊞ user: hello ← current" and "Y is done" not in rows[4]  # the leaf is inside
+    selector.handle_action("app.tree.filter.noTools")  # another filter unfolds everything
+    assert "user: do Y instead" in plain(selector.render(70))
+
+
+def test_escape_clears_a_search_first_and_left_right_page(context: RenderContext) -> None:
+    cancelled: list[bool] = []
+    selector = tree(context, leaf_id="a4", on_cancel=lambda: cancelled.append(True), max_visible=3)
+    for ch in "do X":
+        selector.handle_text(ch)
+    selector.handle_action("tui.select.cancel")
+    assert selector.query == "" and not selector.done and cancelled == []
+    assert "user: do Y instead" in plain(selector.render(70))
+    assert selector.selected_id == "u2"  # the match stays selected
+    selector.handle_action("tui.editor.cursorLeft")  # a page (three rows) up
+    assert selector.selected_id == "a1"
+    selector.handle_action("tui.editor.cursorRight")
+    assert selector.selected_id == "u2"
+    selector.handle_action("tui.select.cancel")
+    assert selector.done and cancelled == [True]
 
 
 def test_trust_prompt(context: RenderContext) -> None:

@@ -157,6 +157,17 @@ async def test_per_model_thinking_setting_and_explicit_level(server: FakeLLMServ
     await explicit.runtime.shutdown()
 
 
+async def test_pi_s_model_thinking_levels_win_over_model_settings(server: FakeLLMServer, project: Path) -> None:
+    thinker = server.model("openai-completions", model_id="thinker", reasoning=True)
+    settings = {
+        "modelThinkingLevels": {"fake/thinker": "high"},
+        "modelSettings": {"fake/thinker": {"thinkingLevel": "low"}},
+    }
+    result = await make_session(server, project, model=thinker, settings=settings)
+    assert result.session.thinking_level == "high"
+    await result.runtime.shutdown()
+
+
 async def test_per_model_compaction_settings_override_the_general_ones(server: FakeLLMServer, project: Path) -> None:
     thinker = server.model("openai-completions", model_id="thinker", reasoning=True)
     per_model = {"reserveTokens": 500, "keepRecentTokens": "many", "enabled": False}

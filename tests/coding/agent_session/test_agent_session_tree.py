@@ -64,9 +64,11 @@ async def test_navigate_tree_with_a_branch_summary(server: FakeLLMServer, projec
     texts = request_texts(server.requests[3])
     assert "user:two" not in texts and texts[-1] == "user:three"
     assert any("Went down the second path." in t for t in texts)
+    # Every branch's user messages, in file order: "two" stays on the branch left behind.
     assert session.get_fork_messages() == [
         {"entryId": first_user, "text": "one"},
-        {"entryId": user_entry_ids(manager)[1], "text": "three"},
+        {"entryId": second_user, "text": "two"},
+        {"entryId": user_entry_ids(manager)[-1], "text": "three"},
     ]
     await result.runtime.shutdown()
 

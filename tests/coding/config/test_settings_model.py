@@ -395,5 +395,6 @@ def test_ui_settings_from_the_model() -> None:
     values = SettingsManager.in_memory({"theme": "light", "editorPaddingX": 2, "quietStartup": "header"}).values
     ui = UiSettings.from_values(values)
     assert (ui.theme, ui.editor_padding_x, ui.quiet_startup) == ("light", 2, False)
-    items = {item.key: item.current for item in default_setting_items(values, ["dark", "light"])}
-    assert items["theme"] == "light" and items["editorPaddingX"] == 2 and items["compaction.enabled"] is True
+    items = {item.key: item.current for item in default_setting_items(values)}
+    assert items["theme"] == "light" and items["editorPaddingX"] == "2" and items["compaction.enabled"] == "true"
+    assert items["quietStartup"] == "header"

@@ -198,9 +198,11 @@ def test_fork_at_the_first_message_gives_an_empty_session(tmp_path: Path) -> Non
     assert manager.get_entries() == [] and manager.get_header()["parentSession"] == str(old_file)
 
 
-def test_fork_requires_the_active_branch(tmp_path: Path) -> None:
+def test_fork_from_a_message_of_another_branch(tmp_path: Path) -> None:
+    """As in Pi, a fork may start at a user message off the active branch: it keeps that path."""
     manager, ids = _session(tmp_path)
     manager.branch(ids[2])
     manager.append_message(user("other way"))  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^Invalid entry ID for forking$"):
-        manager.fork(ids[4])  # on the abandoned branch
+    assert manager.fork(ids[4]) == "second"  # on the abandoned branch
+    assert roles(manager.build_session_context().messages) == ["user", "assistant"]
+    assert ids[1] in {e["id"] for e in manager.get_entries()}

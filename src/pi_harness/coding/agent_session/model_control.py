@@ -51,7 +51,7 @@ def resolve_thinking_level(
     explicit: str | None = None,
     recorded: str | None = None,
 ) -> ThinkingLevel:
-    per_model = settings.values.model_entry(model_key(model) if model is not None else None).thinking_level
+    per_model = settings.values.thinking_level_for(model_key(model) if model is not None else None)
     for candidate in (explicit, recorded, per_model):
         if is_thinking_level(candidate):
             return clamp(model, str(candidate))
@@ -92,7 +92,7 @@ class ModelControl:
         state.agent.set_model(model)
         # Recorded even when the model stays the same, as Pi does.
         state.manager.append_model_change(model["provider"], model["id"])
-        preferred = state.settings.values.model_entry(model_key(model)).thinking_level
+        preferred = state.settings.values.thinking_level_for(model_key(model))
         self.set_thinking_level(preferred if preferred is not None else self.thinking_level)
         await state.extensions.emit("model_select", {"model": model, "previousModel": previous, "source": source})
         changed: ModelChangedEvent = {

@@ -105,9 +105,9 @@ def session_commands(state: SessionState) -> list[dict[str, object]]:
 
 
 def fork_messages(manager: SessionManager) -> list[dict[str, str]]:
-    """``get_fork_messages``: user messages with text on the active branch, oldest first."""
+    """``get_fork_messages``: user messages with text from every branch, in file order (Pi's)."""
     out: list[dict[str, str]] = []
-    for entry in manager.get_branch():
+    for entry in manager.get_entries():
         if entry["type"] != "message":
             continue
         message = entry.get("message")

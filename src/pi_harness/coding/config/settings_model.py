@@ -114,8 +114,7 @@ class Settings(Section):
     model_thinking_levels: Mapping[str, ThinkingLevel] | None = optional(
         MapOf(Choice(THINKING_LEVELS), "an object of thinking levels by provider/model"),
         "modelThinkingLevels",
-        status="not-implemented",
-        note="Pi 1.4.0's per-model thinking level; pi-harness reads modelSettings.<provider/id>.thinkingLevel",
+        note="wins over modelSettings.<provider/id>.thinkingLevel",
     )
     # Budgets for providers that take a token budget instead of an effort level; a bad entry
     # keeps the built-in budget of its level.
@@ -172,7 +171,7 @@ class Settings(Section):
         Choice(_QUIET_STARTUP),
         "quietStartup",
         listed=True,
-        note='"header" is not implemented yet and counts as false',
+        note='"header" keeps the header and leaves out the lists of loaded resources',
     )
     tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode")
     fullscreen_exit_output: FullscreenExitOutput = setting(
@@ -270,6 +269,14 @@ class Settings(Section):
         """``modelSettings["<provider>/<id>"]``, empty when there is none."""
         entry = (self.model_settings or {}).get(model_key) if model_key is not None else None
         return entry if entry is not None else ModelSettings()
+
+    def thinking_level_for(self, model_key: str | None) -> ThinkingLevel | None:
+        """The model's own default thinking level: Pi's ``modelThinkingLevels["<provider>/<id>"]``,
+        else ``modelSettings["<provider>/<id>"].thinkingLevel``."""
+        if model_key is None:
+            return None
+        level = (self.model_thinking_levels or {}).get(model_key)
+        return level if level is not None else self.model_entry(model_key).thinking_level
 
     def compaction_for(self, model_key: str | None) -> CompactionSettings:
         """``compaction`` with the model's ``modelSettings`` compaction values over it."""

@@ -127,9 +127,7 @@ class TerminalSettings(Section):
     image_width_cells: int = setting(
         60, POSITIVE, "imageWidthCells", status="not-implemented", note="a preferred width for inline images"
     )
-    show_terminal_progress: bool = setting(
-        False, FLAG, "showTerminalProgress", status="not-implemented", note="OSC 9;4 progress in the tab"
-    )
+    show_terminal_progress: bool = setting(False, FLAG, "showTerminalProgress", note="OSC 9;4 progress in the tab")
     hyperlinks: AutoOrBool = setting(
         "auto", Choice(_AUTO_OR_BOOL), "hyperlinks", status="not-implemented", note=_NOT_TERMINAL
     )

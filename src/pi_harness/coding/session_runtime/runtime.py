@@ -206,7 +206,7 @@ class AgentSessionRuntime:
         old = self.session
         manager = old.session_manager
         entry = manager.get_entry(entry_id)
-        text = fork_text(entry, {e["id"] for e in manager.get_branch()})
+        text = fork_text(entry)
         if await self._before("session_before_fork", {"entryId": entry_id, "position": "before"}):
             return {"text": text, "cancelled": True}
         previous = self._previous_file()

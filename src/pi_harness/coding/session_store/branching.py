@@ -88,13 +88,14 @@ def failed_attempt_targets(path: Sequence[SessionEntry], assistant_entry_id: str
     return targets
 
 
-def fork_text(entry: SessionEntry | None, active_path_ids: set[str]) -> str:
+def fork_text(entry: SessionEntry | None) -> str:
     """The text of the user message a fork starts from (it goes back to the editor).
 
-    Raises ``Invalid entry ID for forking`` unless ``entry`` is a user message on the active branch.
+    Raises ``Invalid entry ID for forking`` unless ``entry`` is a user message. As in Pi, the
+    message may be on any branch of the tree: the fork holds that message's own path.
     """
     message = stored_message(entry) if entry is not None else None
-    if entry is None or message is None or message.get("role") != "user" or entry["id"] not in active_path_ids:
+    if entry is None or message is None or message.get("role") != "user":
         raise ValueError(INVALID_FORK_ENTRY)
     content = message.get("content")
     if isinstance(content, str):

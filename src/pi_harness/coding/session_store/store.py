@@ -623,14 +623,14 @@ class SessionManager(SessionFinders):
         return self._session_file
 
     def fork(self, entry_id: str) -> str:
-        """``/fork``: a new session holding the active path up to (excluding) a user message.
+        """``/fork``: a new session holding the path up to (excluding) a user message.
 
         Returns that message's text for the editor. Raises ``Invalid entry ID for forking`` unless
-        ``entry_id`` is a user message on the active branch. Forking at the first message gives an
+        ``entry_id`` is a user message (of any branch). Forking at the first message gives an
         empty session whose ``parentSession`` is the current file.
         """
         entry = self._by_id.get(entry_id)
-        text = fork_text(entry, {e["id"] for e in self.get_branch()})
+        text = fork_text(entry)
         assert entry is not None
         parent = entry.get("parentId")
         if parent is None or parent not in self._by_id:

@@ -39,6 +39,7 @@ class HeaderData:
     themes: Sequence[str] = ()
     diagnostics: Sequence[Diagnostic] = field(default_factory=list)
     quiet: bool = False  # setting quietStartup: only problems are shown
+    header_only: bool = False  # quietStartup "header": no lists of what was loaded
 
 
 class Header:
@@ -61,13 +62,14 @@ class Header:
             lines.append(truncate(theme.fg("dim", "/") + theme.fg("muted", " for commands, ") + theme.fg("dim", "!")
                                   + theme.fg("muted", " to run bash, ") + theme.fg("dim", "@")
                                   + theme.fg("muted", " to reference files"), width))  # fmt: skip
-            for label, values in (
+            sections = [
                 ("Context", [self.context.short_path(p) for p in data.context_files]),
                 ("Skills", list(data.skills)),
                 ("Prompts", list(data.prompts)),
                 ("Extensions", [self.context.short_path(p) for p in data.extensions]),
                 ("Themes", list(data.themes)),
-            ):
+            ]
+            for label, values in [] if data.header_only else sections:
                 if values:
                     lines.append("")
                     lines.append(theme.fg("accent", f"[{label}]"))

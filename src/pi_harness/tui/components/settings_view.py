@@ -1,4 +1,8 @@
-"""``/settings``: the interactive settings, each with its choices; Enter moves to the next value.
+"""``/settings``: Pi's list of settings (``settings_items.py``), each with its current value.
+
+Typing filters the list by label; Enter (or Space while nothing is typed) moves an item to its
+next value, or opens the item's submenu, which is then drawn and fed keys in place of the list
+until it is done. The selected item's description shows under the list.
 
 The view only reports changes through ``on_change(key, value)``; the caller writes them to the
 settings file and applies them (theme, thinking display, editor padding …).
@@ -6,67 +10,30 @@ settings file and applies them (theme, thinking display, editor padding …).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from pi_harness.ai.types import THINKING_LEVELS
-from pi_harness.coding.config.settings_model import DOUBLE_ESCAPE_ACTIONS, TREE_FILTER_MODES, Settings, parse_settings
-from pi_harness.tui.ansi import truncate
+from pi_harness.tui.ansi import pad, truncate, visible_width
 from pi_harness.tui.components.base import RenderContext
-from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.selector import scroll_start
+from pi_harness.tui.components.settings_items import SettingItem, setting_items
+from pi_harness.tui.fuzzy import fuzzy_filter
+from pi_harness.tui.theme import inverse
 
-__all__ = ["THINKING_LEVELS", "SettingItem", "SettingsView", "default_setting_items"]  # cmd_model takes THINKING_LEVELS
+__all__ = ["SettingItem", "SettingsView", "Submenu", "default_setting_items"]
 
-
-@dataclass
-class SettingItem:
-    key: str  # dotted settings key, e.g. "terminal.showImages"
-    label: str
-    values: tuple[object, ...]
-    current: object
-    description: str = ""
+default_setting_items = setting_items  # the name the package exported before Pi's list
 
 
-def default_setting_items(settings: Mapping[str, object] | Settings, theme_names: Sequence[str]) -> list[SettingItem]:
-    """The settings the interactive UI lets you change, with their current values (from the
-    settings model, or from effective settings given as a JSON object)."""
-    values = settings if isinstance(settings, Settings) else parse_settings(settings)[0]
-
-    def item(key: str, label: str, choices: Sequence[object], current: object, description: str) -> SettingItem:
-        return SettingItem(key, label, tuple(choices), current, description)
-
-    booleans = (True, False)
-    return [
-        item("theme", "Theme", theme_names or ("dark", "light"), values.theme, "Colours of the interface"),
-        item("defaultThinkingLevel", "Default thinking level", THINKING_LEVELS, values.default_thinking_level,
-             "Reasoning effort for new sessions"),
-        item("hideThinkingBlock", "Hide thinking", booleans, values.hide_thinking_block,
-             "Collapse thinking blocks to one line"),
-        item("steeringMode", "Steering delivery", ("one-at-a-time", "all"), values.steering_mode,
-             "How queued steering messages reach the agent"),
-        item("followUpMode", "Follow-up delivery", ("one-at-a-time", "all"), values.follow_up_mode,
-             "How queued follow-up messages reach the agent"),
-        item("compaction.enabled", "Auto-compaction", booleans, values.compaction.enabled,
-             "Compact the conversation when it gets long"),
-        item("doubleEscapeAction", "Double Escape", DOUBLE_ESCAPE_ACTIONS, values.double_escape_action,
-             "What pressing Escape twice opens"),
-        item("treeFilterMode", "Tree filter", TREE_FILTER_MODES, values.tree_filter_mode, "Initial filter of /tree"),
-        item("editorPaddingX", "Editor padding", (0, 1, 2, 3), values.editor_padding_x,
-             "Horizontal padding inside the editor"),
-        item("autocompleteMaxVisible", "Autocomplete rows", (3, 5, 8, 10, 15, 20), values.autocomplete_max_visible,
-             "Suggestions shown at once"),
-        item("terminal.showImages", "Show images", booleans, values.terminal.show_images,
-             "Display images in the terminal when supported"),
-        item("quietStartup", "Quiet startup", booleans, values.quiet_startup, "Skip the startup header"),
-        item("collapseChangelog", "Collapse changelog", booleans, values.collapse_changelog,
-             "Show a short changelog after updates"),
-    ]  # fmt: skip
+class Submenu(Protocol):
+    def render(self, width: int) -> list[str]: ...
+    def handle_action(self, action: str) -> bool: ...
+    def handle_text(self, text: str) -> bool: ...
 
 
-def _format(value: object) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
+# (the item, done(shown value or None)) -> the submenu to show
+SubmenuFactory = Callable[[SettingItem, Callable[[str | None], None]], Submenu | None]
+MAX_LABEL_WIDTH = 36
 
 
 class SettingsView:
@@ -77,52 +44,141 @@ class SettingsView:
         *,
         on_change: Callable[[str, object], None] | None = None,
         on_close: Callable[[], None] | None = None,
-        max_visible: int = 12,
+        open_submenu: SubmenuFactory | None = None,
+        max_visible: int = 10,
     ) -> None:
         self.context = context
         self.items = list(items)
         self.on_change = on_change
-        self.selector: Selector[str] = Selector(
-            [], context, title="Settings", max_visible=max_visible, on_select=self._cycle, on_cancel=on_close,
-            empty_text="No matching settings",
-        )  # fmt: skip
-        keys = context.key
-        self.selector.hint = f"{keys('tui.select.confirm')} change · {keys('tui.select.cancel')} close"
-        self._rebuild()
+        self.on_close = on_close
+        self.open_submenu = open_submenu
+        self.max_visible = max(3, max_visible)
+        self.query = ""
+        self.shown = list(self.items)
+        self.index = 0
+        self.submenu: Submenu | None = None
+        self.cancelled = False
+        self._scroll = 0
 
-    def _rebuild(self) -> None:
-        self.selector.set_items(
-            [SelectItem(item.key, item.label, _format(item.current), search_text=f"{item.label} {item.key}")
-             for item in self.items]
-        )  # fmt: skip
-
-    def _cycle(self, key: str) -> None:
-        self.selector.chosen = None  # the view stays open after a change
-        item = next(i for i in self.items if i.key == key)
-        index = item.values.index(item.current) if item.current in item.values else -1
-        item.current = item.values[(index + 1) % len(item.values)]
-        self._rebuild()
-        if self.on_change is not None:
-            self.on_change(item.key, item.current)
+    # --- state -------------------------------------------------------------------------------
 
     @property
     def done(self) -> bool:
-        return self.selector.cancelled
+        return self.cancelled
+
+    @property
+    def selected(self) -> SettingItem | None:
+        return self.shown[self.index] if self.shown else None
+
+    def item(self, item_id: str) -> SettingItem | None:
+        return next((item for item in self.items if item.id == item_id), None)
+
+    def set_value(self, item_id: str, shown: str) -> None:
+        """Show another current value (the caller refused or adjusted a change)."""
+        item = self.item(item_id)
+        if item is not None:
+            item.current = shown
+
+    def _refilter(self) -> None:
+        query = self.query
+        self.shown = fuzzy_filter(self.items, query, key=lambda item: item.label) if query else list(self.items)
+        self.index = 0
+
+    # --- input -------------------------------------------------------------------------------
+
+    def activate(self) -> None:
+        item = self.selected
+        if item is None:
+            return
+        if item.submenu is not None:
+            if self.open_submenu is None:
+                return
+
+            def done(shown: str | None) -> None:
+                if shown is not None:
+                    item.current = shown
+                self.submenu = None
+
+            self.submenu = self.open_submenu(item, done)
+            return
+        if not item.values:
+            return
+        position = item.values.index(item.current) if item.current in item.values else -1
+        item.current = item.values[(position + 1) % len(item.values)]
+        if self.on_change is not None:
+            self.on_change(item.key, item.parse(item.current))
 
     def handle_text(self, text: str) -> bool:
-        return self.selector.handle_text(text)
+        if self.submenu is not None:
+            return self.submenu.handle_text(text)
+        if text == " " and not self.query:
+            self.activate()
+            return True
+        self.query += text
+        self._refilter()
+        return True
 
     def handle_action(self, action: str) -> bool:
-        return self.selector.handle_action(action)
+        if self.submenu is not None:
+            self.submenu.handle_action(action)
+            return True  # a submenu is modal: nothing reaches the screen behind it
+        count = len(self.shown)
+        if action == "tui.select.up" and count:
+            self.index = (self.index - 1) % count
+        elif action == "tui.select.down" and count:
+            self.index = (self.index + 1) % count
+        elif action == "tui.select.pageUp" and count:
+            self.index = max(0, self.index - self.max_visible)
+        elif action == "tui.select.pageDown" and count:
+            self.index = min(count - 1, self.index + self.max_visible)
+        elif action == "tui.select.confirm":
+            self.activate()
+        elif action == "tui.select.cancel":
+            self.cancelled = True
+            if self.on_close is not None:
+                self.on_close()
+        elif action == "tui.editor.deleteCharBackward" and self.query:
+            self.query = self.query[:-1]
+            self._refilter()
+        elif action == "tui.editor.deleteWordBackward" and self.query:
+            self.query = self.query.rstrip().rpartition(" ")[0]
+            self._refilter()
+        else:
+            return action.startswith("tui.select.")
+        return True
+
+    # --- drawing -----------------------------------------------------------------------------
 
     def render(self, width: int) -> list[str]:
-        lines = self.selector.render(width)
-        selected = self.selector.selected
-        if selected is not None:
-            item = next(i for i in self.items if i.key == selected.value)
-            if item.description:
-                lines.insert(
-                    -2 if self.selector.hint else -1,
-                    truncate(self.context.theme.fg("muted", f"  {item.description}"), width),
-                )
+        theme = self.context.theme
+        rule = theme.fg("borderAccent", "─" * width)
+        if self.submenu is not None:
+            return self.submenu.render(width)
+        lines = [
+            rule,
+            truncate(theme.style("Settings", "accent", bold=True), width),
+            truncate(theme.fg("muted", "> ") + self.query + inverse(" "), width),
+        ]
+        if not self.shown:
+            lines.append(truncate(theme.fg("muted", "  No matching settings"), width))
+        label_width = min(MAX_LABEL_WIDTH, max((visible_width(item.label) for item in self.items), default=0))
+        self._scroll = scroll_start(self.index, len(self.shown), self.max_visible, self._scroll)
+        for position in range(self._scroll, min(len(self.shown), self._scroll + self.max_visible)):
+            item = self.shown[position]
+            chosen = position == self.index
+            head = ("→ " if chosen else "  ") + pad(truncate(item.label, label_width), label_width)
+            value = truncate(item.current, max(1, width - visible_width(head) - 2))
+            line = (theme.style(head, "accent", bold=True) if chosen else head) + "  " + (
+                theme.fg("accent", value) if chosen else theme.fg("muted", value))  # fmt: skip
+            lines.append(truncate(line, width))
+        if len(self.shown) > self.max_visible:
+            lines.append(truncate(theme.fg("muted", f"  ({self.index + 1}/{len(self.shown)})"), width))
+        selected = self.selected
+        if selected is not None and selected.description:
+            lines.append(truncate(theme.fg("muted", f"  {selected.description}"), width))
+        keys = self.context.key
+        hint = (f"type to search · {keys('tui.select.confirm')}/space change · "
+                f"{keys('tui.select.cancel')} close")  # fmt: skip
+        lines.append(truncate(theme.fg("dim", hint), width))
+        lines.append(rule)
         return lines

@@ -8,7 +8,15 @@ Filter modes (setting ``treeFilterMode``): ``default`` hides bookkeeping entries
 thinking changes, labels, extension data, usage, session info, system prompts),
 ``no-tools`` also hides tool results, ``user-only`` keeps user messages, ``labeled-only`` keeps
 labelled entries, ``all`` shows everything. Hidden entries pass their children up to the
-nearest visible ancestor. Typing filters by text.
+nearest visible ancestor. In every mode (as Pi) usage records and assistant messages that only
+called tools are left out, unless such a message is the current leaf. Where the conversation
+branched, the branch holding the current leaf comes first. Typing filters by text.
+
+Folding (``app.tree.foldOrUp`` / ``app.tree.unfoldOrDown``, Pi's keys): the first entry of a
+segment (a root, or a child where the conversation branched) folds away everything below it.
+Its connector shows ``⊟`` while it can fold and ``⊞`` while folded (a folded root gets ``⊞``
+before its text). Where there is nothing to fold or unfold the same keys jump to the start of
+the segment above or the next branch point below. Changing the filter or the search unfolds all.
 """
 
 from __future__ import annotations
@@ -91,10 +99,23 @@ def _describe_message(message: Mapping[str, object]) -> str:
     return f"[{role}]"
 
 
-def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool) -> bool:
+def _only_tool_calls(message: Mapping[str, object]) -> bool:
+    """An assistant message without text that ended normally (its tool calls follow as results)."""
+    if message.get("stopReason") not in (None, "stop", "toolUse"):
+        return False  # errors and aborts stay visible
+    return not any(b.get("type") == "text" and str(b.get("text", "")).strip() for b in blocks(message.get("content")))
+
+
+def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool, *, current: bool = False) -> bool:
+    """Whether the filter ``mode`` draws the entry. In every mode (as Pi) usage records and
+    assistant messages that only call tools are left out, except the current leaf."""
     kind = entry.get("type")
     message = entry.get("message") if kind == "message" else None
     role = message.get("role") if isinstance(message, Mapping) else None
+    if kind == "usage":
+        return False
+    if isinstance(message, Mapping) and role == "assistant" and not current and _only_tool_calls(message):
+        return False
     if mode == "all":
         return True
     if mode == "labeled-only":
@@ -106,12 +127,16 @@ def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool) -> boo
     return not (mode == "no-tools" and role == "toolResult")
 
 
+FOLDED, FOLDABLE = "⊞", "⊟"  # Pi's markers, drawn in the connector of a segment's first entry
+
+
 @dataclass
 class TreeRow:
     node: SessionTreeNode
     prefix: str  # connector lines drawn before the entry
     depth: int
-    folded_children: int = 0
+    folded: bool = False
+    foldable: bool = False  # it has children and starts a segment (a root or a branch's child)
 
 
 class TreeSelector:
@@ -168,57 +193,54 @@ class TreeSelector:
         return path
 
     def _visible(self, node: SessionTreeNode) -> bool:
-        return entry_visible(node.entry, self.filter_mode, bool(node.label))
+        return entry_visible(node.entry, self.filter_mode, bool(node.label), current=node.entry["id"] == self.leaf_id)
 
     def _visible_children(self, node_children: list[SessionTreeNode]) -> list[SessionTreeNode]:
-        """Children after filtering: a hidden child is replaced by its own visible children."""
+        """Children after filtering: a hidden child is replaced by its own visible children. The
+        child on the active path comes first (Pi's order), the others keep the file's order."""
         out: list[SessionTreeNode] = []
-        stack = list(reversed(node_children))
+
+        def ordered(children: list[SessionTreeNode]) -> list[SessionTreeNode]:
+            return sorted(children, key=lambda child: child.entry["id"] not in self._active)
+
+        stack = list(reversed(ordered(node_children)))
         while stack:
             child = stack.pop()
             if self._visible(child):
                 out.append(child)
             else:
-                stack.extend(reversed(child.children))
+                stack.extend(reversed(ordered(child.children)))
         return out
-
-    def _count_descendants(self, node: SessionTreeNode) -> int:
-        """Descendants the current filter would show (the ``[+N]`` of a folded entry)."""
-        count, stack = 0, list(node.children)
-        while stack:
-            child = stack.pop()
-            count += self._visible(child)
-            stack.extend(child.children)
-        return count
 
     def _rebuild(self, select: str | None = None) -> None:
         previous = select or (self.rows[self.index].node.entry["id"] if self.rows else None)
         rows: list[TreeRow] = []
-        # (node, prefix for the node, prefix for its children, depth)
-        stack: list[tuple[SessionTreeNode, str, str, int]] = []
+        # (node, prefix for the node, prefix for its children, depth, whether it starts a segment)
+        stack: list[tuple[SessionTreeNode, str, str, int, bool]] = []
         top = self._visible_children(self.roots)
         for index, root in reversed(list(enumerate(top))):
             if len(top) > 1:
                 last = index == len(top) - 1
-                stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  ", 1))
+                stack.append((root, "└─ " if last else "├─ ", "   " if last else "│  ", 1, True))
             else:
-                stack.append((root, "", "", 0))
+                stack.append((root, "", "", 0, True))
         while stack:
-            node, prefix, child_prefix, depth = stack.pop()
+            node, prefix, child_prefix, depth, starts_segment = stack.pop()
             entry_id = node.entry["id"]
             children = self._visible_children(node.children)
-            folded = entry_id in self.folded and bool(children)
-            rows.append(TreeRow(node, prefix, depth, self._count_descendants(node) if folded else 0))
+            foldable = bool(children) and starts_segment
+            folded = foldable and entry_id in self.folded
+            rows.append(TreeRow(node, prefix, depth, folded, foldable))
             if folded:
                 continue
             if len(children) == 1:
-                stack.append((children[0], child_prefix, child_prefix, depth))
+                stack.append((children[0], child_prefix, child_prefix, depth, False))
             else:
                 for index in range(len(children) - 1, -1, -1):
                     last = index == len(children) - 1
                     connector = "└─ " if last else "├─ "
                     stack.append((children[index], child_prefix + connector, child_prefix + ("   " if last else "│  "),
-                                  depth + 1))  # fmt: skip
+                                  depth + 1, True))  # fmt: skip
         if self.query.strip():
             rows = [row for row in rows if fuzzy_score(self.query, self._row_text(row)) is not None]
         self.rows = rows
@@ -268,10 +290,16 @@ class TreeSelector:
 
     def set_filter(self, mode: str) -> None:
         self.filter_mode = mode
+        self.folded.clear()  # another filter draws other segments: folds start afresh (as Pi)
+        self._rebuild()
+
+    def refresh(self) -> None:
+        """Draw the rows again (after a label changed), keeping the folds."""
         self._rebuild()
 
     def handle_text(self, text: str) -> bool:
         self.query += text
+        self.folded.clear()
         self._rebuild()
         self.index = 0  # the best place to look at a new search is its first match
         return True
@@ -279,7 +307,7 @@ class TreeSelector:
     def _fold_or_up(self) -> None:
         row = self.rows[self.index]
         entry_id = row.node.entry["id"]
-        if len(self._visible_children(row.node.children)) > 1 and entry_id not in self.folded:
+        if row.foldable and entry_id not in self.folded:
             self.folded.add(entry_id)
             self._rebuild(select=entry_id)
             return
@@ -322,9 +350,9 @@ class TreeSelector:
             self.index = (self.index - 1) % len(self.rows)
         elif action == "tui.select.down":
             self.index = (self.index + 1) % len(self.rows)
-        elif action == "tui.select.pageUp":
+        elif action in ("tui.select.pageUp", "tui.editor.cursorLeft"):  # Left/Right page, as in Pi
             self.index = max(0, self.index - self.max_visible)
-        elif action == "tui.select.pageDown":
+        elif action in ("tui.select.pageDown", "tui.editor.cursorRight"):
             self.index = min(len(self.rows) - 1, self.index + self.max_visible)
         elif action == "app.tree.foldOrUp":
             self._fold_or_up()
@@ -334,12 +362,17 @@ class TreeSelector:
             self.chosen = self.selected_id
             if self.chosen is not None and self.on_select is not None:
                 self.on_select(self.chosen)
+        elif action == "tui.select.cancel" and self.query:  # Escape clears a search before it closes
+            self.query = ""
+            self.folded.clear()
+            self._rebuild()
         elif action == "tui.select.cancel":
             self.cancelled = True
             if self.on_cancel is not None:
                 self.on_cancel()
         elif action == "tui.editor.deleteCharBackward" and self.query:
             self.query = self.query[:-1]
+            self.folded.clear()
             self._rebuild()
         else:
             return False
@@ -379,9 +412,17 @@ class TreeSelector:
             if self.show_label_timestamps and node.label_timestamp:
                 label = f"[{node.label} {node.label_timestamp}]"
             body = theme.fg("warning", label) + " " + body
-        if row.folded_children:
-            body += theme.fg("muted", f" [+{row.folded_children}]")
         if entry_id == self._current_id:
             body += theme.fg("accent", " ← current")
-        line = truncate(" " + theme.fg("dim", row.prefix) + body, width)
+        prefix = theme.fg("dim", _fold_prefix(row))
+        if row.folded and not row.prefix:
+            prefix += theme.fg("accent", FOLDED + " ")  # a root has no connector to carry the marker
+        line = truncate(" " + prefix + body, width)
         return with_background(line, width, theme.bg_code("selectedBg")) if selected else line
+
+
+def _fold_prefix(row: TreeRow) -> str:
+    """The connector lines, with the fold marker in place of the connector's dash."""
+    if not row.foldable or not row.prefix.endswith(("├─ ", "└─ ")):
+        return row.prefix
+    return row.prefix[:-2] + (FOLDED if row.folded else FOLDABLE) + " "

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
-from pi_harness.tui.theme import builtin_theme
 
 from .harness import Pi, run_pi
 
@@ -87,25 +86,6 @@ async def test_thinking_scoped_models_login_and_logout(server: FakeLLMServer, pr
 
         await pi.submit("/thinking high")
         await pi.wait_for(lambda: "Thinking level: off" in pi.scrollback(), "the clamped level")  # no reasoning
-
-
-async def test_settings_changes_the_theme_and_saves_it(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
-    custom = builtin_theme("light")
-    theme_dir = agent_dir / "themes"
-    theme_dir.mkdir()
-    data = {"name": "paper", "colors": dict(custom.colors)}
-    (theme_dir / "paper.json").write_text(json.dumps(data))
-    async with run_pi() as pi:
-        await pi.started()
-        assert "paper" in pi.mode.themes.names()
-        await pi.submit("/settings")
-        await pi.wait_for(lambda: "Settings" in pi.screen() and "Theme" in pi.screen(), "the settings view")
-        await pi.press("enter")  # the first item is the theme: next value
-        await pi.wait_for(lambda: pi.mode.shell.theme.name != "dark", "another theme")
-        chosen = pi.mode.shell.theme.name
-        await pi.press("escape")
-        await pi.wait_for(lambda: "Settings" not in pi.screen(), "the view closed")
-    assert json.loads((agent_dir / "settings.json").read_text())["theme"] == chosen
 
 
 async def test_hotkeys_debug_copy_and_reload(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:

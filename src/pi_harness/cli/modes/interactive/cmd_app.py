@@ -14,13 +14,16 @@ from pi_harness.cli.modes.interactive.clipboard import copy_text
 from pi_harness.cli.modes.interactive.cmd_bug import report_bug
 from pi_harness.cli.modes.interactive.debug import write_debug_log
 from pi_harness.cli.modes.interactive.settings_apply import apply_setting
+from pi_harness.cli.modes.interactive.settings_submenu import open_settings_submenu
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.cli.modes.interactive.startup import custom_unsupported
 from pi_harness.coding.cache_warming import describe_warming_status
 from pi_harness.coding.virtual_models import is_virtual_model
 from pi_harness.tui.components.footer import format_tokens
-from pi_harness.tui.components.settings_view import SettingsView, default_setting_items
+from pi_harness.tui.components.settings_items import setting_items
+from pi_harness.tui.components.settings_view import SettingsView
 from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
+from pi_harness.tui.theme import SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry
 
 if TYPE_CHECKING:
@@ -110,14 +113,26 @@ async def copy(mode: ModeContext, args: str) -> None:
 
 
 async def settings(mode: ModeContext, args: str) -> None:
+    """``/settings``: Pi's items; each change is saved and applied as it is made."""
     shell = mode.shell
-    items = default_setting_items(mode.session.settings.values, mode.themes.names())
+    session = mode.session
+    values = session.settings.values
+    theme = values.theme if session.settings.is_set("theme") else SYSTEM_THEME
+    items = setting_items(
+        values, auto_compact=session.auto_compaction_enabled, steering_mode=session.steering_mode,
+        follow_up_mode=session.follow_up_mode, hide_thinking=shell.context.hide_thinking, theme=theme,
+        tui_mode=shell.ui.tui_mode,
+    )  # fmt: skip
     context = shell.context
+
+    def change(key: str, value: object) -> None:
+        apply_setting(mode, key, value)
 
     def build(done: Callable[[None], None]) -> Overlay:
         return SettingsView(
-            items, context, on_change=lambda key, value: apply_setting(mode, key, value), on_close=lambda: done(None)
-        )
+            items, context, on_change=change, on_close=lambda: done(None),
+            open_submenu=lambda item, finished: open_settings_submenu(mode, item, change, finished),
+        )  # fmt: skip
 
     await shell.ask(build)
 

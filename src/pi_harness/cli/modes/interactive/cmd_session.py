@@ -2,7 +2,7 @@
 
 ``/tree`` moves the leaf inside the session file, optionally summarising the branch left
 behind (no summary, a summary, or a summary with extra focus); ``/fork``
-starts a new session before an earlier user message; ``/clone`` copies the active branch;
+starts a new session before an earlier user message of any branch; ``/clone`` copies the active branch;
 ``/resume`` and ``/new`` switch sessions. The screen follows through the controller's
 ``session_replaced``.
 """
@@ -16,8 +16,7 @@ from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.cli.modes.interactive.session_browser import SessionBrowser
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.coding.session_store.tree import SessionTreeNode
-from pi_harness.tui.components.content import first_line
-from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.fork_selector import ForkSelector
 from pi_harness.tui.components.tree_selector import TreeSelector
 
 if TYPE_CHECKING:
@@ -64,21 +63,18 @@ async def resume(mode: ModeContext, args: str) -> None:
 
 
 async def fork(mode: ModeContext, args: str) -> None:
+    """``/fork``: the user messages of every branch (Pi's list), the newest selected."""
     candidates = mode.session.get_fork_messages()
     shell = mode.shell
     if not candidates:
         shell.notice("warning", "There is no user message to fork from")
         return
-    items = [SelectItem(item["entryId"], first_line(item["text"])) for item in reversed(candidates)]
+    messages = [(item["entryId"], item["text"]) for item in candidates]
+    active = {entry["id"] for entry in mode.session.session_manager.get_branch()}
     context = shell.context
-    keys = context.key
 
     def build(done: Callable[[str | None], None]) -> Overlay:
-        return Selector(
-            items, context, title="Fork from a message (a new session starts before it)",
-            hint=f"{keys('tui.select.confirm')} fork · {keys('tui.select.cancel')} cancel",
-            on_select=done, on_cancel=lambda: done(None), empty_text="No matching messages",
-        )  # fmt: skip
+        return ForkSelector(messages, context, active_ids=active, on_select=done, on_cancel=lambda: done(None))
 
     entry_id = await shell.ask(build)
     if entry_id is None:
@@ -137,7 +133,7 @@ async def _edit_label(mode: ModeContext, selector: TreeSelector, entry_id: str) 
     if node is not None:
         node.label = label.strip() or None
         node.label_timestamp = None
-    selector.set_filter(selector.filter_mode)  # redraw the rows with the new label
+    selector.refresh()  # redraw the rows with the new label
 
 
 def _spawn_label_edit(mode: ModeContext, selector: TreeSelector, entry_id: str) -> None:

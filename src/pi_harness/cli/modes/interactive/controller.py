@@ -17,6 +17,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from pi_harness.ai.types import Usage
+from pi_harness.cli.modes.interactive.terminal_progress import TerminalProgress
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.cache_misses import describe_cache_miss, detect_cache_miss
 from pi_harness.coding.cache_warming import format_warming_usage
@@ -51,6 +52,9 @@ class SessionController:
         self._session_id: str | None = None
         self.last_compaction_error: str | None = None  # so /compact does not repeat it
         self._entries_seen = 0  # entries of the session file already looked at for custom entries
+        self.progress = TerminalProgress(
+            mode.shell.write_raw, lambda: mode.session.settings.values.terminal.show_terminal_progress
+        )
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -59,6 +63,7 @@ class SessionController:
             undo()
         self._detach = [
             session.subscribe(self.handle),
+            session.subscribe(self.progress.handle),
             session.extensions.on_error(self._extension_error),
             session.on_shutdown_request(self._shutdown_requested),
         ]

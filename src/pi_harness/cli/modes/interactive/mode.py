@@ -179,6 +179,7 @@ class InteractiveMode:
         shell.on_tick.append(self._reload_edited_theme)
         shell.on_tick.append(self._sync_working)
         shell.on_tick.append(self.controller.show_new_entries)
+        shell.on_tick.append(self.controller.progress.tick)
         self.controller.attach(self.session)
         stop_listening = self.runtime.on_session_replaced(self.controller.session_replaced)
         installed = self._install_signal_handlers()

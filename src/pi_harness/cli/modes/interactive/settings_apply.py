@@ -1,30 +1,68 @@
-"""``/settings``: write a changed setting and apply it to the running screen and session."""
+"""``/settings``: write a changed setting and apply it to the running screen and session.
+
+As in Pi every item is saved to the global settings file; what Pi applies at once is applied at
+once here too (theme, thinking display, editor padding, queue modes, transport, the fullscreen
+options …). A few take effect from the next start, where the screen is built with them
+(``tuiMode``, ``showHardwareCursor``); the toast says so.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.tui.components.autocomplete import clamp_max_visible
+from pi_harness.tui.components.settings_items import format_idle_timeout
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
+NEXT_START = frozenset({"tuiMode", "showHardwareCursor"})
+_FULLSCREEN_OPTIONS = frozenset(
+    {"fullscreenScrollbar", "fullscreenExitOutput", "fullscreenCopyOnSelect", "fullscreenWheelScrollLines"}
+)
+
+
+def _save(mode: ModeContext, key: str, value: Any) -> None:
+    session = mode.session
+    if key == "compaction.enabled":
+        session.set_auto_compaction(bool(value))
+    elif key == "steeringMode":
+        session.set_steering_mode(value)
+    elif key == "followUpMode":
+        session.set_follow_up_mode(value)
+    elif key == "modelThinkingLevels":
+        model_key, level = value
+        settings = session.settings
+        current = settings.scope_value("global", "modelThinkingLevels")
+        levels = dict(current) if isinstance(current, dict) else {}
+        if level is None:
+            levels.pop(model_key, None)
+        else:
+            levels[model_key] = level
+        settings.set("modelThinkingLevels", levels or None)  # the last override removes the key (Pi)
+    else:
+        session.settings.set(key, value)
+
 
 def apply_setting(mode: ModeContext, key: str, value: Any) -> None:
     shell = mode.shell
-    session = mode.session
     try:
-        if key == "compaction.enabled":
-            session.set_auto_compaction(bool(value))
-        elif key == "steeringMode":
-            session.set_steering_mode(value)
-        elif key == "followUpMode":
-            session.set_follow_up_mode(value)
-        else:
-            session.settings.set(key, value)
+        _save(mode, key, value)
     except Exception as error:
         shell.notice("error", f"Could not save {key}: {error}")
         return
+    _apply(mode, key, value)
+    if key in NEXT_START:
+        shell.toast(f"{key} is saved; it takes effect the next time pi starts")
+    mode.controller.update_footer()
+    shell.refresh()
+
+
+def _apply(mode: ModeContext, key: str, value: Any) -> None:
+    shell = mode.shell
+    session = mode.session
     if key == "theme":
         problem = mode.apply_theme(str(value))
         if problem is not None:
@@ -43,5 +81,36 @@ def apply_setting(mode: ModeContext, key: str, value: Any) -> None:
     elif key == "terminal.showImages":
         shell.context.show_images = bool(value)
         shell.context.changed()
-    mode.controller.update_footer()
-    shell.refresh()
+    elif key == "transport":
+        session.agent.set_transport(value)
+    elif key == "httpIdleTimeoutMs":
+        shell.toast(f"HTTP idle timeout: {format_idle_timeout(int(value))}")
+    elif key == "cacheWarming":
+        shell.toast(f"Cache warming: {value}")
+    elif key == "showCacheMissNotices":
+        mode.controller.show_conversation(session)  # the notices come and go with the transcript
+    elif key == "modelThinkingLevels":
+        _apply_model_thinking(mode, value)
+    elif key in _FULLSCREEN_OPTIONS and isinstance(shell.view, FullscreenView):
+        shell.view.options = _fullscreen_options(shell.view.options, key, value)  # read at each frame
+
+
+def _fullscreen_options(options: FullscreenOptions, key: str, value: Any) -> FullscreenOptions:
+    if key == "fullscreenScrollbar":
+        return dataclasses.replace(options, scrollbar=str(value))
+    if key == "fullscreenExitOutput":
+        return dataclasses.replace(options, exit_output=str(value))
+    if key == "fullscreenCopyOnSelect":
+        return dataclasses.replace(options, copy_on_select=bool(value))
+    return dataclasses.replace(options, wheel_lines=None if value == "auto" else int(value))
+
+
+def _apply_model_thinking(mode: ModeContext, value: tuple[str, str | None]) -> None:
+    """An override of the current model applies to the session at once; removing it brings back
+    the default thinking level (Pi)."""
+    session = mode.session
+    model = session.model
+    model_key, level = value
+    if model is None or f"{model['provider']}/{model['id']}" != model_key:
+        return
+    session.set_thinking_level(level if level is not None else session.settings.values.default_thinking_level)

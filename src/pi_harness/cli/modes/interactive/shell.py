@@ -442,6 +442,12 @@ class Shell:
     def set_title(self, title: str) -> None:
         self.view.app.output.set_title(title)
 
+    def write_raw(self, sequence: str) -> None:
+        """An escape sequence for the terminal itself (not drawn on the screen), sent at once."""
+        output = self.view.app.output
+        output.write_raw(sequence)
+        output.flush()
+
     # --- running -------------------------------------------------------------------------------
 
     async def _tick(self) -> None:

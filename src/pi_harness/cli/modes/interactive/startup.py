@@ -181,5 +181,6 @@ def build_header(
         themes=[name for name in registry.names() if name not in (*BUILTIN_THEMES, SYSTEM_THEME)],
         diagnostics=diagnostics,
         quiet=shell.ui.quiet_startup,
+        header_only=shell.ui.startup_header_only,
     )
     return Header(data, shell.context)
