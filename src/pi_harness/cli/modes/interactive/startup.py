@@ -176,6 +176,7 @@ def build_header(
         version=__version__,
         context_files=[file.path for file in loader.get_agents_files()],
         skills=[skill.name for skill in loader.get_skills()],
+        skill_paths=[skill.file_path for skill in loader.get_skills()],
         prompts=[f"/{prompt.name}" for prompt in loader.get_prompts()],
         extensions=[extension.path for extension in session.extensions.extensions],
         themes=[name for name in registry.names() if name not in (*BUILTIN_THEMES, SYSTEM_THEME)],
