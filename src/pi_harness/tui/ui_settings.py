@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
+from collections.abc import Callable, Mapping
 
-__all__ = ["UiSettings"]
+from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
+from pi_harness.tui.capabilities import TerminalCapabilities, apply_settings, detect_capabilities, tmux_forwards_hyperlinks
+
+__all__ = ["UiSettings", "screen_capabilities"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,11 @@ class UiSettings:
     autocomplete_max_visible: int = 5
     code_block_indent: str = "  "
     show_images: bool = True
+    image_width_cells: int = 60
+    show_terminal_progress: bool = False
+    hyperlinks: str | bool = "auto"  # terminal.hyperlinks
+    images: str | bool = "auto"  # terminal.images: "kitty" | "iterm2" | "auto" | False
+    true_color: str | bool = "auto"
     double_escape_action: DoubleEscapeAction = "tree"
     tree_filter_mode: str = "default"
     show_hardware_cursor: bool = False
@@ -44,6 +52,11 @@ class UiSettings:
             autocomplete_max_visible=values.autocomplete_max_visible,
             code_block_indent=values.markdown.code_block_indent,
             show_images=values.terminal.show_images,
+            image_width_cells=values.terminal.image_width_cells,
+            show_terminal_progress=values.terminal.show_terminal_progress,
+            hyperlinks=values.terminal.hyperlinks,
+            images=values.terminal.images,
+            true_color=values.terminal.true_color,
             double_escape_action=values.double_escape_action,
             tree_filter_mode=values.tree_filter_mode,
             show_hardware_cursor=values.show_hardware_cursor,
@@ -55,3 +68,18 @@ class UiSettings:
             fullscreen_copy_on_select=values.fullscreen_copy_on_select,
             fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
         )
+
+
+def screen_capabilities(
+    ui: UiSettings, env: Mapping[str, str], tmux_hyperlinks: Callable[[], bool] = tmux_forwards_hyperlinks
+) -> TerminalCapabilities:
+    """What the interactive screen may send: detected, then the ``terminal.*`` settings.
+
+    Fullscreen mode draws through prompt_toolkit's cell grid, which repaints single changed cells
+    when the transcript scrolls; an image or an OSC 8 link spans many cells, so a partial repaint
+    would leave a link open or an image stale. There they stay placeholders and ``text (url)``.
+    """
+    if ui.tui_mode == "fullscreen":
+        return detect_capabilities(env, lambda: False).plain()
+    detected = detect_capabilities(env, tmux_hyperlinks)
+    return apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
