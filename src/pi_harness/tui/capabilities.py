@@ -49,8 +49,10 @@ def tmux_forwards_hyperlinks() -> bool:
     return result.returncode == 0 and "hyperlinks" in (part.strip() for part in result.stdout.split(","))
 
 
-_KITTY = ("kitty", True, True)
-_LINKS_ONLY = (None, True, True)
+# Terminals speaking the kitty graphics protocol (and OSC 8), by TERM_PROGRAM or their own variables.
+_KITTY_PROGRAMS = frozenset({"rex", "kitty", "ghostty", "wezterm", "warpterminal"})
+_KITTY_VARIABLES = ("KITTY_WINDOW_ID", "GHOSTTY_RESOURCES_DIR", "WEZTERM_PANE", "WARP_SESSION_ID",
+                    "WARP_TERMINAL_SESSION_UUID")  # fmt: skip
 
 
 def _from_environment(env: Mapping[str, str], tmux_hyperlinks: Callable[[], bool]) -> TerminalCapabilities:
@@ -64,26 +66,18 @@ def _from_environment(env: Mapping[str, str], tmux_hyperlinks: Callable[[], bool
         return TerminalCapabilities(None, true_color_hint, tmux_hyperlinks())
     if term.startswith("screen"):
         return TerminalCapabilities(None, true_color_hint, False)
-    found: tuple[ImageProtocol | None, bool, bool] | None = None
     if program == "herdr":
-        found = ("kitty", true_color_hint, True)
-    elif program == "rex" or env.get("KITTY_WINDOW_ID") or program == "kitty":
-        found = _KITTY
-    elif program == "ghostty" or "ghostty" in term or env.get("GHOSTTY_RESOURCES_DIR"):
-        found = _KITTY
-    elif env.get("WEZTERM_PANE") or program == "wezterm":
-        found = _KITTY
-    elif program == "warpterminal" or env.get("WARP_SESSION_ID") or env.get("WARP_TERMINAL_SESSION_UUID"):
-        found = _KITTY
-    elif env.get("ITERM_SESSION_ID") or program == "iterm.app":
-        found = ("iterm2", True, True)
-    elif env.get("WT_SESSION") or program in ("alacritty", "vscode", "zed"):
-        found = _LINKS_ONLY
-    elif emulator == "jetbrains-jediterm" or sys.platform == "win32":
-        found = (None, True, False)
-    if found is None:
-        return TerminalCapabilities(None, true_color_hint, False)
-    return TerminalCapabilities(*found)
+        return TerminalCapabilities("kitty", true_color_hint, True)
+    kitty_like = program in _KITTY_PROGRAMS or "ghostty" in term or any(env.get(name) for name in _KITTY_VARIABLES)
+    if kitty_like:
+        return TerminalCapabilities("kitty", True, True)
+    if env.get("ITERM_SESSION_ID") or program == "iterm.app":
+        return TerminalCapabilities("iterm2", True, True)
+    if env.get("WT_SESSION") or program in ("alacritty", "vscode", "zed"):
+        return TerminalCapabilities(None, True, True)
+    if emulator == "jetbrains-jediterm" or sys.platform == "win32":
+        return TerminalCapabilities(None, True, False)
+    return TerminalCapabilities(None, true_color_hint, False)
 
 
 def _flag(value: str | None) -> bool | None:

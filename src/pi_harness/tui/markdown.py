@@ -34,8 +34,8 @@ from rich.text import Text
 from rich.theme import Theme as RichTheme
 
 from pi_harness.tui.ansi import truncate, visible_width, wrap
-from pi_harness.tui.markdown_blocks import FENCE_RE as _FENCE_RE
 from pi_harness.tui.hyperlinks import hyperlink
+from pi_harness.tui.markdown_blocks import FENCE_RE as _FENCE_RE
 from pi_harness.tui.markdown_blocks import BlockSplitter, closes_fence
 from pi_harness.tui.markdown_table import TableElement
 from pi_harness.tui.syntax import code_spans, find_lexer, spans_to_ansi

@@ -81,8 +81,10 @@ def _pad(line: Text, width: int) -> Text:
 
 
 def _rule(edge: str, widths: list[int]) -> Text:
-    left, join, right = edge
-    return Text(f"{left}─" + f"─{join}─".join("─" * width for width in widths) + f"─{right}", no_wrap=True, overflow="crop")
+    left, join, right = edge[0], edge[1], edge[2]
+    return Text(
+        f"{left}─" + f"─{join}─".join("─" * width for width in widths) + f"─{right}", no_wrap=True, overflow="crop"
+    )
 
 
 class TableElement(RichTableElement):
@@ -101,7 +103,9 @@ class TableElement(RichTableElement):
         rows = [row[:count] + [Text()] * (count - len(row)) for row in body]
         every = [header, *rows]
         natural = [max(row[index].cell_len for row in every) for index in range(count)]
-        words = [max(1, *(min(_longest_word(row[index]), MAX_UNBROKEN_WORD) for row in every)) for index in range(count)]
+        words = [
+            max(1, *(min(_longest_word(row[index]), MAX_UNBROKEN_WORD) for row in every)) for index in range(count)
+        ]
         widths = column_widths(natural, words, options.max_width)
         if widths is None:
             source = "\n".join("| " + " | ".join(cell.plain for cell in row) + " |" for row in every)
@@ -119,7 +123,10 @@ class TableElement(RichTableElement):
 
     @staticmethod
     def _row(console: Console, cells: list[Text], widths: list[int], style: Style | None) -> RenderResult:
-        wrapped = [list(cell.wrap(console, width, overflow="fold")) or [Text()] for cell, width in zip(cells, widths, strict=True)]
+        wrapped = [
+            list(cell.wrap(console, width, overflow="fold")) or [Text()]
+            for cell, width in zip(cells, widths, strict=True)
+        ]
         for line_index in range(max(len(lines) for lines in wrapped)):
             out = Text("│ ")
             for column, lines in enumerate(wrapped):

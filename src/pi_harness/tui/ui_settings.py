@@ -6,12 +6,16 @@ The model has already checked and clamped the values (``editorPaddingX`` 0..3,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from collections.abc import Callable, Mapping
-
 from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
-from pi_harness.tui.capabilities import TerminalCapabilities, apply_settings, detect_capabilities, tmux_forwards_hyperlinks
+from pi_harness.tui.capabilities import (
+    TerminalCapabilities,
+    apply_settings,
+    detect_capabilities,
+    tmux_forwards_hyperlinks,
+)
 
 __all__ = ["UiSettings", "screen_capabilities"]
 

@@ -107,8 +107,9 @@ class Header:
         extensions = [short(p) for p in data.extensions]
         if expanded:
             skills = [short(p) for p in data.skill_paths] or list(data.skills)
-            return [("Context", [short(p) for p in data.context_files]), ("Skills", skills),
-                    ("Prompts", list(data.prompts)), ("Extensions", extensions), ("Themes", list(data.themes))]  # fmt: skip
+            context = [short(p) for p in data.context_files]
+            return [("Context", context), ("Skills", skills), ("Prompts", list(data.prompts)),
+                    ("Extensions", extensions), ("Themes", list(data.themes))]  # fmt: skip
         names = [os.path.basename(p.rstrip("/")) or p for p in extensions]
         return [
             ("Context", [self._relative(p) for p in data.context_files]),

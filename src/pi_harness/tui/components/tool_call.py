@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pi_harness.tui.components.base import CachedRender, RenderContext, ToolRenderer, box, guarded, wrap_all
 from pi_harness.tui.ansi import sanitize
+from pi_harness.tui.components.base import CachedRender, RenderContext, ToolRenderer, box, guarded, wrap_all
 from pi_harness.tui.components.content import blocks, content_text
 from pi_harness.tui.components.images import image_rows, shows_images
 from pi_harness.tui.components.tool_formats import (

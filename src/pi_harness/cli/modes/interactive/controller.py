@@ -260,6 +260,10 @@ class SessionController:
             if kind == "agent_settled":
                 shell.files.refresh()  # the agent may have created or removed files
                 shell.footer.data.git_branch = git_branch(shell.cwd)
+        if kind in ("turn_start", "compaction_start", "auto_compaction_start"):
+            shell.progress.set(True)  # OSC 9;4, when terminal.showTerminalProgress is on
+        elif kind in ("agent_end", "compaction_end", "auto_compaction_end"):
+            shell.progress.set(False)
         if kind in _FOOTER_EVENTS:
             self.update_footer()
         shell.refresh()

@@ -33,6 +33,7 @@ from pi_harness.tui.components.notices import Notice, NoticeKind, WorkingIndicat
 from pi_harness.tui.components.queue import QueueView
 from pi_harness.tui.file_index import FileIndex
 from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.progress import TerminalProgress
 from pi_harness.tui.pt_keys import build_key_bindings
 from pi_harness.tui.pt_view import TerminalView
 from pi_harness.tui.screen import BottomPane
@@ -184,6 +185,7 @@ class Shell:
             self.view.app.before_render += self._rewrap_after_resize
         self._exit_requested = False  # exit() before the application ran (a signal during startup)
         self.on_tick: list[Callable[[], bool]] = []
+        self.progress = TerminalProgress(self._write_raw, enabled=ui.show_terminal_progress)
 
     # --- state -------------------------------------------------------------------------------
 
@@ -442,6 +444,11 @@ class Shell:
             return await asyncio.to_thread(work)
         return await run_in_terminal(work, in_executor=True)
 
+    def _write_raw(self, text: str) -> None:
+        output = self.view.app.output
+        output.write_raw(text)
+        output.flush()
+
     def set_title(self, title: str) -> None:
         self.view.app.output.set_title(title)
 
@@ -464,6 +471,7 @@ class Shell:
                     changed = True
             if self.toasts.prune():
                 changed = True
+            self.progress.tick()
             for callback in list(self.on_tick):
                 changed = callback() or changed
             if changed:
@@ -483,6 +491,7 @@ class Shell:
         try:
             return await self.view.run()
         finally:
+            self.progress.set(False)
             self._exit_requested = False
             self._ticker.cancel()
             self._ticker = None
