@@ -27,6 +27,7 @@ PANELS = frozenset({"selectedBg", "userMessageBg", "customMessageBg", "toolPendi
 BODY_TEXT = frozenset({"text", "userMessageText", "customMessageText", "toolTitle", "toolOutput", "mdCodeBlock"})
 FAINT = frozenset({"dim", "borderMuted", "mdHr", "mdQuoteBorder", "mdCodeBlockBorder", "mdLinkUrl", "thinkingOff",
                    "scrollbarTrack", "syntaxComment"})  # fmt: skip
+PANEL_CONTRAST, PANEL_SELECTED_CONTRAST = 1.12, 1.25
 GREY_CHROMA = 0.03  # below this a colour counts as grey and keeps no hue of its own
 
 
@@ -86,9 +87,11 @@ def _hex_rgb(value: str) -> RGB:
     return hex_to_rgb(value)
 
 
-def _reach(lightness: float, chroma: float, hue: float, background: RGB, target: float, dark: bool) -> str:
+def _reach(
+    lightness: float, chroma: float, hue: float, background: RGB, target: float, dark: bool, step: float = 0.01
+) -> str:
     """The colour at ``hue``/``chroma`` nearest to ``lightness`` that reaches ``target`` contrast on ``background``."""
-    step = 0.01 if dark else -0.01
+    step = step if dark else -step
     current = lightness
     color = oklch_to_hex(current, chroma, hue)
     while contrast(_hex_rgb(color), background) < target and 0.0 <= current + step <= 1.0:
@@ -105,14 +108,13 @@ def _target(token: str) -> float:
     return 3.0
 
 
-def _panel(token: str, base: RGB, colors: TerminalColors, dark: bool, hue_of: tuple[float, float] | None) -> str:
-    background = colors.background or (0, 0, 0)
+def _panel(token: str, base: RGB, background: RGB, dark: bool, hue_of: tuple[float, float] | None) -> str:
+    """A surface one small contrast step from the background (a larger one for the selection)."""
     light, _, _ = oklch(background)
-    step = 0.06 if token in ("selectedBg", "searchMatchBg") else 0.045
     _, base_chroma, base_hue = oklch(base)
     hue = hue_of[1] if hue_of is not None else base_hue
-    chroma = min(base_chroma, 0.035)
-    return oklch_to_hex(light + step if dark else light - step, chroma, hue)
+    target = PANEL_SELECTED_CONTRAST if token in ("selectedBg", "searchMatchBg") else PANEL_CONTRAST
+    return _reach(light, min(base_chroma, 0.035), hue, background, target, dark, step=0.005)
 
 
 def build_system_theme(colors: TerminalColors) -> ThemeSpec:
@@ -131,7 +133,7 @@ def build_system_theme(colors: TerminalColors) -> ThemeSpec:
         lightness, chroma, hue = oklch(rgb)
         nearest = _nearest_ansi(hue, colors.palette) if colors.palette and chroma >= GREY_CHROMA else None
         if token in PANELS:
-            out[token] = _panel(token, rgb, colors, dark, nearest)
+            out[token] = _panel(token, rgb, background, dark, nearest)
             continue
         if nearest is not None:
             chroma, hue = min(chroma, nearest[0]), nearest[1]
