@@ -104,7 +104,7 @@ def test_system_theme_takes_its_hues_from_the_terminal_palette() -> None:
     palette = list(XTERM)
     palette[1] = palette[9] = (200, 0, 160)
     spec = build_system_theme(TerminalColors((20, 20, 20), None, tuple(palette)))
-    red, green, blue = hex_to_rgb(str(spec.colors["error"]))
+    _, green, blue = hex_to_rgb(str(spec.colors["error"]))
     assert blue > green  # pulled toward the reported colour's hue
     assert spec.colors != builtin_theme("dark").colors
 

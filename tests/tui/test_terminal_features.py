@@ -266,3 +266,13 @@ def test_header_is_short_until_ctrl_o_expands_it(context: RenderContext) -> None
     assert "  ~/project/AGENTS.md" in full and "  ~/project/.pi/skills/zeta/SKILL.md" in full
     assert not any("Press ctrl+o" in line for line in full)
     assert replace(data, quiet=True) and Header(replace(data, quiet=True), context).render(100) == []
+
+
+def test_tool_paths_link_to_their_files_only_with_hyperlinks(context: RenderContext) -> None:
+    view = ToolCallView("r1", "read", {"path": "src/app.py"}, context)
+    assert "\x1b]8;" not in "".join(view.render(80))
+    context.capabilities = KITTY
+    context.changed()
+    lines = view.render(80)
+    assert "\x1b]8;;file:///work/project/src/app.py\x1b\\" in "".join(lines)
+    assert "read src/app.py" in plain(lines) and all(visible_width(line) == 80 for line in lines)
