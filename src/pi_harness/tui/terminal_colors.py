@@ -43,7 +43,7 @@ class TerminalColors:
 def _channel(text: str) -> int | None:
     if not text or len(text) > 4 or any(ch not in "0123456789abcdefABCDEF" for ch in text):
         return None
-    return int(round(int(text, 16) / (16 ** len(text) - 1) * 255))
+    return round(int(text, 16) / ((1 << (4 * len(text))) - 1) * 255)
 
 
 def parse_color_value(value: str) -> RGB | None:
