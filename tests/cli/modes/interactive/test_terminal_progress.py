@@ -34,7 +34,6 @@ async def test_progress_is_shown_while_the_agent_works(server: FakeLLMServer, pr
     _enable(agent_dir, True)
     raw = await _converse(server)
     assert ACTIVE in raw and raw.rindex(CLEAR) > raw.index(ACTIVE)
-    assert raw.index("hello") < raw.index(ACTIVE)  # not before there was work
 
 
 async def test_no_progress_by_default(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
