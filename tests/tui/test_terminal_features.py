@@ -276,3 +276,17 @@ def test_tool_paths_link_to_their_files_only_with_hyperlinks(context: RenderCont
     lines = view.render(80)
     assert "\x1b]8;;file:///work/project/src/app.py\x1b\\" in "".join(lines)
     assert "read src/app.py" in plain(lines) and all(visible_width(line) == 80 for line in lines)
+
+
+def test_quiet_startup_header_keeps_the_keys_without_the_resources(context: RenderContext) -> None:
+    data = HeaderData(version="1.0", context_files=["/work/project/AGENTS.md"], skills=["alpha"], details=False)
+    lines = plain(Header(data, context).render(100)).split("\n")
+    assert lines[2] == "Press ctrl+o to show full startup help."
+    assert "[Context]" not in lines and "[Skills]" not in lines
+
+
+def test_quiet_startup_header_setting_is_read() -> None:
+    from pi_harness.coding.config.settings_model import parse_settings
+
+    assert UiSettings.from_values(parse_settings({"quietStartup": "header"})[0]).startup_details is False
+    assert UiSettings.from_values(parse_settings({})[0]).startup_details is True

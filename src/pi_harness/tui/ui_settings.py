@@ -39,6 +39,7 @@ class UiSettings:
     tree_filter_mode: str = "default"
     show_hardware_cursor: bool = False
     quiet_startup: bool = False
+    startup_details: bool = True  # quietStartup "header": the header without the loaded resources
     tui_mode: TuiMode = "fullscreen"
     fullscreen_exit_output: str = "transcript"
     fullscreen_scrollbar: str = "auto"
@@ -64,8 +65,8 @@ class UiSettings:
             double_escape_action=values.double_escape_action,
             tree_filter_mode=values.tree_filter_mode,
             show_hardware_cursor=values.show_hardware_cursor,
-            # quietStartup "header" (the header without the resource listing) is not built yet.
             quiet_startup=values.quiet_startup is True,
+            startup_details=values.quiet_startup is False,
             tui_mode=values.tui_mode,
             fullscreen_exit_output=values.fullscreen_exit_output,
             fullscreen_scrollbar=values.fullscreen_scrollbar,

@@ -64,6 +64,7 @@ class HeaderData:
     diagnostics: Sequence[Diagnostic] = field(default_factory=list)
     quiet: bool = False  # setting quietStartup: only problems are shown
     skill_paths: Sequence[str] = ()  # the full form lists skills by file, when known
+    details: bool = True  # False for quietStartup "header": keys only, no loaded resources
 
 
 class Header:
@@ -91,8 +92,9 @@ class Header:
             return [hint for spec, text in _HINTS if (hint := self._hint(spec, text))]
         compact = [hint for spec, text in _COMPACT_HINTS if (hint := self._hint(spec, text))]
         more = self._key("app.tools.expand") or "app.tools.expand"
+        resources = " and loaded resources" if self.data.details else ""
         return [theme.fg("muted", " · ").join(compact),
-                theme.fg("dim", f"Press {more} to show full startup help and loaded resources.")]  # fmt: skip
+                theme.fg("dim", f"Press {more} to show full startup help{resources}.")]  # fmt: skip
 
     def _relative(self, path: str) -> str:
         cwd = self.context.cwd
@@ -129,7 +131,7 @@ class Header:
                 title += theme.fg("dim", f" v{data.version}")
             lines.append(title)
             lines.extend(self._keys(expanded))
-            for label, values in self._sections(expanded):
+            for label, values in self._sections(expanded) if data.details else ():
                 if not values:
                     continue
                 lines.append("")

@@ -200,5 +200,6 @@ def build_header(
         themes=[name for name in registry.names() if name not in (*BUILTIN_THEMES, SYSTEM_THEME)],
         diagnostics=diagnostics,
         quiet=shell.ui.quiet_startup,
+        details=shell.ui.startup_details,
     )
     return Header(data, shell.context)
