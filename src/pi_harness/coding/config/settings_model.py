@@ -172,7 +172,6 @@ class Settings(Section):
         Choice(_QUIET_STARTUP),
         "quietStartup",
         listed=True,
-        note='"header" is not implemented yet and counts as false',
     )
     tui_mode: TuiMode = setting("fullscreen", Choice(_TUI_MODES), "tuiMode")
     fullscreen_exit_output: FullscreenExitOutput = setting(
