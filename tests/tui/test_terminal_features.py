@@ -290,3 +290,12 @@ def test_quiet_startup_header_setting_is_read() -> None:
 
     assert UiSettings.from_values(parse_settings({"quietStartup": "header"})[0]).startup_details is False
     assert UiSettings.from_values(parse_settings({})[0]).startup_details is True
+
+
+def test_colour_mode_follows_the_terminal_and_terminal_true_color() -> None:
+    from pi_harness.tui.ui_settings import color_mode
+
+    assert color_mode(UiSettings(), {"TERM_PROGRAM": "ghostty"}) == "truecolor"
+    assert color_mode(UiSettings(), {"TERM": "xterm-256color"}) == "256"
+    assert color_mode(UiSettings(true_color=True), {"TERM": "xterm-256color"}) == "truecolor"
+    assert color_mode(UiSettings(true_color=False), {"COLORTERM": "truecolor"}) == "256"

@@ -16,8 +16,9 @@ from pi_harness.tui.capabilities import (
     detect_capabilities,
     tmux_forwards_hyperlinks,
 )
+from pi_harness.tui.colors import ColorMode
 
-__all__ = ["UiSettings", "screen_capabilities"]
+__all__ = ["UiSettings", "color_mode", "screen_capabilities"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +89,9 @@ def screen_capabilities(
         return detect_capabilities(env, lambda: False).plain()
     detected = detect_capabilities(env, tmux_hyperlinks)
     return apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
+
+
+def color_mode(ui: UiSettings, env: Mapping[str, str]) -> ColorMode:
+    """Truecolor where the terminal is known to have it (or ``terminal.trueColor`` says so), else 256 colours."""
+    detected = detect_capabilities(env, lambda: False)  # links do not matter here: no tmux probe
+    return "truecolor" if apply_settings(detected, true_color=ui.true_color).true_color else "256"

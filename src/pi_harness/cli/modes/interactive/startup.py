@@ -12,6 +12,7 @@ chosen again among every theme the resource loader found.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,7 +32,7 @@ from pi_harness.tui.keybindings import KeyMap
 from pi_harness.tui.terminal_colors import TerminalColors, query_terminal_colors, reported_colors, set_reported_colors
 from pi_harness.tui.theme import BUILTIN_THEMES, SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme
-from pi_harness.tui.ui_settings import UiSettings
+from pi_harness.tui.ui_settings import UiSettings, color_mode
 
 UNTRUSTED_NOTICE = "Project resources were not loaded: this project is not trusted"
 NO_SESSION_SELECTED = "No session selected"
@@ -124,10 +125,10 @@ def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> S
         paths.append(str(boot.agent_dir / "themes"))
     paths += [str((boot.cwd / path).resolve()) for path in parsed.themes]
     registry = ThemeRegistry(paths)
-    theme = registry.create(theme_name(parsed, settings))
     ui = UiSettings.from_values(settings.values)
     if parsed.tui_mode is not None:
         ui = replace(ui, tui_mode=parsed.tui_mode)
+    theme = registry.create(theme_name(parsed, settings), color_mode(ui, os.environ))
     return Shell(
         theme=theme,
         keymap=KeyMap.load(boot.agent_dir),
