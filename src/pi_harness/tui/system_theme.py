@@ -83,10 +83,6 @@ def _nearest_ansi(hue: float, palette: tuple[RGB, ...]) -> tuple[float, float] |
     return min(coloured, key=lambda entry: _hue_distance(entry[1], hue))
 
 
-def _hex_rgb(value: str) -> RGB:
-    return hex_to_rgb(value)
-
-
 def _reach(
     lightness: float, chroma: float, hue: float, background: RGB, target: float, dark: bool, step: float = 0.01
 ) -> str:
@@ -94,7 +90,7 @@ def _reach(
     step = step if dark else -step
     current = lightness
     color = oklch_to_hex(current, chroma, hue)
-    while contrast(_hex_rgb(color), background) < target and 0.0 <= current + step <= 1.0:
+    while contrast(hex_to_rgb(color), background) < target and 0.0 <= current + step <= 1.0:
         current += step
         color = oklch_to_hex(current, chroma, hue)
     return color
