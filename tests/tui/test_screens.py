@@ -94,6 +94,9 @@ def test_startup_header(context: RenderContext, golden: Golden, width: int) -> N
                      Diagnostic("error", "Failed to parse /work/.pi/agent/keybindings.json: unexpected character")],
     )  # fmt: skip
     golden(f"header_{width}", Header(data, context).render(width), width)
+    context.set_expand_tools(True)  # Ctrl+O: the full form
+    golden(f"header_expanded_{width}", Header(data, context).render(width), width)
+    context.set_expand_tools(False)
     quiet = Header(HeaderData(quiet=True, diagnostics=data.diagnostics), context).render(width)
     assert len(quiet) == 3
 

@@ -186,6 +186,6 @@ def test_quiet_startup_header_keeps_the_title_without_the_lists(context: RenderC
     data = HeaderData(version="1.0", skills=["lint"], diagnostics=[Diagnostic("warning", "a problem")])
     full = plain(Header(data, context).render(80))
     assert "pi v1.0" in full and "[Skills]" in full
-    header_only = plain(Header(replace(data, header_only=True), context).render(80))
+    header_only = plain(Header(replace(data, details=False), context).render(80))
     assert "pi v1.0" in header_only and "[Skills]" not in header_only and "a problem" in header_only
-    assert UiSettings.from_values(SettingsManager.in_memory({"quietStartup": "header"}).values).startup_header_only
+    assert UiSettings.from_values(SettingsManager.in_memory({"quietStartup": "header"}).values).startup_details is False

@@ -24,15 +24,16 @@ def body(view: ToolCallView, width: int = 60) -> list[str]:
 
 
 def test_bash_shows_the_command_and_the_tail_of_the_output(context: RenderContext) -> None:
+    context.clock = lambda: 100.0
     view = ToolCallView("c1", "bash", {"command": "make test", "timeout": 30}, context)
     assert body(view) == ["$ make test (timeout 30s)"]
     view.update({"content": [{"type": "text", "text": "compiling"}]})
-    assert body(view)[-1] == "compiling"
+    assert body(view)[-2:] == ["compiling", "Elapsed 0.0s"]
     done(view, "\n".join(f"out {n}" for n in range(1, 21)), ms=2500)
-    assert body(view) == ["$ make test (timeout 30s) (2.5s)", "… (15 earlier lines, ctrl+o to expand)",
-                          "out 16", "out 17", "out 18", "out 19", "out 20"]  # fmt: skip
+    assert body(view) == ["$ make test (timeout 30s)", "… (15 earlier lines, ctrl+o to expand)",
+                          "out 16", "out 17", "out 18", "out 19", "out 20", "Took 2.5s"]  # fmt: skip
     context.set_expand_tools(True)
-    assert len(body(view)) == 21
+    assert len(body(view)) == 22
 
 
 def test_background_follows_the_state(context: RenderContext) -> None:

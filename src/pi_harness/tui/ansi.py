@@ -14,8 +14,9 @@ from rich.cells import cell_len, split_graphemes
 
 RESET = "\x1b[0m"
 
-# CSI sequences (SGR, cursor moves …), OSC sequences (titles, hyperlinks) and two-byte escapes.
-_ESCAPE = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+# CSI sequences (SGR, cursor moves …), OSC sequences (titles, hyperlinks, iTerm2 images), APC
+# sequences (kitty images) and two-byte escapes.
+_ESCAPE = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b_[^\x1b]*\x1b\\|\x1b[@-Z\\-_]"
 _ESCAPE_RE = re.compile(_ESCAPE)
 _SPLIT_RE = re.compile(f"({_ESCAPE})")
 _WORDS_RE = re.compile(r"( +)")

@@ -5,7 +5,9 @@ A streamed answer is re-rendered after every delta, so the text is split into to
 each block's lines are cached: only the block still growing is rendered again. Fenced code at
 the top level is drawn directly (fence lines in ``mdCodeBlockBorder``, code indented by
 ``markdown.codeBlockIndent``); everything else goes through rich's markdown layout with Pi-like
-element styles (left-aligned headings, ``│`` quotes, ``─`` rules, no hyperlinks escapes).
+element styles (left-aligned headings, ``│`` quotes, ``─`` rules). Links are OSC 8 hyperlinks
+when the terminal supports them (the link text only), else ``text (url)``. Tables are drawn
+by ``markdown_table`` with box-drawing borders, as Pi draws them.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from rich.text import Text
 from rich.theme import Theme as RichTheme
 
 from pi_harness.tui.ansi import truncate, visible_width, wrap
+from pi_harness.tui.hyperlinks import hyperlink
 from pi_harness.tui.markdown_blocks import FENCE_RE as _FENCE_RE
 from pi_harness.tui.markdown_blocks import BlockSplitter, closes_fence
+from pi_harness.tui.markdown_table import TableElement
 from pi_harness.tui.syntax import code_spans, find_lexer, spans_to_ansi
 from pi_harness.tui.theme import Theme
 
@@ -111,8 +115,10 @@ _LINE_BREAKS_KEPT = frozenset({"user", "thinking"})
 class _ThemedMarkdown(Markdown):
     """rich's Markdown with our element classes and access to the theme."""
 
-    def __init__(self, markup: str, theme: Theme, code_indent: str, style: Style | str = "none") -> None:
-        super().__init__(markup, style=style, hyperlinks=False)
+    def __init__(
+        self, markup: str, theme: Theme, code_indent: str, style: Style | str = "none", *, hyperlinks: bool = False
+    ) -> None:
+        super().__init__(markup, style=style, hyperlinks=hyperlinks)
         self.pi_theme = theme
         self.pi_code_indent = code_indent
 
@@ -197,6 +203,7 @@ _ThemedMarkdown.elements = {
     "blockquote_open": _BlockQuote,
     "hr": _Rule,
     "list_item_open": _ListItem,
+    "table_open": TableElement,
 }
 
 
@@ -214,6 +221,10 @@ def _segments_to_ansi(line: list[Segment], color_system: ColorSystem) -> str:
         if index == len(line) - 1 and not (segment.style and segment.style.bgcolor):
             text = text.rstrip(" ")
         style = segment.style
+        if style is not None and style.link:
+            # Pi's plain OSC 8 form (rich would add an ``id=`` parameter).
+            out.append(hyperlink(style.update_link(None).render(text, color_system=color_system), style.link))
+            continue
         out.append(style.render(text, color_system=color_system) if style else text)
     return "".join(out)
 
@@ -221,12 +232,15 @@ def _segments_to_ansi(line: list[Segment], color_system: ColorSystem) -> str:
 class MarkdownRenderer:
     """Renders markdown to ANSI lines of a given width, caching each top-level block."""
 
-    def __init__(self, theme: Theme, code_block_indent: str = "  ") -> None:
+    def __init__(self, theme: Theme, code_block_indent: str = "  ", *, hyperlinks: bool = False) -> None:
         self.theme = theme
         self.code_block_indent = code_block_indent
+        self.hyperlinks = hyperlinks
         self._color_system = ColorSystem.TRUECOLOR if theme.mode == "truecolor" else ColorSystem.EIGHT_BIT
         styles = _rich_styles(theme)
         styles["markdown.pi_quote_border"] = theme.rich_style("mdQuoteBorder")
+        if hyperlinks:  # rich styles a linked text as the URL; Pi keeps the link's own look
+            styles["markdown.link_url"] = styles["markdown.link"]
         self._console = Console(
             file=io.StringIO(),
             force_terminal=True,
@@ -334,7 +348,7 @@ class MarkdownRenderer:
             base = self.theme.rich_style("userMessageText")
         elif style == "custom":
             base = self.theme.rich_style("customMessageText")
-        document = _ThemedMarkdown(block, self.theme, self.code_block_indent, style=base)
+        document = _ThemedMarkdown(block, self.theme, self.code_block_indent, style=base, hyperlinks=self.hyperlinks)
         options = self._console.options.update(width=width, max_width=width)
         rendered = self._console.render_lines(document, options, pad=False, new_lines=False)
         lines = [_segments_to_ansi(line, self._color_system) for line in rendered]

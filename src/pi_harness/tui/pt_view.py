@@ -31,7 +31,9 @@ from pi_harness.tui.transcript import Transcript
 
 # Escape alone must act quickly (abort); real escape sequences arrive within a few milliseconds.
 ESCAPE_TIMEOUT = 0.05
-_SGR_RE = re.compile(r"\x1b\[([0-9;:]*)m|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# Non-SGR escapes are dropped: OSC (links, iTerm2 images) and APC (kitty images) cannot be
+# carried by prompt_toolkit's cell grid; the same lines printed into the scrollback keep them.
+_SGR_RE = re.compile(r"\x1b\[([0-9;:]*)m|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b_[^\x1b]*\x1b\\")
 _NORMAL = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan", "ansigray")
 _BRIGHT = ("ansibrightblack", "ansibrightred", "ansibrightgreen", "ansibrightyellow", "ansibrightblue",
            "ansibrightmagenta", "ansibrightcyan", "ansiwhite")  # fmt: skip

@@ -6,8 +6,10 @@ files. The active custom theme hot-reloads: ``reload_changed`` re-reads files wh
 time moved and reports which theme names changed.
 
 As in Pi, ``system`` (the default) and ``"<light>/<dark>"`` pairs are settings values rather than
-files: they pick a theme by the terminal's appearance. Pi builds ``system`` from the colours the
-terminal reports; we pick the built-in ``dark`` or ``light`` by the ``COLORFGBG`` appearance.
+files: they pick a theme by the terminal's appearance. ``system`` is built from the colours the
+terminal reported at startup (``terminal_colors``, ``system_theme``); when it reported no
+background, it is the built-in ``dark`` or ``light`` by the ``COLORFGBG`` appearance. The
+appearance (for light/dark pairs too) comes from the reported background first.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_harness.tui.colors import ColorMode
+from pi_harness.tui.system_theme import build_system_theme, is_dark
+from pi_harness.tui.terminal_colors import TerminalColors, reported_colors
 from pi_harness.tui.theme import BUILTIN_THEMES, SYSTEM_THEME, Theme, ThemeSpec, builtin_theme, load_theme_file
 
 
@@ -93,6 +97,10 @@ class ThemeRegistry:
 
     def get(self, name: str) -> ThemeSpec | None:
         """A theme by name; ``system`` and light/dark pairs give the theme matching the terminal."""
+        if name == SYSTEM_THEME:
+            colors = reported_colors()
+            if colors is not None and colors.background is not None:
+                return _system_spec(colors)
         loaded = self._themes.get(resolve_theme_setting(name, self._env))
         return loaded.spec if loaded else None
 
@@ -140,11 +148,24 @@ class ThemeRegistry:
         return changed
 
 
+_system_cache: dict[TerminalColors, ThemeSpec] = {}
+
+
+def _system_spec(colors: TerminalColors) -> ThemeSpec:
+    spec = _system_cache.get(colors)
+    if spec is None:
+        spec = _system_cache[colors] = build_system_theme(colors)
+    return spec
+
+
 def terminal_appearance(env: Mapping[str, str] | None = None) -> str:
     """``light`` or ``dark`` from the background index of ``COLORFGBG``; ``dark`` without one.
 
     Like Pi: indices 0-6 and 8 are dark backgrounds, 7 and 9-15 light; anything else is unknown.
     """
+    reported = reported_colors()
+    if reported is not None and reported.background is not None:
+        return "dark" if is_dark(reported.background) else "light"
     env = os.environ if env is None else env
     background = env.get("COLORFGBG", "").split(";")[-1].strip()
     if background.isdigit() and len(background) <= 2 and int(background) <= 15:

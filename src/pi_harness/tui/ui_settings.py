@@ -6,11 +6,19 @@ The model has already checked and clamped the values (``editorPaddingX`` 0..3,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
+from pi_harness.tui.capabilities import (
+    TerminalCapabilities,
+    apply_settings,
+    detect_capabilities,
+    tmux_forwards_hyperlinks,
+)
+from pi_harness.tui.colors import ColorMode
 
-__all__ = ["UiSettings"]
+__all__ = ["UiSettings", "color_mode", "screen_capabilities"]
 
 
 @dataclass(frozen=True)
@@ -23,11 +31,16 @@ class UiSettings:
     autocomplete_max_visible: int = 5
     code_block_indent: str = "  "
     show_images: bool = True
+    image_width_cells: int = 60
+    show_terminal_progress: bool = False
+    hyperlinks: str | bool = "auto"  # terminal.hyperlinks
+    images: str | bool = "auto"  # terminal.images: "kitty" | "iterm2" | "auto" | False
+    true_color: str | bool = "auto"
     double_escape_action: DoubleEscapeAction = "tree"
     tree_filter_mode: str = "default"
     show_hardware_cursor: bool = False
     quiet_startup: bool = False
-    startup_header_only: bool = False  # quietStartup "header": the header without the resource lists
+    startup_details: bool = True  # quietStartup "header": the header without the loaded resources
     tui_mode: TuiMode = "fullscreen"
     fullscreen_exit_output: str = "transcript"
     fullscreen_scrollbar: str = "auto"
@@ -45,14 +58,40 @@ class UiSettings:
             autocomplete_max_visible=values.autocomplete_max_visible,
             code_block_indent=values.markdown.code_block_indent,
             show_images=values.terminal.show_images,
+            image_width_cells=values.terminal.image_width_cells,
+            show_terminal_progress=values.terminal.show_terminal_progress,
+            hyperlinks=values.terminal.hyperlinks,
+            images=values.terminal.images,
+            true_color=values.terminal.true_color,
             double_escape_action=values.double_escape_action,
             tree_filter_mode=values.tree_filter_mode,
             show_hardware_cursor=values.show_hardware_cursor,
             quiet_startup=values.quiet_startup is True,
-            startup_header_only=values.quiet_startup == "header",
+            startup_details=values.quiet_startup is False,
             tui_mode=values.tui_mode,
             fullscreen_exit_output=values.fullscreen_exit_output,
             fullscreen_scrollbar=values.fullscreen_scrollbar,
             fullscreen_copy_on_select=values.fullscreen_copy_on_select,
             fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
         )
+
+
+def screen_capabilities(
+    ui: UiSettings, env: Mapping[str, str], tmux_hyperlinks: Callable[[], bool] = tmux_forwards_hyperlinks
+) -> TerminalCapabilities:
+    """What the interactive screen may send: detected, then the ``terminal.*`` settings.
+
+    Fullscreen mode draws through prompt_toolkit's cell grid, which repaints single changed cells
+    when the transcript scrolls; an image or an OSC 8 link spans many cells, so a partial repaint
+    would leave a link open or an image stale. There they stay placeholders and ``text (url)``.
+    """
+    if ui.tui_mode == "fullscreen":
+        return detect_capabilities(env, lambda: False).plain()
+    detected = detect_capabilities(env, tmux_hyperlinks)
+    return apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
+
+
+def color_mode(ui: UiSettings, env: Mapping[str, str]) -> ColorMode:
+    """Truecolor where the terminal is known to have it (or ``terminal.trueColor`` says so), else 256 colours."""
+    detected = detect_capabilities(env, lambda: False)  # links do not matter here: no tmux probe
+    return "truecolor" if apply_settings(detected, true_color=ui.true_color).true_color else "256"

@@ -27,8 +27,6 @@ _IMAGE_PROTOCOLS: tuple[ImageProtocol, ...] = ("kitty", "iterm2", "auto", False)
 _MERMAID_MODES: tuple[MermaidMode, ...] = ("off", "final", "streaming")
 _CODEMODE_MODES: tuple[CodemodeMode, ...] = ("on", "only")
 
-_NOT_TERMINAL = "terminal capabilities are detected, not configured, so far"
-
 
 @dataclasses.dataclass(frozen=True)
 class CompactionOverride(Section):
@@ -124,19 +122,11 @@ class TerminalSettings(Section):
         status="not-implemented",
         note="clearing rows left empty when the screen content shrinks",
     )
-    image_width_cells: int = setting(
-        60, POSITIVE, "imageWidthCells", status="not-implemented", note="a preferred width for inline images"
-    )
-    show_terminal_progress: bool = setting(False, FLAG, "showTerminalProgress", note="OSC 9;4 progress in the tab")
-    hyperlinks: AutoOrBool = setting(
-        "auto", Choice(_AUTO_OR_BOOL), "hyperlinks", status="not-implemented", note=_NOT_TERMINAL
-    )
-    images: ImageProtocol = setting(
-        "auto", Choice(_IMAGE_PROTOCOLS), "images", status="not-implemented", note=_NOT_TERMINAL
-    )
-    true_color: AutoOrBool = setting(
-        "auto", Choice(_AUTO_OR_BOOL), "trueColor", status="not-implemented", note=_NOT_TERMINAL
-    )
+    image_width_cells: int = setting(60, POSITIVE, "imageWidthCells")  # inline images, at most this wide
+    show_terminal_progress: bool = setting(False, FLAG, "showTerminalProgress")  # OSC 9;4 while working
+    hyperlinks: AutoOrBool = setting("auto", Choice(_AUTO_OR_BOOL), "hyperlinks")  # OSC 8 links (regular mode)
+    images: ImageProtocol = setting("auto", Choice(_IMAGE_PROTOCOLS), "images")  # inline images (regular mode)
+    true_color: AutoOrBool = setting("auto", Choice(_AUTO_OR_BOOL), "trueColor")  # 24-bit colour unless detected
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,12 +7,14 @@ than ``width`` cells. Components never hold a session; whoever owns the data fee
 from __future__ import annotations
 
 import os
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from pi_harness.tui.ansi import truncate, with_background, wrap
+from pi_harness.tui.capabilities import NO_CAPABILITIES, TerminalCapabilities
 from pi_harness.tui.keybindings import KeyMap
 from pi_harness.tui.markdown import MarkdownRenderer
 from pi_harness.tui.theme import Theme
@@ -53,6 +55,10 @@ class RenderContext:
     hidden_thinking_label: str | None = None  # ``ctx.ui.set_hidden_thinking_label``; None: "Thinking…"
     code_block_indent: str = "  "
     show_images: bool = True
+    # What the terminal shows besides text (images, OSC 8 links); none unless the screen says so.
+    capabilities: TerminalCapabilities = NO_CAPABILITIES
+    image_width_cells: int = 60  # terminal.imageWidthCells
+    clock: Callable[[], float] = time.monotonic  # live timers (a running bash's "Elapsed")
     cwd: str | None = None
     home: str | None = None
     custom_renderers: dict[str, CustomMessageRenderer] = field(default_factory=dict)
@@ -72,7 +78,9 @@ class RenderContext:
     @property
     def markdown(self) -> MarkdownRenderer:
         if self._markdown is None:
-            self._markdown = MarkdownRenderer(self.theme, self.code_block_indent)
+            self._markdown = MarkdownRenderer(
+                self.theme, self.code_block_indent, hyperlinks=self.capabilities.hyperlinks
+            )
         return self._markdown
 
     def changed(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pi_harness.tui.ansi import sanitize
+from pi_harness.tui.terminal_image import image_fallback, image_size
 
 EMPTY: Mapping[str, object] = {}
 
@@ -25,8 +26,14 @@ def blocks(content: object) -> list[Mapping[str, object]]:
     return [block for block in content if isinstance(block, Mapping)]
 
 
+def _placeholder(block: Mapping[str, object]) -> str:
+    mime = str(block.get("mimeType") or "image/unknown")
+    data = block.get("data")
+    return image_fallback(mime, image_size(data, mime) if isinstance(data, str) and data else None)
+
+
 def content_text(content: object, *, images: bool = True) -> str:
-    """The text of a message's content; images become ``[image: <mime>]`` lines when ``images``."""
+    """The text of a message's content; images become ``[Image: [<mime>] WxH]`` lines when ``images``."""
     if isinstance(content, str):
         return content
     parts: list[str] = []
@@ -35,7 +42,7 @@ def content_text(content: object, *, images: bool = True) -> str:
         if kind == "text":
             parts.append(str(block.get("text", "")))
         elif kind == "image" and images:
-            parts.append(f"[image: {block.get('mimeType', 'image')}]")
+            parts.append(_placeholder(block))
     return "\n".join(parts)
 
 

@@ -2,6 +2,10 @@
 
 States: ``pending`` (arguments streaming or waiting to run), ``running`` (execution started,
 partial output may arrive), ``done`` (``toolSuccessBg`` or ``toolErrorBg``).
+
+A running ``bash`` call counts its time as Pi does: ``Elapsed 4.2s`` under the output, redrawn
+every second (from the context's clock), and ``Took 4.2s`` once it finished. Image blocks of a
+result are drawn under the output when the terminal can show them, else listed as placeholders.
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pi_harness.tui.ansi import sanitize
 from pi_harness.tui.components.base import CachedRender, RenderContext, ToolRenderer, box, guarded, wrap_all
-from pi_harness.tui.components.content import output_text
+from pi_harness.tui.components.content import blocks, content_text
+from pi_harness.tui.components.images import image_rows, shows_images
 from pi_harness.tui.components.tool_formats import (
     ToolDisplay,
     format_bash,
@@ -31,6 +37,16 @@ def _format_duration(ms: int) -> str:
         return f"{ms / 1000:.1f}s"
     minutes, seconds = divmod(ms // 1000, 60)
     return f"{minutes}m{seconds:02d}s"
+
+
+def format_tool_duration(ms: int) -> str:
+    """``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s`` (Pi's tool timer)."""
+    if ms < 60_000:
+        return f"{ms / 1000:.1f}s"
+    minutes, seconds = divmod(ms // 1000, 60)
+    if minutes < 60:
+        return f"{minutes}m {seconds}s"
+    return f"{minutes // 60}h {minutes % 60}m {seconds}s"
 
 
 class ToolCallView(CachedRender):
@@ -55,6 +71,10 @@ class ToolCallView(CachedRender):
         self.duration_ms: int | None = None
         self.preview_diff: str | None = None
         self.result: Mapping[str, object] | None = None
+        self.content: object = None
+        self.started_at: float | None = None  # context.clock() when execution started
+        self.ended_at: float | None = None
+        self._shown_second = -1
 
     @property
     def done(self) -> bool:
@@ -71,17 +91,23 @@ class ToolCallView(CachedRender):
         if self.state == "pending":
             self.state = "running"
             self.touch()
+        if self.started_at is None:
+            self.started_at = self.context.clock()
 
     def update(self, partial_result: Mapping[str, object]) -> None:
-        self.output = output_text(partial_result.get("content"))
+        self._set_content(partial_result.get("content"))
         self.details = partial_result.get("details")
         if self.state == "pending":
             self.state = "running"
+        if self.started_at is None:
+            self.started_at = self.context.clock()
         self.touch()
 
     def finish(self, result: Mapping[str, object], is_error: bool, duration_ms: int | None = None) -> None:
         self.result = result
-        self.output = output_text(result.get("content"))
+        self._set_content(result.get("content"))
+        if self.started_at is not None and self.ended_at is None:
+            self.ended_at = self.context.clock()
         self.details = result.get("details")
         self.is_error = bool(is_error or result.get("isError"))
         self.duration_ms = duration_ms
@@ -93,12 +119,38 @@ class ToolCallView(CachedRender):
         self.preview_diff = diff
         self.touch()
 
+    def _set_content(self, content: object) -> None:
+        self.content = content
+        self.output = sanitize(content_text(content, images=False)).rstrip("\n")
+
+    def _images(self) -> list[Mapping[str, object]]:
+        return [block for block in blocks(self.content) if block.get("type") == "image"]
+
     def render(self, width: int) -> list[str]:
+        if self.state == "running" and self.started_at is not None and self.name == "bash":
+            second = int(self.context.clock() - self.started_at)
+            if second != self._shown_second:  # the live "Elapsed" moves on once a second
+                self._shown_second = second
+                self.touch()
         return self._cached(width, self.context.generation, self._render)
+
+    def timer_text(self) -> str | None:
+        """``Elapsed …`` while a bash call runs, ``Took …`` once it is done (None before it started)."""
+        if self.done and self.duration_ms is not None:
+            return f"Took {format_tool_duration(self.duration_ms)}"
+        if self.started_at is None:
+            return None
+        end = self.ended_at if self.ended_at is not None else self.context.clock()
+        label = "Took" if self.done else "Elapsed"
+        return f"{label} {format_tool_duration(round((end - self.started_at) * 1000))}"
 
     def display(self) -> ToolDisplay:
         args = self.args if isinstance(self.args, Mapping) else {}
         output, context, error = self.output, self.context, self.is_error
+        images = self._images()
+        if images and not shows_images(context):
+            placeholders = "\n".join(image_rows(block, context, 10_000, token="toolOutput")[0] for block in images)
+            output = f"{output}\n{placeholders}" if output else placeholders
         name = self.name
         if name == "bash":
             return format_bash(args, output, context)
@@ -133,11 +185,19 @@ class ToolCallView(CachedRender):
         custom = self.context.tool_renderers.get(self.name)
         if custom is not None:
             titles, body = self._custom(custom, titles, body)
-        if self.duration_ms is not None and self.done:
+        timer = self.timer_text() if self.name == "bash" else None
+        if self.duration_ms is not None and self.done and timer is None:
             titles[-1] += theme.fg("muted", f" ({_format_duration(self.duration_ms)})")
         lines = wrap_all(titles, inner)
         if body:
             lines.append("")
             lines.extend(wrap_all(body, inner))
+        if shows_images(self.context):
+            for block in self._images():
+                lines.append("")
+                lines.extend(image_rows(block, self.context, inner))
+        if timer is not None:
+            lines.append("")
+            lines.append(theme.fg("muted", timer))
         token = "toolPendingBg" if not self.done else "toolErrorBg" if self.is_error else "toolSuccessBg"
         return box(lines, width, theme.bg_code(token))

@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_harness.tui.ansi import sanitize
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.hyperlinks import link_path
 from pi_harness.tui.syntax import highlight
 
 BASH_PREVIEW_LINES = 5
@@ -64,8 +65,12 @@ def _plain(text: str, context: RenderContext, token: str = "toolOutput") -> list
 
 
 def _path(args: Mapping[str, object], context: RenderContext, key: str = "path") -> str:
+    """The path argument, shown short; a clickable ``file://`` link where the terminal has OSC 8."""
     path = _str(args, key)
-    return context.theme.fg("accent", context.short_path(path)) if path else context.theme.fg("muted", "…")
+    if not path:
+        return context.theme.fg("muted", "…")
+    shown = context.theme.fg("accent", context.short_path(path))
+    return link_path(shown, path, context.cwd, context.capabilities.hyperlinks)
 
 
 def _title(name: str, rest: str, context: RenderContext) -> str:

@@ -10,6 +10,7 @@ import re
 
 from pi_harness.tui.components.base import MessageView, box
 from pi_harness.tui.components.content import blocks, content_text
+from pi_harness.tui.components.images import image_rows
 
 _FILE_BLOCK_RE = re.compile(r'<file name="([^"\n]*)">.*?</file>\n?', re.DOTALL)
 
@@ -27,5 +28,5 @@ class UserMessageView(MessageView):
         lines = self.context.markdown.render(text, inner, style="user") if text.strip() else []
         for block in blocks(content):
             if block.get("type") == "image":
-                lines.append(theme.fg("muted", f"[image: {block.get('mimeType', 'image')}]"))
+                lines.extend(image_rows(block, self.context, inner))
         return box(lines or [""], width, theme.bg_code("userMessageBg"))

@@ -194,6 +194,7 @@ class InteractiveMode:
             await screen
         finally:
             stop_listening()
+            self.controller.progress.clear()
             loop = asyncio.get_running_loop()
             for signum in installed:
                 loop.remove_signal_handler(signum)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from pi_harness.tui.pt_view import TerminalView
 from pi_harness.tui.screen import BottomPane
 from pi_harness.tui.theme import Theme
 from pi_harness.tui.transcript import Transcript
-from pi_harness.tui.ui_settings import UiSettings
+from pi_harness.tui.ui_settings import UiSettings, screen_capabilities
 
 T = TypeVar("T")
 CLEAR_SCREEN_AND_SCROLLBACK = "\x1b[H\x1b[2J\x1b[3J"
@@ -113,6 +114,8 @@ class Shell:
             hide_thinking=ui.hide_thinking_block,
             code_block_indent=ui.code_block_indent,
             show_images=ui.show_images,
+            capabilities=screen_capabilities(ui, os.environ),
+            image_width_cells=ui.image_width_cells,
             cwd=cwd,
         )
         self.context.run_in_terminal = self.run_outside

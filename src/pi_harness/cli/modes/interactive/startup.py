@@ -12,6 +12,8 @@ chosen again among every theme the resource loader found.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -27,9 +29,10 @@ from pi_harness.coding.config.trust import TrustStore
 from pi_harness.tui.components.header import Diagnostic, Header, HeaderData
 from pi_harness.tui.components.trust_prompt import TrustChoice, TrustPrompt
 from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.terminal_colors import TerminalColors, query_terminal_colors, reported_colors, set_reported_colors
 from pi_harness.tui.theme import BUILTIN_THEMES, SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry, detect_default_theme
-from pi_harness.tui.ui_settings import UiSettings
+from pi_harness.tui.ui_settings import UiSettings, color_mode
 
 UNTRUSTED_NOTICE = "Project resources were not loaded: this project is not trusted"
 NO_SESSION_SELECTED = "No session selected"
@@ -95,21 +98,37 @@ def theme_name(parsed: ParsedArgs, settings: SettingsManager) -> str:
         value = settings.scope_value(scope, "theme")
         if isinstance(value, str) and value:
             return value
+    reported = reported_colors()
+    if reported is not None and reported.background is not None:
+        return SYSTEM_THEME  # built from the terminal's own colours
     return detect_default_theme()
+
+
+def ask_terminal_colors(terminal: Terminal | None) -> None:
+    """Before the screen takes the terminal: its colours, for the ``system`` theme (100 ms at most)."""
+    if terminal is not None or reported_colors() is not None:
+        return
+    try:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return
+        set_reported_colors(query_terminal_colors(sys.stdin.fileno(), sys.stdout.fileno()))
+    except (OSError, ValueError, ImportError):  # no termios (Windows) or a terminal refusing the mode
+        set_reported_colors(TerminalColors())
 
 
 def create_shell(boot: Boot, parsed: ParsedArgs, terminal: Terminal | None) -> Shell:
     """The screen in the global settings' look (the session's own themes come with ``adopt_session_look``)."""
     settings = boot.global_settings
+    ask_terminal_colors(terminal)
     paths: list[str] = []
     if (boot.agent_dir / "themes").is_dir():
         paths.append(str(boot.agent_dir / "themes"))
     paths += [str((boot.cwd / path).resolve()) for path in parsed.themes]
     registry = ThemeRegistry(paths)
-    theme = registry.create(theme_name(parsed, settings))
     ui = UiSettings.from_values(settings.values)
     if parsed.tui_mode is not None:
         ui = replace(ui, tui_mode=parsed.tui_mode)
+    theme = registry.create(theme_name(parsed, settings), color_mode(ui, os.environ))
     return Shell(
         theme=theme,
         keymap=KeyMap.load(boot.agent_dir),
@@ -176,11 +195,12 @@ def build_header(
         version=__version__,
         context_files=[file.path for file in loader.get_agents_files()],
         skills=[skill.name for skill in loader.get_skills()],
+        skill_paths=[skill.file_path for skill in loader.get_skills()],
         prompts=[f"/{prompt.name}" for prompt in loader.get_prompts()],
         extensions=[extension.path for extension in session.extensions.extensions],
         themes=[name for name in registry.names() if name not in (*BUILTIN_THEMES, SYSTEM_THEME)],
         diagnostics=diagnostics,
         quiet=shell.ui.quiet_startup,
-        header_only=shell.ui.startup_header_only,
+        details=shell.ui.startup_details,
     )
     return Header(data, shell.context)

@@ -46,6 +46,12 @@ class TerminalProgress:
             self.active = False
             self._send(CLEAR)
 
+    def clear(self) -> None:
+        """Leave the tab without a busy state (pi quits while the agent works)."""
+        if self.active:
+            self.active = False
+            self._send(CLEAR)
+
     def tick(self) -> bool:
         """The keep-alive (and the clearing, when the setting was turned off meanwhile)."""
         if not self.active:
