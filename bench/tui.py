@@ -325,7 +325,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--tui-mode", choices=("fullscreen", "regular", "both"), default="both")
     parser.add_argument("--only-pi", action="store_true", help="skip the component benchmarks (1 and 2)")
-    parser.add_argument("--tmux", action="store_true", help="our pi next to the real Pi, each in tmux (bench/tui_tmux.py)")
+    parser.add_argument("--tmux", action="store_true", help="ours next to the real Pi in tmux")
     parser.add_argument("--pi", type=Path, default=DEFAULT_PI, help="the real Pi's pi14 wrapper (--tmux)")
     parser.add_argument("--ours-only", action="store_true", help="--tmux without the real Pi")
     parser.add_argument("--pairs", type=int, default=3, help="interleaved pairs of runs per mode (--tmux)")

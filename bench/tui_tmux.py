@@ -164,6 +164,7 @@ def one_run(program: str, command: list[str], mode: str, world: World, session: 
     subprocess.run(["tmux", "-S", str(socket), "-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", str(width),
                     "-y", str(rows), "-c", str(world.project), shell], env=env, check=True)  # fmt: skip
     client = ControlClient(socket, "bench")
+    spy = _py_spy(program, mode, socket)
     try:
         client.until(lambda screen: "fake-model" in screen)
         samples.startup.append(client.quiet(1.0) - started)
@@ -193,9 +194,26 @@ def one_run(program: str, command: list[str], mode: str, world: World, session: 
         client.until(lambda screen: END_MARKER in screen)
         samples.stream_shown.append(client.quiet(0.5) - enter)
     finally:
+        if spy is not None:
+            spy.send_signal(2)  # py-spy writes its file on SIGINT
+            spy.wait(timeout=30)
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, check=False)
         client.close()
         shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def _py_spy(program: str, mode: str, socket: Path) -> subprocess.Popen[bytes] | None:
+    """``py-spy record`` of our pi for the whole run when ``PI_BENCH_PY_SPY`` names a directory
+    (development: py-spy is not a dependency; collapsed stacks, one file per mode)."""
+    folder = os.environ.get("PI_BENCH_PY_SPY")
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not folder or program != "pi-harness" or not Path(spy).exists():
+        return None
+    pid = subprocess.run(["tmux", "-S", str(socket), "display", "-p", "-t", "bench", "#{pane_pid}"],
+                         capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    target = Path(folder) / f"pi-harness-{mode}-{time.time_ns()}.txt"
+    return subprocess.Popen([spy, "record", "--format", "raw", "--rate", "250", "-o", str(target), "-p", pid],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
 
 def _p95(values: list[float]) -> float:
@@ -241,7 +259,7 @@ def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, li
     keys = min(keys, len(TYPED))
     one, five, _ = os.getloadavg()
     print(f"tmux {width}x{rows}, a session of {messages} messages, an answer of {lines} lines in {deltas} deltas, "
-          f"{pairs} interleaved pairs per mode; load average {one:.2f} {five:.2f} on {os.cpu_count()} cores")  # fmt: skip
+          f"{pairs} interleaved pairs per mode; load {one:.2f} {five:.2f} on {os.cpu_count()} cores")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
         root = Path(tmp)
         session = root / "source.jsonl"

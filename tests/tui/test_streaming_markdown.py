@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pi_harness.tui.components import assistant_message
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.markdown import MarkdownRenderer
 from pi_harness.tui.theme import load_theme
@@ -100,3 +102,49 @@ def test_scrollback_of_a_streamed_answer_equals_the_finished_answer(pieces: list
     whole = Transcript(RenderContext(THEME, cwd="/p", home="/h"))
     whole.load_messages([_assistant(text, "stop")])
     assert printed == whole.take_finished(width)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(PIECES, min_size=1, max_size=12), st.lists(st.integers(0, 600), max_size=20), WIDTHS)
+def test_a_spent_frame_budget_draws_a_prefix_then_catches_up(pieces: list[str], cuts: list[int], width: int) -> None:
+    """With no time left in a frame, each render lays out one more settled block and shows the
+    lines done so far: always the start of the true rendering, and the true rendering at last."""
+    text = "\n".join(pieces * 2)
+    renderer = MarkdownRenderer(THEME)
+    for partial in prefixes(text, cuts):
+        lines, stable, behind = renderer.render_within(partial, width, indent=" ", deadline=0.0)
+        fresh = MarkdownRenderer(THEME).render(partial, width, indent=" ")
+        if behind:
+            assert stable == len(lines) and lines == fresh[: len(lines)]
+        else:
+            assert lines == fresh
+    for _ in range(len(text) + 1):
+        lines, stable, behind = renderer.render_within(text, width, indent=" ", deadline=0.0)
+        if not behind:
+            break
+    assert lines == MarkdownRenderer(THEME).render(text, width, indent=" ")
+
+
+def test_a_streaming_answer_behind_its_frame_budget_asks_for_more_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The transcript says it is behind while the answer is drawn in part; the scrollback it hands
+    over, and the finished answer, are the same as without a budget."""
+    monkeypatch.setattr(assistant_message, "FRAME_BUDGET", -1.0)  # every render stops after one block
+    text = "\n\n".join(TRICKY.values())
+    transcript = Transcript(RenderContext(THEME, cwd="/p", home="/h"))
+    transcript.handle({"type": "message_start", "message": _assistant("", "pending")})
+    transcript.handle({"type": "message_update", "message": _assistant(text, "pending")})
+    printed: list[str] = []
+    frames = 0
+    while True:
+        printed.extend(transcript.take_finished(50, live_limit=5))
+        transcript.render_live(50)
+        frames += 1
+        if not transcript.behind:
+            break
+    assert frames > 5  # the settled blocks came a few per frame
+    transcript.handle({"type": "message_end", "message": _assistant(text, "stop")})
+    assert not transcript.behind
+    printed.extend(transcript.take_finished(50))
+    whole = Transcript(RenderContext(THEME, cwd="/p", home="/h"))
+    whole.load_messages([_assistant(text, "stop")])
+    assert printed == whole.take_finished(50)

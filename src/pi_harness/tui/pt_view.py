@@ -244,7 +244,10 @@ class TerminalView:
         # to return to, and the next print above it pushes the whole frame into the scrollback.
         height = max(1, min(height, self.size()[1] - 1))
         self._height = height
-        return self.pane.render(width, height)
+        frame = self.pane.render(width, height)
+        if self.transcript.behind:
+            self.refresh()  # the streaming answer has more to draw: the next frame goes on
+        return frame
 
     def refresh(self) -> None:
         """Print what the transcript finished into the scrollback, then redraw the pane (soon)."""
@@ -277,6 +280,11 @@ class TerminalView:
         self._refresh_now()
         while self._printer is not None and not self._printer.done():
             await self._printer
+
+    @property
+    def printing(self) -> bool:
+        """Lines are still queued for the scrollback (a long conversation at startup)."""
+        return bool(self._pending) or (self._printer is not None and not self._printer.done())
 
     def _take_pending(self) -> list[str]:
         lines, self._pending = self._pending, []

@@ -9,7 +9,10 @@ replaced by the new session's, except after ``/reload`` (same session).
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import inspect
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -40,6 +43,10 @@ RESERVED_ACTIONS = frozenset({
     "app.message.followUp", "tui.input.submit", "tui.select.confirm", "tui.select.cancel", "tui.input.copy",
     "tui.editor.deleteToLineEnd",
 })  # fmt: skip
+# How long the screen must have been idle before the collector's view of the heap is frozen,
+# and how often it is frozen again while an answer streams.
+FREEZE_DELAY = 0.5
+FREEZE_WHILE_STREAMING = 1.0
 _FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_end", "model_changed",
                             "thinking_level_changed", "session_info_changed"})  # fmt: skip
 
@@ -51,6 +58,8 @@ class SessionController:
         self._session_id: str | None = None
         self.last_compaction_error: str | None = None  # so /compact does not repeat it
         self._entries_seen = 0  # entries of the session file already looked at for custom entries
+        self._freeze: asyncio.TimerHandle | None = None
+        self._frozen_at = 0.0
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -129,9 +138,50 @@ class SessionController:
                     context.tool_renderers[name] = chosen
         context.changed()
 
+    def freeze_when_idle(self, *, collect: bool, tries: int = 20) -> None:
+        """Soon, while no answer streams, move every object alive out of the garbage collector's sight.
+
+        A long conversation on screen is millions of objects (the session's entries, the rendered
+        lines and their caches); an oldest-generation collection traversed all of them and stopped
+        the screen for 150-400 ms in the middle of a stream, keys included. Frozen objects are still
+        freed by reference counting; ``collect`` first clears the cycles left since the last freeze
+        (after a turn: only the objects of that turn are looked at).
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._freeze is not None:
+            self._freeze.cancel()
+        self._freeze = loop.call_later(FREEZE_DELAY, self._freeze_now, collect, tries)
+
+    def _freeze_now(self, collect: bool, tries: int) -> None:
+        self._freeze = None
+        session = self.mode.session
+        if session.is_streaming or session.is_compacting:
+            return  # the end of that run schedules it again
+        view = self.mode.shell.view
+        if not view.app.is_running or not view.app.render_counter or getattr(view, "printing", False):
+            if tries > 1:  # the conversation is not drawn yet: its lines are to be frozen too
+                self.freeze_when_idle(collect=collect, tries=tries - 1)
+            return
+        if collect:
+            gc.collect()
+        gc.freeze()
+        self._frozen_at = time.perf_counter()
+
+    def _freeze_while_streaming(self) -> None:
+        """What a stream keeps alive (rendered lines, their caches) is frozen every second, so that
+        each collection of the oldest generation looks at one second's objects, not the whole answer's."""
+        now = time.perf_counter()
+        if now - self._frozen_at > FREEZE_WHILE_STREAMING:
+            self._frozen_at = now
+            gc.freeze()
+
     def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
         """The conversation's messages, with the custom entries that have an entry renderer drawn
         where they were added (each before the first message that came after it)."""
+        self.freeze_when_idle(collect=False)  # after the first frame drew them
         context = self.mode.shell.context
         for extension in session.extensions.extensions:
             for custom_type, renderer in extension.entry_renderers.items():
@@ -237,6 +287,8 @@ class SessionController:
         shell = self.mode.shell
         kind = event.get("type")
         shell.transcript.handle(event)
+        if kind == "message_update":
+            self._freeze_while_streaming()
         if kind == "queue_update":
             shell.queue.update_from_event(event)
         elif kind in ("agent_start", "compaction_start", "auto_compaction_start"):
@@ -258,6 +310,7 @@ class SessionController:
             session = self.mode.session
             shell.pane.show_working = session.is_streaming or session.is_compacting
             if kind == "agent_settled":
+                self.freeze_when_idle(collect=True)
                 shell.files.refresh()  # the agent may have created or removed files
                 shell.footer.data.git_branch = git_branch(shell.cwd)
         if kind in _FOOTER_EVENTS:

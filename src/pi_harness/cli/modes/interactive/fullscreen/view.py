@@ -171,6 +171,8 @@ class FullscreenView:
         transcript.take_finished(width)
         changed = self.buffer.sync(transcript, width)
         live = transcript.render_live(width)
+        if transcript.behind:
+            self.refresh()  # the streaming answer has more to draw: the next frame goes on
         live.append("")  # a blank row between the conversation and the editor
         signature = (id(self.buffer.lines), len(self.buffer.lines), hash(tuple(live)), width)
         if changed or signature != self._signature:
