@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
-import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -43,10 +42,10 @@ RESERVED_ACTIONS = frozenset({
     "app.message.followUp", "tui.input.submit", "tui.select.confirm", "tui.select.cancel", "tui.input.copy",
     "tui.editor.deleteToLineEnd",
 })  # fmt: skip
-# How long the screen must have been idle before the collector's view of the heap is frozen,
-# and how often it is frozen again while an answer streams.
+# How long the screen must have been idle before the collector's view of the heap is frozen.
 FREEZE_DELAY = 0.5
-FREEZE_WHILE_STREAMING = 1.0
+# The oldest generation's threshold while the agent runs: in effect no such collection until it settles.
+HELD_OLDEST_THRESHOLD = 1_000_000
 _FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_end", "model_changed",
                             "thinking_level_changed", "session_info_changed"})  # fmt: skip
 
@@ -59,7 +58,7 @@ class SessionController:
         self.last_compaction_error: str | None = None  # so /compact does not repeat it
         self._entries_seen = 0  # entries of the session file already looked at for custom entries
         self._freeze: asyncio.TimerHandle | None = None
-        self._frozen_at = 0.0
+        self._thresholds: tuple[int, int, int] | None = None  # the collector's, while held
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -145,7 +144,9 @@ class SessionController:
         lines and their caches); an oldest-generation collection traversed all of them and stopped
         the screen for 150-400 ms in the middle of a stream, keys included. Frozen objects are still
         freed by reference counting; ``collect`` first clears the cycles left since the last freeze
-        (after a turn: only the objects of that turn are looked at).
+        (after a turn: only the objects of that turn are looked at). While the agent runs, the
+        oldest generation is not collected at all (``hold_oldest_collections``): what a stream keeps
+        alive (the answer's lines and caches) would otherwise be traversed again every half second.
         """
         try:
             loop = asyncio.get_running_loop()
@@ -164,19 +165,22 @@ class SessionController:
         if not view.app.is_running or not view.app.render_counter or getattr(view, "printing", False):
             if tries > 1:  # the conversation is not drawn yet: its lines are to be frozen too
                 self.freeze_when_idle(collect=collect, tries=tries - 1)
+            else:
+                self.hold_oldest_collections(False)
             return
         if collect:
             gc.collect()
         gc.freeze()
-        self._frozen_at = time.perf_counter()
+        self.hold_oldest_collections(False)  # after the collection: its counters start again from zero
 
-    def _freeze_while_streaming(self) -> None:
-        """What a stream keeps alive (rendered lines, their caches) is frozen every second, so that
-        each collection of the oldest generation looks at one second's objects, not the whole answer's."""
-        now = time.perf_counter()
-        if now - self._frozen_at > FREEZE_WHILE_STREAMING:
-            self._frozen_at = now
-            gc.freeze()
+    def hold_oldest_collections(self, held: bool) -> None:
+        """No oldest-generation collection from the agent's start until it settled (then one runs)."""
+        if held and self._thresholds is None:
+            self._thresholds = youngest, middle, _oldest = gc.get_threshold()
+            gc.set_threshold(youngest, middle, HELD_OLDEST_THRESHOLD)
+        elif not held and self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
 
     def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
         """The conversation's messages, with the custom entries that have an entry renderer drawn
@@ -287,12 +291,11 @@ class SessionController:
         shell = self.mode.shell
         kind = event.get("type")
         shell.transcript.handle(event)
-        if kind == "message_update":
-            self._freeze_while_streaming()
         if kind == "queue_update":
             shell.queue.update_from_event(event)
         elif kind in ("agent_start", "compaction_start", "auto_compaction_start"):
             shell.pane.show_working = True
+            self.hold_oldest_collections(True)
         elif kind == "message_end":
             message = event.get("message")
             if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -309,8 +312,9 @@ class SessionController:
         if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
             session = self.mode.session
             shell.pane.show_working = session.is_streaming or session.is_compacting
+            if not shell.pane.show_working:
+                self.freeze_when_idle(collect=True)  # and the oldest generation is collected normally again
             if kind == "agent_settled":
-                self.freeze_when_idle(collect=True)
                 shell.files.refresh()  # the agent may have created or removed files
                 shell.footer.data.git_branch = git_branch(shell.cwd)
         if kind in _FOOTER_EVENTS:
