@@ -18,7 +18,13 @@
    ``--lines`` lines streamed by the server in ``--lines``/2 deltas with keys typed meanwhile,
    from Enter until the run settled.
 
-Figures only; nothing is asserted. Target: under 16 ms per key.
+With ``--tmux`` (``bench/tui_tmux.py``), our ``pi`` and the real Pi 1.4.0 (``--pi``) run side by
+side in real terminals instead, in interleaved pairs: keys, a 200-character burst and keys while a
+fast long answer streams, each timed until tmux shows it:
+
+    .venv/bin/python bench/tui.py --tmux [--pairs 3] [--tui-mode both] [--deltas 4000]
+
+Figures only; nothing is asserted. Target: under 16 ms per key, and at or below Pi in tmux.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from pi_harness.tui.screen import BottomPane
 from pi_harness.tui.theme import load_theme
 from pi_harness.tui.transcript import Transcript
 
+DEFAULT_PI = Path(os.environ.get("PI_REFERENCE", "/work/pi-ref")) / "pi14"
 USAGE = {"input": 1000, "output": 200, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1200,
          "cost": {"input": 0.003, "output": 0.003, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.006}}  # fmt: skip
 
@@ -269,6 +276,7 @@ async def interactive_mode(tui_mode: str, messages: int, keys: int, lines: int, 
                 await watch.until(None, lambda: pipe.send_text("\x1b[1;5F"))
             shell.editor.clear()
             watch.frames = 0
+            profiler = _profiler()
             start = time.perf_counter()
             pipe.send_text("go\r")
             while not server.completed_streams and not shell.transcript.has_live:
@@ -285,6 +293,9 @@ async def interactive_mode(tui_mode: str, messages: int, keys: int, lines: int, 
                 else:
                     await asyncio.sleep(0.001)
             elapsed = time.perf_counter() - start
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(f"{os.environ['PI_BENCH_PROFILE']}.{tui_mode}")
             print(f"  streamed a {lines}-line answer in {max(1, lines // 2)} deltas from the server: "
                   f"{elapsed:.2f} s until settled, {watch.frames} frames drawn, {len(shell.view.printed)} lines in "
                   "the transcript")  # fmt: skip
@@ -292,6 +303,17 @@ async def interactive_mode(tui_mode: str, messages: int, keys: int, lines: int, 
                 print(summary("  keystroke while streaming", during))
             await mode.quit(0)
             await task
+
+
+def _profiler() -> Any:
+    """cProfile over the streamed answer when ``PI_BENCH_PROFILE`` names a file (development)."""
+    if not os.environ.get("PI_BENCH_PROFILE"):
+        return None
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    return profiler
 
 
 def main() -> None:
@@ -303,7 +325,20 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--tui-mode", choices=("fullscreen", "regular", "both"), default="both")
     parser.add_argument("--only-pi", action="store_true", help="skip the component benchmarks (1 and 2)")
+    parser.add_argument("--tmux", action="store_true", help="ours next to the real Pi in tmux")
+    parser.add_argument("--pi", type=Path, default=DEFAULT_PI, help="the real Pi's pi14 wrapper (--tmux)")
+    parser.add_argument("--ours-only", action="store_true", help="--tmux without the real Pi")
+    parser.add_argument("--pairs", type=int, default=3, help="interleaved pairs of runs per mode (--tmux)")
+    parser.add_argument("--deltas", type=int, default=4000, help="deltas of the streamed answer (--tmux)")
     args = parser.parse_args()
+    if args.tmux:
+        from tui_tmux import run_tmux  # bench/tui_tmux.py, found next to this file
+
+        run_tmux(pi=None if args.ours_only else args.pi,
+                 modes=["fullscreen", "regular"] if args.tui_mode == "both" else [args.tui_mode], pairs=args.pairs,
+                 messages=args.messages, lines=min(args.lines, 2000), deltas=args.deltas, keys=min(args.keys, 100),
+                 width=args.width, rows=args.rows)  # fmt: skip
+        return
     context = RenderContext(load_theme("dark", "truecolor"), cwd="/work/project", home="/work")
     if not args.only_pi:
         asyncio.run(keystrokes(context, args.messages, args.keys, args.width, args.rows))

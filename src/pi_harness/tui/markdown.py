@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 
@@ -266,6 +267,16 @@ class MarkdownRenderer:
         While an answer streams, the lines of its settled blocks are kept from the previous call
         and only the last block is laid out again, so one update costs the size of that block.
         """
+        lines, stable, _behind = self.render_within(text, width, style=style, indent=indent)
+        return lines, stable
+
+    def render_within(
+        self, text: str, width: int, *, style: str = "", indent: str = "", deadline: float | None = None
+    ) -> tuple[list[str], int, bool]:
+        """``render_stable`` that stops laying out settled blocks once ``time.perf_counter()``
+        passes ``deadline`` (after at least one): then it returns only the settled lines done so
+        far, all stable, and True; the next call goes on from there. A fast stream can bring many
+        blocks between two frames; this keeps each frame short so keys are drawn without waiting."""
         inner = max(8, width - len(indent))
         blocks = self._splitter.split(text)
         key = (inner, style, indent)
@@ -276,20 +287,23 @@ class MarkdownRenderer:
             self._memo[key] = memo
             if len(self._memo) > _MEMO_SIZE:
                 self._memo.pop(next(iter(self._memo)))
-        for block in blocks[memo.count : max(memo.count, settled)]:
+        behind = False
+        for index in range(memo.count, settled):
             if memo.lines:
                 memo.lines.append("")
-            memo.lines.extend(self._render_block(block, inner, style, indent))
-        if settled > memo.count:
-            memo.count = settled
+            memo.lines.extend(self._render_block(blocks[index], inner, style, indent))
+            memo.count = index + 1
             memo.blocks = blocks
+            if deadline is not None and index + 1 < settled and time.perf_counter() > deadline:
+                behind = True
+                break
         lines = list(memo.lines)
         stable = len(lines)
-        if blocks:
+        if blocks and not behind:
             if lines:
                 lines.append("")
             lines.extend(self._render_block(blocks[-1], inner, style, indent))
-        return lines, stable
+        return lines, stable, behind
 
     def _render_block(self, block: str, width: int, style: str, indent: str) -> list[str]:
         key = (block, width, style, indent)

@@ -17,10 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app_or_none, run_in_terminal
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindingsBase
+from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, merge_key_bindings
+from prompt_toolkit.key_binding.bindings.cpr import load_cpr_bindings
+from prompt_toolkit.key_binding.bindings.mouse import load_mouse_bindings
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIControl
 from prompt_toolkit.output import Output
@@ -120,6 +123,34 @@ def ansi_to_fragments(line: str) -> StyleAndTextTuples:
     return fragments
 
 
+class PiApplication(Application[Any]):
+    """prompt_toolkit's application without the per-key costs of editing prompt_toolkit buffers.
+
+    Nothing here focuses a prompt_toolkit ``Buffer`` (our editor draws itself), so its emacs, vi
+    and page-navigation bindings, which only act while a buffer has the focus, never fire; yet
+    each key walked them all to find that out. Only the mouse and cursor-position-report
+    bindings are kept. And the key processor asks for ``current_buffer`` twice per key, where
+    prompt_toolkit built a fresh empty ``Buffer`` each time; one is kept instead. Together they
+    were about half the cost of every key of a 200-character burst.
+    """
+
+    _dummy: Buffer | None = None
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._default_bindings = merge_key_bindings([load_mouse_bindings(), load_cpr_bindings()])
+        self._page_navigation_bindings = KeyBindings()
+
+    @property
+    def current_buffer(self) -> Buffer:
+        focused = self.layout.current_buffer
+        if focused is not None:
+            return focused
+        if self._dummy is None:
+            self._dummy = Buffer(name="dummy-buffer")
+        return self._dummy
+
+
 class LinesControl(UIControl):
     """A UI control that shows the lines of ``render(width, height)`` and its cursor."""
 
@@ -189,7 +220,7 @@ class TerminalView:
         self.frame_interval = frame_interval
         self._refresh_pending = False
         self.control = LinesControl(self._render, show_cursor=show_hardware_cursor)
-        self.app: Application[Any] = Application(
+        self.app: Application[Any] = PiApplication(
             # dont_extend_height: draw only the pane, never pad it to the rows left below the cursor.
             layout=Layout(
                 Window(
@@ -225,7 +256,10 @@ class TerminalView:
         # to return to, and the next print above it pushes the whole frame into the scrollback.
         height = max(1, min(height, self.size()[1] - 1))
         self._height = height
-        return self.pane.render(width, height)
+        frame = self.pane.render(width, height)
+        if self.transcript.behind:
+            self.refresh()  # the streaming answer has more to draw: the next frame goes on
+        return frame
 
     def refresh(self) -> None:
         """Print what the transcript finished into the scrollback, then redraw the pane (soon)."""
@@ -258,6 +292,11 @@ class TerminalView:
         self._refresh_now()
         while self._printer is not None and not self._printer.done():
             await self._printer
+
+    @property
+    def printing(self) -> bool:
+        """Lines are still queued for the scrollback (a long conversation at startup)."""
+        return bool(self._pending) or (self._printer is not None and not self._printer.done())
 
     def _take_pending(self) -> list[str]:
         lines, self._pending = self._pending, []

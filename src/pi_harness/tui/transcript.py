@@ -288,6 +288,12 @@ class Transcript:
     def has_live(self) -> bool:
         return bool(self._blocks)
 
+    @property
+    def behind(self) -> bool:
+        """A streaming answer was drawn only in part (its frame budget ran out): draw again soon."""
+        return any(isinstance(block.component, AssistantMessageView) and block.component.behind
+                   for block in self._blocks)  # fmt: skip
+
     def take_finished(self, width: int, *, live_limit: int | None = None) -> list[str]:
         """Lines to print into the scrollback now, in order; each block starts with a blank line.
 

@@ -6,6 +6,7 @@ and thinking blocks and, at the end, the error of a failed or aborted response.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from pi_harness.tui.ansi import wrap
@@ -14,6 +15,9 @@ from pi_harness.tui.components.content import blocks
 
 ABORTED_TEXT = "Operation aborted"
 THINKING_COLLAPSED_TEXT = "Thinking…"
+# While streaming, one render lays out new settled markdown for at most this long; the rest
+# follows in the next frames (``behind``), so a key typed meanwhile is drawn without waiting.
+FRAME_BUDGET = 0.008
 
 
 class AssistantMessageView(CachedRender):
@@ -21,6 +25,7 @@ class AssistantMessageView(CachedRender):
         self.message = message
         self.context = context
         self.streaming = streaming
+        self.behind = False  # the last render stopped early; render again soon to catch up
 
     def update(self, message: Mapping[str, object]) -> None:
         """A newer partial message while streaming."""
@@ -54,14 +59,18 @@ class AssistantMessageView(CachedRender):
         inner = max(1, width - 1)
         lines: list[str] = []
         stable = 0
+        self.behind = False
         shown = [block for block in blocks(self.message.get("content")) if self._visible(block)]
         for index, block in enumerate(shown):
             if lines:
                 lines.append("")
-            block_lines, block_stable = self._render_block(block, width)
-            if index == len(shown) - 1:
+            last = index == len(shown) - 1
+            block_lines, block_stable = self._render_block(block, width, last and self.streaming)
+            if last:
                 stable = len(lines) + block_stable  # only the last block can still grow
             lines.extend(block_lines)
+        if self.behind:
+            self.touch()  # not the whole text yet: the next render goes on
         error = self._error_line()
         if error:
             if lines:
@@ -70,15 +79,20 @@ class AssistantMessageView(CachedRender):
         self._stable = stable if self.streaming else len(lines)
         return lines
 
-    def _render_block(self, block: Mapping[str, object], width: int) -> tuple[list[str], int]:
+    def _render_block(self, block: Mapping[str, object], width: int, paced: bool) -> tuple[list[str], int]:
         theme = self.context.theme
         markdown = self.context.markdown
         if block.get("type") == "thinking":
             if self.context.hide_thinking or block.get("redacted"):
                 label = self.context.hidden_thinking_label or THINKING_COLLAPSED_TEXT
                 return [" " + theme.style(label, "thinkingText", italic=True)], 1
-            return markdown.render_stable(str(block.get("thinking", "")).strip(), width, style="thinking", indent=" ")
-        return markdown.render_stable(str(block.get("text", "")).strip(), width, indent=" ")
+            text, style = str(block.get("thinking", "")).strip(), "thinking"
+        else:
+            text, style = str(block.get("text", "")).strip(), ""
+        deadline = time.perf_counter() + FRAME_BUDGET if paced else None
+        lines, stable, behind = markdown.render_within(text, width, style=style, indent=" ", deadline=deadline)
+        self.behind = self.behind or behind
+        return lines, stable
 
     def _error_line(self) -> str:
         reason = self.message.get("stopReason")

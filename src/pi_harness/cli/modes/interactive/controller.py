@@ -9,6 +9,8 @@ replaced by the new session's, except after ``/reload`` (same session).
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -41,6 +43,10 @@ RESERVED_ACTIONS = frozenset({
     "app.message.followUp", "tui.input.submit", "tui.select.confirm", "tui.select.cancel", "tui.input.copy",
     "tui.editor.deleteToLineEnd",
 })  # fmt: skip
+# How long the screen must have been idle before the collector's view of the heap is frozen.
+FREEZE_DELAY = 0.5
+# The oldest generation's threshold while the agent runs: in effect no such collection until it settles.
+HELD_OLDEST_THRESHOLD = 1_000_000
 _FOOTER_EVENTS = frozenset({"agent_settled", "compaction_end", "auto_compaction_end", "model_changed",
                             "thinking_level_changed", "session_info_changed"})  # fmt: skip
 
@@ -55,6 +61,8 @@ class SessionController:
         self.progress = TerminalProgress(
             mode.shell.write_raw, lambda: mode.session.settings.values.terminal.show_terminal_progress
         )
+        self._freeze: asyncio.TimerHandle | None = None
+        self._thresholds: tuple[int, int, int] | None = None  # the collector's, while held
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -134,9 +142,55 @@ class SessionController:
                     context.tool_renderers[name] = chosen
         context.changed()
 
+    def freeze_when_idle(self, *, collect: bool, tries: int = 20) -> None:
+        """Soon, while no answer streams, move every object alive out of the garbage collector's sight.
+
+        A long conversation on screen is millions of objects (the session's entries, the rendered
+        lines and their caches); an oldest-generation collection traversed all of them and stopped
+        the screen for 150-400 ms in the middle of a stream, keys included. Frozen objects are still
+        freed by reference counting; ``collect`` first clears the cycles left since the last freeze
+        (after a turn: only the objects of that turn are looked at). While the agent runs, the
+        oldest generation is not collected at all (``hold_oldest_collections``): what a stream keeps
+        alive (the answer's lines and caches) would otherwise be traversed again every half second.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._freeze is not None:
+            self._freeze.cancel()
+        self._freeze = loop.call_later(FREEZE_DELAY, self._freeze_now, collect, tries)
+
+    def _freeze_now(self, collect: bool, tries: int) -> None:
+        self._freeze = None
+        session = self.mode.session
+        if session.is_streaming or session.is_compacting:
+            return  # the end of that run schedules it again
+        view = self.mode.shell.view
+        if not view.app.is_running or not view.app.render_counter or getattr(view, "printing", False):
+            if tries > 1:  # the conversation is not drawn yet: its lines are to be frozen too
+                self.freeze_when_idle(collect=collect, tries=tries - 1)
+            else:
+                self.hold_oldest_collections(False)
+            return
+        if collect:
+            gc.collect()
+        gc.freeze()
+        self.hold_oldest_collections(False)  # after the collection: its counters start again from zero
+
+    def hold_oldest_collections(self, held: bool) -> None:
+        """No oldest-generation collection from the agent's start until it settled (then one runs)."""
+        if held and self._thresholds is None:
+            self._thresholds = youngest, middle, _oldest = gc.get_threshold()
+            gc.set_threshold(youngest, middle, HELD_OLDEST_THRESHOLD)
+        elif not held and self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
+
     def load_conversation(self, transcript: Transcript, session: AgentSession) -> None:
         """The conversation's messages, with the custom entries that have an entry renderer drawn
         where they were added (each before the first message that came after it)."""
+        self.freeze_when_idle(collect=False)  # after the first frame drew them
         context = self.mode.shell.context
         for extension in session.extensions.extensions:
             for custom_type, renderer in extension.entry_renderers.items():
@@ -246,6 +300,7 @@ class SessionController:
             shell.queue.update_from_event(event)
         elif kind in ("agent_start", "compaction_start", "auto_compaction_start"):
             shell.pane.show_working = True
+            self.hold_oldest_collections(True)
         elif kind == "message_end":
             message = event.get("message")
             if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -262,6 +317,8 @@ class SessionController:
         if kind in ("agent_settled", "compaction_end", "auto_compaction_end"):
             session = self.mode.session
             shell.pane.show_working = session.is_streaming or session.is_compacting
+            if not shell.pane.show_working:
+                self.freeze_when_idle(collect=True)  # and the oldest generation is collected normally again
             if kind == "agent_settled":
                 shell.files.refresh()  # the agent may have created or removed files
                 shell.footer.data.git_branch = git_branch(shell.cwd)

@@ -195,6 +195,7 @@ class InteractiveMode:
         finally:
             stop_listening()
             self.controller.progress.clear()
+            self.controller.hold_oldest_collections(False)  # the process may go on (tests, the SDK)
             loop = asyncio.get_running_loop()
             for signum in installed:
                 loop.remove_signal_handler(signum)

@@ -28,7 +28,7 @@ from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi
 from pi_harness.tui.components.base import RenderContext
-from pi_harness.tui.pt_view import ESCAPE_TIMEOUT, LinesControl
+from pi_harness.tui.pt_view import ESCAPE_TIMEOUT, LinesControl, PiApplication
 from pi_harness.tui.screen import BottomPane, ScreenFrame
 from pi_harness.tui.theme import Theme
 from pi_harness.tui.transcript import Transcript
@@ -77,7 +77,7 @@ class FullscreenView:
         self._signature: tuple[int, int, int, int] | None = None
         self._marks = 0
         self.content_version = 0
-        self.app: Application[Any] = Application(
+        self.app: Application[Any] = PiApplication(
             layout=Layout(
                 HSplit(
                     [
@@ -171,6 +171,8 @@ class FullscreenView:
         transcript.take_finished(width)
         changed = self.buffer.sync(transcript, width)
         live = transcript.render_live(width)
+        if transcript.behind:
+            self.refresh()  # the streaming answer has more to draw: the next frame goes on
         live.append("")  # a blank row between the conversation and the editor
         signature = (id(self.buffer.lines), len(self.buffer.lines), hash(tuple(live)), width)
         if changed or signature != self._signature:
