@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 
 ErrorFormatter = Callable[[int, str, Mapping[str, str]], str]
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = weakref.WeakKeyDictionary()
+# Per event loop: the client for plain-HTTP endpoints (False) and the one that speaks TLS (True).
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, httpx2.AsyncClient]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class ProviderHTTPError(Exception):
@@ -43,16 +46,23 @@ class ProviderHTTPError(Exception):
         self.body = body
 
 
-def get_client() -> httpx2.AsyncClient:
-    """The shared client of the running event loop (connection pooling across requests)."""
+def get_client(url: str = "https:") -> httpx2.AsyncClient:
+    """The shared client of the running event loop for requests to ``url`` (connection pooling
+    across requests). Plain-HTTP endpoints get a client without the certificate store, whose
+    loading is most of a client's cost (``pi_harness.ai.tls``)."""
     import httpx2
 
+    from pi_harness.ai import tls
+
     loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
+    secure = tls.needs_tls(url)
+    clients = _clients.setdefault(loop, {})
+    client = clients.get(secure)
     if client is None or client.is_closed:
         timeout = httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0)
-        client = httpx2.AsyncClient(timeout=timeout, verify=True)
-        _clients[loop] = client
+        context = tls.verified_context() if secure else tls.unused_context()
+        client = httpx2.AsyncClient(timeout=timeout, verify=context)
+        clients[secure] = client
     return client
 
 
@@ -127,7 +137,8 @@ async def post_stream(
     import httpx2
 
     _check_header_values(headers)
-    client = get_client()
+    _dump_modules_once()
+    client = get_client(url)
     timeout = httpx2.Timeout(connect=30.0, read=options.idle_timeout_ms / 1000, write=60.0, pool=60.0)
     attempt = 0
     while True:
@@ -180,6 +191,27 @@ async def post_stream(
             return
         finally:
             await response.aclose()
+
+
+MODULES_DUMP_ENV = "PI_DEBUG_MODULES_AT_REQUEST"
+_modules_dumped = False
+
+
+def _dump_modules_once() -> None:
+    """With ``PI_DEBUG_MODULES_AT_REQUEST=<file>``, write the names of the imported modules to
+    that file when the first request is about to be sent: the startup import guard's test reads
+    it to prove that the print-mode path loads nothing it does not need before the request."""
+    global _modules_dumped
+    import os
+
+    target = os.environ.get(MODULES_DUMP_ENV)
+    if not target or _modules_dumped:
+        return
+    _modules_dumped = True
+    import sys
+
+    with open(target, "w", encoding="utf-8") as out:
+        out.write("\n".join(sorted(sys.modules)) + "\n")
 
 
 async def _retry_wait(delay_ms: int, signal: AbortSignal | None) -> None:

@@ -308,6 +308,19 @@ def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model 
     raise StartupError(str(error))
 
 
+def _prewarm_tls(model: Model | None, settings: SettingsManager, runtime: ModelRuntime) -> None:
+    """Start loading the certificate store in the background when the first request will most
+    likely be HTTPS: the ``--model`` given, else the default model of the settings (a session
+    that restores its own model usually names one of those too)."""
+    from pi_harness.ai import tls
+
+    values = settings.values
+    if model is None and values.default_provider and values.default_model:
+        model = runtime.find(values.default_provider, values.default_model)
+    if model is None or tls.needs_tls(str(model.get("baseUrl") or "https:")):
+        tls.prewarm()
+
+
 @dataclass
 class Started:
     runtime: AgentSessionRuntime
@@ -353,6 +366,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         model, suffix_level = resolve_cli_model(parsed, model_runtime)
     except StartupError as exc:
         raise _with_local_hint(exc, parsed, local) from None
+    _prewarm_tls(model, settings, model_runtime)
     if parsed.api_key:
         problem = api_key_error(parsed)
         if problem is not None or model is None:

@@ -95,8 +95,9 @@ async def _post(
         options.headers,
     )
     timeout = options.timeout_ms / 1000 if options.timeout_ms is not None else None
-    response = await get_client().post(
-        join_url(model["baseUrl"], "chat/completions"), content=dumps(body), headers=headers, timeout=timeout
+    url = join_url(model["baseUrl"], "chat/completions")
+    response = await get_client(url).post(
+        url, content=dumps(body), headers=headers, timeout=timeout
     )
     return response.status_code, dict(response.headers), response.content
 
