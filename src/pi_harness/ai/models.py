@@ -8,10 +8,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 import orjson
 
+from pi_harness.ai.package_data import read_package_data
 from pi_harness.ai.types import Model
 
 _XHIGH_MARKERS = ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6")
@@ -19,7 +19,7 @@ _XHIGH_MARKERS = ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6")
 
 @cache
 def _catalog() -> dict[str, list[Model]]:
-    raw = resources.files("pi_harness.ai").joinpath("catalog.json").read_bytes()
+    raw = read_package_data("catalog.json")
     data: dict[str, list[Model]] = orjson.loads(raw)
     return data
 
