@@ -227,7 +227,7 @@ async def test_https_verifies_against_ssl_cert_file(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(tls, "_builder", None)
     async with raw_server(handle, server_context) as port:
         # Not trusted yet: the system store does not know this certificate.
-        with pytest.raises(ConnectionError, match="^Connection error:.*CERTIFICATE_VERIFY_FAILED"):
+        with pytest.raises(ConnectionError, match=r"^Connection error:.*CERTIFICATE_VERIFY_FAILED"):
             await body_of(f"https://localhost:{port}/")
         monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
         monkeypatch.setattr(tls, "_context", None)
