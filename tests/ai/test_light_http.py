@@ -93,9 +93,7 @@ async def test_error_status_with_repeated_headers() -> None:
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
         body = b'{"error": {"message": "no such model"}}'
-        writer.write(
-            b"HTTP/1.1 404 Not Found\r\nx-a: 1\r\nX-A: 2\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
-        )
+        writer.write(b"HTTP/1.1 404 Not Found\r\nx-a: 1\r\nX-A: 2\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
         await writer.drain()
         writer.close()
 
@@ -264,3 +262,29 @@ def test_usable_only_for_plain_direct_urls(monkeypatch: pytest.MonkeyPatch) -> N
     assert not light_http.usable_for("http://example.com:99999/")
     monkeypatch.setenv("https_proxy", "http://proxy.invalid:3128")
     assert not light_http.usable_for("https://api.example.com/v1/messages")
+
+
+async def test_a_request_takes_the_connection_opened_ahead() -> None:
+    connections = 0
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await read_request(reader)
+        writer.write(ok(b"warm"))
+        await writer.drain()
+        writer.close()
+
+    async with raw_server(handle) as port:
+        http_transport.preconnect(f"http://127.0.0.1:{port}/v1")
+        http_transport.preconnect(f"http://127.0.0.1:{port}/v1")  # one is enough
+        assert await body_of(f"http://127.0.0.1:{port}/v1/chat/completions") == b"warm"
+    assert connections == 1
+
+
+async def test_a_failed_connection_ahead_leaves_the_error_to_the_request() -> None:
+    async with raw_server(lambda _r, w: asyncio.sleep(0)) as port:
+        pass  # closed again: nothing listens on the port now
+    http_transport.preconnect(f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(ConnectionError, match=r"^Connection error:"):
+        await body_of(f"http://127.0.0.1:{port}/v1/chat/completions")

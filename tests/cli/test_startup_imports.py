@@ -8,6 +8,7 @@ the print path (each costs startup time and memory on every run); import it wher
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -41,9 +42,19 @@ NOT_BEFORE_FIRST_REQUEST = (
 )
 
 
+class CountingServer(FakeLLMServer):
+    """The fake server, counting the TCP connections it accepts."""
+
+    accepted = 0
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        await super()._handle(reader, writer)
+
+
 def _modules_at_first_request(run_pi: RunPi, tmp_path: Path, *args: str) -> set[str]:
     dump = tmp_path / "modules.txt"
-    with FakeLLMServer([ScriptedResponse(steps=[TextStep("hello there")])]) as server:
+    with CountingServer([ScriptedResponse(steps=[TextStep("hello there")])]) as server:
         provider = {
             "baseUrl": server.base_url("openai-completions"),
             "api": "openai-completions",
@@ -60,6 +71,8 @@ def _modules_at_first_request(run_pi: RunPi, tmp_path: Path, *args: str) -> set[
         assert result.returncode == 0, result.stderr
         assert "hello there" in result.stdout
         assert len(server.requests) == 1
+        # The connection opened while startup finished is the one the request used.
+        assert server.accepted == 1
     return set(dump.read_text(encoding="utf-8").split())
 
 

@@ -86,6 +86,13 @@ def _light_client() -> light_http.LightClient:
     return client
 
 
+def preconnect(url: str) -> None:
+    """Open the connection of a request to ``url`` that is about to be sent, while the rest of
+    startup finishes (only on the direct path; needs a running event loop)."""
+    if light_http.usable_for(url):
+        _light_client().preconnect(url, CONNECT_TIMEOUT_S)
+
+
 async def send_post(
     url: str, headers: Mapping[str, str], body: bytes, *, read_timeout_s: float | None
 ) -> StreamingResponse:

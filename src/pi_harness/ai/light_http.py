@@ -249,6 +249,8 @@ class LightClient:
         self._ssl_context = ssl_context
         self._user_agent = user_agent
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        # Connections opened ahead of the first request (``preconnect``), not yet used.
+        self._pending: dict[tuple[str, str, int], asyncio.Task[_Connection]] = {}
 
     def release(self, key: tuple[str, str, int], connection: _Connection) -> None:
         self._idle.setdefault(key, []).append(connection)
@@ -305,10 +307,30 @@ class LightClient:
         protocol = connection.protocol
         return protocol.send(request) + protocol.send(h11.Data(data=body)) + protocol.send(h11.EndOfMessage())
 
+    def preconnect(self, url: str, timeout: float | None) -> None:
+        """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which
+        waits for it instead of opening its own; a failure here is left to that request."""
+        target = _target(url)
+        if target.key in self._pending or self._idle.get(target.key):
+            return
+        task = asyncio.get_running_loop().create_task(self._connect(target, timeout))
+        # Retrieved here so that a failed attempt nobody awaits is not reported at exit.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._pending[target.key] = task
+
+    async def _preconnected(self, key: tuple[str, str, int]) -> _Connection | None:
+        task = self._pending.pop(key, None)
+        if task is None:
+            return None
+        try:
+            return await task
+        except TransportError:
+            return None  # the request connects again and reports its own failure
+
     async def post(self, url: str, headers: Mapping[str, str], body: bytes, timeouts: Timeouts) -> LightResponse:
         """Send a POST and return once the response's status and headers arrived."""
         target = _target(url)
-        connection = self._pooled(target.key)
+        connection = self._pooled(target.key) or await self._preconnected(target.key)
         if connection is not None:
             try:
                 return await self._exchange(connection, target, headers, body, timeouts)
