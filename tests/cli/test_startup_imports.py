@@ -54,7 +54,8 @@ class CountingServer(FakeLLMServer):
 
 def _modules_at_first_request(run_pi: RunPi, tmp_path: Path, *args: str) -> set[str]:
     dump = tmp_path / "modules.txt"
-    with CountingServer([ScriptedResponse(steps=[TextStep("hello there")])]) as server:
+    server = CountingServer([ScriptedResponse(steps=[TextStep("hello there")])])
+    with server:
         provider = {
             "baseUrl": server.base_url("openai-completions"),
             "api": "openai-completions",
