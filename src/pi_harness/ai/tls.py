@@ -33,12 +33,55 @@ def needs_tls(url: str) -> bool:
     return any(os.environ.get(name, "").strip().lower().startswith("https:") for name in _PROXY_VARIABLES)
 
 
+# Where Linux distributions keep their bundle, for a Python whose OpenSSL was built for other paths.
+_CA_FILES = (
+    "/etc/ssl/cert.pem",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+    "/etc/pki/tls/cert.pem",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/ssl/ca-bundle.pem",
+)
+
+
+def _hashed_certificates(directory: str) -> bool:
+    """Whether an OpenSSL certificate directory holds any ``<hash>.<n>`` entry (else it is useless)."""
+    import re
+
+    return any(re.fullmatch(r"[0-9a-fA-F]{8}\.\d", name) for name in os.listdir(directory))
+
+
+def _store_context() -> ssl.SSLContext:
+    """The context ``httpx2``'s ``verify=True`` makes: ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` when
+    set, else OpenSSL's own store, else a distribution's bundle. Built here rather than by
+    ``httpx2`` so that the provider requests that do not use ``httpx2`` never import it; on
+    macOS and Windows, where it asks the system's trust store, ``httpx2`` builds it."""
+    import ssl
+    import sys
+
+    if sys.platform in ("darwin", "win32"):  # pragma: no cover - not these test machines
+        import httpx2
+
+        return httpx2.create_ssl_context(verify=True)
+    if cafile := os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=cafile)
+    if capath := os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=capath)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    paths = ssl.get_default_verify_paths()
+    found_file = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
+    found_dir = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
+    if found_dir and not found_file and not _hashed_certificates(found_dir):
+        found_dir = None
+    if not found_file and not found_dir:
+        found_file = next(filter(os.path.isfile, _CA_FILES), None)
+    if found_file or found_dir:
+        context.load_verify_locations(found_file, found_dir)
+    return context
+
+
 def _build() -> None:
     global _context
-    import httpx2
-
-    # What ``verify=True`` gives: ``SSL_CERT_FILE``/``SSL_CERT_DIR`` honoured, else the system store.
-    context = httpx2.create_ssl_context(verify=True)
+    context = _store_context()
     with _lock:
         if _context is None:
             _context = context
