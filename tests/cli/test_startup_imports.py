@@ -111,3 +111,27 @@ def test_a_proxy_in_the_environment_takes_the_httpx2_path(run_pi: RunPi) -> None
         result = run_pi("--model", "fake/fake-model", "-p", "hi", env=env)
     assert result.returncode == 0, result.stderr
     assert "proxied path" in result.stdout
+
+
+def test_an_https_provider_loads_no_httpx2_either(run_pi: RunPi, tmp_path: Path) -> None:
+    """The certificate store is loaded (in the background) without ``httpx2``; nothing listens at
+    the address, so the run fails, but only after the request was about to leave."""
+    dump = tmp_path / "modules.txt"
+    provider = {
+        "baseUrl": "https://127.0.0.1:9/v1",
+        "api": "openai-completions",
+        "apiKey": "test-key",
+        "models": [{"id": "tls-model", "name": "TLS", "contextWindow": 200000, "maxTokens": 8192}],
+    }
+    agent_dir = Path(os.environ["PI_CODING_AGENT_DIR"])
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"tls": provider}}))
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}))
+    env = {"PI_DEBUG_MODULES_AT_REQUEST": str(dump), "PI_OFFLINE": "1"}
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        env[name] = ""
+    result = run_pi("--model", "tls/tls-model", "-p", "hi", env=env)
+    assert result.returncode == 1
+    assert "Connection error:" in result.stderr + result.stdout
+    modules = set(dump.read_text(encoding="utf-8").split())
+    assert [name for name in NOT_BEFORE_FIRST_REQUEST if _loaded(modules, name)] == []
