@@ -93,7 +93,9 @@ def prewarm() -> None:
     with _lock:
         if _builder is not None or _context is not None:
             return
-        _builder = threading.Thread(target=_build, name="pi-tls-context", daemon=True)
+        # Not a daemon: a run that ends at once (no model) must not exit while OpenSSL is still
+        # reading the store in this thread, which crashes the interpreter's shutdown.
+        _builder = threading.Thread(target=_build, name="pi-tls-context")
         _builder.start()
 
 
