@@ -1,4 +1,4 @@
-"""HTTP for providers: one pooled ``httpx2`` client per event loop, streamed POSTs, errors as
+"""HTTP for providers: streamed POSTs (over the client ``http_transport`` picks), errors as
 exceptions with provider-formatted messages, and the optional provider-level retry
 (``retry.provider.maxRetries`` in settings.md; off by default).
 
@@ -11,13 +11,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
 
 from pi_harness.ai.abort import AbortError, AbortSignal
 from pi_harness.ai.env_keys import AUTHENTICATED
+from pi_harness.ai.http_transport import (
+    StreamingResponse,
+    is_remote_protocol_error,
+    is_timeout,
+    send_post,
+    transport_errors,
+)
 from pi_harness.ai.jsonutil import dumps
 from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
@@ -25,12 +30,7 @@ from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provi
 from pi_harness.ai.sse import ServerSentEvent, SSEDecoder
 from pi_harness.ai.types import Model
 
-if TYPE_CHECKING:
-    import httpx2
-
 ErrorFormatter = Callable[[int, str, Mapping[str, str]], str]
-
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = weakref.WeakKeyDictionary()
 
 
 class ProviderHTTPError(Exception):
@@ -41,19 +41,6 @@ class ProviderHTTPError(Exception):
         self.status = status
         self.headers = dict(headers)
         self.body = body
-
-
-def get_client() -> httpx2.AsyncClient:
-    """The shared client of the running event loop (connection pooling across requests)."""
-    import httpx2
-
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None or client.is_closed:
-        timeout = httpx2.Timeout(connect=30.0, read=None, write=60.0, pool=60.0)
-        client = httpx2.AsyncClient(timeout=timeout, verify=True)
-        _clients[loop] = client
-    return client
 
 
 def default_error_message(status: int, body: str, _headers: Mapping[str, str]) -> str:
@@ -84,12 +71,10 @@ def join_url(base_url: str, path: str) -> str:
 
 def transport_error_message(exc: BaseException) -> str:
     """Readable text for network failures, phrased so retry classification recognises them."""
-    import httpx2
-
-    if isinstance(exc, httpx2.TimeoutException):
+    if is_timeout(exc):
         return f"Connection error: request timed out ({type(exc).__name__})"
     detail = str(exc) or type(exc).__name__
-    if isinstance(exc, httpx2.RemoteProtocolError):
+    if is_remote_protocol_error(exc):
         return f"Connection error: {detail} (terminated)"
     return f"Connection error: {detail}"
 
@@ -116,7 +101,7 @@ async def post_stream(
     body: bytes,
     options: StreamOptions,
     format_error: ErrorFormatter = default_error_message,
-) -> AsyncIterator[httpx2.Response]:
+) -> AsyncIterator[StreamingResponse]:
     """POST ``body`` and yield the streaming response once it has a 2xx status.
 
     Non-2xx responses raise ``ProviderHTTPError``; transport failures raise ``ConnectionError``
@@ -124,17 +109,14 @@ async def post_stream(
     5xx, ``x-should-retry``) and connection failures are retried with backoff; a server-requested
     delay above ``options.max_retry_delay_ms`` fails at once, naming the delay.
     """
-    import httpx2
-
     _check_header_values(headers)
-    client = get_client()
-    timeout = httpx2.Timeout(connect=30.0, read=options.idle_timeout_ms / 1000, write=60.0, pool=60.0)
+    _dump_modules_once()
+    read_timeout = options.idle_timeout_ms / 1000
     attempt = 0
     while True:
-        request = client.build_request("POST", url, headers=dict(headers), content=body, timeout=timeout)
         try:
-            response = await client.send(request, stream=True)
-        except httpx2.TransportError as exc:
+            response = await send_post(url, headers, body, read_timeout_s=read_timeout)
+        except transport_errors() as exc:
             if attempt < options.max_retries:
                 await _retry_wait(provider_backoff_ms(attempt), options.signal)
                 attempt += 1
@@ -149,7 +131,7 @@ async def post_stream(
             if response.status_code >= 400:
                 try:
                     raw = await response.aread()
-                except httpx2.TransportError as exc:
+                except transport_errors() as exc:
                     # Not "<status> status code (no body)": that text would read as a Cerebras overflow.
                     raise ConnectionError(
                         f"{transport_error_message(exc)} (while reading a {response.status_code} response)"
@@ -175,11 +157,32 @@ async def post_stream(
                 raise ProviderHTTPError(message, response.status_code, response_headers, text)
             try:
                 yield response
-            except httpx2.TransportError as exc:
+            except transport_errors() as exc:
                 raise ConnectionError(transport_error_message(exc)) from exc
             return
         finally:
             await response.aclose()
+
+
+MODULES_DUMP_ENV = "PI_DEBUG_MODULES_AT_REQUEST"
+_modules_dumped = False
+
+
+def _dump_modules_once() -> None:
+    """With ``PI_DEBUG_MODULES_AT_REQUEST=<file>``, write the names of the imported modules to
+    that file when the first request is about to be sent: the startup import guard's test reads
+    it to prove that the print-mode path loads nothing it does not need before the request."""
+    global _modules_dumped
+    import os
+
+    target = os.environ.get(MODULES_DUMP_ENV)
+    if not target or _modules_dumped:
+        return
+    _modules_dumped = True
+    import sys
+
+    with open(target, "w", encoding="utf-8") as out:
+        out.write("\n".join(sorted(sys.modules)) + "\n")
 
 
 async def _retry_wait(delay_ms: int, signal: AbortSignal | None) -> None:
@@ -190,16 +193,14 @@ async def _retry_wait(delay_ms: int, signal: AbortSignal | None) -> None:
         raise AbortError(ABORTED_MESSAGE)
 
 
-async def iter_sse_events(response: httpx2.Response) -> AsyncGenerator[ServerSentEvent, None]:
+async def iter_sse_events(response: StreamingResponse) -> AsyncGenerator[ServerSentEvent, None]:
     """Decode the response body as Server-Sent Events, chunk by chunk."""
-    import httpx2
-
     decoder = SSEDecoder()
     try:
         async for chunk in response.aiter_bytes():
             for event in decoder.feed(chunk):
                 yield event
-    except httpx2.TransportError as exc:
+    except transport_errors() as exc:
         raise ConnectionError(transport_error_message(exc)) from exc
     decoder.flush()
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 from functools import cache
-from importlib import resources
 from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 import orjson
 
 from pi_harness.ai.json_values import JsonObject
+from pi_harness.ai.package_data import read_package_data
 from pi_harness.ai.types import ModelCost
 
 ModelType: TypeAlias = Literal["chat", "image", "classifier"]
@@ -44,7 +44,7 @@ class MediaModel(TypedDict):
 
 @cache
 def _media() -> dict[str, dict[str, list[MediaModel]]]:
-    raw = resources.files("pi_harness.ai").joinpath("media_catalog.json").read_bytes()
+    raw = read_package_data("media_catalog.json")
     data: dict[str, dict[str, list[MediaModel]]] = orjson.loads(raw)
     return data
 

@@ -7,7 +7,6 @@ the provider-level HTTP retry in ``pi_harness.ai.http`` (off by default).
 from __future__ import annotations
 
 import datetime
-import email.utils
 import math
 import random
 import re
@@ -136,6 +135,8 @@ def _finite(value: str) -> float | None:
 
 
 def _http_date_ms(value: str) -> int | None:
+    import email.utils  # only for a date-valued Retry-After
+
     try:
         parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

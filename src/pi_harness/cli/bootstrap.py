@@ -308,6 +308,25 @@ def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model 
     raise StartupError(str(error))
 
 
+def _prepare_first_request(model: Model | None, settings: SettingsManager, runtime: ModelRuntime, mode: str) -> None:
+    """Get the first request's connection ready while the rest of startup runs: the certificate
+    store loads in a thread when it will most likely be HTTPS, and in print and JSON mode (which
+    send it at once) the connection itself is opened. The model is the ``--model`` given, else
+    the settings' default (a resumed session that restores another model only wastes this)."""
+    from pi_harness.ai import tls
+
+    values = settings.values
+    if model is None and values.default_provider and values.default_model:
+        model = runtime.find(values.default_provider, values.default_model)
+    base_url = str(model.get("baseUrl") or "") if model is not None else ""
+    if not base_url or tls.needs_tls(base_url):
+        tls.prewarm()
+    if base_url and mode in ("print", "json"):
+        from pi_harness.ai.http_transport import preconnect
+
+        preconnect(base_url)
+
+
 @dataclass
 class Started:
     runtime: AgentSessionRuntime
@@ -353,6 +372,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         model, suffix_level = resolve_cli_model(parsed, model_runtime)
     except StartupError as exc:
         raise _with_local_hint(exc, parsed, local) from None
+    _prepare_first_request(model, settings, model_runtime, boot.mode)
     if parsed.api_key:
         problem = api_key_error(parsed)
         if problem is not None or model is None:

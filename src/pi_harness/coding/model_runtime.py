@@ -19,7 +19,7 @@ from typing import TypedDict, cast
 
 from pi_harness.ai.api import stream_simple
 from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key, provider_settings
-from pi_harness.ai.models import _catalog
+from pi_harness.ai.models import _catalog, catalog_provider_models
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi_harness.ai.stream import AssistantMessageEventStream
@@ -35,6 +35,7 @@ from pi_harness.coding.config.models_json import (
 )
 from pi_harness.coding.config.paths import MODELS_FILE
 from pi_harness.coding.config.values import is_command_value, missing_env_names, resolve_config_value, resolve_headers
+from pi_harness.coding.model_table import ModelTable
 from pi_harness.coding.virtual_models import RoutedModel, RouteReason, VirtualModels, is_virtual_model
 
 # Serves as both entry points of the provider (``stream`` and ``stream_simple``), so it takes
@@ -93,7 +94,8 @@ class ModelRuntime:
         self._extension_providers: dict[str, ExtensionProvider] = {}
         self._extra_models: list[Model] = list(extra_models or [])
         self._provider_configs: dict[str, ProviderConfig] = {}
-        self._models: dict[str, list[Model]] = {}
+        self._configs: list[ProviderConfig] = []
+        self._models = ModelTable(self._provider_models, self._all_models)
         # Virtual models (``register_virtual_model``), laid over the catalogue at each refresh.
         self.virtual = VirtualModels()
         self.refresh()
@@ -119,13 +121,34 @@ class ModelRuntime:
                 self.errors.extend(loaded.errors)
                 self.warnings.extend(loaded.warnings)
         self._provider_configs = {c.name: c for c in configs}
-        models = apply_models_config(_catalog(), configs)
+        self._configs = configs
+        self._models = ModelTable(self._provider_models, self._all_models)
+        if self.virtual.defined():
+            self._models.full()  # virtual models are laid over the whole table at once
+
+    def _all_models(self) -> dict[str, list[Model]]:
+        models = apply_models_config(_catalog(), self._configs)
         for provider in self._extension_providers.values():
             models = self._apply_extension_provider(models, provider)
         for extra in self._extra_models:
             bucket = models.setdefault(extra["provider"], [])
             models[extra["provider"]] = [m for m in bucket if m["id"] != extra["id"]] + [extra]
-        self._models = self.virtual.overlay(models)
+        return self.virtual.overlay(models)
+
+    def _provider_models(self, name: str) -> list[Model] | None:
+        """What ``_all_models()[name]`` holds, without the other providers (no virtual models:
+        with those the table is built whole)."""
+        builtin = catalog_provider_models(name)
+        models: dict[str, list[Model]] = {} if builtin is None else {name: list(builtin)}
+        models = apply_models_config(models, [config for config in self._configs if config.name == name])
+        extension = self._extension_providers.get(name)
+        if extension is not None:
+            models = self._apply_extension_provider(models, extension)
+        for extra in self._extra_models:
+            if extra["provider"] == name:
+                bucket = models.setdefault(name, [])
+                models[name] = [m for m in bucket if m["id"] != extra["id"]] + [extra]
+        return models.get(name)
 
     def _apply_extension_provider(
         self, models: dict[str, list[Model]], provider: ExtensionProvider

@@ -93,6 +93,12 @@ def _rules(tools: Sequence[AgentTool], extra: Iterable[str]) -> list[str]:
 
 @functools.cache  # the prompt is rebuilt before every turn; where the package is does not change
 def default_docs_dir() -> Path:
+    import pi_harness
+
+    # The package directory itself when it is on disk (``importlib.resources`` is a slow import).
+    package_file = getattr(pi_harness, "__file__", None)
+    if package_file is not None:
+        return Path(package_file).parent / "docs"
     from importlib import resources
 
     return Path(str(resources.files("pi_harness").joinpath("docs")))

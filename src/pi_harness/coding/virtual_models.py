@@ -169,6 +169,10 @@ class VirtualModels:
         entry = create_virtual_model(cast(VirtualModelDefinition, definition))
         self._defs[(provider, model_id)] = (entry, cast(Router, route))
 
+    def defined(self) -> bool:
+        """Whether any virtual model is registered."""
+        return bool(self._defs)
+
     def unregister(self, provider: str, model_id: str) -> bool:
         return self._defs.pop((provider, model_id), None) is not None
 

@@ -297,14 +297,13 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
 
 
 async def _chunks(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    import httpx2
-
     from pi_harness.ai.http import transport_error_message
+    from pi_harness.ai.http_transport import transport_errors
 
     try:
         async for chunk in source:
             yield chunk
-    except httpx2.TransportError as exc:
+    except transport_errors() as exc:
         raise ConnectionError(transport_error_message(exc)) from exc
 
 

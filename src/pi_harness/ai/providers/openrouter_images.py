@@ -18,11 +18,11 @@ from pi_harness.ai.cost import calculate_cost
 from pi_harness.ai.http import (
     bearer_authorization,
     default_error_message,
-    get_client,
     join_url,
     merge_headers,
     transport_error_message,
 )
+from pi_harness.ai.http_transport import get_client
 from pi_harness.ai.images import ImageGenerationContext, ImageGenerationOptions, ImageGenerationResult, ImageInput
 from pi_harness.ai.json_values import JsonObject, as_count, as_list, as_object
 from pi_harness.ai.jsonutil import dumps, loads, sanitize_surrogates
@@ -95,9 +95,8 @@ async def _post(
         options.headers,
     )
     timeout = options.timeout_ms / 1000 if options.timeout_ms is not None else None
-    response = await get_client().post(
-        join_url(model["baseUrl"], "chat/completions"), content=dumps(body), headers=headers, timeout=timeout
-    )
+    url = join_url(model["baseUrl"], "chat/completions")
+    response = await get_client(url).post(url, content=dumps(body), headers=headers, timeout=timeout)
     return response.status_code, dict(response.headers), response.content
 
 

@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pi_harness.agent.types import BashExecutionMessage
 from pi_harness.ai.abort import AbortController
 from pi_harness.coding.agent_session.session_errors import SessionError
 from pi_harness.coding.agent_session.session_events import BashExecutionUpdateEvent
 from pi_harness.coding.agent_session.session_state import RUNTIME_PATH, SessionState
-from pi_harness.coding.tools import BashExecutionResult, BashOperations, ToolOptions, execute_bash
+
+if TYPE_CHECKING:  # the bash runner loads on the first ``!command`` (startup does not need it)
+    from pi_harness.coding.tools import BashExecutionResult, BashOperations, ToolOptions
 
 
 def shell_environment(state: SessionState) -> dict[str, str]:
@@ -111,9 +113,9 @@ class UserShell:
                 raise SessionError(f"Command blocked by an extension: {error}") from error
             if answer:
                 if isinstance(answer.get("result"), dict):
-                    result = cast(BashExecutionResult, dict(answer["result"]))
+                    result = cast("BashExecutionResult", dict(answer["result"]))
                 elif answer.get("operations") is not None:
-                    operations = cast(BashOperations, answer["operations"])
+                    operations = cast("BashOperations", answer["operations"])
         masker = state.masker.snapshot()
         if result is None:
             result = await self._execute(command, operations, on_delta, request_id, masker.text)
@@ -143,6 +145,8 @@ class UserShell:
             state.events.emit_soon(event)
             if on_delta is not None:
                 on_delta(text)
+
+        from pi_harness.coding.tools.user_bash import execute_bash
 
         controller = self._controller = AbortController()
         try:

@@ -1,15 +1,41 @@
 """Pi packages: ``pi install/remove/update/list`` and the resources installed packages offer
-(docs/packages.md). Sources are npm, git, local paths and, beyond Pi, pip."""
+(docs/packages.md). Sources are npm, git, local paths and, beyond Pi, pip.
 
-from pi_harness.coding.packages.manager import (
-    ConfiguredPackage,
-    PackageManager,
-    PackageResource,
-    ResolvedPackages,
-)
-from pi_harness.coding.packages.process import PackageError
-from pi_harness.coding.packages.resolve import resolve_packages, resolve_temporary
-from pi_harness.coding.packages.sources import SourceError, parse_source
+The names below are loaded on first use: importing a submodule (``packages.sources`` for
+``is_package_source``) must not bring in the manager and its npm, git and pip parts.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.coding.packages.manager import ConfiguredPackage, PackageManager
+    from pi_harness.coding.packages.process import PackageError
+    from pi_harness.coding.packages.resolve import resolve_packages, resolve_temporary
+    from pi_harness.coding.packages.resolved import PackageResource, ResolvedPackages
+    from pi_harness.coding.packages.sources import SourceError, parse_source
+
+_HOMES = {
+    "ConfiguredPackage": "manager",
+    "PackageManager": "manager",
+    "PackageError": "process",
+    "resolve_packages": "resolve",
+    "resolve_temporary": "resolve",
+    "PackageResource": "resolved",
+    "ResolvedPackages": "resolved",
+    "SourceError": "sources",
+    "parse_source": "sources",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "ConfiguredPackage",

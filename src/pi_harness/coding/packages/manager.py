@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pi_harness.coding.config.paths import project_dir
 from pi_harness.coding.config.settings import Scope, SettingsManager
 from pi_harness.coding.packages import git, pip
-from pi_harness.coding.packages.discovery import ResourceType
 from pi_harness.coding.packages.npm import Npm
 from pi_harness.coding.packages.process import PackageError, offline
 from pi_harness.coding.packages.sources import (
@@ -35,27 +34,7 @@ from pi_harness.coding.packages.sources import (
 )
 
 PackageScope = Literal["user", "project"]
-ResourceScope = Literal["user", "project", "temporary"]  # temporary: ``pi -e <source>``
 Entry = str | Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class PackageResource:
-    kind: ResourceType
-    path: str
-    enabled: bool
-    source: str  # the settings entry's source string
-    scope: ResourceScope
-    base_dir: str  # the package root (a file source: its directory)
-
-
-@dataclass
-class ResolvedPackages:
-    resources: list[PackageResource] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    def paths(self, kind: ResourceType) -> list[str]:
-        return [r.path for r in self.resources if r.kind == kind and r.enabled]
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,12 @@ from pi_harness.coding.packages.discovery import RESOURCE_TYPES, ResourceType
 from pi_harness.coding.packages.manager import (
     Entry,
     PackageManager,
-    PackageResource,
     PackageScope,
-    ResolvedPackages,
-    ResourceScope,
     entry_source,
 )
 from pi_harness.coding.packages.npm import matches_configured
 from pi_harness.coding.packages.process import PackageError, offline
+from pi_harness.coding.packages.resolved import PackageResource, ResolvedPackages, ResourceScope
 from pi_harness.coding.packages.sources import (
     GitSource,
     LocalSource,

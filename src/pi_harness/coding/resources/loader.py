@@ -18,7 +18,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pi_harness.coding.config.paths import expand_home, project_dir
 from pi_harness.coding.config.settings import PathListKey, SettingsManager
 from pi_harness.coding.config.trust import project_agents_skill_dirs
-from pi_harness.coding.packages import PackageManager, ResolvedPackages, resolve_packages, resolve_temporary
+from pi_harness.coding.packages.resolved import ResolvedPackages, has_configured_packages
 from pi_harness.coding.resources.context_files import ContextFile, load_context_files
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
 from pi_harness.coding.resources.skills import Skill, SkillSource, load_skills
@@ -187,6 +187,15 @@ class DefaultResourceLoader:
     def _resolve_packages(self) -> ResolvedPackages:
         """Resources of the configured packages (installing missing ones unless offline);
         project packages only when the project is trusted (docs/packages.md)."""
+        if not self.options.package_sources and not has_configured_packages(
+            self.settings, with_project=self.project_trusted
+        ):
+            # Nothing to resolve: the package manager (npm, git, pip) stays unloaded.
+            self._temporary = ResolvedPackages()
+            return ResolvedPackages()
+        from pi_harness.coding.packages.manager import PackageManager
+        from pi_harness.coding.packages.resolve import resolve_packages, resolve_temporary
+
         manager = PackageManager(self.cwd, self.agent_dir, self.settings)
         self._temporary = resolve_temporary(manager, self.options.package_sources)
         resolved = resolve_packages(manager, with_project=self.project_trusted)

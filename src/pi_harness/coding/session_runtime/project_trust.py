@@ -26,7 +26,7 @@ from pi_harness.coding.config.trust import TrustDecision, TrustStore, decide_pro
 from pi_harness.coding.extensions.loader import SCRIPT_SUFFIXES
 from pi_harness.coding.extensions.runner import ExtensionRunner
 from pi_harness.coding.extensions.types import ExtensionErrorRecord
-from pi_harness.coding.packages import PackageManager, resolve_packages
+from pi_harness.coding.packages.resolved import has_configured_packages
 from pi_harness.coding.resources.loader import apply_path_filters, discover_extension_entries
 from pi_harness.coding.session_runtime.services import ExtensionFactoryEntry, factory_path
 
@@ -39,8 +39,13 @@ def user_extension_paths(agent_directory: Path, settings: SettingsManager, cwd: 
     kept, added = apply_path_filters(discovered, patterns)
     # Python extensions of global packages; TypeScript ones are left to the session's loader
     # (this pass treats a load failure as fatal).
-    manager = PackageManager(cwd or Path.cwd(), agent_directory, settings)
-    resources = resolve_packages(manager, with_project=False).resources
+    resources = []
+    if has_configured_packages(settings, with_project=False):
+        from pi_harness.coding.packages.manager import PackageManager
+        from pi_harness.coding.packages.resolve import resolve_packages
+
+        manager = PackageManager(cwd or Path.cwd(), agent_directory, settings)
+        resources = resolve_packages(manager, with_project=False).resources
     packaged = [
         r.path
         for r in resources

@@ -21,7 +21,7 @@ incremented otherwise; should it overflow, the timestamp moves on by one millise
 
 from __future__ import annotations
 
-import secrets
+import os
 import threading
 import time
 import uuid
@@ -29,6 +29,12 @@ import uuid
 _COUNTER_BITS = 42
 _COUNTER_MAX = (1 << _COUNTER_BITS) - 1
 _TIMESTAMP_MAX = (1 << 48) - 1
+
+
+def _random_bits(bits: int) -> int:
+    """``secrets.randbits`` without importing ``secrets`` (and ``hmac``) at startup: the same
+    operating-system randomness."""
+    return int.from_bytes(os.urandom((bits + 7) // 8), "big") >> (-bits % 8)
 
 
 class Uuid7Generator:
@@ -43,12 +49,12 @@ class Uuid7Generator:
         with self._lock:
             if now_ms > self._last_ms:
                 self._last_ms = now_ms
-                self._counter = secrets.randbits(_COUNTER_BITS - 1)
+                self._counter = _random_bits(_COUNTER_BITS - 1)
             elif self._counter < _COUNTER_MAX:
                 self._counter += 1
             else:
                 self._last_ms += 1
-                self._counter = secrets.randbits(_COUNTER_BITS - 1)
+                self._counter = _random_bits(_COUNTER_BITS - 1)
             return self._last_ms, self._counter
 
     def __call__(self, now_ms: int | None = None) -> uuid.UUID:
@@ -60,7 +66,7 @@ class Uuid7Generator:
         value |= (counter >> 30) << 64  # rand_a: the counter's high 12 bits
         value |= 0b10 << 62
         value |= (counter & ((1 << 30) - 1)) << 32  # the counter's low 30 bits
-        value |= secrets.randbits(32)
+        value |= _random_bits(32)
         return uuid.UUID(int=value)
 
 

@@ -7,20 +7,29 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_harness.coding.tools.bash import BASH_PARAMETERS, create_bash_tool
+    from pi_harness.coding.tools.bash import create_bash_tool
     from pi_harness.coding.tools.bash_exec import ExecAborted, ExecResult, ExecTimedOut
-    from pi_harness.coding.tools.edit import (
+    from pi_harness.coding.tools.declarations import (
+        BASH_PARAMETERS,
         EDIT_PARAMETERS,
+        FIND_PARAMETERS,
+        GREP_PARAMETERS,
+        LS_PARAMETERS,
+        READ_PARAMETERS,
+        WRITE_PARAMETERS,
+        powershell_available,
+    )
+    from pi_harness.coding.tools.edit import (
         compute_edit_diff,
         create_edit_tool,
         prepare_edit_arguments,
     )
     from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
     from pi_harness.coding.tools.edit_match import EditSpec
-    from pi_harness.coding.tools.find import FIND_PARAMETERS, create_find_tool
-    from pi_harness.coding.tools.grep import GREP_PARAMETERS, create_grep_tool
+    from pi_harness.coding.tools.find import create_find_tool
+    from pi_harness.coding.tools.grep import create_grep_tool
     from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, detect_image_mime_type, fit_image
-    from pi_harness.coding.tools.ls import LS_PARAMETERS, create_ls_tool
+    from pi_harness.coding.tools.ls import create_ls_tool
     from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
     from pi_harness.coding.tools.operations import (
         BashOperations,
@@ -43,7 +52,7 @@ if TYPE_CHECKING:
     from pi_harness.coding.tools.options import SpawnContext, SpawnHook, ToolOptions
     from pi_harness.coding.tools.orphans import OrphanReaper, enable_child_subreaper
     from pi_harness.coding.tools.paths import expand_path, resolve_read_path, resolve_to_cwd
-    from pi_harness.coding.tools.powershell import create_powershell_tool, powershell_available
+    from pi_harness.coding.tools.powershell import create_powershell_tool
     from pi_harness.coding.tools.process import (
         kill_all_tracked_processes,
         terminate_process_group,
@@ -51,7 +60,7 @@ if TYPE_CHECKING:
         tracked_process_groups,
         untrack_process_group,
     )
-    from pi_harness.coding.tools.read import READ_PARAMETERS, create_read_tool
+    from pi_harness.coding.tools.read import create_read_tool
     from pi_harness.coding.tools.registry import (
         BUILTIN_TOOL_NAMES,
         CODING_TOOL_NAMES,
@@ -81,29 +90,29 @@ if TYPE_CHECKING:
         truncate_tail,
     )
     from pi_harness.coding.tools.user_bash import BashExecutionResult, execute_bash
-    from pi_harness.coding.tools.write import WRITE_PARAMETERS, create_write_tool
+    from pi_harness.coding.tools.write import create_write_tool
 
 _EXPORTS: dict[str, str] = {
-    "BASH_PARAMETERS": "pi_harness.coding.tools.bash",
+    "BASH_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_bash_tool": "pi_harness.coding.tools.bash",
     "ExecAborted": "pi_harness.coding.tools.bash_exec",
     "ExecResult": "pi_harness.coding.tools.bash_exec",
     "ExecTimedOut": "pi_harness.coding.tools.bash_exec",
-    "EDIT_PARAMETERS": "pi_harness.coding.tools.edit",
+    "EDIT_PARAMETERS": "pi_harness.coding.tools.declarations",
     "compute_edit_diff": "pi_harness.coding.tools.edit",
     "create_edit_tool": "pi_harness.coding.tools.edit",
     "prepare_edit_arguments": "pi_harness.coding.tools.edit",
     "EditDiff": "pi_harness.coding.tools.edit_diff",
     "generate_diff": "pi_harness.coding.tools.edit_diff",
     "EditSpec": "pi_harness.coding.tools.edit_match",
-    "FIND_PARAMETERS": "pi_harness.coding.tools.find",
+    "FIND_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_find_tool": "pi_harness.coding.tools.find",
-    "GREP_PARAMETERS": "pi_harness.coding.tools.grep",
+    "GREP_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_grep_tool": "pi_harness.coding.tools.grep",
     "IMAGE_BLOCKED_TEXT": "pi_harness.coding.tools.images",
     "detect_image_mime_type": "pi_harness.coding.tools.images",
     "fit_image": "pi_harness.coding.tools.images",
-    "LS_PARAMETERS": "pi_harness.coding.tools.ls",
+    "LS_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_ls_tool": "pi_harness.coding.tools.ls",
     "with_file_mutation_queue": "pi_harness.coding.tools.mutation_queue",
     "BashOperations": "pi_harness.coding.tools.operations",
@@ -131,13 +140,13 @@ _EXPORTS: dict[str, str] = {
     "resolve_read_path": "pi_harness.coding.tools.paths",
     "resolve_to_cwd": "pi_harness.coding.tools.paths",
     "create_powershell_tool": "pi_harness.coding.tools.powershell",
-    "powershell_available": "pi_harness.coding.tools.powershell",
+    "powershell_available": "pi_harness.coding.tools.declarations",
     "kill_all_tracked_processes": "pi_harness.coding.tools.process",
     "terminate_process_group": "pi_harness.coding.tools.process",
     "track_process_group": "pi_harness.coding.tools.process",
     "tracked_process_groups": "pi_harness.coding.tools.process",
     "untrack_process_group": "pi_harness.coding.tools.process",
-    "READ_PARAMETERS": "pi_harness.coding.tools.read",
+    "READ_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_read_tool": "pi_harness.coding.tools.read",
     "BUILTIN_TOOL_NAMES": "pi_harness.coding.tools.registry",
     "CODING_TOOL_NAMES": "pi_harness.coding.tools.registry",
@@ -169,7 +178,7 @@ _EXPORTS: dict[str, str] = {
     "truncate_tail": "pi_harness.coding.tools.truncate",
     "BashExecutionResult": "pi_harness.coding.tools.user_bash",
     "execute_bash": "pi_harness.coding.tools.user_bash",
-    "WRITE_PARAMETERS": "pi_harness.coding.tools.write",
+    "WRITE_PARAMETERS": "pi_harness.coding.tools.declarations",
     "create_write_tool": "pi_harness.coding.tools.write",
 }
 

@@ -17,36 +17,16 @@ from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.tools.bash_output import CommandOutput, OutputCollector
-from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
+from pi_harness.coding.tools.declarations import BASH
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import BashOperations, LocalBashOperations
 from pi_harness.coding.tools.options import SpawnContext, ToolOptions
 from pi_harness.coding.tools.results import ToolError, format_number, text_result
 from pi_harness.coding.tools.shell import build_command_env, prepare_command
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 UPDATE_INTERVAL_SECONDS = 0.05
 # Limit of ``structuredContent.output``: programmatic callers get much more than the model.
 STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
-
-BASH_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "The bash command line to execute."},
-        "timeout": {
-            "type": "number",
-            "description": "Optional limit in seconds after which the command is killed (no limit by default).",
-        },
-    },
-    "required": ["command"],
-}
-
-BASH_DESCRIPTION = (
-    "Execute a bash command in the current working directory and return its combined stdout and stderr. "
-    f"Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are returned, "
-    "whichever limit is hit first; when output is cut, the complete output is saved to a temporary file "
-    "whose path is given. You may pass a timeout in seconds."
-)
 
 
 @dataclass
@@ -223,15 +203,11 @@ async def run_shell_tool(call: ToolCall[BashOperations]) -> AgentToolResult:
     return bash_run_to_result(run)
 
 
-BASH_TOOL = BuiltinTool(
-    name="bash",
-    description=BASH_DESCRIPTION,
-    parameters=BASH_PARAMETERS,
-    prompt_snippet="Run shell commands in bash (ls, grep, find, git and the like)",
+BASH_TOOL = BuiltinTool.declared(
+    BASH,
     operations=default_bash_operations,
     run=run_shell_tool,
     abort_check_first=False,
-    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

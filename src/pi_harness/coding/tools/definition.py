@@ -17,6 +17,7 @@ from pi_harness.agent.types import AgentTool, AgentToolResult, ToolUpdateCallbac
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.coding.session_store.system_messages import ConstrainedSampling
+from pi_harness.coding.tools.declarations import ToolDeclarationSpec
 from pi_harness.coding.tools.declared import DeclaredTool
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
@@ -65,6 +66,29 @@ class BuiltinTool(Generic[Ops]):
     # runner in its own words ("Command aborted"), like an abort while it runs.
     abort_check_first: bool = True
     constrained_sampling: ConstrainedSampling | None = None
+
+    @classmethod
+    def declared(
+        cls,
+        spec: ToolDeclarationSpec,
+        *,
+        operations: Callable[[ToolOptions], Ops],
+        run: Callable[[ToolCall[Ops]], Awaitable[AgentToolResult]],
+        prepare_arguments: Callable[[JsonObject], JsonObject] | None = None,
+        abort_check_first: bool = True,
+    ) -> BuiltinTool[Ops]:
+        """The tool ``spec`` declares, with its body."""
+        return cls(
+            name=spec.name,
+            description=spec.description,
+            parameters=spec.parameters,
+            prompt_snippet=spec.prompt_snippet,
+            operations=operations,
+            run=run,
+            prepare_arguments=prepare_arguments,
+            abort_check_first=abort_check_first,
+            constrained_sampling=spec.constrained_sampling,
+        )
 
     def create(self, cwd: str, options: ToolOptions | None = None) -> AgentTool:
         opts = options or ToolOptions()

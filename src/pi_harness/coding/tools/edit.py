@@ -16,7 +16,7 @@ import orjson
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import sanitize_surrogates
-from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
+from pi_harness.coding.tools.declarations import EDIT
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.edit_diff import EditDiff, generate_diff
 from pi_harness.coding.tools.edit_match import (
@@ -33,45 +33,6 @@ from pi_harness.coding.tools.operations import EditOperations, LocalEditOperatio
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
-
-_EDIT_ITEM: JsonObject = {
-    "type": "object",
-    "properties": {
-        "oldText": {
-            "type": "string",
-            "description": "Exact text to replace. It must occur exactly once in the original file and must not "
-            "share any part with the oldText of another entry in this call.",
-        },
-        "newText": {"type": "string", "description": "Text to put in place of oldText."},
-    },
-    "required": ["oldText", "newText"],
-}
-
-EDIT_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "Path of the file to change, relative to the working directory or absolute.",
-        },
-        "edits": {
-            # No minItems, as in Pi: an empty list is refused when the tool runs, with a clear error.
-            "type": "array",
-            "items": _EDIT_ITEM,
-            "description": "One or more replacements. Every entry is located in the original file, not in the "
-            "result of the entries before it. Entries must not overlap or nest; put changes to the same block or "
-            "to neighbouring lines into one entry.",
-        },
-    },
-    "required": ["path", "edits"],
-}
-
-EDIT_DESCRIPTION = (
-    "Change a file by replacing exact pieces of text. Each edits[].oldText must identify one unique "
-    "region of the original file, and the regions of one call must not overlap. Combine changes to the "
-    "same block or to nearby lines into a single entry instead of overlapping entries, and do not pad "
-    "oldText with long unchanged stretches just to connect distant changes."
-)
 
 
 def prepare_edit_arguments(args: JsonObject) -> JsonObject:
@@ -166,15 +127,11 @@ async def _edit(call: ToolCall[EditOperations]) -> AgentToolResult:
     return await with_file_mutation_queue(absolute, mutate)
 
 
-EDIT_TOOL: BuiltinTool[EditOperations] = BuiltinTool(
-    name="edit",
-    description=EDIT_DESCRIPTION,
-    parameters=EDIT_PARAMETERS,
-    prompt_snippet="Make targeted changes by exact text replacement (several separate changes per call allowed)",
+EDIT_TOOL: BuiltinTool[EditOperations] = BuiltinTool.declared(
+    EDIT,
     operations=lambda options: options.edit_operations or LocalEditOperations(),
     run=_edit,
     prepare_arguments=prepare_edit_arguments,
-    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

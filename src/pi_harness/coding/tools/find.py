@@ -5,39 +5,16 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.tools.declarations import DEFAULT_FIND_LIMIT, FIND
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import FindOperations, LocalFindOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import to_posix
 from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
+from pi_harness.coding.tools.truncate import ListingNotices
 
-DEFAULT_FIND_LIMIT = 1000
 # What a custom glob implementation should skip (the local one honours .gitignore instead).
 DEFAULT_FIND_IGNORE = ("**/node_modules/**", "**/.git/**")
-
-FIND_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "description": "Glob the paths must match, for example '*.ts', '**/*.json' or 'src/**/*.spec.ts'.",
-        },
-        "path": {"type": "string", "description": "Directory to search in (defaults to the working directory)."},
-        "limit": {
-            "type": "number",
-            "description": f"Maximum number of paths to return (default: {DEFAULT_FIND_LIMIT}).",
-        },
-    },
-    "required": ["pattern"],
-}
-
-FIND_DESCRIPTION = (
-    "Find files by glob pattern and return their paths relative to the search directory. Files ignored "
-    f"by .gitignore are skipped. Output stops after {DEFAULT_FIND_LIMIT} results or "
-    f"{DEFAULT_MAX_BYTES // 1024}KB, whichever comes first."
-)
 
 
 def _relative(path: str, search_path: str) -> str:
@@ -67,11 +44,8 @@ async def _find(call: ToolCall[FindOperations]) -> AgentToolResult:
     return listing.result()
 
 
-FIND_TOOL: BuiltinTool[FindOperations] = BuiltinTool(
-    name="find",
-    description=FIND_DESCRIPTION,
-    parameters=FIND_PARAMETERS,
-    prompt_snippet="Find files whose paths match a glob pattern (respects .gitignore)",
+FIND_TOOL: BuiltinTool[FindOperations] = BuiltinTool.declared(
+    FIND,
     operations=lambda options: (
         options.find_operations
         or LocalFindOperations(use_ripgrep=options.use_ripgrep, agent_directory=options.agent_dir)

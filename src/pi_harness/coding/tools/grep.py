@@ -9,55 +9,16 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.tools.declarations import DEFAULT_GREP_LIMIT, GREP
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import GrepOperations, LocalGrepOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.results import ToolError, as_int, raise_if_aborted, text_result
 from pi_harness.coding.tools.search_types import GrepQuery
 from pi_harness.coding.tools.truncate import (
-    DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
     ListingNotices,
     truncate_line,
-)
-
-DEFAULT_GREP_LIMIT = 100
-
-GREP_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "description": "What to look for: a regular expression, or plain text with literal=true.",
-        },
-        "path": {"type": "string", "description": "Directory or file to search (defaults to the working directory)."},
-        "glob": {
-            "type": "string",
-            "description": "Only search files whose path matches this glob, for example '*.ts' or '**/*.spec.ts'.",
-        },
-        "ignoreCase": {"type": "boolean", "description": "Match without regard to letter case (default: false)."},
-        "literal": {
-            "type": "boolean",
-            "description": "Treat the pattern as plain text rather than a regular expression (default: false).",
-        },
-        "context": {
-            "type": "number",
-            "description": "Number of lines to show before and after each matching line (default: 0).",
-        },
-        "limit": {
-            "type": "number",
-            "description": f"Maximum number of matching lines to return (default: {DEFAULT_GREP_LIMIT}).",
-        },
-    },
-    "required": ["pattern"],
-}
-
-GREP_DESCRIPTION = (
-    "Search the contents of files for a pattern and return the matching lines with their file paths and "
-    "line numbers. Files ignored by .gitignore are skipped. Output stops after "
-    f"{DEFAULT_GREP_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first, and lines longer "
-    f"than {GREP_MAX_LINE_LENGTH} characters are shortened."
 )
 
 
@@ -121,11 +82,8 @@ async def _grep(call: ToolCall[GrepOperations]) -> AgentToolResult:
     return listing.result()
 
 
-GREP_TOOL: BuiltinTool[GrepOperations] = BuiltinTool(
-    name="grep",
-    description=GREP_DESCRIPTION,
-    parameters=GREP_PARAMETERS,
-    prompt_snippet="Search file contents for a pattern (respects .gitignore)",
+GREP_TOOL: BuiltinTool[GrepOperations] = BuiltinTool.declared(
+    GREP,
     operations=lambda options: (
         options.grep_operations
         or LocalGrepOperations(use_ripgrep=options.use_ripgrep, agent_directory=options.agent_dir)

@@ -5,32 +5,12 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject
+from pi_harness.coding.tools.declarations import DEFAULT_LS_LIMIT, LS
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.operations import LocalLsOperations, LsOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.results import ToolError, raise_if_aborted, text_result
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, ListingNotices
-
-DEFAULT_LS_LIMIT = 500
-
-LS_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "Directory to list (defaults to the working directory)."},
-        "limit": {
-            "type": "number",
-            "description": f"Maximum number of entries to return (default: {DEFAULT_LS_LIMIT}).",
-        },
-    },
-    "required": [],
-}
-
-LS_DESCRIPTION = (
-    "List the entries of a directory in alphabetical order. Directories end with '/', and dotfiles are "
-    f"included. Output stops after {DEFAULT_LS_LIMIT} entries or {DEFAULT_MAX_BYTES // 1024}KB, whichever "
-    "comes first."
-)
+from pi_harness.coding.tools.truncate import ListingNotices
 
 
 async def _ls(call: ToolCall[LsOperations]) -> AgentToolResult:
@@ -68,11 +48,8 @@ async def _ls(call: ToolCall[LsOperations]) -> AgentToolResult:
     return listing.result()
 
 
-LS_TOOL: BuiltinTool[LsOperations] = BuiltinTool(
-    name="ls",
-    description=LS_DESCRIPTION,
-    parameters=LS_PARAMETERS,
-    prompt_snippet="List the entries of a directory",
+LS_TOOL: BuiltinTool[LsOperations] = BuiltinTool.declared(
+    LS,
     operations=lambda options: options.ls_operations or LocalLsOperations(),
     run=_ls,
 )

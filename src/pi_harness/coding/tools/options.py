@@ -9,21 +9,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from pi_harness.ai.models import ImageResize
 from pi_harness.coding.tools.file_freshness import FileViews
-from pi_harness.coding.tools.operations import (
-    BashOperations,
-    EditOperations,
-    FindOperations,
-    GrepOperations,
-    LsOperations,
-    ReadOperations,
-    WriteOperations,
-)
 from pi_harness.coding.tools.process import KILL_GRACE_SECONDS
-from pi_harness.coding.tools.shell import EnvProvider
+
+if TYPE_CHECKING:  # types only: the operations load with the tools' bodies (``lazy.py``)
+    from pi_harness.ai.models import ImageResize
+    from pi_harness.coding.tools.operations import (
+        BashOperations,
+        EditOperations,
+        FindOperations,
+        GrepOperations,
+        LsOperations,
+        ReadOperations,
+        WriteOperations,
+    )
+    from pi_harness.coding.tools.shell import EnvProvider
 
 
 class SpawnContext(TypedDict):

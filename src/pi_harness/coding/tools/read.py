@@ -7,9 +7,9 @@ import base64
 from collections.abc import AsyncIterator
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject, JsonValue
+from pi_harness.ai.json_values import JsonValue
 from pi_harness.ai.types import ImageContent, TextContent
-from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
+from pi_harness.coding.tools.declarations import READ
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
 from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
@@ -17,30 +17,10 @@ from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import read_path_variants, resolve_to_cwd
 from pi_harness.coding.tools.read_window import read_text_window, truncate_window
 from pi_harness.coding.tools.results import ToolError, as_int, format_number, raise_if_aborted, text_result
-from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, format_size
 
 CHUNK_SIZE = 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
-
-READ_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "Path of the file to read, relative to the working directory or absolute.",
-        },
-        "offset": {"type": "number", "description": "Line number to start reading from (1 = first line)."},
-        "limit": {"type": "number", "description": "Maximum number of lines to return."},
-    },
-    "required": ["path"],
-}
-
-READ_DESCRIPTION = (
-    "Show the contents of a file. Text files come back as text; JPEG, PNG, GIF and WebP images come back "
-    f"as image attachments. Text is cut after {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, "
-    "whichever is reached first. For large files pass offset and limit, and when you need the whole "
-    "file keep reading with the offset given in the output until you reach the end."
-)
 
 
 async def _existing_variant(operations: ReadOperations, resolved: str) -> str:
@@ -184,14 +164,10 @@ def _read_output(result: AgentToolResult) -> JsonValue:
     return {"type": "image", "data": image["data"], "mimeType": image["mimeType"], "note": text}
 
 
-READ_TOOL: BuiltinTool[ReadOperations] = BuiltinTool(
-    name="read",
-    description=READ_DESCRIPTION,
-    parameters=READ_PARAMETERS,
-    prompt_snippet="Read what a file contains",
+READ_TOOL: BuiltinTool[ReadOperations] = BuiltinTool.declared(
+    READ,
     operations=lambda options: options.read_operations or LocalReadOperations(),
     run=_read,
-    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 

@@ -4,34 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
-from pi_harness.agent.types import AgentTool
-from pi_harness.coding.tools.bash import create_bash_tool
-from pi_harness.coding.tools.edit import create_edit_tool
-from pi_harness.coding.tools.find import create_find_tool
-from pi_harness.coding.tools.grep import create_grep_tool
-from pi_harness.coding.tools.ls import create_ls_tool
-from pi_harness.coding.tools.options import ToolOptions
-from pi_harness.coding.tools.powershell import create_powershell_tool, powershell_available
-from pi_harness.coding.tools.read import create_read_tool
-from pi_harness.coding.tools.write import create_write_tool
+from pi_harness.coding.tools.declarations import DECLARATIONS, powershell_available
+from pi_harness.coding.tools.lazy import declare_tool
 
-ToolFactory = Callable[[str, "ToolOptions | None"], AgentTool]
+if TYPE_CHECKING:
+    from pi_harness.agent.types import AgentTool
+    from pi_harness.coding.tools.options import ToolOptions
+
+ToolFactory = Callable[[str, "ToolOptions | None"], "AgentTool"]
 
 BUILTIN_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls", "powershell")
 DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
 CODING_TOOL_NAMES = DEFAULT_TOOL_NAMES
 READ_ONLY_TOOL_NAMES = ("read", "grep", "find", "ls")
 
+# Declared at once, implemented on first call (``lazy.py``); ``create_<name>_tool`` of each
+# tool module builds the body directly.
 TOOL_FACTORIES: dict[str, ToolFactory] = {
-    "read": create_read_tool,
-    "bash": create_bash_tool,
-    "edit": create_edit_tool,
-    "write": create_write_tool,
-    "grep": create_grep_tool,
-    "find": create_find_tool,
-    "ls": create_ls_tool,
-    "powershell": create_powershell_tool,
+    name: partial(declare_tool, DECLARATIONS[name]) for name in BUILTIN_TOOL_NAMES
 }
 
 

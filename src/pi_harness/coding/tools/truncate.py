@@ -8,7 +8,6 @@ stored in ``details.truncation`` with Pi's camelCase keys. Lines are counted as 
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple, TypedDict
 
 from pi_harness.agent.types import AgentToolResult
@@ -36,6 +35,8 @@ class TruncationResult(TypedDict):
 
 def to_fixed(value: float, digits: int) -> str:
     """JavaScript's ``Number.prototype.toFixed``: halves round away from zero, not to even."""
+    from decimal import ROUND_HALF_UP, Decimal  # here: ``decimal`` is a slow import, rarely needed
+
     quantum = Decimal(1).scaleb(-digits)
     return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
 

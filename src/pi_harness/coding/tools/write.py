@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
-from pi_harness.ai.json_values import JsonObject
-from pi_harness.coding.tools.declared import PREFER_JSON_SCHEMA
+from pi_harness.coding.tools.declarations import WRITE
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.file_freshness import current_bytes
 from pi_harness.coding.tools.mutation_queue import with_file_mutation_queue
@@ -21,23 +20,6 @@ from pi_harness.coding.tools.operations import LocalWriteOperations, WriteOperat
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import resolve_to_cwd
 from pi_harness.coding.tools.results import raise_if_aborted, text_result
-
-WRITE_PARAMETERS: JsonObject = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "Path of the file to write, relative to the working directory or absolute.",
-        },
-        "content": {"type": "string", "description": "The complete new content of the file."},
-    },
-    "required": ["path", "content"],
-}
-
-WRITE_DESCRIPTION = (
-    "Write content to a file: the file is created if it does not exist and replaced completely if it does. "
-    "Missing parent directories are created."
-)
 
 
 async def _write(call: ToolCall[WriteOperations]) -> AgentToolResult:
@@ -78,14 +60,10 @@ async def _existing_content(operations: WriteOperations, path: str) -> bytes | N
     return data if isinstance(data, bytes) else None
 
 
-WRITE_TOOL: BuiltinTool[WriteOperations] = BuiltinTool(
-    name="write",
-    description=WRITE_DESCRIPTION,
-    parameters=WRITE_PARAMETERS,
-    prompt_snippet="Create a new file or replace a file's whole content",
+WRITE_TOOL: BuiltinTool[WriteOperations] = BuiltinTool.declared(
+    WRITE,
     operations=lambda options: options.write_operations or LocalWriteOperations(),
     run=_write,
-    constrained_sampling=PREFER_JSON_SCHEMA,
 )
 
 
