@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
 from pi_harness.cli.modes.interactive.terminal_progress import ACTIVE, CLEAR
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
@@ -165,3 +167,22 @@ async def test_terminal_progress_is_reported_once_turned_on(server: FakeLLMServe
         await pi.wait_for(lambda: CLEAR in pi.buffer.getvalue(), "the progress cleared")
         raw = pi.buffer.getvalue()
         assert raw.index(ACTIVE) < raw.rindex(CLEAR)
+
+
+async def test_image_items_are_listed_where_images_are_drawn(
+    server: FakeLLMServer, project: Path, tui_mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pi lists "Show images" and "Image width" only when the terminal draws images inline: a kitty
+    terminal in regular mode (fullscreen always shows placeholders)."""
+    for name in ("TMUX", "PI_IMAGE_PROTOCOL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-kitty")
+    monkeypatch.setenv("TERM_PROGRAM", "kitty")
+    async with run_pi() as pi:
+        await pi.started()
+        await open_settings(pi)
+        drawn = tui_mode == "regular"
+        assert pi.screen_has("(1/35)" if drawn else "(1/33)")
+        await pi.press("down")
+        await pi.wait_for(lambda: "Auto-compact" not in pi.selected_row(), "the next item")
+        assert ("Show images" in pi.selected_row()) is drawn

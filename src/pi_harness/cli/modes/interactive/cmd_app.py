@@ -121,7 +121,7 @@ async def settings(mode: ModeContext, args: str) -> None:
     items = setting_items(
         values, auto_compact=session.auto_compaction_enabled, steering_mode=session.steering_mode,
         follow_up_mode=session.follow_up_mode, hide_thinking=shell.context.hide_thinking, theme=theme,
-        tui_mode=shell.ui.tui_mode,
+        tui_mode=shell.ui.tui_mode, supports_images=shell.context.capabilities.images is not None,
     )  # fmt: skip
     context = shell.context
 
