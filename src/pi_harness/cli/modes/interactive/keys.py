@@ -8,6 +8,7 @@ so ``ctrl+d`` deletes forward instead).
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -164,10 +165,10 @@ class KeyActions:
         return True
 
     def suspend(self) -> bool:
-        try:
-            self.shell.view.app.suspend_to_background()
-        except (AttributeError, RuntimeError, OSError):  # includes "not implemented" on some platforms
+        """Ctrl+Z: the keyboard protocol is switched off while stopped and on again after ``fg``."""
+        if not hasattr(signal, "SIGTSTP"):
             return False
+        self._spawn(self.shell.suspend())
         return True
 
     def follow_up(self) -> bool:
