@@ -1,0 +1,106 @@
+"""Modified keys in a real terminal: ``pi`` in tmux, with and without tmux's ``extended-keys``.
+
+tmux forwards Shift+Enter only to a program that asked for extended keys (``ESC [ > 4 ; 2 m``,
+which pi sends once the terminal answered its kitty-protocol query with a plain Device
+Attributes reply) and only when ``extended-keys`` is on. With it off, pi says how to fix it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from _pi_env import PiEnv, pi_executable
+from _tmux import EXIT_MARKER, Tmux
+
+from pi_harness.testing.fake_llm import ScriptedResponse, TextStep
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+OFF_WARNING = "tmux extended-keys is off. Modified Enter keys may not work."
+MODES = ("fullscreen", "regular")
+
+
+@contextmanager
+def pi_in_tmux(pi_env: PiEnv, *args: str, extended_keys: bool) -> Iterator[Tmux]:
+    """Like ``_tmux.tmux_running_pi``, with the server's options set before pi starts."""
+    env = dict(pi_env.env)
+    env.setdefault("TERM", "xterm-256color")
+    socket_dir = Path(tempfile.mkdtemp(prefix="pi-tmux-", dir="/tmp"))
+    config = socket_dir / "tmux.conf"
+    config.write_text("set -g extended-keys on\n" if extended_keys else "set -g extended-keys off\n")
+    session = Tmux(socket_dir / "s", env)
+    command = " ".join(shlex.quote(part) for part in (pi_executable(), *args))
+    command = f"{command}; echo '{EXIT_MARKER}' $?; sleep 600"
+    subprocess.run(
+        ["tmux", "-S", str(session.socket), "-f", str(config), "new-session", "-d", "-s", "pi",
+         "-x", "100", "-y", "30", "-c", str(pi_env.cwd), command],
+        env=env, check=True, capture_output=True, timeout=10,
+    )  # fmt: skip
+    try:
+        yield session
+    finally:
+        subprocess.run(["tmux", "-S", str(session.socket), "kill-server"], capture_output=True, env=env, check=False)
+        shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def user_text(pi_env: PiEnv) -> str:
+    messages = pi_env.server.requests[0].json["messages"]
+    user = [message for message in messages if message["role"] == "user"][-1]
+    content = user["content"]
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shift_enter_inserts_a_new_line_with_extended_keys_on(pi_env: PiEnv, mode: str) -> None:
+    pi_env.server.push(ScriptedResponse(steps=[TextStep("Two lines received.")]))
+    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=True) as tmux:
+        tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
+        tmux.send("first line")
+        tmux.wait_for(lambda screen: "first line" in screen, "the typed text")
+        tmux.keys("S-Enter")
+        tmux.send("second line")
+        screen = tmux.wait_for(lambda screen: "second line" in screen, "the second line in the editor")
+        rows = screen.splitlines()
+        first = next(index for index, row in enumerate(rows) if "first line" in row)
+        assert "second line" in rows[first + 1]  # a new line, not a submitted prompt
+        assert not pi_env.server.requests
+        assert OFF_WARNING not in screen
+        tmux.keys("Enter")
+        tmux.wait_for(lambda screen: "Two lines received." in screen, "the answer")
+        assert user_text(pi_env) == "first line\nsecond line"
+        tmux.keys("C-d")
+        tmux.wait_for(lambda screen: EXIT_MARKER in screen, "pi to exit")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ctrl_shift_letters_and_alt_enter_arrive_as_themselves(pi_env: PiEnv, mode: str) -> None:
+    """Alt+Enter is a new line when idle; Ctrl+Shift+F opens fullscreen search, and in regular mode
+    Ctrl+Shift+letter must not type the letter or act as Ctrl+letter."""
+    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=True) as tmux:
+        tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
+        tmux.send("alpha")
+        tmux.keys("M-Enter")
+        tmux.send("beta")
+        rows = tmux.wait_for(lambda screen: "beta" in screen, "the second line").splitlines()
+        first = next(index for index, row in enumerate(rows) if "alpha" in row)
+        assert "beta" in rows[first + 1]
+        tmux.keys("C-S-e")  # unbound: neither "E" typed nor ctrl+e (line end) ... nothing visible
+        tmux.send("!")
+        screen = tmux.wait_for(lambda screen: "beta!" in screen, "the typed character")
+        assert "betaE" not in screen
+        assert not pi_env.server.requests
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_warning_says_how_to_turn_extended_keys_on(pi_env: PiEnv, mode: str) -> None:
+    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=False) as tmux:
+        screen = tmux.wait_for(lambda screen: "extended-keys" in screen, "the tmux warning")
+        assert OFF_WARNING in " ".join(screen.split())
+        assert "set -g extended-keys on" in screen
