@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pi_harness.cli.modes.interactive.clipboard import paste_clipboard_image
+from pi_harness.cli.modes.interactive.clipboard import copy_message, paste_clipboard_image
 from pi_harness.cli.modes.interactive.external_editor import edit_externally
 from pi_harness.cli.modes.interactive.fullscreen.actions import fullscreen_handlers
 from pi_harness.cli.modes.interactive.key_order import SELECTOR_ACTIONS
@@ -55,6 +55,7 @@ class KeyActions:
             "app.thinking.cycle": self.cycle_thinking,
             "app.thinking.toggle": self.toggle_thinking,
             "app.tools.expand": lambda: mode.set_tools_expanded(not mode.shell.context.expand_tools),
+            "app.message.copy": lambda: self._spawn(copy_message(mode)),
             "app.message.followUp": self.follow_up,
             "app.message.dequeue": self.dequeue,
             "tui.input.submit": mode.submitter.submit,
