@@ -204,7 +204,6 @@ def _swallow_unbound_private_keys(bindings: KeyBindings, on_key: KeyHook | None)
 
     for private in _PRIVATE_MARKS.values():
         bindings.add(Keys.Escape, private, Keys.Any)(swallow)
-        bindings.add(Keys.Escape, Keys.Escape, private, Keys.Any)(swallow)
 
 
 def _chained(
