@@ -7,17 +7,11 @@ Attributes reply) and only when ``extended-keys`` is on. With it off, pi says ho
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import subprocess
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
-from _pi_env import PiEnv, pi_executable
-from _tmux import EXIT_MARKER, Tmux
+from _pi_env import PiEnv
+from _tmux import EXIT_MARKER, tmux_running_pi
 
 from pi_harness.testing.fake_llm import ScriptedResponse, TextStep
 
@@ -25,29 +19,6 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 OFF_WARNING = "tmux extended-keys is off. Modified Enter keys may not work."
 MODES = ("fullscreen", "regular")
-
-
-@contextmanager
-def pi_in_tmux(pi_env: PiEnv, *args: str, extended_keys: bool) -> Iterator[Tmux]:
-    """Like ``_tmux.tmux_running_pi``, with the server's options set before pi starts."""
-    env = dict(pi_env.env)
-    env.setdefault("TERM", "xterm-256color")
-    socket_dir = Path(tempfile.mkdtemp(prefix="pi-tmux-", dir="/tmp"))
-    config = socket_dir / "tmux.conf"
-    config.write_text("set -g extended-keys on\n" if extended_keys else "set -g extended-keys off\n")
-    session = Tmux(socket_dir / "s", env)
-    command = " ".join(shlex.quote(part) for part in (pi_executable(), *args))
-    command = f"{command}; echo '{EXIT_MARKER}' $?; sleep 600"
-    subprocess.run(
-        ["tmux", "-S", str(session.socket), "-f", str(config), "new-session", "-d", "-s", "pi",
-         "-x", "100", "-y", "30", "-c", str(pi_env.cwd), command],
-        env=env, check=True, capture_output=True, timeout=10,
-    )  # fmt: skip
-    try:
-        yield session
-    finally:
-        subprocess.run(["tmux", "-S", str(session.socket), "kill-server"], capture_output=True, env=env, check=False)
-        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def user_text(pi_env: PiEnv) -> str:
@@ -60,7 +31,7 @@ def user_text(pi_env: PiEnv) -> str:
 @pytest.mark.parametrize("mode", MODES)
 def test_shift_enter_inserts_a_new_line_with_extended_keys_on(pi_env: PiEnv, mode: str) -> None:
     pi_env.server.push(ScriptedResponse(steps=[TextStep("Two lines received.")]))
-    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=True) as tmux:
+    with tmux_running_pi(pi_env, "--tui-mode", mode, width=100, height=30) as tmux:
         tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
         tmux.send("first line")
         tmux.wait_for(lambda screen: "first line" in screen, "the typed text")
@@ -83,7 +54,7 @@ def test_shift_enter_inserts_a_new_line_with_extended_keys_on(pi_env: PiEnv, mod
 def test_ctrl_shift_letters_and_alt_enter_arrive_as_themselves(pi_env: PiEnv, mode: str) -> None:
     """Alt+Enter is a new line when idle; Ctrl+Shift+F opens fullscreen search, and in regular mode
     Ctrl+Shift+letter must not type the letter or act as Ctrl+letter."""
-    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=True) as tmux:
+    with tmux_running_pi(pi_env, "--tui-mode", mode, width=100, height=30) as tmux:
         tmux.wait_for(lambda screen: "fake-model" in screen, "the footer")
         tmux.send("alpha")
         tmux.keys("M-Enter")
@@ -100,7 +71,7 @@ def test_ctrl_shift_letters_and_alt_enter_arrive_as_themselves(pi_env: PiEnv, mo
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_warning_says_how_to_turn_extended_keys_on(pi_env: PiEnv, mode: str) -> None:
-    with pi_in_tmux(pi_env, "--tui-mode", mode, extended_keys=False) as tmux:
+    with tmux_running_pi(pi_env, "--tui-mode", mode, width=100, height=30, extended_keys=False) as tmux:
         screen = tmux.wait_for(lambda screen: "extended-keys" in screen, "the tmux warning")
         assert OFF_WARNING in " ".join(screen.split())
         assert "set -g extended-keys on" in screen
