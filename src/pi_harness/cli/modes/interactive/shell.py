@@ -503,6 +503,7 @@ class Shell:
         keyboard = self.keyboard
         if keyboard is not None:
             loop = asyncio.get_running_loop()
+
             # Pre-run callables run just before raw mode: the query goes out once it is on, or the
             # terminal would echo its answer.
             def start_soon() -> None:
