@@ -30,7 +30,9 @@ async def test_ctrl_x_with_nothing_to_copy_says_so(server: FakeLLMServer, projec
         await pi.started()
         pi.type(CTRL_X)
         await pi.wait_for(
-            lambda: pi.scrollback_has("No agent messages to copy yet.") or pi.screen_has("No agent messages to copy yet."),
+            lambda: (
+                pi.scrollback_has("No agent messages to copy yet.") or pi.screen_has("No agent messages to copy yet.")
+            ),
             "the error",
         )
         assert "\x1b]52;" not in pi.buffer.getvalue()
