@@ -6,9 +6,11 @@ Several actions may share a key (``ctrl+d`` deletes forward *and* quits on an em
 until one returns something other than ``False``, so a handler declines by returning ``False``.
 When every handler declines a printable key (``shift+l`` outside the tree selector), it is typed.
 
-prompt_toolkit has no key for a modified Enter or for ``ctrl+shift+<letter>``; terminals that
-can tell them apart send CSI-u (``ESC [ 13 ; 2 u``) or xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``)
-sequences, which we route to private key sequences (``ESC F24 <key>``) that no terminal sends.
+prompt_toolkit has no key for a modified Enter, ``ctrl+backspace`` or ``ctrl+shift+<letter>``;
+terminals that can tell them apart (``keyboard_protocol.py``) send CSI-u (``ESC [ 13 ; 2 u``) or
+xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``) sequences, which the input parser (``pt_input.py``)
+delivers as private key sequences (``ESC F24 <key>``) that no terminal sends. A private sequence
+nothing binds is swallowed rather than replayed as an Escape.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ _SPECIAL: dict[str, Keys | str] = {
     "right": Keys.Right, **{f"f{n}": Keys(f"f{n}") for n in range(1, 13)},
 }  # fmt: skip
 # ctrl+- arrives as ctrl+_ (0x1f). ctrl+backspace is told apart only by the extended key reports.
+# ctrl+[ is Escape in every legacy terminal; the kitty protocol reports it apart, and it stays Escape.
 _CTRL_SYMBOLS = {"]": Keys("c-]"), "\\": Keys("c-\\"), "^": Keys("c-^"), "_": Keys("c-_"), "-": Keys("c-_"),
-                 "@": Keys.ControlAt, "space": Keys.ControlAt}  # fmt: skip
+                 "@": Keys.ControlAt, "space": Keys.ControlAt, "[": Keys.Escape}  # fmt: skip
 _MOVEMENT = ("up", "down", "left", "right", "home", "end", "delete", "insert", "pageUp", "pageDown")
 _PRIVATE_SHIFT = Keys.F24
 _PRIVATE_CTRL = Keys.F23
