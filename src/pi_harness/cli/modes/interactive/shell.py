@@ -506,8 +506,12 @@ class Shell:
 
             # Pre-run callables run just before raw mode: the query goes out once it is on, or the
             # terminal would echo its answer.
+            def start_if_running() -> None:
+                if self.running:  # not once the screen stopped again: the answer would be echoed
+                    keyboard.start()
+
             def start_soon() -> None:
-                loop.call_soon(keyboard.start)
+                loop.call_soon(start_if_running)
 
             self.view.app.pre_run_callables.append(start_soon)
         try:
