@@ -84,6 +84,9 @@ def test_releases_and_lone_modifiers_are_dropped_and_legacy_forms_lose_their_eve
     assert decode_csi("1;1:1", "A") == Legacy("\x1b[A")
     assert decode_csi("3;1:2", "~") == Legacy("\x1b[3~")
     assert decode_csi("1;5", "A") is None  # prompt_toolkit knows it as it is
+    assert decode_csi("1;133", "A") == Legacy("\x1b[1;5A")  # ctrl+up with num lock
+    assert decode_csi("1;65", "A") == Legacy("\x1b[A")  # caps lock alone
+    assert decode_csi("12;80", "R") is None  # a cursor position report, not F3
     assert decode_csi("200", "~") is None
 
 

@@ -28,8 +28,9 @@ _KEYPAD = {**{57399 + n: str(n) for n in range(10)}, 57409: ".", 57410: "/", 574
 _SHIFT_IGNORED = frozenset({"backspace", "escape"})
 _U_FORM = re.compile(r"(\d+)(?::(\d*))?(?::(\d*))?(?:;(\d*)(?::(\d+))?)?(?:;[\d:]*)?")
 _MODIFY_OTHER_KEYS = re.compile(r"27;(\d+);(\d+)")
-# Legacy forms with an event type: "1;5:2A", "3;1:3~", "1;1:1H".
-_LEGACY_EVENT = re.compile(r"(\d*);(\d+):(\d+)")
+# Legacy forms with an event type or a lock modifier: "1;5:2A", "3;1:3~", "1;1:1H", "1;133A".
+_LEGACY_EVENT = re.compile(r"(\d*);(\d+)(?::(\d+))?")
+_KEY_FINALS = frozenset("ABCDEFHPQRS~")
 
 
 @dataclass(frozen=True)
@@ -105,14 +106,19 @@ def decode_csi(params: str, final: str) -> Decoded | None:
         if other is not None:
             return key_from_code(int(other.group(2)), int(other.group(1)) - 1)
     legacy = _LEGACY_EVENT.fullmatch(params)
-    if legacy is None:
+    if legacy is None or final not in _KEY_FINALS:
         return None
     number, mods, event = legacy.groups()
-    if int(event) == RELEASE:
+    bits = int(mods) - 1
+    # Without an event type or a lock bit it is already legacy; "R" alone is a cursor position report.
+    if event is None and (final == "R" or not bits & _LOCKS):
+        return None
+    if event is not None and int(event) == RELEASE:
         return DROPPED
-    if mods == "1":  # no modifier: the plain form ("ESC [ A", "ESC [ 3 ~")
+    bits &= ~_LOCKS
+    if bits == 0:  # no modifier: the plain form ("ESC [ A", "ESC [ 3 ~")
         return Legacy(f"\x1b[{number if final == '~' else ''}{final}")
-    return Legacy(f"\x1b[{number or '1'};{mods}{final}")
+    return Legacy(f"\x1b[{number or '1'};{bits + 1}{final}")
 
 
 def is_terminal_reply(params: str) -> bool:
