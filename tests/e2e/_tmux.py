@@ -62,14 +62,21 @@ class Tmux:
 
 
 @contextmanager
-def tmux_running_pi(pi_env: PiEnv, *args: str, width: int = 120, height: int = 40) -> Iterator[Tmux]:
+def tmux_running_pi(
+    pi_env: PiEnv, *args: str, width: int = 120, height: int = 40, extended_keys: bool = True
+) -> Iterator[Tmux]:
+    """``extended_keys``: tmux's option of that name, set before pi starts (on, as pi asks users to
+    configure tmux; off, tmux's default, makes pi warn at start)."""
     env = dict(pi_env.env)
     env.setdefault("TERM", "xterm-256color")
     socket_dir = Path(tempfile.mkdtemp(prefix="pi-tmux-", dir="/tmp"))
+    config = socket_dir / "tmux.conf"
+    config.write_text(f"set -g extended-keys {'on' if extended_keys else 'off'}\n", encoding="utf-8")
     session = Tmux(socket_dir / "s", env)
     command = " ".join(shlex.quote(part) for part in (pi_executable(), *args))
     command = f"{command}; echo '{EXIT_MARKER}' $?; sleep 600"
-    session.run("new-session", "-d", "-s", "pi", "-x", str(width), "-y", str(height), "-c", str(pi_env.cwd), command)
+    session.run("-f", str(config), "new-session", "-d", "-s", "pi", "-x", str(width), "-y", str(height),
+                "-c", str(pi_env.cwd), command)  # fmt: skip
     try:
         yield session
     finally:

@@ -31,8 +31,8 @@ _EDITOR: dict[str, tuple[str, ...]] = {
     "tui.editor.cursorLineEnd": ("end", "ctrl+e"),
     "tui.editor.jumpForward": ("ctrl+]",),
     "tui.editor.jumpBackward": ("ctrl+alt+]",),
-    "tui.editor.pageUp": ("pageUp",),
-    "tui.editor.pageDown": ("pageDown",),
+    "tui.editor.pageUp": ("pageUp", "ctrl+pageUp"),
+    "tui.editor.pageDown": ("pageDown", "ctrl+pageDown"),
     "tui.editor.historyPrevious": (),
     "tui.editor.historyNext": (),
     "tui.editor.deleteCharBackward": ("backspace",),
@@ -65,8 +65,8 @@ _FULLSCREEN: dict[str, tuple[str, ...]] = {
     "tui.altScreen.halfPageDown": (),
     "tui.altScreen.lineUp": (),
     "tui.altScreen.lineDown": (),
-    "tui.altScreen.previousPrompt": ("ctrl+shift+up",),
-    "tui.altScreen.nextPrompt": ("ctrl+shift+down",),
+    "tui.altScreen.previousPrompt": ("ctrl+shift+up", "ctrl+up"),
+    "tui.altScreen.nextPrompt": ("ctrl+shift+down", "ctrl+down"),
     "tui.altScreen.search": ("ctrl+shift+f",),
     "tui.altScreen.searchNext": ("enter", "ctrl+g"),
     "tui.altScreen.searchPrevious": ("shift+enter", "ctrl+shift+g"),
@@ -99,7 +99,10 @@ _APP: dict[str, tuple[str, ...]] = {
     "app.model.saveDefault": ("ctrl+s",),
     "app.thinking.cycle": ("shift+tab",),
     "app.thinking.toggle": ("ctrl+t",),
+    # In a thinking-level selector: keep the level as the default.
+    "app.thinking.save": ("ctrl+s",),
     "app.tools.expand": ("ctrl+o",),
+    "app.message.copy": ("ctrl+x",),
     "app.message.followUp": ("alt+enter",),
     "app.message.dequeue": ("alt+up",),
     "app.tree.foldOrUp": ("ctrl+left", "alt+left"),
@@ -139,6 +142,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "app.thinking.cycle": "Next thinking level",
     "app.thinking.toggle": "Show or hide thinking blocks",
     "app.tools.expand": "Expand or collapse tool output",
+    "app.message.copy": "Copy the selection, or the last assistant message",
     "app.editor.external": "Edit the message in $VISUAL / $EDITOR",
     "app.clipboard.pasteImage": "Paste an image from the clipboard",
 }
@@ -170,7 +174,18 @@ LEGACY_ACTION_IDS: Mapping[str, str] = {
     "tree": "app.session.tree",
     "fork": "app.session.fork",
     "resume": "app.session.resume",
+    "toggleSessionNamedFilter": "app.session.toggleNamedFilter",
+    "treeFoldOrUp": "app.tree.foldOrUp",
+    "treeUnfoldOrDown": "app.tree.unfoldOrDown",
+    "treeEditLabel": "app.tree.editLabel",
+    "treeToggleLabelTimestamp": "app.tree.toggleLabelTimestamp",
+    "toggleSessionPath": "app.session.togglePath",
+    "toggleSessionSort": "app.session.toggleSort",
+    "renameSession": "app.session.rename",
+    "deleteSession": "app.session.delete",
+    "deleteSessionNoninvasive": "app.session.deleteNoninvasive",
 }
+SCHEMA_KEY = "$schema"  # the file may name its JSON schema; it is not an action
 
 MODIFIERS = ("ctrl", "shift", "alt", "super")
 _ALIASES = {"esc": "escape", "return": "enter", "pageup": "pageUp", "pagedown": "pageDown", "del": "delete"}
@@ -221,7 +236,11 @@ class KeyMap:
     def with_overrides(cls, overrides: Mapping[str, object], source: str = KEYBINDINGS_FILE) -> KeyMap:
         keymap = cls()
         for raw_action, value in overrides.items():
+            if raw_action == SCHEMA_KEY:
+                continue
             action = raw_action if raw_action in DEFAULT_KEYBINDINGS else LEGACY_ACTION_IDS.get(raw_action)
+            if action is not None and action != raw_action and action in overrides:
+                continue  # the current id wins over its old name
             if action is None:
                 keymap.diagnostics.append(f'{source}: unknown action "{raw_action}"')
                 continue
@@ -250,7 +269,7 @@ class KeyMap:
         except OSError as exc:
             return cls(diagnostics=[f"Failed to read {path}: {exc.strerror or exc}"])
         try:
-            data = orjson.loads(raw)
+            data = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError as exc:
             return cls(diagnostics=[f"Failed to parse {path}: {exc}"])
         if not isinstance(data, dict):

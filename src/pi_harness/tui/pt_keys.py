@@ -6,9 +6,11 @@ Several actions may share a key (``ctrl+d`` deletes forward *and* quits on an em
 until one returns something other than ``False``, so a handler declines by returning ``False``.
 When every handler declines a printable key (``shift+l`` outside the tree selector), it is typed.
 
-prompt_toolkit has no key for a modified Enter or for ``ctrl+shift+<letter>``; terminals that
-can tell them apart send CSI-u (``ESC [ 13 ; 2 u``) or xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``)
-sequences, which we route to private key sequences (``ESC F24 <key>``) that no terminal sends.
+prompt_toolkit has no key for a modified Enter, ``ctrl+backspace`` or ``ctrl+shift+<letter>``;
+terminals that can tell them apart (``keyboard_protocol.py``) send CSI-u (``ESC [ 13 ; 2 u``) or
+xterm modifyOtherKeys (``ESC [ 27 ; 2 ; 13 ~``) sequences, which the input parser (``pt_input.py``)
+delivers as private key sequences (``ESC F24 <key>``) that no terminal sends. A private sequence
+nothing binds is swallowed rather than replayed as an Escape.
 """
 
 from __future__ import annotations
@@ -33,13 +35,18 @@ _SPECIAL: dict[str, Keys | str] = {
     "pageUp": Keys.PageUp, "pageDown": Keys.PageDown, "up": Keys.Up, "down": Keys.Down, "left": Keys.Left,
     "right": Keys.Right, **{f"f{n}": Keys(f"f{n}") for n in range(1, 13)},
 }  # fmt: skip
-# ctrl+- arrives as ctrl+_ (0x1f); ctrl+backspace is indistinguishable from backspace and is left out.
+# ctrl+- arrives as ctrl+_ (0x1f). ctrl+backspace is told apart only by the extended key reports.
+# ctrl+[ is Escape in every legacy terminal; the kitty protocol reports it apart, and it stays Escape.
 _CTRL_SYMBOLS = {"]": Keys("c-]"), "\\": Keys("c-\\"), "^": Keys("c-^"), "_": Keys("c-_"), "-": Keys("c-_"),
-                 "@": Keys.ControlAt, "space": Keys.ControlAt}  # fmt: skip
+                 "@": Keys.ControlAt, "space": Keys.ControlAt, "[": Keys.Escape}  # fmt: skip
 _MOVEMENT = ("up", "down", "left", "right", "home", "end", "delete", "insert", "pageUp", "pageDown")
 _PRIVATE_SHIFT = Keys.F24
 _PRIVATE_CTRL = Keys.F23
 _PRIVATE_CTRL_SHIFT = Keys.F22
+
+_PRIVATE_MARKS = {frozenset({"shift"}): _PRIVATE_SHIFT, frozenset({"ctrl"}): _PRIVATE_CTRL,
+                  frozenset({"ctrl", "shift"}): _PRIVATE_CTRL_SHIFT}  # fmt: skip
+_PRIVATE_BASES = frozenset({"enter", "backspace", "tab", "escape", "space"})
 
 PtKeys = tuple[Keys | str, ...]
 
@@ -72,26 +79,22 @@ def to_pt_keys(spec: str) -> PtKeys | None:
             return (*prefix, _movement(key, "s"))
         if len(key) == 1 and key.isalpha():
             return (*prefix, key.upper())
-        if key == "enter":
-            return (*prefix, Keys.Escape, _PRIVATE_SHIFT, Keys.ControlM)
-        return None
-    if mods == {"ctrl"}:
+    elif mods == {"ctrl"}:
         if len(key) == 1 and (key.isalpha() or key.isdigit()):
             return (*prefix, Keys(f"c-{key}"))
         if key in _CTRL_SYMBOLS:
             return (*prefix, _CTRL_SYMBOLS[key])
         if key in _MOVEMENT:
             return (*prefix, _movement(key, "c"))
-        if key == "enter":
-            return (*prefix, Keys.Escape, _PRIVATE_CTRL, Keys.ControlM)
-        return None
-    if mods == {"ctrl", "shift"}:
-        if key in ("up", "down", "left", "right", "home", "end", "delete", "insert", "pageUp", "pageDown"):
+    elif mods == {"ctrl", "shift"}:
+        if key in _MOVEMENT:
             return (*prefix, _movement(key, "c-s"))
         if len(key) == 1 and key.isalpha():
             return (*prefix, Keys.Escape, _PRIVATE_CTRL_SHIFT, Keys(f"c-{key}"))
-        if key == "enter":
-            return (*prefix, Keys.Escape, _PRIVATE_CTRL_SHIFT, Keys.ControlM)
+    private = _PRIVATE_MARKS.get(frozenset(mods))
+    if private is not None and key in _PRIVATE_BASES:
+        # Only the kitty protocol or modifyOtherKeys can report these (ctrl+backspace, shift+enter).
+        return (*prefix, Keys.Escape, private, _base(key))
     return None
 
 
@@ -172,6 +175,7 @@ def build_key_bindings(
     bindings = KeyBindings()
     for keys, chain in chains.items():
         bindings.add(*keys)(_chained(chain, on_text, on_key))
+    _swallow_unbound_private_keys(bindings, on_key)
     if on_text is not None or on_key is not None:
         text_handler = on_text
 
@@ -191,6 +195,18 @@ def build_key_bindings(
             paste_handler(event.data)
 
     return bindings
+
+
+def _swallow_unbound_private_keys(bindings: KeyBindings, on_key: KeyHook | None) -> None:
+    """A reported key nothing binds (ctrl+enter by default) goes to the raw listeners and stops
+    there; otherwise prompt_toolkit would replay its leading ESC as the Escape key (an abort)."""
+
+    def swallow(event: KeyPressEvent) -> None:
+        if on_key is not None:
+            on_key(key_id(event), event.data)
+
+    for private in _PRIVATE_MARKS.values():
+        bindings.add(Keys.Escape, private, Keys.Any)(swallow)
 
 
 def _chained(

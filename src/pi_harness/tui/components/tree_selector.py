@@ -45,6 +45,31 @@ _FILTER_ACTIONS = {
 }
 
 
+def _joined_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(str(block.get("text") or "") for block in blocks(content) if block.get("type") == "text")
+
+
+def entry_copy_text(entry: Mapping[str, object]) -> str | None:
+    """What ``app.message.copy`` copies from a tree entry: its whole text, or None when it has none."""
+    kind = entry.get("type")
+    text: str | None = None
+    if kind == "message":
+        message = mapping(entry.get("message"))
+        if message.get("role") == "bashExecution":
+            text = str(message.get("command") or "")
+        elif "content" in message:
+            text = _joined_text(message.get("content"))
+            if not text and message.get("role") == "assistant":
+                text = str(message.get("errorMessage") or "")
+    elif kind == "custom_message":
+        text = _joined_text(entry.get("content"))
+    elif kind in ("compaction", "branch_summary"):
+        text = str(entry.get("summary") or "")
+    return text if text and text.strip() else None
+
+
 def describe_entry(entry: Mapping[str, object]) -> str:
     """A one-line description of a session entry for the tree."""
     kind = entry.get("type")
@@ -150,6 +175,7 @@ class TreeSelector:
         on_select: Callable[[str], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
         on_edit_label: Callable[[str], None] | None = None,
+        on_copy: Callable[[str | None], None] | None = None,
         max_visible: int = 15,
     ) -> None:
         self.roots = list(roots)
@@ -159,6 +185,7 @@ class TreeSelector:
         self.on_select = on_select
         self.on_cancel = on_cancel
         self.on_edit_label = on_edit_label
+        self.on_copy = on_copy  # app.message.copy: the selected entry's text (None: it has none)
         self.max_visible = max(3, max_visible)
         self.query = ""
         self.show_label_timestamps = False
@@ -341,6 +368,10 @@ class TreeSelector:
             self.set_filter(FILTER_MODES[(FILTER_MODES.index(self.filter_mode) + step) % len(FILTER_MODES)])
         elif action == "app.tree.toggleLabelTimestamp":
             self.show_label_timestamps = not self.show_label_timestamps
+        elif action == "app.message.copy":
+            if self.on_copy is None:
+                return False
+            self.on_copy(entry_copy_text(self.rows[self.index].node.entry) if self.rows else None)
         elif action == "app.tree.editLabel":
             if self.selected_id is not None and self.on_edit_label is not None:
                 self.on_edit_label(self.selected_id)

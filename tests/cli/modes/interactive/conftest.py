@@ -34,4 +34,5 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cwd.mkdir()
     monkeypatch.chdir(cwd)
     monkeypatch.setenv("PI_OFFLINE", "1")
+    monkeypatch.delenv("TMUX", raising=False)  # no tmux extended-keys warning when the developer runs tmux
     return cwd

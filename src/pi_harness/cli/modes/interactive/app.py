@@ -17,6 +17,7 @@ from pi_harness.cli.crash_log import announce_previous_crash
 from pi_harness.cli.modes.interactive.mode import InteractiveMode
 from pi_harness.cli.modes.interactive.shell import Terminal
 from pi_harness.cli.modes.interactive.startup import InteractiveStartup, adopt_session_look, build_header
+from pi_harness.cli.modes.interactive.tmux_keys import warn_about_tmux_keys
 from pi_harness.cli.startup import start_session
 
 NO_MODEL_NOTICE = "No model is available. Store an API key with /login <provider>, then pick a model with /model."
@@ -49,6 +50,7 @@ async def run_interactive(
         shell.notice("warning", started.model_fallback_message)
     if session.model is None:
         shell.notice("warning", NO_MODEL_NOTICE)
+    mode.spawn(warn_about_tmux_keys(mode))
     if observer is not None:
         observer(mode)
     return await mode.run(launched.prompts)

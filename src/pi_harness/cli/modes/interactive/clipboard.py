@@ -1,4 +1,5 @@
-"""The system clipboard: ``/copy`` writes text, ``app.clipboard.pasteImage`` (Ctrl+V) reads an image.
+"""The system clipboard: ``/copy`` and ``app.message.copy`` (Ctrl+X) write text,
+``app.clipboard.pasteImage`` (Ctrl+V) reads an image.
 
 Copying uses the terminal's OSC 52 sequence (works over SSH and in tmux with ``set-clipboard``)
 and, when one is installed, a clipboard program (``pbcopy``, ``wl-copy``, ``xclip``, ``xsel``).
@@ -26,6 +27,8 @@ _PASTE_PROGRAMS = (
 )
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TIMEOUT_SECONDS = 5
+NOTHING_TO_COPY = "No agent messages to copy yet."
+COPIED_MESSAGE = "Copied last agent message to clipboard"
 
 
 def osc52(text: str) -> str:
@@ -52,6 +55,36 @@ async def copy_text(mode: ModeContext, text: str) -> None:
     output.write_raw(osc52(text))
     output.flush()
     await asyncio.to_thread(copy_with_program, text)
+
+
+async def copy_message(mode: ModeContext) -> None:
+    """``app.message.copy`` (Ctrl+X): fullscreen's selection when selecting does not copy by itself,
+    otherwise the last assistant message."""
+    shell = mode.shell
+    view = shell.view
+    area = getattr(view, "area", None)
+    options = getattr(view, "options", None)
+    if area is not None and options is not None and not options.copy_on_select:
+        selected = area.selected_text()
+        if selected:
+            await copy_text(mode, selected)
+            shell.toast("Copied!")
+            return
+    text = mode.session.get_last_assistant_text()
+    if not text:
+        shell.notice("error", NOTHING_TO_COPY)
+        return
+    await copy_text(mode, text)
+    shell.toast("Copied!" if area is not None else COPIED_MESSAGE)
+
+
+async def copy_tree_entry(mode: ModeContext, text: str | None) -> None:
+    """``app.message.copy`` in ``/tree``: the selected entry's text."""
+    if not text:
+        mode.shell.notice("error", "Selected entry has no text to copy")
+        return
+    await copy_text(mode, text)
+    mode.shell.toast("Copied selected message to clipboard")
 
 
 def read_clipboard_png() -> bytes | None:

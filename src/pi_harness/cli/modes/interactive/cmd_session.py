@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.builtin import Builtin
+from pi_harness.cli.modes.interactive.clipboard import copy_tree_entry
 from pi_harness.cli.modes.interactive.session_browser import SessionBrowser
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.coding.session_store.tree import SessionTreeNode
@@ -158,6 +159,10 @@ async def _summary_choice(mode: ModeContext) -> tuple[bool, str | None] | None:
     return (True, focus.strip() or None) if focus is not None else None
 
 
+def _spawn_copy(mode: ModeContext, text: str | None) -> None:
+    mode.spawn(copy_tree_entry(mode, text))
+
+
 async def tree(mode: ModeContext, args: str) -> None:
     shell = mode.shell
     manager = mode.session.session_manager
@@ -173,6 +178,7 @@ async def tree(mode: ModeContext, args: str) -> None:
             roots, context, leaf_id=manager.get_leaf_id(), filter_mode=mode.tree_filter_mode,
             on_select=done, on_cancel=lambda: done(None),
             on_edit_label=lambda entry_id: _spawn_label_edit(mode, holder[0], entry_id),
+            on_copy=lambda text: _spawn_copy(mode, text),
         )  # fmt: skip
         holder.append(selector)
         return selector

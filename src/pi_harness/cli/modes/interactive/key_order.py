@@ -13,7 +13,7 @@ from pi_harness.tui.keybindings import DEFAULT_KEYBINDINGS
 _SELECTOR_PREFIXES = ("tui.select.", "app.tree.", "app.models.")
 _SELECTOR_ACTIONS = frozenset({
     "app.session.togglePath", "app.session.toggleSort", "app.session.toggleNamedFilter", "app.session.rename",
-    "app.session.delete", "app.session.deleteNoninvasive", "app.model.saveDefault",
+    "app.session.delete", "app.session.deleteNoninvasive", "app.model.saveDefault", "app.thinking.save",
 })  # fmt: skip
 
 

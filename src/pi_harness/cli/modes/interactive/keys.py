@@ -8,11 +8,12 @@ so ``ctrl+d`` deletes forward instead).
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pi_harness.cli.modes.interactive.clipboard import paste_clipboard_image
+from pi_harness.cli.modes.interactive.clipboard import copy_message, paste_clipboard_image
 from pi_harness.cli.modes.interactive.external_editor import edit_externally
 from pi_harness.cli.modes.interactive.fullscreen.actions import fullscreen_handlers
 from pi_harness.cli.modes.interactive.key_order import SELECTOR_ACTIONS
@@ -54,6 +55,7 @@ class KeyActions:
             "app.thinking.cycle": self.cycle_thinking,
             "app.thinking.toggle": self.toggle_thinking,
             "app.tools.expand": lambda: mode.set_tools_expanded(not mode.shell.context.expand_tools),
+            "app.message.copy": lambda: self._spawn(copy_message(mode)),
             "app.message.followUp": self.follow_up,
             "app.message.dequeue": self.dequeue,
             "tui.input.submit": mode.submitter.submit,
@@ -164,10 +166,10 @@ class KeyActions:
         return True
 
     def suspend(self) -> bool:
-        try:
-            self.shell.view.app.suspend_to_background()
-        except (AttributeError, RuntimeError, OSError):  # includes "not implemented" on some platforms
+        """Ctrl+Z: the keyboard protocol is switched off while stopped and on again after ``fg``."""
+        if not hasattr(signal, "SIGTSTP"):
             return False
+        self._spawn(self.shell.suspend())
         return True
 
     def follow_up(self) -> bool:

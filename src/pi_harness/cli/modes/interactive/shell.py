@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import signal
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from pi_harness.tui.components.notices import Notice, NoticeKind, WorkingIndicat
 from pi_harness.tui.components.queue import QueueView
 from pi_harness.tui.file_index import FileIndex
 from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.pt_input import keyboard_protocol_for
 from pi_harness.tui.pt_keys import build_key_bindings
 from pi_harness.tui.pt_view import TerminalView
 from pi_harness.tui.screen import BottomPane
@@ -178,6 +180,8 @@ class Shell:
                 output=terminal.output,
                 show_hardware_cursor=ui.show_hardware_cursor,
             )
+        # Shift+Enter and friends: negotiated with the terminal each time the screen runs.
+        self.keyboard = keyboard_protocol_for(self.view.app)
         self._ticker: asyncio.Task[None] | None = None
         self._printed_width: int | None = None
         if isinstance(self.view, RecordingView):
@@ -440,7 +444,25 @@ class Shell:
 
         if not self.running:
             return await asyncio.to_thread(work)
-        return await run_in_terminal(work, in_executor=True)
+        keyboard = self.keyboard
+        if keyboard is not None:
+            keyboard.pause()  # the other program gets the terminal's plain keys
+        try:
+            return await run_in_terminal(work, in_executor=True)
+        finally:
+            if keyboard is not None:
+                keyboard.resume()
+
+    async def suspend(self) -> bool:
+        """Ctrl+Z: stop the process (the shell's job control); the screen returns on ``fg``."""
+        if not hasattr(signal, "SIGTSTP"):
+            return False
+
+        def stop() -> None:
+            os.kill(0, signal.SIGTSTP)  # the whole process group, as a shell would
+
+        await self.run_outside(stop)
+        return True
 
     def set_title(self, title: str) -> None:
         self.view.app.output.set_title(title)
@@ -486,9 +508,25 @@ class Shell:
     async def run(self) -> Any:
         """Run the screen until ``exit``; the ticker runs alongside."""
         self._ticker = asyncio.ensure_future(self._tick())
+        keyboard = self.keyboard
+        if keyboard is not None:
+            loop = asyncio.get_running_loop()
+
+            # Pre-run callables run just before raw mode: the query goes out once it is on, or the
+            # terminal would echo its answer.
+            def start_if_running() -> None:
+                if self.running:  # not once the screen stopped again: the answer would be echoed
+                    keyboard.start()
+
+            def start_soon() -> None:
+                loop.call_soon(start_if_running)
+
+            self.view.app.pre_run_callables.append(start_soon)
         try:
             return await self.view.run()
         finally:
+            if keyboard is not None:
+                keyboard.stop()
             self._exit_requested = False
             self._ticker.cancel()
             self._ticker = None
