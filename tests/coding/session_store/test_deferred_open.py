@@ -168,7 +168,7 @@ def test_context_is_the_same_and_older_messages_stay_unparsed(tmp_path: Path, sc
     assert (context_lazy.model, context_lazy.thinking_level) == (context_full.model, context_full.thinking_level)
     assert context_lazy.messages[0]["role"] == "compactionSummary"
     # Only the part after the latest compaction's cut was read: most messages are still stubs.
-    assert len(lazy._deferred.lines) > 150
+    assert len(lazy._deferred) > 150
     outline = lazy.get_branch_outline()
     assert [e["id"] for e in outline] == [e["id"] for e in full.get_branch()]
 
