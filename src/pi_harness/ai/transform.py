@@ -114,14 +114,20 @@ def _transform_assistant(
 ) -> AssistantMessage:
     same = is_same_model(message, model)
     content: list[AssistantContent] = []
+    # The message itself when no block changes (the common case, a turn of this model): the
+    # converters' memos recognise a message by its identity.
+    changed = "content" not in message
     for block in message.get("content", []):
         if block["type"] == "thinking":
             # Another model's thinking is dropped, as Pi 1.4.0 does: its signatures mean nothing
             # to this model, and as plain text it would read as part of the visible reply.
             if not same:
+                changed = True
                 continue
             if block.get("redacted") or block.get("thinkingSignature") or block.get("thinking", "").strip():
                 content.append(block)
+            else:
+                changed = True
         elif block["type"] == "toolCall":
             if same:
                 content.append(block)
@@ -134,14 +140,16 @@ def _transform_assistant(
                     renamed[call["id"]] = new_id
                     call["id"] = new_id
             content.append(call)
+            changed = True
         elif block["type"] == "text":
             if same or "textSignature" not in block:
                 content.append(block)
             else:
                 content.append({"type": "text", "text": block.get("text", "")})
+                changed = True
         else:
             content.append(block)
-    return {**message, "content": content}
+    return {**message, "content": content} if changed else message
 
 
 def _repair_sequence(messages: list[Message]) -> list[Message]:

@@ -14,6 +14,7 @@ from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
 from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
+from pi_harness.ai.providers.conversion_memo import ConversionMemo
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
 from pi_harness.ai.providers.openai_completions_dialects import EXTRA_FORMATS, dialect_fields
 from pi_harness.ai.providers.openai_completions_wire import (
@@ -140,9 +141,19 @@ def convert_messages(
             emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
             pending_images.clear()
 
+    # What each converter reads besides the message: part of the memo's key.
+    result_key = ("toolResult", compat["requiresToolResultName"])
+    user_key = ("user", with_images)
+    assistant_key = (
+        "assistant",
+        compat["requiresThinkingAsText"],
+        compat["requiresAssistantAfterToolResult"],
+        compat["requiresReasoningContentOnAssistantMessages"],
+    )
+    memo = _MEMO.get
     for message in messages:
         if message["role"] == "toolResult":
-            emit(_tool_result(message, compat))
+            emit(memo(message, result_key, _tool_result, compat))
             if with_images:
                 pending_images.extend(
                     _image_part(block) for block in message.get("content", []) if block["type"] == "image"
@@ -151,13 +162,17 @@ def convert_messages(
         flush_images()
         converted: ChatMessage | None = None
         if message["role"] == "user":
-            converted = _user(message, with_images)
+            converted = memo(message, user_key, _user, with_images)
         elif message["role"] == "assistant":
-            converted = _assistant(message, compat)
+            converted = memo(message, assistant_key, _assistant, compat)
         if converted is not None:
             emit(converted)
     flush_images()
     return out
+
+
+# The converted messages of earlier requests (``conversion_memo.py``): shared, never changed.
+_MEMO = ConversionMemo()
 
 
 def _image_part(block: ImageContent) -> ImagePart:
@@ -397,30 +412,42 @@ def _apply_caching(
     if long_kept:
         marker["ttl"] = "1h"
     messages = body["messages"]
-    first_instruction = next((m for m in messages if m["role"] in ("system", "developer")), None)
+    # Markers go on copies of the messages they mark (see ``_mark_last_text``).
+    first_instruction = next((i for i, m in enumerate(messages) if m["role"] in ("system", "developer")), None)
     if first_instruction is not None:
-        _mark_last_text(first_instruction, marker)
+        copy = cast(ChatMessage, dict(messages[first_instruction]))
+        if _mark_last_text(copy, marker):
+            messages[first_instruction] = copy
     tools = body.get("tools")
     if tools:
         tools[-1]["cache_control"] = marker.copy()
-    for message in reversed(messages):
-        if message["role"] in ("user", "assistant", "tool") and _mark_last_text(message, marker):
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index]["role"] not in ("user", "assistant", "tool"):
+            continue
+        copy = cast(ChatMessage, dict(messages[index]))
+        if _mark_last_text(copy, marker):
+            messages[index] = copy
             break
 
 
 def _mark_last_text(message: ChatMessage, marker: CacheControl) -> bool:
-    """Put ``marker`` on the message's last text (a string content becomes one text part)."""
+    """Put ``marker`` on the message's last text (a string content becomes one text part).
+
+    The content is replaced, not changed in place: the message may be the memo's (shared with
+    later requests, which mark another message)."""
     content = message.get("content")
+    target = cast(dict[str, object], message)
     if isinstance(content, str):
         if not content:
             return False
-        cast(dict[str, object], message)["content"] = [
-            {"type": "text", "text": content, "cache_control": marker.copy()}
-        ]
+        target["content"] = [{"type": "text", "text": content, "cache_control": marker.copy()}]
         return True
     if isinstance(content, list):
-        for part in reversed(content):
+        for index in range(len(content) - 1, -1, -1):
+            part = content[index]
             if isinstance(part, dict) and part.get("type") == "text":
-                cast(dict[str, object], part)["cache_control"] = marker.copy()
+                marked = list(content)
+                marked[index] = cast(TextPart, {**part, "cache_control": marker.copy()})
+                target["content"] = marked
                 return True
     return False

@@ -19,10 +19,12 @@ import asyncio
 import copy
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
+from typing import cast
 
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, Message, Model
 from pi_harness.coding.agent_session.session_state import SessionState
@@ -186,11 +188,15 @@ class RequestProjection:
         extensions = self._state.extensions
         if not extensions.has_handlers("before_provider_request"):
             return None
+        # The handlers get a copy they may change in place: the payload's messages are shared
+        # with later requests (the providers' conversion memos). A JSON round trip, in C, costs
+        # a small part of the conversion it protects.
+        own = cast(dict[str, object], loads(dumps(payload)))
         result = await extensions.emit_transform(
-            "before_provider_request", {"payload": payload, "model": model}, ("payload",), bare_result_key="payload"
+            "before_provider_request", {"payload": own, "model": model}, ("payload",), bare_result_key="payload"
         )
         replaced = result.get("payload")
-        return replaced if isinstance(replaced, dict) and replaced is not payload else None
+        return replaced if isinstance(replaced, dict) else own
 
     async def on_stream_event(self, data: object, model: Model) -> None:
         extensions = self._state.extensions
