@@ -35,8 +35,9 @@ Figures:
 ``--growth`` adds sessions of 1k, 10k, 50k and 200k entries and runs of 200 and 2,000 turns (one
 pair each unless ``--growth-pairs``) and prints, per figure, its value at each size, how much it
 grows per 10x of size (10**k for value ∝ size**k between successive sizes) and a verdict,
-"linear or better" when no k exceeds 1 (with ``LINEAR_SLACK`` for noise). Peak RSS is the child's ``ru_maxrss``, taken by a bare launcher
-process (``bench/_spawn.py``) so that the benchmark's own memory does not count.
+"linear or better" when no k exceeds 1 (with ``LINEAR_SLACK`` for noise). Peak RSS is the
+child's ``ru_maxrss``, taken by a bare launcher process (``bench/_spawn.py``) so that the
+benchmark's own memory does not count.
 """
 
 from __future__ import annotations
