@@ -13,6 +13,7 @@ from typing import cast
 
 import orjson
 
+from pi_harness.ai import token_estimate, transform
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.providers import openai_completions_convert as convert
 from pi_harness.ai.providers.conversion_memo import ConversionMemo
@@ -56,23 +57,64 @@ def _turn(n: int) -> list[Message]:
     return [user, assistant, result]
 
 
+def _forget() -> None:
+    """Every memo of the request path emptied: the next body is built from nothing."""
+    convert._MEMO.clear()
+    convert._RESUME.clear()
+    transform._MEMO.clear()
+    token_estimate._USAGE_MEMO.clear()
+
+
 def _body(model: Model, messages: list[Message], *, warm: bool) -> bytes:
     if not warm:
-        convert._MEMO.clear()
+        _forget()
     context: Context = {"systemPrompt": "You are a test.", "messages": list(messages)}
     options = StreamOptions(max_tokens=100, session_id="session-1")
     body = convert.build_request_body(model, context, options, resolve_compat(model))
     return orjson.dumps(body)
 
 
+def _varied_conversation() -> list[Message]:
+    """Turns with what the converters carry state over: a failed turn, image results (sent after
+    the run of results), a call left without a result, a turn of another model."""
+    messages: list[Message] = []
+    for n in range(8):
+        user, assistant, result = _turn(n)
+        if n == 2:
+            assistant = cast(AssistantMessage, {**assistant, "stopReason": "error"})
+        if n == 3:
+            result = cast(
+                ToolResultMessage,
+                {**result, "content": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]},
+            )
+        if n == 6:
+            assistant = cast(AssistantMessage, {**assistant, "provider": "other", "model": "other-model"})
+        messages += [user, assistant] if n == 5 else [user, assistant, result]
+    return messages
+
+
+def test_every_prefix_of_a_conversation_gives_the_same_body() -> None:
+    conversation = _varied_conversation()
+    for model in (_model(), _model(requiresAssistantAfterToolResult=True, requiresToolResultName=True)):
+        _forget()
+        for length in range(1, len(conversation) + 1):
+            prefix = conversation[:length]
+            warm = _body(model, prefix, warm=True)
+            assert warm == _body(model, prefix, warm=False), length
+            _body(model, prefix, warm=True)
+        # A conversation that does not extend the last one (an edit half-way) starts again.
+        edited = [*conversation[:3], cast(UserMessage, {**conversation[3], "content": "edited"}), *conversation[4:]]
+        assert _body(model, edited, warm=True) == _body(model, edited, warm=False)
+
+
 def test_bodies_are_the_same_with_a_warm_memo() -> None:
     for model in (_model(), _model(requiresToolResultName=True, requiresThinkingAsText=True)):
         messages: list[Message] = []
-        convert._MEMO.clear()
+        _forget()
         for n in range(6):
             messages += _turn(n)
             warm = _body(model, messages, warm=True)
-            assert len(convert._MEMO) >= len(messages) - 3  # the earlier turns were remembered
+            assert len(convert._MEMO) >= 3  # the earlier turns were remembered
             assert warm == _body(model, messages, warm=False)
             _body(model, messages, warm=True)  # warm the memo again for the next turn
 

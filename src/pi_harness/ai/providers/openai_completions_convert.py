@@ -8,8 +8,9 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import Literal, cast
 
+from pi_harness.ai.append_memo import AppendMemo
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
@@ -112,65 +113,76 @@ def build_request_body(
 def convert_messages(
     model: Model, system_prompt: str | None, messages: list[Message], compat: OpenAICompletionsCompat
 ) -> list[ChatMessage]:
-    """Transformed Pi messages → Chat Completions ``messages``."""
-    out: list[ChatMessage] = []
-    if system_prompt:
-        system: SystemMessageParam = {
-            "role": "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system",
-            "content": system_prompt,
-        }
-        out.append(system)
+    """Transformed Pi messages → Chat Completions ``messages``.
+
+    A request that extends the previous one resumes where it ended (``AppendMemo``: the output
+    so far and the images waiting for the end of a run of tool results); each message's own
+    conversion is remembered too (``ConversionMemo``), for requests that do not."""
     with_images = accepts_images(model)
-    pending_images: list[ImagePart] = []
-
-    def emit(message: ChatMessage) -> None:
-        if (
-            message["role"] == "user"
-            and compat["requiresAssistantAfterToolResult"]
-            and out
-            and out[-1]["role"] == "tool"
-        ):
-            filler: AssistantMessageParam = {"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT}
-            out.append(filler)
-        out.append(message)
-
-    def flush_images() -> None:
-        # Images cannot go into ``tool`` messages; they follow the run of tool results as one
-        # user message so the tool-call/tool-result sequence stays unbroken.
-        if pending_images:
-            emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
-            pending_images.clear()
-
+    after_tool = compat["requiresAssistantAfterToolResult"]
     # What each converter reads besides the message: part of the memo's key.
     result_key = ("toolResult", compat["requiresToolResultName"])
     user_key = ("user", with_images)
     assistant_key = (
         "assistant",
         compat["requiresThinkingAsText"],
-        compat["requiresAssistantAfterToolResult"],
+        after_tool,
         compat["requiresReasoningContentOnAssistantMessages"],
     )
+    role: Literal["system", "developer"] = (
+        "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
+    )
+    key = (model["provider"], model["id"], role, system_prompt, result_key, user_key, assistant_key)
+    start, state = _RESUME.resume(messages, key)
+    if state is None:
+        start, state = 0, ([], [])
+        if system_prompt:
+            system: SystemMessageParam = {"role": role, "content": system_prompt}
+            state[0].append(system)
+    out, pending_images = state
     memo = _MEMO.get
-    for message in messages:
+    for message in messages[start:]:
         if message["role"] == "toolResult":
-            emit(memo(message, result_key, _tool_result, compat))
+            _emit(out, memo(message, result_key, _tool_result, compat), after_tool)
             if with_images:
                 pending_images.extend(
                     _image_part(block) for block in message.get("content", []) if block["type"] == "image"
                 )
             continue
-        flush_images()
+        _flush_images(out, pending_images, after_tool)
         converted: ChatMessage | None = None
         if message["role"] == "user":
             converted = memo(message, user_key, _user, with_images)
         elif message["role"] == "assistant":
             converted = memo(message, assistant_key, _assistant, compat)
         if converted is not None:
-            emit(converted)
-    flush_images()
-    return out
+            _emit(out, converted, after_tool)
+    result = list(out)
+    _flush_images(result, list(pending_images), after_tool)  # the end of this request only
+    _RESUME.save(messages, key, state)
+    return result
 
 
+def _emit(out: list[ChatMessage], message: ChatMessage, after_tool: bool) -> None:
+    if message["role"] == "user" and after_tool and out and out[-1]["role"] == "tool":
+        filler: AssistantMessageParam = {"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT}
+        out.append(filler)
+    out.append(message)
+
+
+def _flush_images(out: list[ChatMessage], pending_images: list[ImagePart], after_tool: bool) -> None:
+    # Images cannot go into ``tool`` messages; they follow the run of tool results as one user
+    # message so the tool-call/tool-result sequence stays unbroken.
+    if pending_images:
+        images: UserMessageParam = {
+            "role": "user",
+            "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images],
+        }
+        _emit(out, images, after_tool)
+        pending_images.clear()
+
+
+_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart]]] = AppendMemo()
 # The converted messages of earlier requests (``conversion_memo.py``): shared, never changed.
 _MEMO = ConversionMemo()
 
