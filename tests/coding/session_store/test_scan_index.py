@@ -7,7 +7,9 @@ the same file, so an index that were trusted wrongly would show up as a differen
 
 from __future__ import annotations
 
+import base64
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,7 @@ def assert_same_as_full_read(path: Path) -> SessionManager:
 
 
 def index_record(index: Path) -> dict[str, Any]:
-    return dict(orjson.loads(index.read_bytes().partition(b"\n")[2]))
+    return dict(orjson.loads(index.read_bytes().split(b"\n", 2)[1]))
 
 
 def indexed(path: Path) -> Path:
@@ -165,32 +167,45 @@ def test_a_garbage_index_is_ignored_and_replaced(tmp_path: Path, scanned_always:
     assert used_index(path)
 
 
-def _rewrite_index(index: Path, record: dict[str, object]) -> None:
-    """Store ``record`` as the index with a valid checksum, as a buggy writer could."""
-    body = orjson.dumps(record)
+def _read_index(index: Path) -> tuple[bytes, dict[str, Any], bytes]:
+    checksum, _, body = index.read_bytes().partition(b"\n")
+    meta, _, blob = body.partition(b"\n")
+    return checksum, orjson.loads(meta), blob
+
+
+def _rewrite_index(index: Path, record: dict[str, object], blob: bytes) -> None:
+    """Store ``record`` and ``blob`` as the index with a valid checksum, as a buggy writer could."""
+    body = orjson.dumps(record) + b"\n" + blob
     index.write_bytes(scan_index._checksum(body) + b"\n" + body)
 
 
 def test_an_index_with_altered_fields_is_ignored(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     index = indexed(path)
-    checksum, _, body = index.read_bytes().partition(b"\n")
-    good = orjson.loads(body)
+    checksum, good, blob = _read_index(index)
+    body = index.read_bytes().partition(b"\n")[2]
     index.write_bytes(checksum + b"\n" + body.replace(b"us", b"uz", 1))  # altered, checksum not
     assert not used_index(path)
     index.write_bytes(checksum + b"\n" + body[: len(body) // 2])  # torn
     assert not used_index(path)
+    bad_parent = base64.b64encode(array("i", [-2] * good["stubs"]).tobytes()).decode()
     for key, value in (
-        ("ids", good["ids"][:-1]),
+        ("stubs", good["stubs"] - 1),
         ("offsets", "%%%"),
-        ("roles", "ff" * len(good["ids"])),
+        ("roles", "ff" * good["stubs"]),
         ("kinds", good["kinds"].replace("f", "s", 1)),
         ("end", good["end"] + 1),
         ("version", 99),
+        ("parents", bad_parent),  # the first stub cannot have a stub before it
+        ("otherParents", [1, 2]),
     ):
-        _rewrite_index(index, {**good, key: value})
+        _rewrite_index(index, {**good, key: value}, blob)
         assert not used_index(path), key
         assert_same_as_full_read(path)
+    _rewrite_index(index, good, blob.rsplit(b"\x00", 1)[0])  # an id missing
+    assert not used_index(path)
+    _rewrite_index(index, good, blob)  # the same fields again: accepted
+    assert used_index(path)
 
 
 def test_a_concurrent_writer_after_the_index(tmp_path: Path, scanned_always: None) -> None:
@@ -205,4 +220,14 @@ def test_a_concurrent_writer_after_the_index(tmp_path: Path, scanned_always: Non
     full = SessionManager.open(path, read_only=True)
     assert dump(lazy.build_session_context().messages)[:-1] in dump(full.build_session_context().messages)
     writer.close()
+    assert_same_as_full_read(path)
+
+
+def test_ids_the_index_cannot_hold_leave_no_index(tmp_path: Path, scanned_always: None) -> None:
+    path = write_session(tmp_path / "s.jsonl")
+    data = path.read_bytes().replace(b'"0002us', b'"0002\\u0000us', 2)  # the id and its child's parent
+    path.write_bytes(data)
+    manager = SessionManager.open(path)
+    manager.close()
+    assert not scan_index.index_path(path).exists()
     assert_same_as_full_read(path)

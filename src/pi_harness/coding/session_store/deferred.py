@@ -242,6 +242,7 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int) -> bytes:
 
     entries, seen, deferred, covered = scan.entries, scan.seen, scan.deferred, scan.covered
     last = b""
+    previous: object = scan.covered.stub_ids[-1] if scan.covered.stub_ids else None
     handle.seek(offset)
     for raw in handle:
         start, offset, last = offset, offset + len(raw), raw
@@ -274,17 +275,21 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int) -> bytes:
             if shape.id in seen:
                 raise _Refused
             seen.add(shape.id)
-            entries.append({"type": "message", "id": shape.id, "parentId": shape.parentId})
+            # Most parents are the line before: that entry's own id object, not a copy of it.
+            parent = previous if shape.parentId == previous else shape.parentId
+            previous = shape.id
+            entries.append({"type": "message", "id": shape.id, "parentId": parent})
             role = _ROLE_CODE[shape.message.role]
             deferred.add(shape.id, start, len(raw), role)
             covered.add(b"s", start, len(raw))
             covered.stub_ids.append(shape.id)
-            covered.stub_parents.append(shape.parentId)
+            covered.stub_parents.append(parent)
             covered.stub_roles.append(role)
             continue
         record = loads_tolerant(raw)
         if not isinstance(record, dict):
             continue
+        previous = record.get("id") if isinstance(record.get("id"), str) else None
         if isinstance(record.get("id"), str):
             if record["id"] in seen:
                 raise _Refused

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 SUFFIX = ".idx"
 FORMAT = "pi-harness session index"
-VERSION = 1
+VERSION = 2
 _BLOCKS = 16
 _BLOCK = 4096
 _TAIL = 64 * 1024
@@ -63,7 +63,7 @@ def sample(handle: BinaryIO, end: int) -> str:
     return digest.hexdigest()
 
 
-def _checksum(body: bytes) -> bytes:
+def _checksum(body: bytes | memoryview) -> bytes:
     return hashlib.blake2b(body, digest_size=16).hexdigest().encode("ascii")
 
 
@@ -71,10 +71,10 @@ def _ints(values: array[int]) -> str:
     return base64.b64encode(values.tobytes()).decode("ascii")
 
 
-def _array(text: object, count: int) -> array[int] | None:
+def _array(text: object, count: int, typecode: str = "q") -> array[int] | None:
     if not isinstance(text, str):
         return None
-    values = array("q")
+    values = array(typecode)
     try:
         values.frombytes(base64.b64decode(text, validate=True))
     except ValueError:
@@ -82,15 +82,46 @@ def _array(text: object, count: int) -> array[int] | None:
     return values if len(values) == count else None
 
 
+_PREVIOUS = -2  # a stub's parent code: the stub before it
+_ROOT = -1  # no parent
+
+
+def _parent_codes(ids: list[str], parents: list[str | None]) -> tuple[array[int], list[str]]:
+    """Each stub's parent as a code: most are the stub before it, a few name another entry (a
+    compaction, a branch point), kept in a list. Shared on load with the stubs' own ids, so a
+    parent costs no string of its own."""
+    codes = array("i")
+    others: list[str] = []
+    previous: str | None = None
+    for entry_id, parent in zip(ids, parents, strict=True):
+        if parent is None:
+            codes.append(_ROOT)
+        elif parent == previous:
+            codes.append(_PREVIOUS)
+        else:
+            codes.append(len(others))
+            others.append(parent)
+        previous = entry_id
+    return codes, others
+
+
 def save(session: Path, covered: CoveredLines) -> bool:
     """Write the index of ``covered`` atomically; False when the file no longer matches it (or the
-    directory refuses the write). Called when the session is closed, off the first request's path."""
+    directory refuses the write). Called when the session is closed, off the first request's path.
+
+    The file: a checksum of the rest, a line of JSON with the small fields and the arrays (base64
+    of their machine form), then the stub ids joined by NUL bytes (a session whose ids hold one
+    gets no index)."""
     target = index_path(session)
+    blob = "\x00".join(covered.stub_ids).encode("utf-8")
+    if blob.count(b"\x00") != max(0, len(covered.stub_ids) - 1):
+        return False
+    codes, others = _parent_codes(covered.stub_ids, covered.stub_parents)
     try:
         with open(session, "rb") as handle:
             if os.fstat(handle.fileno()).st_size < covered.end or sample(handle, covered.end) != covered.sample:
                 return False
-        body = orjson.dumps(
+        meta = orjson.dumps(
             {
                 "format": FORMAT,
                 "version": VERSION,
@@ -100,15 +131,22 @@ def save(session: Path, covered: CoveredLines) -> bool:
                 "kinds": covered.kinds.decode("ascii"),
                 "offsets": _ints(covered.offsets),
                 "lengths": _ints(covered.lengths),
-                "ids": covered.stub_ids,
-                "parents": covered.stub_parents,
+                "stubs": len(covered.stub_ids),
+                "parents": base64.b64encode(codes.tobytes()).decode("ascii"),
+                "otherParents": others,
                 "roles": covered.stub_roles.hex(),
             }
         )
+        digest = hashlib.blake2b(meta, digest_size=16)
+        digest.update(b"\n")
+        digest.update(blob)
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(_checksum(body) + b"\n" + body)
+                out.write(digest.hexdigest().encode("ascii") + b"\n")
+                out.write(meta)
+                out.write(b"\n")
+                out.write(blob)
             os.chmod(temp, os.stat(session).st_mode & 0o666)
             os.replace(temp, target)
         except BaseException:
@@ -119,50 +157,77 @@ def save(session: Path, covered: CoveredLines) -> bool:
     return True
 
 
+def _parents(codes: array[int], others: list[str], ids: list[str]) -> list[str | None] | None:
+    count = len(ids)
+    if len(codes) != count or (count and (min(codes) < _PREVIOUS or max(codes) >= len(others))):
+        return None
+    if count and codes[0] == _PREVIOUS:
+        return None
+    return [ids[k - 1] if c == _PREVIOUS else None if c == _ROOT else others[c] for k, c in enumerate(codes)]
+
+
 def load(session: Path, handle: BinaryIO, size: int, scan: _Scan) -> int:
     """Fill ``scan`` from the session's index when it matches the file; the offset to scan on
     from (0: no usable index, nothing filled)."""
     try:
-        raw = index_path(session).read_bytes()
+        raw = memoryview(index_path(session).read_bytes())
     except OSError:
         return 0
-    checksum, _, body = raw.partition(b"\n")
-    if checksum != _checksum(body):
+    newline = raw[:64].tobytes().find(b"\n")
+    if newline < 0 or raw[:newline].tobytes() != _checksum(raw[newline + 1 :]):
         return 0  # torn or altered: the fields below are checked for shape, not for meaning
+    body = raw[newline + 1 :]
+    split = _find_newline(body)
+    if split < 0:
+        return 0
     try:
-        record = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        record = orjson.loads(body[:split])
+        blob = body[split + 1 :].tobytes().decode("utf-8")
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
         return 0
     if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("version") != VERSION:
         return 0
-    end, kinds, ids, parents, roles = (record.get(key) for key in ("end", "kinds", "ids", "parents", "roles"))
+    end, kinds, stubs, others, roles = (record.get(k) for k in ("end", "kinds", "stubs", "otherParents", "roles"))
     if (
         record.get("byteorder") != sys.byteorder
         or not isinstance(end, int)
         or not 0 < end <= size
         or not isinstance(kinds, str)
-        or not isinstance(ids, list)
-        or not isinstance(parents, list)
+        or not isinstance(stubs, int)
+        or not isinstance(others, list)
+        or not set(map(type, others)) <= {str}
         or not isinstance(roles, str)
-        or len(ids) != len(parents)
-        or kinds.count("s") != len(ids)
+        or kinds.count("s") != stubs
         or kinds.count("h") != 1
         or not kinds.startswith("h")
     ):
         return 0
+    ids = blob.split("\x00") if stubs else []
     offsets = _array(record.get("offsets"), len(kinds))
     lengths = _array(record.get("lengths"), len(kinds))
+    codes = _array(record.get("parents"), stubs, "i")
+    parents = _parents(codes, others, ids) if codes is not None and len(ids) == stubs else None
     try:
         role_codes = bytearray.fromhex(roles)
     except ValueError:
         return 0
-    if offsets is None or lengths is None or len(role_codes) != len(ids) or max(role_codes, default=0) > 2:
+    if offsets is None or lengths is None or parents is None:
+        return 0
+    if len(role_codes) != stubs or max(role_codes, default=0) > 2:
         return 0
     if sample(handle, end) != record.get("sample"):
         return 0
-    if not set(map(type, ids)) <= {str} or not set(map(type, parents)) <= {str, type(None)}:
-        return 0
     return _fill(scan, handle, end, kinds, offsets, lengths, ids, parents, role_codes, str(record["sample"]))
+
+
+def _find_newline(body: memoryview) -> int:
+    """The first newline of a large buffer, found without copying all of it."""
+    step = 1 << 16
+    for start in range(0, len(body), step):
+        found = body[start : start + step].tobytes().find(b"\n")
+        if found >= 0:
+            return start + found
+    return -1
 
 
 def _fill(
