@@ -123,12 +123,18 @@ class Clock:
     def __init__(self, server: FakeLLMServer) -> None:
         self.server = server
         self.times: list[float] = []
+        self.keep_bodies = True  # off for the growth runs (see ``stamp``)
         self._lock = threading.Lock()
 
     def stamp(self, response: ScriptedResponse) -> Callable[[RecordedRequest], ScriptedResponse]:
         def answer(request: RecordedRequest) -> ScriptedResponse:
             with self._lock:
                 self.times.append(time.perf_counter())
+                if not self.keep_bodies and len(self.server.requests) > 1:
+                    # The server records every request; over 2,000 turns their parsed bodies
+                    # would hold gigabytes (each carries the whole conversation so far).
+                    earlier = self.server.requests[-2]
+                    earlier.body, earlier.raw_body = None, b""
             return response
 
         return answer
@@ -528,6 +534,7 @@ def growth(
         session_ttfr.append((entries, ttfr))
         session_rss.append((entries, rss))
         reopen_ttfr.append((entries, again))
+    clock.keep_bodies = False
     turn_time: list[tuple[int, Figure]] = []
     turn_total: list[tuple[int, Figure]] = []
     turn_rss: list[tuple[int, Figure]] = []
