@@ -18,17 +18,26 @@ Figures:
 * ``print``: ``pi -p hi``: time to first request (TTFR: process start until the server has the
   whole request) and peak RSS;
 * ``session``: ``pi --session FILE -p hi`` with a generated session of 50k message entries
-  (``bench/sessions.py``'s generator, ~25 MB): TTFR and peak RSS;
+  (``bench/sessions.py``'s generator, ~25 MB): TTFR and peak RSS, opened for the first time
+  (each run gets a fresh copy and no index), then *reopened*: the same, with the index file that
+  pi-harness leaves beside a large session on close (``session_store/scan_index.py``; Pi has
+  none, so its two rows measure the same thing);
 * ``turns``: ``pi -p go`` where the model (answering at once) asks for one ``read`` of a small
-  file per turn, 200 turns, then answers: the time per tool turn (first to last request, divided
-  by the turns) and the peak RSS over the run. Below it, the same requests replayed by a bare
-  keep-alive client: what the fake server itself costs per turn (it is in every figure, so no
-  ratio can go below its share).
+  file per turn, 200 turns, then answers. The figure is the *harness time* per tool turn: the
+  wall time from the end of the first answer to the start of the last request, less the time
+  the fake server spent on the requests in between (it reports each request's span,
+  ``FakeLLMServer.busy``), divided by the turns; for both programs alike. The wall time per turn
+  (first to last request) and the peak RSS over the run follow. Below the table, the same
+  requests replayed by a bare keep-alive client: what the server and loopback cost per turn, and
+  the bare client's own time between answers (near zero: what the subtraction leaves of a client
+  that does nothing).
 
 ``--growth`` adds sessions of 1k, 10k, 50k and 200k entries and runs of 200 and 2,000 turns (one
-pair each unless ``--growth-pairs``) and prints, per figure, its value at each size and the factor
-from one size to the next. Peak RSS is the child's ``ru_maxrss``, taken by a bare launcher
-process (``bench/_spawn.py``) so that the benchmark's own memory does not count.
+pair each unless ``--growth-pairs``) and prints, per figure, its value at each size, how much it
+grows per 10x of size (10**k for value ∝ size**k between successive sizes) and a verdict,
+"linear or better" when no k exceeds 1 (with ``LINEAR_SLACK`` for noise). Peak RSS is the
+child's ``ru_maxrss``, taken by a bare launcher process (``bench/_spawn.py``) so that the
+benchmark's own memory does not count.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import argparse
 import gc
 import http.client
 import json
+import math
 import os
 import shutil
 import statistics
@@ -113,12 +123,18 @@ class Clock:
     def __init__(self, server: FakeLLMServer) -> None:
         self.server = server
         self.times: list[float] = []
+        self.keep_bodies = True  # off for the growth runs (see ``stamp``)
         self._lock = threading.Lock()
 
     def stamp(self, response: ScriptedResponse) -> Callable[[RecordedRequest], ScriptedResponse]:
         def answer(request: RecordedRequest) -> ScriptedResponse:
             with self._lock:
                 self.times.append(time.perf_counter())
+                if not self.keep_bodies and len(self.server.requests) > 1:
+                    # The server records every request; over 2,000 turns their parsed bodies
+                    # would hold gigabytes (each carries the whole conversation so far).
+                    earlier = self.server.requests[-2]
+                    earlier.body, earlier.raw_body = None, b""
             return response
 
         return answer
@@ -224,14 +240,22 @@ def version_scenario(wall: Figure) -> Scenario:
     return Scenario([wall], once)
 
 
-def session_scenario(ttfr: Figure, rss: Figure, source: Path | None, cpu: Figure | None = None) -> Scenario:
-    """``pi -p hi``, with ``--session`` (a fresh copy of ``source``) when a source is given."""
+def session_scenario(
+    ttfr: Figure, rss: Figure, source: Path | None, cpu: Figure | None = None, *, first_open: bool = True
+) -> Scenario:
+    """``pi -p hi``, with ``--session`` (a fresh copy of ``source``) when a source is given.
+
+    ``first_open``: the session is opened for the first time (no index of an earlier open beside
+    it); otherwise the index pi-harness left beside the copy on the previous run stays (the copy
+    is byte for byte the same file, so the index still describes it): a session reopened."""
 
     def once(program: Program, world: World, clock: Clock) -> None:
         args = ["-p", "hi"]
         if source is not None:
             target = world.project.parent / "session.jsonl"
             copy_session(source, target, world.project)  # each run appends to its own copy
+            if first_open:
+                target.with_name(target.name + ".idx").unlink(missing_ok=True)
             args = ["--session", str(target), *args]
         clock.reset([])
         result = run(program, args, world)
@@ -243,19 +267,43 @@ def session_scenario(ttfr: Figure, rss: Figure, source: Path | None, cpu: Figure
     return Scenario([ttfr, rss] if cpu is None else [ttfr, rss, cpu], once)
 
 
-def turns_scenario(per_turn: Figure, rss: Figure, turns: int, tool: str, cpu: Figure | None = None) -> Scenario:
+def harness_gaps(busy: list[tuple[float, float]]) -> float:
+    """The time between the server's answers: from the end of the first answer to the start of
+    the last request, less the server's own time in between (``FakeLLMServer.busy``). That is
+    the client's share of the turns: reading the answer, running the tool, building and sending
+    the next request."""
+    if len(busy) < 2:
+        return 0.0
+    inner = sum(end - start for start, end in busy[1:-1])
+    return busy[-1][0] - busy[0][1] - inner
+
+
+def turns_scenario(
+    per_turn: Figure,
+    rss: Figure,
+    turns: int,
+    tool: str,
+    cpu: Figure | None = None,
+    wall: Figure | None = None,
+) -> Scenario:
+    """``per_turn``: the harness time per tool turn (wall time less the server's, ``harness_gaps``);
+    ``wall``: the wall time per turn, first to last request."""
+
     def once(program: Program, world: World, clock: Clock) -> None:
         clock.reset(tool_turns(turns, tool))
         result = run(program, ["-p", "go"], world)
         times = clock.times
         if len(times) != turns + 1:
             raise RuntimeError(f"{program.name}: {len(times)} requests for {turns} turns: {result.stderr[-500:]!r}")
-        per_turn.add(program.name, (times[-1] - times[0]) / turns)
+        per_turn.add(program.name, harness_gaps(list(clock.server.busy)) / turns)
+        if wall is not None:
+            wall.add(program.name, (times[-1] - times[0]) / turns)
         rss.add(program.name, result.rss_mb)
         if cpu is not None:
             cpu.add(program.name, result.cpu_s)
 
-    return Scenario([per_turn, rss] if cpu is None else [per_turn, rss, cpu], once)
+    figures = [per_turn, rss, *(f for f in (cpu, wall) if f is not None)]
+    return Scenario(figures, once)
 
 
 def server_floor(floor: Figure, server: FakeLLMServer, clock: Clock, turns: int, tool: str, label: str) -> None:
@@ -273,6 +321,7 @@ def server_floor(floor: Figure, server: FakeLLMServer, clock: Clock, turns: int,
     finally:
         connection.close()
     floor.add(label, (clock.times[-1] - clock.times[0]) / turns)
+    floor.add(label + " gaps", harness_gaps(list(server.busy)) / turns)
 
 
 def interleave(
@@ -323,19 +372,39 @@ def table(figures: list[Figure], names: list[str]) -> str:
     return "\n".join(lines)
 
 
-def growth_table(series: list[tuple[str, list[tuple[str, Figure]]]], names: list[str]) -> str:
-    """Per program and figure: the value at each size and the factor from the previous size."""
+# A figure "grows linearly or better" when, between any two sizes, it grows by at most the
+# factor the size does (exponent 1), with this much slack for the noise of single runs.
+LINEAR_SLACK = 0.15
+
+
+def growth_exponent(size_a: float, value_a: float, size_b: float, value_b: float) -> float:
+    """k in value ∝ size**k between two points (0 for a figure that does not grow)."""
+    if value_a <= 0 or value_b <= 0 or size_a == size_b:
+        return 0.0
+    return math.log(value_b / value_a) / math.log(size_b / size_a)
+
+
+def growth_table(series: list[tuple[str, list[tuple[int, Figure]]]], names: list[str]) -> str:
+    """Per program and figure: the value at each size, its growth per 10x of size between
+    successive sizes (10**k), and a verdict: linear or better when no k exceeds 1."""
     lines: list[str] = []
     for title, points in series:
         for name in names:
             cells: list[str] = []
-            previous: float | None = None
+            worst = 0.0
+            previous: tuple[int, float] | None = None
             for size, figure in points:
                 value = figure.median(name)
-                factor = f" (x{value / previous:.1f})" if value is not None and previous else ""
-                cells.append(f"{size}: {fmt(value, figure.unit)}{factor}")
-                previous = value
-            lines.append(f"{title:<28}{name:<12}" + ", ".join(cells))
+                cell = f"{figure.label}: {fmt(value, figure.unit)}"
+                if value is not None and previous is not None:
+                    k = growth_exponent(previous[0], previous[1], size, value)
+                    worst = max(worst, k)
+                    cell += f" (x{10**k:.1f}/10x)"
+                cells.append(cell)
+                if value is not None:
+                    previous = (size, value)
+            verdict = "linear or better" if worst <= 1 + LINEAR_SLACK else f"WORSE THAN LINEAR (k={worst:.2f})"
+            lines.append(f"{title:<28}{name:<12}" + ", ".join(cells) + f"  -> {verdict}")
     return "\n".join(lines)
 
 
@@ -346,7 +415,10 @@ def floor_note(floor: Figure, turn: Figure, names: list[str]) -> str:
     note = f"the fake server alone (a bare client replaying the same requests): {fmt(value, 'ms')} per turn"
     theirs = turn.median(names[1]) if len(names) > 1 else None
     if theirs:
-        note += f", so no per-turn ratio can go below {value / theirs:.3f}"
+        note += f", a floor of {value / theirs:.3f} under the wall-time ratio"
+    gaps = floor.median(names[0] + " gaps")
+    if gaps is not None:
+        note += f"; the bare client's own time between answers: {fmt(gaps, 'ms')} per turn"
     return note
 
 
@@ -394,7 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         "print_rss": Figure("print_rss", "pi -p: peak RSS", "MB", 0.25),
         "session_ttfr": Figure("session_ttfr", f"--session ({entries} entries): TTFR", "s", 0.15),
         "session_rss": Figure("session_rss", f"--session ({entries} entries): peak RSS", "MB", 0.35),
-        "turn": Figure("turn", f"time per tool turn ({args.turns} turns)", "ms", 0.1),
+        "reopen_ttfr": Figure("reopen_ttfr", f"--session ({entries}), reopened: TTFR", "s", 0.15),
+        "reopen_rss": Figure("reopen_rss", f"--session ({entries}), reopened: peak RSS", "MB", 0.35),
+        "turn": Figure("turn", f"harness time per tool turn ({args.turns} turns)", "ms", 0.1),
+        "turn_wall": Figure("turn_wall", f"  wall time per tool turn ({args.turns} turns)", "ms"),
         "turn_rss": Figure("turn_rss", f"peak RSS over {args.turns} turns", "MB", 0.2),
         # CPU time (user + system) of the same runs: less sensitive than wall time to a busy machine.
         "print_cpu": Figure("print_cpu", "  pi -p: CPU time of the run", "s"),
@@ -418,15 +493,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generated a session of {args.session_entries} entries, {size / 1e6:.1f} MB", file=sys.stderr)
             scenario = session_scenario(figures["session_ttfr"], figures["session_rss"], source, figures["session_cpu"])
             interleave(scenario, worlds, clock, heavy_pairs)
+            reopen = session_scenario(figures["reopen_ttfr"], figures["reopen_rss"], source, first_open=False)
+            interleave(reopen, worlds, clock, heavy_pairs)
         if "turns" in wanted:
-            scenario = turns_scenario(figures["turn"], figures["turn_rss"], args.turns, args.tool, figures["turn_cpu"])
+            scenario = turns_scenario(
+                figures["turn"], figures["turn_rss"], args.turns, args.tool, figures["turn_cpu"], figures["turn_wall"]
+            )
             interleave(scenario, worlds, clock, heavy_pairs)
             scenario.once(*worlds[0], clock)  # its requests, replayed for the floor
             for figure in scenario.figures:
                 figure.values[names[0]].pop()
             server_floor(floor, server, clock, args.turns, args.tool, names[0])
         order = ["version", "print_ttfr", "print_rss", "print_cpu", "session_ttfr", "session_rss", "session_cpu"]
-        order += ["turn", "turn_rss", "turn_cpu"]
+        order += ["reopen_ttfr", "reopen_rss", "turn", "turn_wall", "turn_rss", "turn_cpu"]
         shown = [figures[key] for key in order if figures[key].values]
         print(table(shown, names))
         print(floor_note(floor, figures["turn"], names))
@@ -440,32 +519,44 @@ def main(argv: list[str] | None = None) -> int:
 def growth(
     args: argparse.Namespace, worlds: list[tuple[Program, World]], clock: Clock, root: Path, names: list[str]
 ) -> str:
-    session_ttfr: list[tuple[str, Figure]] = []
-    session_rss: list[tuple[str, Figure]] = []
+    session_ttfr: list[tuple[int, Figure]] = []
+    session_rss: list[tuple[int, Figure]] = []
+    reopen_ttfr: list[tuple[int, Figure]] = []
     for entries in args.growth_sessions:
         label = f"{entries // 1000}k" if entries >= 1000 else str(entries)
-        ttfr, rss = Figure("ttfr", label, "s"), Figure("rss", label, "MB")
+        ttfr, rss, again = Figure("ttfr", label, "s"), Figure("rss", label, "MB"), Figure("reopen", label, "s")
         source = root / f"growth-{entries}.jsonl"
         generate(source, entries)
         interleave(session_scenario(ttfr, rss, source), worlds, clock, args.growth_pairs, warm=False)
+        reopened = session_scenario(again, Figure("rss", label, "MB"), source, first_open=False)
+        interleave(reopened, worlds, clock, args.growth_pairs, warm=False)
         source.unlink()
-        session_ttfr.append((label, ttfr))
-        session_rss.append((label, rss))
-    turn_time: list[tuple[str, Figure]] = []
-    turn_rss: list[tuple[str, Figure]] = []
+        session_ttfr.append((entries, ttfr))
+        session_rss.append((entries, rss))
+        reopen_ttfr.append((entries, again))
+    clock.keep_bodies = False
+    turn_time: list[tuple[int, Figure]] = []
+    turn_total: list[tuple[int, Figure]] = []
+    turn_rss: list[tuple[int, Figure]] = []
     for turns in args.growth_turns:
         label = str(turns)
         per_turn, rss = Figure("turn", label, "ms"), Figure("rss", label, "MB")
         interleave(turns_scenario(per_turn, rss, turns, args.tool), worlds, clock, args.growth_pairs, warm=False)
-        turn_time.append((label, per_turn))
-        turn_rss.append((label, rss))
+        total = Figure("total", label, "s")
+        for name, values in per_turn.values.items():
+            total.values[name] = [value * turns for value in values]
+        turn_time.append((turns, per_turn))
+        turn_total.append((turns, total))
+        turn_rss.append((turns, rss))
     series = [
         ("--session: TTFR", session_ttfr),
+        ("--session reopened: TTFR", reopen_ttfr),
         ("--session: peak RSS", session_rss),
-        ("time per tool turn", turn_time),
+        ("harness time per tool turn", turn_time),
+        ("harness time, all turns", turn_total),
         ("peak RSS over the turns", turn_rss),
     ]
-    return "growth (value at each size, factor from the previous size):\n" + growth_table(series, names)
+    return "growth (value at each size; growth per 10x of size; verdict):\n" + growth_table(series, names)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ FIGURES = (
     "pi -p: peak RSS",
     "--session (200 entries): TTFR",
     "--session (200 entries): peak RSS",
-    "time per tool turn (3 turns)",
+    "--session (200), reopened: TTFR",
+    "harness time per tool turn (3 turns)",
+    "  wall time per tool turn (3 turns)",
     "peak RSS over 3 turns",
 )
 
@@ -36,8 +38,9 @@ def test_compare_pi_quick_prints_every_figure() -> None:
         assert row is not None, (figure, done.stdout)
         assert re.search(r"\d+\.\d+ (s|ms|MiB)\s*$", row), row
     assert any(line.startswith("the fake server alone") and line.endswith("ms per turn") for line in lines)
-    assert "growth (value at each size, factor from the previous size):" in lines
-    growth = [line for line in lines if line.startswith(("--session: TTFR", "time per tool turn  "))]
-    assert any("100: " in line and "300: " in line and "(x" in line for line in growth), done.stdout
+    assert "growth (value at each size; growth per 10x of size; verdict):" in lines
+    growth = [line for line in lines if line.startswith(("--session: TTFR", "harness time per tool turn  "))]
+    assert any("100: " in line and "300: " in line and "/10x)" in line for line in growth), done.stdout
     assert any("2: " in line and "4: " in line for line in growth), done.stdout
+    assert all(line.endswith(("linear or better", ")")) and "->" in line for line in growth), growth
     assert "load average" in done.stderr

@@ -96,7 +96,12 @@ def test_the_flag_is_on_for_local_servers_and_off_for_hosted_apis() -> None:
     assert not resolve_compat(hosted)["recoverTextToolCalls"]  # type: ignore[arg-type]
     forced = {**hosted, "compat": {"recoverTextToolCalls": True}}
     assert resolve_compat(forced)["recoverTextToolCalls"]  # type: ignore[arg-type]
-    off = {**base, "provider": "llama.cpp", "baseUrl": "http://127.0.0.1:8080/v1", "compat": {"recoverTextToolCalls": False}}
+    off = {
+        **base,
+        "provider": "llama.cpp",
+        "baseUrl": "http://127.0.0.1:8080/v1",
+        "compat": {"recoverTextToolCalls": False},
+    }
     assert not resolve_compat(off)["recoverTextToolCalls"]  # type: ignore[arg-type]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import orjson
 
+from pi_harness.ai.append_memo import AppendMemo
 from pi_harness.ai.types import Context, Message, Tool, Usage
 
 CHARS_PER_TOKEN = 3.5
@@ -83,9 +84,12 @@ def _last_usage_index(messages: Sequence[Message], start_timestamp: float) -> in
     A message inserted later with an older position but a newer timestamp (a compaction summary,
     say) means the reply's usage counted a different prefix, so it is not used.
     """
-    newest = start_timestamp
-    found: int | None = None
-    for index, message in enumerate(messages):
+    # One pass with a small state (the newest timestamp so far, the last reply found), resumed
+    # where the previous request's messages ended when these extend them (``AppendMemo``).
+    start, state = _USAGE_MEMO.resume(messages, start_timestamp)
+    newest, found = state if state is not None else (start_timestamp, None)
+    for index in range(start, len(messages)):
+        message = messages[index]
         stamp = message.get("timestamp")
         timestamp = float(stamp) if isinstance(stamp, int | float) else 0.0
         if (
@@ -96,7 +100,11 @@ def _last_usage_index(messages: Sequence[Message], start_timestamp: float) -> in
         ):
             found = index
         newest = max(newest, timestamp)
+    _USAGE_MEMO.save(messages, start_timestamp, (newest, found))
     return found
+
+
+_USAGE_MEMO: AppendMemo[tuple[float, int | None]] = AppendMemo()
 
 
 def estimate_context_tokens(context: Context) -> int:

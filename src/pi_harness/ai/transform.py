@@ -12,8 +12,11 @@ providers word them the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from types import FunctionType
 
+from pi_harness.ai.append_memo import AppendMemo
 from pi_harness.ai.types import AssistantContent, AssistantMessage, ImageContent, Message, Model, ToolCall, UserContent
 
 IdNormalizer = Callable[[str], str]
@@ -89,21 +92,55 @@ def make_google_normalizer(model: Model) -> IdNormalizer | None:
     return None
 
 
+@dataclass
+class _Transformed:
+    """The state of the transform after some messages (``AppendMemo``)."""
+
+    renamed: dict[str, str] = field(default_factory=dict)
+    out: list[Message] = field(default_factory=list)
+    pending: list[ToolCall] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)
+
+
+_MEMO: AppendMemo[_Transformed] = AppendMemo()
+
+
+def _normalizer_key(normalize: IdNormalizer | None) -> Hashable | None:
+    """What identifies a normaliser across calls; None for one with a state of its own (an object
+    that numbers the ids it sees), which the transform then never resumes."""
+    if normalize is None:
+        return "none"
+    if isinstance(normalize, FunctionType):
+        # A module function, or a closure over the model (which the memo's key names too).
+        return (normalize.__module__, normalize.__qualname__)
+    return None
+
+
 def transform_messages(
     messages: list[Message], model: Model, normalize_tool_call_id: IdNormalizer | None = None
 ) -> list[Message]:
-    """Pass 1 (per-message replay rules) then pass 2 (sequence repair); inputs are not mutated."""
-    renamed: dict[str, str] = {}
-    first_pass: list[Message] = []
-    for message in messages:
+    """Pass 1 (per-message replay rules) then pass 2 (sequence repair); inputs are not mutated.
+
+    Both passes go message by message with a small state, so a request that extends the previous
+    one resumes from it (``AppendMemo``) and only its new messages are transformed."""
+    normalizer = _normalizer_key(normalize_tool_call_id)
+    key = None if normalizer is None else (model["provider"], model["api"], model["id"], normalizer)
+    start, state = _MEMO.resume(messages, key) if key is not None else (0, None)
+    if state is None:
+        start, state = 0, _Transformed()
+    renamed = state.renamed
+    for message in messages[start:]:
         if message["role"] == "assistant":
-            first_pass.append(_transform_assistant(message, model, normalize_tool_call_id, renamed))
+            _repair_step(state, _transform_assistant(message, model, normalize_tool_call_id, renamed))
         elif message["role"] == "toolResult":
             new_id = renamed.get(message["toolCallId"])
-            first_pass.append(message if new_id is None else {**message, "toolCallId": new_id})
+            _repair_step(state, message if new_id is None else {**message, "toolCallId": new_id})
         else:
-            first_pass.append(message)
-    return _repair_sequence(first_pass)
+            _repair_step(state, message)
+    result = list(state.out)
+    if key is not None:
+        _MEMO.save(messages, key, state)
+    return result
 
 
 def _transform_assistant(
@@ -114,14 +151,20 @@ def _transform_assistant(
 ) -> AssistantMessage:
     same = is_same_model(message, model)
     content: list[AssistantContent] = []
+    # The message itself when no block changes (the common case, a turn of this model): the
+    # converters' memos recognise a message by its identity.
+    changed = "content" not in message
     for block in message.get("content", []):
         if block["type"] == "thinking":
             # Another model's thinking is dropped, as Pi 1.4.0 does: its signatures mean nothing
             # to this model, and as plain text it would read as part of the visible reply.
             if not same:
+                changed = True
                 continue
             if block.get("redacted") or block.get("thinkingSignature") or block.get("thinking", "").strip():
                 content.append(block)
+            else:
+                changed = True
         elif block["type"] == "toolCall":
             if same:
                 content.append(block)
@@ -134,51 +177,51 @@ def _transform_assistant(
                     renamed[call["id"]] = new_id
                     call["id"] = new_id
             content.append(call)
+            changed = True
         elif block["type"] == "text":
             if same or "textSignature" not in block:
                 content.append(block)
             else:
                 content.append({"type": "text", "text": block.get("text", "")})
+                changed = True
         else:
             content.append(block)
-    return {**message, "content": content}
+    return {**message, "content": content} if changed else message
 
 
-def _repair_sequence(messages: list[Message]) -> list[Message]:
-    out: list[Message] = []
-    pending: list[ToolCall] = []
-    answered: set[str] = set()
+def _repair_step(state: _Transformed, message: Message) -> None:
+    """One message through the sequence repair: failed turns skipped, orphaned results dropped,
+    calls left without a result answered with an error result before the next turn."""
+    out, pending, answered = state.out, state.pending, state.answered
+    if message["role"] == "assistant":
+        if message.get("stopReason") in ("error", "aborted"):
+            return
+        _flush(state)
+        pending.extend(block for block in message.get("content", []) if block["type"] == "toolCall")
+        out.append(message)
+    elif message["role"] == "toolResult":
+        call_id = message["toolCallId"]
+        if not any(call["id"] == call_id for call in pending):
+            return  # orphaned (its call was in a skipped turn): providers would reject it
+        answered.add(call_id)
+        out.append(message)
+    else:
+        _flush(state)
+        out.append(message)
 
-    def flush() -> None:
-        for call in pending:
-            if call["id"] not in answered:
-                out.append(
-                    {
-                        "role": "toolResult",
-                        "toolCallId": call["id"],
-                        "toolName": call["name"],
-                        "content": [{"type": "text", "text": NO_RESULT_TEXT}],
-                        "isError": True,
-                        "timestamp": 0,
-                    }
-                )
-        pending.clear()
-        answered.clear()
 
-    for message in messages:
-        if message["role"] == "assistant":
-            if message.get("stopReason") in ("error", "aborted"):
-                continue
-            flush()
-            pending.extend(block for block in message.get("content", []) if block["type"] == "toolCall")
-            out.append(message)
-        elif message["role"] == "toolResult":
-            call_id = message["toolCallId"]
-            if not any(call["id"] == call_id for call in pending):
-                continue  # orphaned (its call was in a skipped turn): providers would reject it
-            answered.add(call_id)
-            out.append(message)
-        else:
-            flush()
-            out.append(message)
-    return out
+def _flush(state: _Transformed) -> None:
+    for call in state.pending:
+        if call["id"] not in state.answered:
+            state.out.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": call["id"],
+                    "toolName": call["name"],
+                    "content": [{"type": "text", "text": NO_RESULT_TEXT}],
+                    "isError": True,
+                    "timestamp": 0,
+                }
+            )
+    state.pending.clear()
+    state.answered.clear()

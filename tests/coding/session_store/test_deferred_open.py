@@ -168,7 +168,7 @@ def test_context_is_the_same_and_older_messages_stay_unparsed(tmp_path: Path, sc
     assert (context_lazy.model, context_lazy.thinking_level) == (context_full.model, context_full.thinking_level)
     assert context_lazy.messages[0]["role"] == "compactionSummary"
     # Only the part after the latest compaction's cut was read: most messages are still stubs.
-    assert len(lazy._deferred.lines) > 150
+    assert len(lazy._deferred) > 150
     outline = lazy.get_branch_outline()
     assert [e["id"] for e in outline] == [e["id"] for e in full.get_branch()]
 
@@ -259,3 +259,19 @@ def test_a_file_rewritten_by_another_program_is_still_read(tmp_path: Path, scann
     entries = lazy.get_entries()
     by_id = {e["id"]: e for e in expected}
     assert all(dump(e) == dump(by_id[e["id"]]) for e in entries if e["id"] in by_id)
+
+
+def test_compaction_plans_on_the_outline_without_reading_older_messages(tmp_path: Path, scanned_always: None) -> None:
+    from pi_harness.coding.compaction import CompactionSettings, prepare_compaction
+
+    lazy, full = open_both(write_session(tmp_path / "s.jsonl"))
+    lazy.build_session_context()
+    stubs = len(lazy._deferred)
+    settings = CompactionSettings(keep_recent_tokens=20)
+    planned, expected = (
+        prepare_compaction(lazy.get_branch_outline(), settings),
+        prepare_compaction(full.get_branch(), settings),
+    )
+    assert planned is not None and expected is not None
+    assert dump(planned) == dump(expected)
+    assert len(lazy._deferred) == stubs > 150  # nothing before the latest compaction was read

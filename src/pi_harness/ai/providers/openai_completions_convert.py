@@ -8,12 +8,14 @@ is written the way OpenAI-compatible servers accept it, bent by the model's comp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import Literal, cast
 
+from pi_harness.ai.append_memo import AppendMemo
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
 from pi_harness.ai.providers.constrained_sampling import strict_sampling, tool_parameters
+from pi_harness.ai.providers.conversion_memo import ConversionMemo
 from pi_harness.ai.providers.openai_completions_compat import OpenAICompletionsCompat, Routing
 from pi_harness.ai.providers.openai_completions_dialects import EXTRA_FORMATS, dialect_fields
 from pi_harness.ai.providers.openai_completions_wire import (
@@ -111,53 +113,78 @@ def build_request_body(
 def convert_messages(
     model: Model, system_prompt: str | None, messages: list[Message], compat: OpenAICompletionsCompat
 ) -> list[ChatMessage]:
-    """Transformed Pi messages → Chat Completions ``messages``."""
-    out: list[ChatMessage] = []
-    if system_prompt:
-        system: SystemMessageParam = {
-            "role": "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system",
-            "content": system_prompt,
-        }
-        out.append(system)
+    """Transformed Pi messages → Chat Completions ``messages``.
+
+    A request that extends the previous one resumes where it ended (``AppendMemo``: the output
+    so far and the images waiting for the end of a run of tool results); each message's own
+    conversion is remembered too (``ConversionMemo``), for requests that do not."""
     with_images = accepts_images(model)
-    pending_images: list[ImagePart] = []
-
-    def emit(message: ChatMessage) -> None:
-        if (
-            message["role"] == "user"
-            and compat["requiresAssistantAfterToolResult"]
-            and out
-            and out[-1]["role"] == "tool"
-        ):
-            filler: AssistantMessageParam = {"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT}
-            out.append(filler)
-        out.append(message)
-
-    def flush_images() -> None:
-        # Images cannot go into ``tool`` messages; they follow the run of tool results as one
-        # user message so the tool-call/tool-result sequence stays unbroken.
-        if pending_images:
-            emit({"role": "user", "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images]})
-            pending_images.clear()
-
-    for message in messages:
+    after_tool = compat["requiresAssistantAfterToolResult"]
+    # What each converter reads besides the message: part of the memo's key.
+    result_key = ("toolResult", compat["requiresToolResultName"])
+    user_key = ("user", with_images)
+    assistant_key = (
+        "assistant",
+        compat["requiresThinkingAsText"],
+        after_tool,
+        compat["requiresReasoningContentOnAssistantMessages"],
+    )
+    role: Literal["system", "developer"] = (
+        "developer" if model.get("reasoning") and compat["supportsDeveloperRole"] else "system"
+    )
+    key = (model["provider"], model["id"], role, system_prompt, result_key, user_key, assistant_key)
+    start, state = _RESUME.resume(messages, key)
+    if state is None:
+        start, state = 0, ([], [])
+        if system_prompt:
+            system: SystemMessageParam = {"role": role, "content": system_prompt}
+            state[0].append(system)
+    out, pending_images = state
+    memo = _MEMO.get
+    for message in messages[start:]:
         if message["role"] == "toolResult":
-            emit(_tool_result(message, compat))
+            _emit(out, memo(message, result_key, _tool_result, compat), after_tool)
             if with_images:
                 pending_images.extend(
                     _image_part(block) for block in message.get("content", []) if block["type"] == "image"
                 )
             continue
-        flush_images()
+        _flush_images(out, pending_images, after_tool)
         converted: ChatMessage | None = None
         if message["role"] == "user":
-            converted = _user(message, with_images)
+            converted = memo(message, user_key, _user, with_images)
         elif message["role"] == "assistant":
-            converted = _assistant(message, compat)
+            converted = memo(message, assistant_key, _assistant, compat)
         if converted is not None:
-            emit(converted)
-    flush_images()
-    return out
+            _emit(out, converted, after_tool)
+    result = list(out)
+    _flush_images(result, list(pending_images), after_tool)  # the end of this request only
+    _RESUME.save(messages, key, state)
+    return result
+
+
+def _emit(out: list[ChatMessage], message: ChatMessage, after_tool: bool) -> None:
+    if message["role"] == "user" and after_tool and out and out[-1]["role"] == "tool":
+        filler: AssistantMessageParam = {"role": "assistant", "content": ASSISTANT_AFTER_TOOL_RESULT}
+        out.append(filler)
+    out.append(message)
+
+
+def _flush_images(out: list[ChatMessage], pending_images: list[ImagePart], after_tool: bool) -> None:
+    # Images cannot go into ``tool`` messages; they follow the run of tool results as one user
+    # message so the tool-call/tool-result sequence stays unbroken.
+    if pending_images:
+        images: UserMessageParam = {
+            "role": "user",
+            "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *pending_images],
+        }
+        _emit(out, images, after_tool)
+        pending_images.clear()
+
+
+_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart]]] = AppendMemo()
+# The converted messages of earlier requests (``conversion_memo.py``): shared, never changed.
+_MEMO = ConversionMemo()
 
 
 def _image_part(block: ImageContent) -> ImagePart:
@@ -397,30 +424,42 @@ def _apply_caching(
     if long_kept:
         marker["ttl"] = "1h"
     messages = body["messages"]
-    first_instruction = next((m for m in messages if m["role"] in ("system", "developer")), None)
+    # Markers go on copies of the messages they mark (see ``_mark_last_text``).
+    first_instruction = next((i for i, m in enumerate(messages) if m["role"] in ("system", "developer")), None)
     if first_instruction is not None:
-        _mark_last_text(first_instruction, marker)
+        copy = cast(ChatMessage, dict(messages[first_instruction]))
+        if _mark_last_text(copy, marker):
+            messages[first_instruction] = copy
     tools = body.get("tools")
     if tools:
         tools[-1]["cache_control"] = marker.copy()
-    for message in reversed(messages):
-        if message["role"] in ("user", "assistant", "tool") and _mark_last_text(message, marker):
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index]["role"] not in ("user", "assistant", "tool"):
+            continue
+        copy = cast(ChatMessage, dict(messages[index]))
+        if _mark_last_text(copy, marker):
+            messages[index] = copy
             break
 
 
 def _mark_last_text(message: ChatMessage, marker: CacheControl) -> bool:
-    """Put ``marker`` on the message's last text (a string content becomes one text part)."""
+    """Put ``marker`` on the message's last text (a string content becomes one text part).
+
+    The content is replaced, not changed in place: the message may be the memo's (shared with
+    later requests, which mark another message)."""
     content = message.get("content")
+    target = cast(dict[str, object], message)
     if isinstance(content, str):
         if not content:
             return False
-        cast(dict[str, object], message)["content"] = [
-            {"type": "text", "text": content, "cache_control": marker.copy()}
-        ]
+        target["content"] = [{"type": "text", "text": content, "cache_control": marker.copy()}]
         return True
     if isinstance(content, list):
-        for part in reversed(content):
+        for index in range(len(content) - 1, -1, -1):
+            part = content[index]
             if isinstance(part, dict) and part.get("type") == "text":
-                cast(dict[str, object], part)["cache_control"] = marker.copy()
+                marked = list(content)
+                marked[index] = cast(TextPart, {**part, "cache_control": marker.copy()})
+                target["content"] = marked
                 return True
     return False

@@ -189,7 +189,8 @@ class CompactionControl:
             return None
         payload: dict[str, object] = {
             "preparation": event.preparation,
-            "branchEntries": event.branch_entries,
+            # Complete entries for the handlers (the runner plans on the branch outline).
+            "branchEntries": self._state.manager.get_branch(),
             "signal": event.signal,
             "reason": event.reason,
             "willRetry": event.will_retry,

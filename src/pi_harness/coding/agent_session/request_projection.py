@@ -19,10 +19,13 @@ import asyncio
 import copy
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
+from typing import cast
 
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
+from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, Message, Model
 from pi_harness.coding.agent_session.session_state import SessionState
@@ -56,9 +59,19 @@ class RequestProjection:
         self._tools = tools
         self._base = base_options
         self._stream_fn = stream_fn
+        self._converted: AppendMemo[list[Message]] = AppendMemo()
 
     def convert(self, messages: list[AgentMessage]) -> list[Message]:
-        return convert_to_llm(messages, block_images=self._state.settings.values.images.block_images)
+        """The agent messages as LLM messages; a request that extends the previous one converts
+        only its new messages (``AppendMemo``), and the earlier ones stay the same objects, which
+        the providers' conversion memos recognise."""
+        block_images = self._state.settings.values.images.block_images
+        start, done = self._converted.resume(messages, block_images)
+        if done is None:
+            start, done = 0, []
+        done += convert_to_llm(messages[start:], block_images=block_images)
+        self._converted.save(messages, block_images, done)
+        return list(done)
 
     async def get_api_key(self, provider: str) -> str | None:
         return await asyncio.to_thread(self._state.model_runtime.get_api_key, provider)
@@ -186,11 +199,15 @@ class RequestProjection:
         extensions = self._state.extensions
         if not extensions.has_handlers("before_provider_request"):
             return None
+        # The handlers get a copy they may change in place: the payload's messages are shared
+        # with later requests (the providers' conversion memos). A JSON round trip, in C, costs
+        # a small part of the conversion it protects.
+        own = cast(dict[str, object], loads(dumps(payload)))
         result = await extensions.emit_transform(
-            "before_provider_request", {"payload": payload, "model": model}, ("payload",), bare_result_key="payload"
+            "before_provider_request", {"payload": own, "model": model}, ("payload",), bare_result_key="payload"
         )
         replaced = result.get("payload")
-        return replaced if isinstance(replaced, dict) and replaced is not payload else None
+        return replaced if isinstance(replaced, dict) else own
 
     async def on_stream_event(self, data: object, model: Model) -> None:
         extensions = self._state.extensions

@@ -116,7 +116,9 @@ def prepare_compaction(
     tokens_before = estimate_context_tokens(build_session_projection(path).messages).tokens
 
     edits = _edits(path)
-    visible = [visible_messages(entry, edits) for entry in path]
+    # Only entries from ``start`` on are read (the cut is chosen among them); those before may be
+    # a large file's unparsed stubs (``SessionManager.get_branch_outline``).
+    visible = [visible_messages(entry, edits) if index >= start else [] for index, entry in enumerate(path)]
     cut = find_cut_point(path, start, end, settings.keep_recent_tokens, visible)
     first_kept = path[cut.first_kept_entry_index] if cut.first_kept_entry_index < end else None
     if first_kept is None:

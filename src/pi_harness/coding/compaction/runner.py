@@ -274,7 +274,9 @@ class CompactionRunner:
             key = resolve_api_key(model, api_key)
             if key is None:
                 raise CompactionError(f"No API key for {model['provider']}")
-            branch = self.session.get_branch()
+            # The outline: what planning reads is complete; a large file's older messages stay
+            # on disk (``session_before_compact`` handlers get the complete branch).
+            branch = self.session.get_branch_outline()
             preparation = prepare_compaction(branch, self.settings)
             if preparation is None:
                 last_is_compaction = bool(branch) and branch[-1]["type"] == "compaction"
@@ -314,7 +316,7 @@ class CompactionRunner:
         """
         if self.is_compacting or model is None:
             return False
-        branch = self.session.get_branch()
+        branch = self.session.get_branch_outline()  # as in ``compact``
         preparation = prepare_compaction(branch, self.settings)
         if preparation is None:
             return False
@@ -406,7 +408,7 @@ class CompactionRunner:
 
     def _entry_of(self, assistant: AssistantMessage) -> str | None:
         """The id of the entry that stores ``assistant`` on the active branch, if it was persisted."""
-        for entry in reversed(self.session.get_branch()):
+        for entry in reversed(self.session.get_branch_outline()):  # newest first: complete there
             entry_id: str = entry["id"]
             message = entry.get("message") if entry["type"] == "message" else None
             if message is assistant:

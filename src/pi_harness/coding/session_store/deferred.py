@@ -13,11 +13,15 @@ only ever see complete entries.
 The scan agrees with the full reader (``jsonl.read_session_file``) line for line: a line that
 is not valid JSON, or not of the simple shape above, is handed to the same tolerant parsing.
 A file that needs migration or has duplicate ids is read in full instead.
+
+What the scan learnt about the lines before the latest compaction is kept in an index file
+beside the session (``scan_index.py``); the next open reads it and scans only the bytes after it.
 """
 
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +30,33 @@ from typing import BinaryIO, cast
 import orjson
 
 from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION, SessionEntry
-from pi_harness.coding.session_store.jsonl import is_header, read_session_file
+from pi_harness.coding.session_store.jsonl import is_header, loads_tolerant, read_session_file
 
 DEFER_MIN_BYTES = 4 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
-_STUB_ROLES = frozenset({"user", "assistant", "toolResult"})
+ROLES = ("user", "assistant", "toolResult")
+_ROLE_CODE = {role: code for code, role in enumerate(ROLES)}
+
+
+@dataclass
+class CoveredLines:
+    """Every line before the latest compaction that gave the header or an entry, in file order:
+    what the index file records. ``kinds``: ``h`` header, ``f`` entry parsed in full, ``s`` stub
+    (its id, parent and role in the stub lists, in the same order)."""
+
+    end: int = 0  # the offset up to which the lines are known
+    kinds: bytearray = field(default_factory=bytearray)
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    stub_ids: list[str] = field(default_factory=list)
+    stub_parents: list[str | None] = field(default_factory=list)
+    stub_roles: bytearray = field(default_factory=bytearray)
+    sample: str = ""  # scan_index.sample of the file's first ``end`` bytes, when they were read
+
+    def add(self, kind: bytes, offset: int, length: int) -> None:
+        self.kinds += kind
+        self.offsets.append(offset)
+        self.lengths.append(length)
 
 
 @dataclass
@@ -39,41 +65,58 @@ class ScannedSession:
     entries: list[dict[str, object]]
     deferred: DeferredMessages
     ends_with_newline: bool = True
+    covered: CoveredLines | None = None  # to be saved as the index (None: the index is current)
 
 
 @dataclass
 class DeferredMessages:
-    """The stubs of one opened file: entry id → (line offset, line length, message role)."""
+    """The stubs of one opened file: entry id → slot in compact arrays of line offset, line length
+    and message role (a dict of tuples would cost three objects per stub)."""
 
     path: Path
-    lines: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    slots: dict[str, int] = field(default_factory=dict)
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    roles: bytearray = field(default_factory=bytearray)
+    # What to save as the index file when the session is closed (``scan_index.save``).
+    unsaved: CoveredLines | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.lines)
+        return bool(self.slots)
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def add(self, entry_id: str, offset: int, length: int, role: int) -> None:
+        self.slots[entry_id] = len(self.offsets)
+        self.offsets.append(offset)
+        self.lengths.append(length)
+        self.roles.append(role)
 
     def role(self, entry: SessionEntry) -> str | None:
-        spot = self.lines.get(entry["id"]) if isinstance(entry.get("id"), str) else None
-        return spot[2] if spot is not None else None
+        slot = self.slots.get(entry["id"]) if isinstance(entry.get("id"), str) else None
+        return ROLES[self.roles[slot]] if slot is not None else None
 
     def is_stub(self, entry: SessionEntry) -> bool:
-        return "message" not in entry and entry.get("id") in self.lines
+        return "message" not in entry and entry.get("id") in self.slots
 
     def fill(self, entries: Iterable[SessionEntry]) -> None:
         """Complete every stub among ``entries`` (in place) from the file."""
         wanted = [e for e in entries if self.is_stub(e)]
         if not wanted:
             return
-        wanted.sort(key=lambda e: self.lines[e["id"]][0])
+        slots, offsets, lengths = self.slots, self.offsets, self.lengths
+        wanted.sort(key=lambda e: offsets[slots[e["id"]]])
         try:
             with open(self.path, "rb") as handle:
                 fd = handle.fileno()
                 for entry in wanted:
-                    offset, length, _ = self.lines[entry["id"]]
-                    record = _parse(os.pread(fd, length, offset))
+                    slot = slots[entry["id"]]
+                    record = _parse(os.pread(fd, lengths[slot], offsets[slot]))
                     if record is None or record.get("id") != entry["id"] or record.get("type") != "message":
                         raise ValueError("the session file changed")
                     _complete(entry, record)
-                    del self.lines[entry["id"]]
+                    del slots[entry["id"]]
         except (OSError, ValueError):
             # The file was rewritten since it was opened (another program migrated or edited it):
             # take what it holds now, by id, and give a stub nothing can be found for an empty
@@ -81,15 +124,16 @@ class DeferredMessages:
             self._fill_from_rewritten([e for e in wanted if self.is_stub(e)])
 
     def _fill_from_rewritten(self, stubs: list[SessionEntry]) -> None:
+        self.unsaved = None  # the scan no longer describes the file
         found = {e.get("id"): e for e in read_session_file(self.path).entries}
         for entry in stubs:
             record = found.get(entry["id"])
             if isinstance(record, dict) and record.get("type") == "message" and isinstance(record.get("message"), dict):
                 _complete(entry, record)
             else:
-                role = self.lines[entry["id"]][2]
+                role = ROLES[self.roles[self.slots[entry["id"]]]]
                 cast(dict[str, object], entry)["message"] = {"role": role, "content": []}
-            del self.lines[entry["id"]]
+            del self.slots[entry["id"]]
 
 
 def context_part(path: list[SessionEntry], deferred: DeferredMessages) -> list[SessionEntry]:
@@ -147,13 +191,13 @@ _COMPACTION = b'{"type":"compaction"'
 _CHUNK = 1 << 20
 
 
-def _last_compaction_offset(path: Path, size: int) -> int | None:
+def last_compaction_offset(path: Path, size: int, floor: int = 0) -> int | None:
     """Where the file's last compaction line starts (as Pi and we write it), searched from the
-    end in chunks; None when there is none."""
+    end in chunks down to ``floor``; None when there is none at or after it."""
     with open(path, "rb") as handle:
         end = size
-        while end > 0:
-            start = max(0, end - _CHUNK)
+        while end > floor:
+            start = max(floor, end - _CHUNK)
             handle.seek(start)
             # Overlap the next chunk by the marker's length so a marker across the seam is found.
             chunk = handle.read(end - start + len(_COMPACTION) - 1)
@@ -171,7 +215,93 @@ def _preceded_by_newline(handle: BinaryIO, offset: int) -> bool:
     return handle.read(1) == b"\n"
 
 
-def scan_session_file(path: Path) -> ScannedSession | None:
+@dataclass
+class _Scan:
+    """The state of one scan, which may start from an index (``scan_index.load``)."""
+
+    path: Path
+    header: dict[str, object] | None = None
+    entries: list[dict[str, object]] = field(default_factory=list)
+    seen: set[object] = field(default_factory=set)
+    deferred: DeferredMessages = field(init=False)
+    covered: CoveredLines = field(default_factory=CoveredLines)
+
+    def __post_init__(self) -> None:
+        self.deferred = DeferredMessages(self.path)
+
+
+class _Refused(Exception):
+    """The file is better read in full (old format, duplicate ids)."""
+
+
+def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int) -> bytes:
+    """Scan the lines from ``offset`` (a line start) to the end; lines before ``tail`` may become
+    stubs and are recorded in ``scan.covered``. Returns the last line read."""
+    from pi_harness.coding.session_store.line_shape import DecodeError as decode_error
+    from pi_harness.coding.session_store.line_shape import decode_line as decode
+
+    entries, seen, deferred, covered = scan.entries, scan.seen, scan.deferred, scan.covered
+    last = b""
+    previous: object = scan.covered.stub_ids[-1] if scan.covered.stub_ids else None
+    handle.seek(offset)
+    for raw in handle:
+        start, offset, last = offset, offset + len(raw), raw
+        if scan.header is None:
+            line = raw[len(_BOM) :] if raw.startswith(_BOM) else raw
+            record = loads_tolerant(line)
+            if not isinstance(record, dict):
+                continue  # unparsable or not an object: skipped, as the full reader does
+            if not is_header(record) or record.get("version") != CURRENT_SESSION_VERSION:
+                raise _Refused
+            scan.header = record
+            if start < tail:
+                covered.add(b"h", start, len(raw))
+            continue
+        shape = None
+        if start < tail:
+            try:
+                shape = decode(raw)
+            except decode_error:
+                pass
+        if (
+            shape is not None
+            and shape.type == "message"
+            and isinstance(shape.id, str)
+            and shape.message is not None
+            and isinstance(shape.message.role, str)
+            and shape.message.role in _ROLE_CODE
+            and (shape.parentId is None or isinstance(shape.parentId, str))
+        ):
+            if shape.id in seen:
+                raise _Refused
+            seen.add(shape.id)
+            # Most parents are the line before: that entry's own id object, not a copy of it.
+            parent = previous if shape.parentId == previous else shape.parentId
+            previous = shape.id
+            entries.append({"type": "message", "id": shape.id, "parentId": parent})
+            role = _ROLE_CODE[shape.message.role]
+            deferred.add(shape.id, start, len(raw), role)
+            covered.add(b"s", start, len(raw))
+            covered.stub_ids.append(shape.id)
+            covered.stub_parents.append(parent)
+            covered.stub_roles.append(role)
+            continue
+        record = loads_tolerant(raw)
+        if not isinstance(record, dict):
+            continue
+        previous = record.get("id") if isinstance(record.get("id"), str) else None
+        if isinstance(record.get("id"), str):
+            if record["id"] in seen:
+                raise _Refused
+            seen.add(record["id"])
+        entries.append(record)
+        if start < tail:
+            covered.add(b"f", start, len(raw))
+    covered.end = max(covered.end, min(tail, offset))
+    return last
+
+
+def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession | None:
     """The file as stubs and entries, or None when it is better read in full (small, missing,
     old format, no header first, duplicate ids)."""
     try:
@@ -180,67 +310,31 @@ def scan_session_file(path: Path) -> ScannedSession | None:
         return None
     if size < DEFER_MIN_BYTES:
         return None
-    # Without a compaction the whole branch reaches the model and would be parsed anyway; after
-    # the latest one everything is parsed at once (it is the part the model reads).
-    tail = _last_compaction_offset(path, size)
-    if tail is None:
-        return None
-    from pi_harness.coding.session_store.jsonl import loads_tolerant
-
     try:
-        from pi_harness.coding.session_store.line_shape import DecodeError as decode_error
-        from pi_harness.coding.session_store.line_shape import decode_line as decode
+        import pi_harness.coding.session_store.line_shape  # noqa: F401
     except ImportError:  # msgspec missing from a broken install: the full reader still works
         return None
+    from pi_harness.coding.session_store import scan_index
 
-    header: dict[str, object] | None = None
-    entries: list[dict[str, object]] = []
-    deferred = DeferredMessages(path)
-    seen: set[object] = set()
-    offset = 0
-    last = b""
-    with open(path, "rb") as handle:
-        for raw in handle:
-            start, offset, last = offset, offset + len(raw), raw
-            if header is None:
-                line = raw[len(_BOM) :] if raw.startswith(_BOM) else raw
-                record = loads_tolerant(line)
-                if not isinstance(record, dict):
-                    continue  # unparsable or not an object: skipped, as the full reader does
-                if not is_header(record) or record.get("version") != CURRENT_SESSION_VERSION:
-                    return None
-                header = record
-                continue
-            shape = None
-            if start < tail:
-                try:
-                    shape = decode(raw)
-                except decode_error:
-                    pass
-            if (
-                shape is not None
-                and shape.type == "message"
-                and isinstance(shape.id, str)
-                and shape.message is not None
-                and isinstance(shape.message.role, str)
-                and shape.message.role in _STUB_ROLES
-                and (shape.parentId is None or isinstance(shape.parentId, str))
-            ):
-                if shape.id in seen:
-                    return None
-                seen.add(shape.id)
-                stub: dict[str, object] = {"type": "message", "id": shape.id, "parentId": shape.parentId}
-                entries.append(stub)
-                deferred.lines[shape.id] = (start, len(raw), shape.message.role)
-                continue
-            record = loads_tolerant(raw)
-            if not isinstance(record, dict):
-                continue
-            if isinstance(record.get("id"), str):
-                if record["id"] in seen:
-                    return None
-                seen.add(record["id"])
-            entries.append(record)
-    if header is None:
+    scan = _Scan(path)
+    try:
+        with open(path, "rb") as handle:
+            start = scan_index.load(path, handle, size, scan) if use_index else 0
+            # Without a compaction the whole branch reaches the model and would be parsed anyway;
+            # after the latest one everything is parsed at once (it is the part the model reads).
+            tail = last_compaction_offset(path, size, start)
+            if tail is None and start == 0:
+                return None
+            known = scan.covered.end
+            last = _scan_lines(scan, handle, start, start if tail is None else tail)
+            if scan.covered.end > known:
+                scan.covered.sample = scan_index.sample(handle, scan.covered.end)
+    except _Refused:
         return None
-    return ScannedSession(header, entries, deferred, ends_with_newline=not last or last.endswith(b"\n"))
+    except OSError:
+        return None
+    if scan.header is None:
+        return None
+    unsaved = scan.covered if scan.covered.end > known else None
+    scan.deferred.unsaved = unsaved
+    return ScannedSession(scan.header, scan.entries, scan.deferred, not last or last.endswith(b"\n"), unsaved)

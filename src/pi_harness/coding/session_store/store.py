@@ -223,6 +223,7 @@ class SessionManager(SessionFinders):
             self._writer = None
 
     def _load_entries(self, entries: list[SessionEntry], deferred: DeferredMessages | None = None) -> None:
+        self._save_scan_index()  # of the session being left, if it was a large one
         self._deferred = deferred
         kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
         self._generation += 1
@@ -311,8 +312,19 @@ class SessionManager(SessionFinders):
         return chosen
 
     def close(self) -> None:
-        """Release the cross-process lock (if held). The manager stays readable."""
+        """Release the cross-process lock (if held) and save a large file's scan as its index
+        (``scan_index.py``). The manager stays readable."""
         self._release_writer()
+        self._save_scan_index()
+
+    def _save_scan_index(self) -> None:
+        deferred = self._deferred
+        if deferred is None or deferred.unsaved is None or self._read_only or self._session_file is None:
+            return
+        from pi_harness.coding.session_store import scan_index
+
+        scan_index.save(self._session_file, deferred.unsaved)
+        deferred.unsaved = None
 
     def __enter__(self) -> SessionManager:
         return self

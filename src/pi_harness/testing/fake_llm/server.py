@@ -140,6 +140,10 @@ class FakeLLMServer:
         self.llama = llama
         self.requests: list[RecordedRequest] = []
         self.probes: list[str] = []
+        # (start, end) in ``time.perf_counter()`` of each request the server handled, from its
+        # request line to the last byte of the answer: what benchmarks subtract from wall time
+        # to get the client's own share.
+        self.busy: list[tuple[float, float]] = []
         self.cancelled_streams = 0  # streams whose client went away before the end
         self.completed_streams = 0
         self.token_requests: list[str] = []  # bodies of OAuth token requests (``POST /token``)
@@ -163,6 +167,7 @@ class FakeLLMServer:
             self._queue.clear()
             self.requests.clear()
             self.probes.clear()
+            self.busy.clear()
 
     @property
     def pending(self) -> int:
@@ -295,6 +300,7 @@ class FakeLLMServer:
                 request_line = await reader.readline()
                 if not request_line.strip():
                     break
+                started = time.perf_counter()
                 method, target, _version = request_line.decode("latin-1").split(" ", 2)
                 headers: dict[str, str] = {}
                 while True:
@@ -305,6 +311,7 @@ class FakeLLMServer:
                     headers[name.strip().lower()] = value.strip()
                 body = await _read_body(reader, headers)
                 keep_alive = await self._respond(method, target, headers, body, reader, writer)
+                self.busy.append((started, time.perf_counter()))
                 if not keep_alive or headers.get("connection", "").lower() == "close":
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError, ValueError):
