@@ -12,10 +12,7 @@ import jsonschema
 import pytest
 
 from pi_harness.ai import validation
-from pi_harness.coding.tools.bash import BASH_PARAMETERS
-from pi_harness.coding.tools.edit import EDIT_PARAMETERS
-from pi_harness.coding.tools.ls import LS_PARAMETERS
-from pi_harness.coding.tools.read import READ_PARAMETERS
+from pi_harness.coding.tools.declarations import BASH_PARAMETERS, EDIT_PARAMETERS, LS_PARAMETERS, READ_PARAMETERS
 
 STRICT = {
     "type": "object",
