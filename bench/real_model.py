@@ -198,6 +198,9 @@ def run_trial(
         "TERM": "dumb",
         "LANG": "C.UTF-8",
     }
+    if harness == "pi-harness" and os.environ.get("PYTHONPATH"):
+        # e.g. a frozen copy of src/, so that editing the worktree does not change a running bench
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     argv = [*command(harness), "--mode", "json", "--no-session", "--model", f"localllm/{MODEL_ID}", task.prompt]
     started = time.monotonic()
     note = ""
