@@ -6,9 +6,10 @@
     .venv/bin/python bench/real_model.py --url ... --only hello,rename --harness ours
 
 On a machine whose cores are shared, run each harness against a server of its own, at the same
-time, so both meet the same load and each keeps its own prompt cache:
+time, so both meet the same load and each keeps its own prompt cache (one thread per server, at
+a higher priority: see bench/results/ for why):
 
-    RAW=1 start 18080 & RAW=1 start 18081 &
+    RAW=1 THREADS=1 nice -n -5 start 18080 & RAW=1 THREADS=1 nice -n -5 start 18081 &
     .venv/bin/python bench/real_model.py --url http://127.0.0.1:18080 --harness ours -v &
     .venv/bin/python bench/real_model.py --url http://127.0.0.1:18081 --harness pi -v
 
