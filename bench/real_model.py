@@ -6,9 +6,10 @@
     .venv/bin/python bench/real_model.py --url ... --only hello,rename --harness ours
 
 On a machine whose cores are shared, run each harness against a server of its own, at the same
-time, so both meet the same load and each keeps its own prompt cache:
+time, so both meet the same load and each keeps its own prompt cache (one thread per server, at
+a higher priority: see bench/results/ for why):
 
-    RAW=1 start 18080 & RAW=1 start 18081 &
+    RAW=1 THREADS=1 nice -n -5 start 18080 & RAW=1 THREADS=1 nice -n -5 start 18081 &
     .venv/bin/python bench/real_model.py --url http://127.0.0.1:18080 --harness ours -v &
     .venv/bin/python bench/real_model.py --url http://127.0.0.1:18081 --harness pi -v
 
@@ -16,9 +17,9 @@ Every task starts from a fresh temporary project (a few files), gives the agent 
 print mode (``--mode json``, no session file) and is judged by a shell command run in the
 project afterwards (exit status 0 = success). Both harnesses get the same isolated agent dir
 with a ``models.json`` naming the server as provider ``localllm`` (openai-completions), a fresh
-HOME, ``PI_OFFLINE=1``, and the same per-trial time limit. Each round runs one harness through
-all tasks, then the other (who starts alternates), in fixed paths, so llama-server's one-slot
-prompt cache keeps each harness's system prompt between its tasks alike.
+HOME, ``PI_OFFLINE=1``, and the same per-trial time limit. The harnesses take turns on each
+task (who goes first alternates), so load changes fall on both alike; each harness runs in
+fixed paths, so its system prompt is the same for every task.
 
 Printed per harness: successes / trials, and over all trials the mean assistant turns, tokens
 (input + output as the server counted them) and wall time; with ``--verbose`` one line per trial.
@@ -174,7 +175,9 @@ def command(harness: str) -> list[str]:
     return OURS if harness == "pi-harness" else [str(PI14)]
 
 
-def run_trial(harness: str, task: Task, url: str, context_window: int, limit: float, work: Path) -> Trial:
+def run_trial(
+    harness: str, task: Task, url: str, context_window: int, limit: float, work: Path, keep: Path | None = None
+) -> Trial:
     # The same paths for every trial of a harness: the working directory is in the system
     # prompt, and llama-server's prompt cache (one slot) then keeps the whole shared prefix.
     tmp = work / harness
@@ -196,6 +199,9 @@ def run_trial(harness: str, task: Task, url: str, context_window: int, limit: fl
         "TERM": "dumb",
         "LANG": "C.UTF-8",
     }
+    if harness == "pi-harness" and os.environ.get("PYTHONPATH"):
+        # e.g. a frozen copy of src/, so that editing the worktree does not change a running bench
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     argv = [*command(harness), "--mode", "json", "--no-session", "--model", f"localllm/{MODEL_ID}", task.prompt]
     started = time.monotonic()
     note = ""
@@ -209,6 +215,9 @@ def run_trial(harness: str, task: Task, url: str, context_window: int, limit: fl
         output = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         note = "time limit"
     seconds = time.monotonic() - started
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"{harness}-{task.name}-{int(time.time())}.jsonl").write_text(output, encoding="utf-8")
     turns, tokens, error = _usage(output)
     note = note or error
     check = subprocess.run(task.check, check=False, shell=True, cwd=project, capture_output=True, timeout=60)
@@ -257,6 +266,7 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=420.0, help="seconds per trial")
     parser.add_argument("--context-window", type=int, default=8192)
     parser.add_argument("--verbose", "-v", action="store_true")
+    parser.add_argument("--keep", type=Path, default=None, help="directory for each trial's JSON event stream")
     args = parser.parse_args()
     tasks = [t for t in TASKS if not args.only or t.name in args.only.split(",")]
     harnesses = ["pi-harness", "pi-1.4.0"]
@@ -270,12 +280,12 @@ def main() -> int:
     trials: list[Trial] = []
     work = Path(tempfile.mkdtemp(prefix="real-model-bench-"))
     for trial in range(args.trials):
-        # One harness through all tasks, then the other (alternating who starts), so that the
-        # server's prompt cache holds each harness's system prompt across its tasks alike.
-        order = harnesses if trial % 2 == 0 else list(reversed(harnesses))
-        for harness in order:
-            for task in tasks:
-                result = run_trial(harness, task, args.url, args.context_window, args.limit, work)
+        for number, task in enumerate(tasks):
+            # Both harnesses on each task in turn, who goes first alternating, so that a change
+            # of machine load during the run falls on both alike.
+            order = harnesses if (trial + number) % 2 == 0 else list(reversed(harnesses))
+            for harness in order:
+                result = run_trial(harness, task, args.url, args.context_window, args.limit, work, args.keep)
                 trials.append(result)
                 if args.verbose:
                     print(

@@ -203,8 +203,9 @@ def test_a_multi_turn_session_file(tmp_path: Path, server_url: str) -> None:
 def test_overflow_on_a_tiny_context_compacts_and_answers(tmp_path: Path, tiny_url: str) -> None:
     # The model entry claims a large window, so only the server's own refusal reveals the limit.
     settings = {"compaction": {"reserveTokens": 200, "keepRecentTokens": 100}}
-    # The summary needs room: a summary cut off by the output cap fails the compaction.
-    agent = agent_dir(tmp_path, tiny_url, 32768, settings, max_tokens=256)
+    # The summary is capped by the model's maxTokens (as in Pi) and one cut off there fails the
+    # compaction: leave it room. The summary prompt (~1060 tokens) plus 400 still fit in 1536.
+    agent = agent_dir(tmp_path, tiny_url, 32768, settings, max_tokens=400)
     project = tmp_path / "project"
     session = tmp_path / "long.jsonl"
     filler = " ".join(f"item{i}" for i in range(220))  # about 790 tokens: two do not fit in 1536

@@ -102,3 +102,23 @@ async def test_llama_without_a_router(
         await pi.wait_for(lambda: pi.screen_has("llama.cpp unavailable"), "the question again")
         await pi.press("down", "enter")  # Close
         await pi.wait_for(lambda: not pi.screen_has("llama.cpp unavailable"), "the dialog closed")
+
+
+async def test_llama_is_offered_only_while_the_builtin_is_enabled(
+    server: FakeLLMServer, project: Path, agent_dir: Path, no_autodiscovery: None
+) -> None:
+    async with run_pi() as pi:
+        await pi.started()
+        assert "llama" in [info.name for info in pi.mode.commands.command_infos()]
+        pi.type("/lla")
+        await pi.wait_for(lambda: "/llama" in pi.screen(), "the suggestion")
+    settings_file = agent_dir / "settings.json"
+    settings = json.loads(settings_file.read_text())
+    settings_file.write_text(json.dumps({**settings, "extensions": ["-builtin:llama.cpp"]}))
+    async with run_pi() as pi:
+        await pi.started()
+        assert "llama" not in [info.name for info in pi.mode.commands.command_infos()]
+        assert pi.mode.commands.find("/llama") is None  # plain text then, as any unknown /word
+        pi.type("/lla")
+        await pi.wait_for(lambda: "/lla" in pi.screen(), "the typed text")
+        assert "/llama" not in pi.screen() and "llama.cpp router" not in pi.screen()

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 CommandHandler = Callable[["ModeContext", str], Awaitable[None]]
 ArgumentSource = Callable[["ModeContext", str], list[CompletionItem]]
+Availability = Callable[["ModeContext"], bool]
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,12 @@ class Builtin:
     handler: CommandHandler
     idle_only: bool = False  # refused while the agent works (it replaces or rewinds the conversation)
     arguments: ArgumentSource | None = None
+    # When it says no, the command is neither listed, completed nor run (``/name`` is then text
+    # like any other): e.g. ``/llama`` while the llama.cpp built-in is disabled.
+    available: Availability | None = None
+
+    def offered(self, mode: ModeContext) -> bool:
+        return self.available is None or self.available(mode)
 
 
 def complete_from(values: list[str], prefix: str, descriptions: dict[str, str] | None = None) -> list[CompletionItem]:

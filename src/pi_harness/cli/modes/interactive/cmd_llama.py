@@ -6,6 +6,7 @@ share it). Choosing an unloaded model loads it (asking first whether to unload t
 choosing a loaded one unloads it after a confirmation; Escape closes. After every change the
 ``llama.cpp`` provider is probed again, so ``/model`` offers exactly the loaded models. A server
 that does not answer offers Retry and Close; a single-model server is reported as not a router.
+With ``builtin:llama.cpp`` disabled (``"extensions": ["-builtin:llama.cpp"]``) there is no ``/llama``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.builtin import Builtin
+from pi_harness.extensions_builtin import LOCAL_MODELS
 from pi_harness.extensions_builtin.local_models import LLAMA_CPP, LocalServer, discover, provider_config
 from pi_harness.extensions_builtin.local_models.config import (
     DEFAULT_API_KEY,
@@ -123,4 +125,9 @@ async def llama(mode: ModeContext, args: str) -> None:
             mode.shell.notice("error", str(exc))
 
 
-COMMANDS = [Builtin("llama", "Manage llama.cpp router models (load, unload)", llama)]
+def _enabled(mode: ModeContext) -> bool:
+    """``builtin:llama.cpp`` is loaded in this session (not disabled in settings)."""
+    return any(extension.path == LOCAL_MODELS for extension in mode.session.extensions.extensions)
+
+
+COMMANDS = [Builtin("llama", "Manage llama.cpp router models (load, unload)", llama, available=_enabled)]

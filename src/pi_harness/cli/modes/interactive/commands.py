@@ -51,7 +51,8 @@ class SlashCommands:
             return None
         head, _, args = text[1:].partition(" ")
         name, newline, rest = head.partition("\n")
-        if name not in self.table:
+        command = self.table.get(name)
+        if command is None or not command.offered(self.mode):
             return None
         return name, (rest + " " + args if newline else args).strip()
 
@@ -76,7 +77,11 @@ class SlashCommands:
     # --- suggestions ---------------------------------------------------------------------------
 
     def command_infos(self) -> Sequence[CommandInfo]:
-        infos = [CommandInfo(command.name, command.description) for command in self.table.values()]
+        infos = [
+            CommandInfo(command.name, command.description)
+            for command in self.table.values()
+            if command.offered(self.mode)
+        ]
         session = self.mode.session
         skills_listed = session.settings.values.enable_skill_commands
         for command in session.get_commands():
@@ -91,7 +96,9 @@ class SlashCommands:
     def complete_argument(self, name: str, prefix: str) -> Sequence[CompletionItem]:
         builtin = self.table.get(name)
         if builtin is not None:
-            return builtin.arguments(self.mode, prefix) if builtin.arguments is not None else []
+            if builtin.arguments is None or not builtin.offered(self.mode):
+                return []
+            return builtin.arguments(self.mode, prefix)
         found = self.mode.session.extensions.find_command(name)
         if found is None or found[0].get_argument_completions is None:
             return []
