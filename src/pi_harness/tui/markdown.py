@@ -7,7 +7,8 @@ the top level is drawn directly (fence lines in ``mdCodeBlockBorder``, code inde
 ``markdown.codeBlockIndent``); everything else goes through rich's markdown layout with Pi-like
 element styles (left-aligned headings, ``│`` quotes, ``─`` rules). Links are OSC 8 hyperlinks
 when the terminal supports them (the link text only), else ``text (url)``. Tables are drawn
-by ``markdown_table`` with box-drawing borders, as Pi draws them.
+by ``markdown_table`` with box-drawing borders, as Pi draws them. With ``diagrams`` set, a closed
+top-level ```` ```mermaid ```` block is drawn as a diagram by ``mermaid`` (else its code is shown).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pi_harness.tui.hyperlinks import hyperlink
 from pi_harness.tui.markdown_blocks import FENCE_RE as _FENCE_RE
 from pi_harness.tui.markdown_blocks import BlockSplitter, closes_fence
 from pi_harness.tui.markdown_table import TableElement
+from pi_harness.tui.mermaid import is_mermaid, render_diagram
 from pi_harness.tui.syntax import code_spans, find_lexer, spans_to_ansi
 from pi_harness.tui.theme import Theme
 
@@ -257,9 +259,10 @@ class MarkdownRenderer:
         self._splitter = BlockSplitter()
         self._memo: dict[tuple[int, str, str], _SettledLines] = {}
 
-    def render(self, text: str, width: int, *, style: str = "", indent: str = "") -> list[str]:
-        """All lines of ``text``; ``style`` is "" (answer text), "thinking", "user" or "custom"."""
-        return self.render_stable(text, width, style=style, indent=indent)[0]
+    def render(self, text: str, width: int, *, style: str = "", indent: str = "", diagrams: bool = False) -> list[str]:
+        """All lines of ``text``; ``style`` is "" (answer text), "thinking", "user" or "custom";
+        ``diagrams``: draw closed mermaid blocks as diagrams."""
+        return self.render_within(text, width, style=style, indent=indent, diagrams=diagrams)[0]
 
     def render_stable(self, text: str, width: int, *, style: str = "", indent: str = "") -> tuple[list[str], int]:
         """Lines (each prefixed by ``indent``) plus how many leading lines can no longer change as text is appended.
@@ -271,7 +274,14 @@ class MarkdownRenderer:
         return lines, stable
 
     def render_within(
-        self, text: str, width: int, *, style: str = "", indent: str = "", deadline: float | None = None
+        self,
+        text: str,
+        width: int,
+        *,
+        style: str = "",
+        indent: str = "",
+        deadline: float | None = None,
+        diagrams: bool = False,
     ) -> tuple[list[str], int, bool]:
         """``render_stable`` that stops laying out settled blocks once ``time.perf_counter()``
         passes ``deadline`` (after at least one): then it returns only the settled lines done so
@@ -279,7 +289,9 @@ class MarkdownRenderer:
         blocks between two frames; this keeps each frame short so keys are drawn without waiting."""
         inner = max(8, width - len(indent))
         blocks = self._splitter.split(text)
-        key = (inner, style, indent)
+        # Diagrams or not are two different renderings of the same text (a "final" answer switches).
+        style_key = style + ":diagrams" if diagrams else style
+        key = (inner, style_key, indent)
         memo = self._memo.get(key)
         settled = len(blocks) - 1
         if memo is None or not memo.continues(blocks):
@@ -291,7 +303,7 @@ class MarkdownRenderer:
         for index in range(memo.count, settled):
             if memo.lines:
                 memo.lines.append("")
-            memo.lines.extend(self._render_block(blocks[index], inner, style, indent))
+            memo.lines.extend(self._render_block(blocks[index], inner, style_key, indent))
             memo.count = index + 1
             memo.blocks = blocks
             if deadline is not None and index + 1 < settled and time.perf_counter() > deadline:
@@ -302,7 +314,7 @@ class MarkdownRenderer:
         if blocks and not behind:
             if lines:
                 lines.append("")
-            lines.extend(self._render_block(blocks[-1], inner, style, indent))
+            lines.extend(self._render_block(blocks[-1], inner, style_key, indent))
         return lines, stable, behind
 
     def _render_block(self, block: str, width: int, style: str, indent: str) -> list[str]:
@@ -313,9 +325,9 @@ class MarkdownRenderer:
             return cached
         fence = _FENCE_RE.match(block.split("\n", 1)[0])
         if fence is not None and not fence.group(1):
-            lines = self._render_code_block(block, fence, width)
+            lines = self._render_code_block(block, fence, width, diagrams=style.endswith(":diagrams"))
         else:
-            lines = self._render_rich(block, width, style)
+            lines = self._render_rich(block, width, style.removesuffix(":diagrams"))
         if indent:
             lines = [indent + line if line else "" for line in lines]
         self._cache[key] = lines
@@ -323,12 +335,16 @@ class MarkdownRenderer:
             self._cache.popitem(last=False)
         return lines
 
-    def _render_code_block(self, block: str, fence: re.Match[str], width: int) -> list[str]:
+    def _render_code_block(self, block: str, fence: re.Match[str], width: int, *, diagrams: bool = False) -> list[str]:
         marker, info = fence.group(2), fence.group(3).strip()
         body = block.split("\n")[1:]
         closed = bool(body) and closes_fence(body[-1], (marker[0], len(marker)))
         if closed:
             body = body[:-1]
+        if diagrams and closed and is_mermaid(info):
+            drawn = render_diagram("\n".join(body), width, self.theme)
+            if drawn is not None:
+                return drawn
         language = info.split()[0] if info else ""
         code_width = max(4, width - len(self.code_block_indent))
         lines = [truncate(self.theme.fg("mdCodeBlockBorder", "```" + language), width)]

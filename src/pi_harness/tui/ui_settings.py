@@ -30,6 +30,7 @@ class UiSettings:
     editor_padding_x: int = 0
     autocomplete_max_visible: int = 5
     code_block_indent: str = "  "
+    mermaid: str = "streaming"
     show_images: bool = True
     image_width_cells: int = 60
     show_terminal_progress: bool = False
@@ -57,6 +58,7 @@ class UiSettings:
             editor_padding_x=values.editor_padding_x,
             autocomplete_max_visible=values.autocomplete_max_visible,
             code_block_indent=values.markdown.code_block_indent,
+            mermaid=values.markdown.mermaid,
             show_images=values.terminal.show_images,
             image_width_cells=values.terminal.image_width_cells,
             show_terminal_progress=values.terminal.show_terminal_progress,

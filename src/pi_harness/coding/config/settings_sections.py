@@ -134,9 +134,7 @@ class MarkdownSettings(Section):
     """``markdown``: how messages are rendered."""
 
     code_block_indent: str = setting("  ", TEXT, "codeBlockIndent", listed=True)
-    mermaid: MermaidMode = setting(
-        "streaming", Choice(_MERMAID_MODES), "mermaid", status="not-implemented", note="rendering Mermaid diagrams"
-    )
+    mermaid: MermaidMode = setting("streaming", Choice(_MERMAID_MODES), "mermaid")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -90,8 +90,15 @@ class AssistantMessageView(CachedRender):
         else:
             text, style = str(block.get("text", "")).strip(), ""
         deadline = time.perf_counter() + FRAME_BUDGET if paced else None
-        lines, stable, behind = markdown.render_within(text, width, style=style, indent=" ", deadline=deadline)
+        # Pi draws diagrams in answers only (not thinking); "final" waits for the finished message.
+        mermaid = self.context.mermaid
+        diagrams = style == "" and (mermaid == "streaming" or (mermaid == "final" and not self.streaming))
+        lines, stable, behind = markdown.render_within(
+            text, width, style=style, indent=" ", deadline=deadline, diagrams=diagrams
+        )
         self.behind = self.behind or behind
+        if mermaid == "final" and self.streaming and style == "" and "mermaid" in text:
+            stable = 0  # a diagram will replace the code when the answer ends: nothing is settled yet
         return lines, stable
 
     def _error_line(self) -> str:

@@ -54,6 +54,7 @@ class RenderContext:
     hide_thinking: bool = False
     hidden_thinking_label: str | None = None  # ``ctx.ui.set_hidden_thinking_label``; None: "Thinking…"
     code_block_indent: str = "  "
+    mermaid: str = "streaming"  # markdown.mermaid: "off" | "final" | "streaming"
     show_images: bool = True
     # What the terminal shows besides text (images, OSC 8 links); none unless the screen says so.
     capabilities: TerminalCapabilities = NO_CAPABILITIES

@@ -78,6 +78,9 @@ def _apply(mode: ModeContext, key: str, value: Any) -> None:
         mode.double_escape_action = str(value)
     elif key == "treeFilterMode":
         mode.tree_filter_mode = str(value)
+    elif key == "markdown.mermaid":
+        shell.context.mermaid = str(value)
+        shell.context.changed()  # every message is drawn again, as Pi invalidates the transcript
     elif key == "terminal.showImages":
         shell.context.show_images = bool(value)
         shell.context.changed()

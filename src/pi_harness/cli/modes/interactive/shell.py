@@ -115,6 +115,7 @@ class Shell:
             keymap=keymap,
             hide_thinking=ui.hide_thinking_block,
             code_block_indent=ui.code_block_indent,
+            mermaid=ui.mermaid,
             show_images=ui.show_images,
             capabilities=screen_capabilities(ui, os.environ),
             image_width_cells=ui.image_width_cells,
@@ -431,6 +432,7 @@ class Shell:
         self.ui = ui
         context = self.context
         context.code_block_indent = ui.code_block_indent
+        context.mermaid = ui.mermaid
         context.show_images = ui.show_images
         context.set_hide_thinking(ui.hide_thinking_block)
         context.set_theme(context.theme)  # drops the markdown renderer built with the old indent
