@@ -186,3 +186,29 @@ async def test_image_items_are_listed_where_images_are_drawn(
         await pi.press("down")
         await pi.wait_for(lambda: "Auto-compact" not in pi.selected_row(), "the next item")
         assert ("Show images" in pi.selected_row()) is drawn
+
+
+async def test_mermaid_blocks_are_drawn_until_turned_off(server: FakeLLMServer, project: Path) -> None:
+    block = "```mermaid\ngraph TD; Alpha-->Beta\n```"
+    server.push(
+        ScriptedResponse(steps=[TextStep(f"First:\n\n{block}\n\nend one.")]),
+        ScriptedResponse(steps=[TextStep(f"Second:\n\n{block}\n\nend two.")]),
+    )
+    async with run_pi() as pi:
+        await pi.started()
+        await pi.submit("draw")
+        await pi.wait_for(lambda: "end one." in pi.scrollback(), "the first answer")
+        await pi.idle()
+        first = pi.scrollback()
+        assert "┌" in first and "▼" in first and "Alpha" in first and "Beta" in first
+        assert "```mermaid" not in first  # the default "streaming" draws the diagram
+        await open_settings(pi)
+        await find(pi, "mermaid", "Mermaid diagrams")
+        await pi.press("enter")
+        await pi.wait_for(lambda: "off" in pi.selected_row(), "streaming -> off")
+        await pi.press("escape")
+        await pi.wait_for(lambda: "Mermaid diagrams" not in pi.screen(), "the list closed")
+        await pi.submit("again")
+        await pi.wait_for(lambda: "end two." in pi.scrollback(), "the second answer")
+        second = pi.scrollback()
+        assert "```mermaid" in second[second.index("Second:") :]  # off: the source as a code block
