@@ -8,7 +8,6 @@ None and the caller shows the plain code block, as Pi does.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from pi_harness.tui.ansi import visible_width
 from pi_harness.tui.theme import Theme
@@ -37,7 +36,7 @@ def _draw(source: str) -> list[list[tuple[str, str]]] | None:
     try:
         import termaid
 
-        document: Any = termaid.render_styled(source)
+        document = termaid.render_styled(source)
     except Exception:  # a diagram termaid cannot parse: the caller shows the source
         return None
     rows = [[(str(span.get("text", "")), str(span.get("style", ""))) for span in line] for line in document["lines"]]
