@@ -237,7 +237,7 @@ class Settings(Section):
         False, FLAG, "collapseChangelog", listed=True, status="not-implemented", note=_CHANGELOG
     )
     enable_install_telemetry: bool = setting(
-        True, FLAG, "enableInstallTelemetry", listed=True, status="not-implemented", note="install and update reports"
+        True, FLAG, "enableInstallTelemetry", listed=True, note="provider attribution headers; no install reports"
     )
     enable_analytics: bool = setting(
         False, FLAG, "enableAnalytics", status="not-implemented", note="Pi's first-run setup"
