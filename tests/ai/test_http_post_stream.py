@@ -388,6 +388,14 @@ async def test_idle_read_timeout(server: FakeLLMServer) -> None:
     assert text_of(message) == "slow"
 
 
+async def test_a_zero_idle_timeout_means_no_timeout(server: FakeLLMServer) -> None:
+    # Pi's ``httpIdleTimeoutMs: 0`` turns the timeout off; a read timeout of 0 s would fail at once.
+    server.push(ScriptedResponse(steps=[TextStep("slow stream", chunks=3)], chunk_delay_ms=200))
+    message = await run_tiny(server, idle_timeout_ms=0)
+    assert message["stopReason"] == "stop", message.get("errorMessage")
+    assert text_of(message) == "slow stream"
+
+
 # --- abort ------------------------------------------------------------------------------------
 
 

@@ -111,7 +111,8 @@ async def post_stream(
     """
     _check_header_values(headers)
     _dump_modules_once()
-    read_timeout = options.idle_timeout_ms / 1000
+    # 0 turns the idle timeout off (Pi's ``httpIdleTimeoutMs: 0``).
+    read_timeout = options.idle_timeout_ms / 1000 if options.idle_timeout_ms > 0 else None
     attempt = 0
     while True:
         try:

@@ -19,6 +19,7 @@ from typing import Any
 from prompt_toolkit.application import Application, get_app_or_none, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, merge_key_bindings
@@ -226,7 +227,8 @@ class TerminalView:
                 Window(
                     self.control,
                     wrap_lines=False,
-                    always_hide_cursor=not show_hardware_cursor,
+                    # Read at each frame: /settings turns the cursor on and off live (Pi).
+                    always_hide_cursor=Condition(lambda: not self.control.show_cursor),
                     dont_extend_height=True,
                 )
             ),
@@ -260,6 +262,13 @@ class TerminalView:
         if self.transcript.behind:
             self.refresh()  # the streaming answer has more to draw: the next frame goes on
         return frame
+
+    @property
+    def show_hardware_cursor(self) -> bool:
+        return self.control.show_cursor
+
+    def set_show_hardware_cursor(self, enabled: bool) -> None:
+        self.control.show_cursor = enabled
 
     def refresh(self) -> None:
         """Print what the transcript finished into the scrollback, then redraw the pane (soon)."""

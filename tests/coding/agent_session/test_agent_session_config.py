@@ -195,7 +195,7 @@ async def test_settings_reach_the_agent_and_stream_options(server: FakeLLMServer
 async def test_run_budgets_and_a_zero_idle_timeout_from_settings(server: FakeLLMServer, tmp_path: Path) -> None:
     settings = SettingsManager.in_memory(
         {
-            "httpIdleTimeoutMs": 0,  # means the default, not "no timeout"
+            "httpIdleTimeoutMs": 0,  # no idle timeout, as in Pi
             "agent": {"maxTurns": 4, "maxTotalTokens": 1000, "maxCost": 2},
             "steeringMode": "ALL",
             "thinkingBudgets": "lots",
@@ -210,7 +210,7 @@ async def test_run_budgets_and_a_zero_idle_timeout_from_settings(server: FakeLLM
     )
     session = result.session
     options = session.agent.options
-    assert session.base_stream_options.idle_timeout_ms == 300_000
+    assert session.base_stream_options.idle_timeout_ms == 0
     assert (options.max_turns, options.max_total_tokens, options.max_cost) == (4, 1000, 2.0)
     assert session.steering_mode == "one-at-a-time" and options.thinking_budgets == {}
     assert sum("steeringMode: expected" in d or "thinkingBudgets: expected" in d for d in result.diagnostics) == 2

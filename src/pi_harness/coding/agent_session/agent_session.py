@@ -439,6 +439,11 @@ class AgentSession:
         """Manual compaction (aborts the current run first); raises ``CompactionError`` on failure."""
         return dict(await self.driver.compact_now(custom_instructions))
 
+    def set_http_idle_timeout_ms(self, timeout_ms: int) -> None:
+        """From the next request on (``0``: no idle timeout); the request projection and the
+        one-off requests share ``base_stream_options``."""
+        self.base_stream_options.idle_timeout_ms = max(0, timeout_ms)
+
     def set_auto_compaction(self, enabled: bool) -> None:
         self.compaction.set_auto(enabled)
 

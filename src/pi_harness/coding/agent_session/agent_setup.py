@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pi_harness.agent import Agent, AgentOptions
 from pi_harness.agent.hooks import StreamFn
 from pi_harness.agent.types import AgentMessage
-from pi_harness.ai.options import DEFAULT_HTTP_IDLE_TIMEOUT_MS, SimpleStreamOptions
+from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import Model, ThinkingLevel
 from pi_harness.coding.agent_session.pump import EventPump
 from pi_harness.coding.agent_session.request_projection import RequestProjection
@@ -32,8 +32,7 @@ def stream_options_from_settings(settings: SettingsManager) -> SimpleStreamOptio
     values = settings.values
     return SimpleStreamOptions(
         max_retries=values.retry.provider.max_retries,
-        # ``0`` (no timeout in Pi) means the default here.
-        idle_timeout_ms=values.http_idle_timeout_ms or DEFAULT_HTTP_IDLE_TIMEOUT_MS,
+        idle_timeout_ms=values.http_idle_timeout_ms,  # 0: no idle timeout, as in Pi
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
@@ -25,6 +26,7 @@ from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, Strea
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.attribution import attribution_enabled, attribution_headers
 from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, Message, Model
@@ -167,7 +169,19 @@ class RequestProjection:
             replaced = result.get("headers")
             if isinstance(replaced, Mapping):
                 headers = {str(k): str(v) for k, v in replaced.items() if v is not None}
-        return headers
+        return self._with_attribution(model, headers)
+
+    def _with_attribution(self, model: Model, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` over the provider attribution headers, while ``enableInstallTelemetry``
+        is on (read per request: /settings changes it live). A configured header of the same
+        name, in any case, wins."""
+        if not attribution_enabled(self._state.settings.values.enable_install_telemetry, os.environ):
+            return headers
+        extra = attribution_headers(model["provider"], model.get("baseUrl", ""))
+        if not extra:
+            return headers
+        taken = {name.lower() for name in headers}
+        return {**{k: v for k, v in extra.items() if k.lower() not in taken}, **headers}
 
     async def complete(
         self, model: Model, context: Context, options: SimpleStreamOptions | None = None
@@ -183,6 +197,7 @@ class RequestProjection:
             model = routed.model
         key = opts.api_key or await self.get_api_key(model["provider"])
         headers = await asyncio.to_thread(self._state.model_runtime.get_request_headers, model)
+        headers = self._with_attribution(model, headers)
         base = self._base
         opts = dataclasses.replace(
             opts,

@@ -234,10 +234,10 @@ class Settings(Section):
 
     # -- updates, telemetry and warnings --------------------------------------------------------
     collapse_changelog: bool = setting(
-        False, FLAG, "collapseChangelog", listed=True, status="not-implemented", note=_CHANGELOG
+        False, FLAG, "collapseChangelog", listed=True, note=_CHANGELOG
     )
     enable_install_telemetry: bool = setting(
-        True, FLAG, "enableInstallTelemetry", listed=True, status="not-implemented", note="install and update reports"
+        True, FLAG, "enableInstallTelemetry", listed=True, note="provider attribution headers; no install reports"
     )
     enable_analytics: bool = setting(
         False, FLAG, "enableAnalytics", status="not-implemented", note="Pi's first-run setup"
@@ -246,8 +246,7 @@ class Settings(Section):
     last_changelog_version: str | None = optional(
         TEXT,
         "lastChangelogVersion",
-        status="not-implemented",
-        note="written by Pi when it shows the changelog of an update",
+        note="the version whose changelog was last seen; written at startup",
     )
 
     # -- beyond Pi ------------------------------------------------------------------------------

@@ -157,7 +157,7 @@ def setting_items(
               "header" if v.quiet_startup == "header" else _flag(v.quiet_startup is True),
               "Print less when starting (header: only the header)", _quiet),
         flag("install-telemetry", "Install telemetry", "enableInstallTelemetry", v.enable_install_telemetry,
-             "Report installs and updates anonymously"),
+             "Send provider attribution headers (no install reports are sent)"),
         cycle("default-project-trust", "Default project trust", "defaultProjectTrust", tuple(TRUST_LABELS.values()),
               TRUST_LABELS.get(v.default_project_trust, "Ask"),
               "What happens in a folder with no saved trust decision", _trust),

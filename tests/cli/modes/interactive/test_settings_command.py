@@ -212,3 +212,26 @@ async def test_mermaid_blocks_are_drawn_until_turned_off(server: FakeLLMServer, 
         await pi.wait_for(lambda: "end two." in pi.scrollback(), "the second answer")
         second = pi.scrollback()
         assert "```mermaid" in second[second.index("Second:") :]  # off: the source as a code block
+
+
+async def test_the_hardware_cursor_and_the_idle_timeout_apply_at_once(
+    server: FakeLLMServer, project: Path, agent_dir: Path
+) -> None:
+    # Pi applies both from /settings without a restart: the editor's cursor shows, and the next
+    # request reads the new timeout (5 min -> disabled, i.e. 0).
+    async with run_pi() as pi:
+        await pi.started()
+        assert pi.mode.shell.view.show_hardware_cursor is False
+        await open_settings(pi)
+        await find(pi, "hardware cursor", "Show hardware cursor")
+        await pi.press("enter")
+        await pi.wait_for(lambda: pi.mode.shell.view.show_hardware_cursor, "the cursor shown")
+        assert saved(agent_dir)["showHardwareCursor"] is True
+        assert not pi.screen_has("next time pi starts")
+        await find(pi, "idle timeout", "HTTP idle timeout")
+        await pi.press("enter")
+        await pi.wait_for(lambda: pi.mode.session.base_stream_options.idle_timeout_ms == 0, "the timeout off")
+        await pi.press("escape")
+        server.push(ScriptedResponse(steps=[TextStep("answered")]))
+        await pi.submit("hello")
+        await pi.wait_for(lambda: pi.screen_has("answered"), "the reply")

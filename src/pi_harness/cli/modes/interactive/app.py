@@ -17,8 +17,10 @@ from pi_harness.cli.crash_log import announce_previous_crash
 from pi_harness.cli.modes.interactive.mode import InteractiveMode
 from pi_harness.cli.modes.interactive.shell import Terminal
 from pi_harness.cli.modes.interactive.startup import InteractiveStartup, adopt_session_look, build_header
+from pi_harness.cli.modes.interactive.startup_changelog import changelog_notice, changelog_since_last_start
 from pi_harness.cli.modes.interactive.tmux_keys import warn_about_tmux_keys
 from pi_harness.cli.startup import start_session
+from pi_harness.coding.system_prompt import default_docs_dir
 
 NO_MODEL_NOTICE = "No model is available. Store an API key with /login <provider>, then pick a model with /model."
 
@@ -50,6 +52,11 @@ async def run_interactive(
         shell.notice("warning", started.model_fallback_message)
     if session.model is None:
         shell.notice("warning", NO_MODEL_NOTICE)
+    update = changelog_since_last_start(
+        session.settings, default_docs_dir(), has_messages=bool(session.agent.state.messages)
+    )
+    if update is not None:
+        shell.notice("info", changelog_notice(*update, collapsed=session.settings.values.collapse_changelog))
     mode.spawn(warn_about_tmux_keys(mode))
     if observer is not None:
         observer(mode)

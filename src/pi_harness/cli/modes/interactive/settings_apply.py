@@ -2,8 +2,8 @@
 
 As in Pi every item is saved to the global settings file; what Pi applies at once is applied at
 once here too (theme, thinking display, editor padding, queue modes, transport, the fullscreen
-options …). A few take effect from the next start, where the screen is built with them
-(``tuiMode``, ``showHardwareCursor``); the toast says so.
+options, the hardware cursor, the HTTP idle timeout …). ``tuiMode`` takes effect from the next
+start, where the screen is built with it; the toast says so.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pi_harness.tui.components.settings_items import format_idle_timeout
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
-NEXT_START = frozenset({"tuiMode", "showHardwareCursor"})
+NEXT_START = frozenset({"tuiMode"})
 _FULLSCREEN_OPTIONS = frozenset(
     {"fullscreenScrollbar", "fullscreenExitOutput", "fullscreenCopyOnSelect", "fullscreenWheelScrollLines"}
 )
@@ -86,7 +86,10 @@ def _apply(mode: ModeContext, key: str, value: Any) -> None:
         shell.context.changed()
     elif key == "transport":
         session.agent.set_transport(value)
+    elif key == "showHardwareCursor":
+        shell.view.set_show_hardware_cursor(bool(value))
     elif key == "httpIdleTimeoutMs":
+        session.set_http_idle_timeout_ms(int(value))  # the next request uses it (Pi)
         shell.toast(f"HTTP idle timeout: {format_idle_timeout(int(value))}")
     elif key == "cacheWarming":
         shell.toast(f"Cache warming: {value}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindingsBase
 from prompt_toolkit.layout import HSplit, Layout, Window
@@ -86,7 +87,7 @@ class FullscreenView:
                             self.bottom,
                             wrap_lines=False,
                             dont_extend_height=True,
-                            always_hide_cursor=not show_hardware_cursor,
+                            always_hide_cursor=Condition(lambda: not self.bottom.show_cursor),  # live
                         ),
                     ]
                 )
@@ -122,6 +123,13 @@ class FullscreenView:
     def size(self) -> tuple[int, int]:
         size = self.app.output.get_size()
         return size.columns, size.rows
+
+    @property
+    def show_hardware_cursor(self) -> bool:
+        return self.bottom.show_cursor
+
+    def set_show_hardware_cursor(self, enabled: bool) -> None:
+        self.bottom.show_cursor = enabled
 
     def refresh(self) -> None:
         if not self.app.is_running:
