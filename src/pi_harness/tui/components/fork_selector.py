@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pi_harness.tui.ansi import truncate
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.list_cursor import moved_index
 from pi_harness.tui.components.selector import scroll_start
 from pi_harness.tui.fuzzy import fuzzy_score
 from pi_harness.tui.theme import inverse
@@ -76,14 +77,9 @@ class ForkSelector:
 
     def handle_action(self, action: str) -> bool:
         count = len(self.shown)
-        if action == "tui.select.up" and count:
-            self.index = (self.index - 1) % count
-        elif action == "tui.select.down" and count:
-            self.index = (self.index + 1) % count
-        elif action == "tui.select.pageUp" and count:
-            self.index = max(0, self.index - self.max_visible)
-        elif action == "tui.select.pageDown" and count:
-            self.index = min(count - 1, self.index + self.max_visible)
+        moved = moved_index(action, self.index, count, self.max_visible)
+        if moved is not None:
+            self.index = moved
         elif action == "tui.select.confirm":
             chosen = self.selected
             if chosen is not None:

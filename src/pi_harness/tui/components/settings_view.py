@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pi_harness.tui.ansi import pad, truncate, visible_width
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.list_cursor import moved_index
 from pi_harness.tui.components.selector import scroll_start
 from pi_harness.tui.components.settings_items import SettingItem, setting_items
 from pi_harness.tui.fuzzy import fuzzy_filter
@@ -123,14 +124,9 @@ class SettingsView:
             self.submenu.handle_action(action)
             return True  # a submenu is modal: nothing reaches the screen behind it
         count = len(self.shown)
-        if action == "tui.select.up" and count:
-            self.index = (self.index - 1) % count
-        elif action == "tui.select.down" and count:
-            self.index = (self.index + 1) % count
-        elif action == "tui.select.pageUp" and count:
-            self.index = max(0, self.index - self.max_visible)
-        elif action == "tui.select.pageDown" and count:
-            self.index = min(count - 1, self.index + self.max_visible)
+        moved = moved_index(action, self.index, count, self.max_visible)
+        if moved is not None:
+            self.index = moved
         elif action == "tui.select.confirm":
             self.activate()
         elif action == "tui.select.cancel":
