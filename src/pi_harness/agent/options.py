@@ -39,7 +39,7 @@ QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 Transport: TypeAlias = Literal["sse", "websocket", "auto", "websocket-cached"]
 
 DEFAULT_QUEUE_MODE: QueueMode = "one-at-a-time"
-DEFAULT_TRANSPORT: Transport = "sse"
+DEFAULT_TRANSPORT: Transport = "auto"
 
 
 class InitialAgentState(TypedDict, total=False):

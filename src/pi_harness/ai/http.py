@@ -233,8 +233,23 @@ async def open_event_stream(
     connection, even when the events were not read to the end.
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
-    encoded = dumps(payload)
-    async with post_stream(url, headers=headers, body=encoded, options=options, format_error=format_error) as response:
+    async with open_encoded_event_stream(
+        url, headers=headers, body=dumps(payload), options=options, format_error=format_error
+    ) as events:
+        yield events
+
+
+@asynccontextmanager
+async def open_encoded_event_stream(
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    options: StreamOptions,
+    format_error: ErrorFormatter = default_error_message,
+) -> AsyncIterator[AsyncGenerator[ServerSentEvent, None]]:
+    """``open_event_stream`` for a body that is final (hooks applied, encoded, maybe compressed)."""
+    async with post_stream(url, headers=headers, body=body, options=options, format_error=format_error) as response:
         events = iter_sse_events(response)
         try:
             yield events

@@ -21,6 +21,7 @@ StreamEventHook = Callable[[object, Model], "Awaitable[None] | None"]
 
 DEFAULT_MAX_RETRY_DELAY_MS = 60_000
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
+DEFAULT_WEBSOCKET_CONNECT_TIMEOUT_MS = 15_000
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
@@ -57,6 +58,8 @@ class StreamOptions:
     # Provider-level request retry (``retry.provider.maxRetries``); 0 = off, Pi's default.
     max_retries: int = 0
     idle_timeout_ms: int = DEFAULT_HTTP_IDLE_TIMEOUT_MS
+    # How long opening a WebSocket may take (``websocketConnectTimeoutMs``; 0: no limit).
+    websocket_connect_timeout_ms: int = DEFAULT_WEBSOCKET_CONNECT_TIMEOUT_MS
     # Summarisation requests turn prompt-cache writes off (compaction, branch summaries).
     disable_cache_writes: bool = False
     # API-specific extras a caller wants merged into the request body verbatim.

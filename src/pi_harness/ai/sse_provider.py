@@ -87,13 +87,13 @@ def stream_prepared_request(
         ) as events:
             builder.start()
             hook = options.on_stream_event
-            stop_reason = await read(events if hook is None else _announced(events, hook, model), builder)
+            stop_reason = await read(events if hook is None else announced_events(events, hook, model), builder)
         builder.finish(stop_reason)
 
     return run_provider_stream(model, options.signal, run, sequential=sequential)
 
 
-async def _announced(
+async def announced_events(
     events: AsyncIterator[ServerSentEvent], hook: StreamEventHook, model: Model
 ) -> AsyncIterator[ServerSentEvent]:
     """The events, each shown to ``hook`` parsed (JSON data only: ``[DONE]`` is not an event)."""

@@ -61,7 +61,8 @@ def codex_model(server: FakeLLMServer, **overrides: Any) -> Model:
 
 
 def opts(**kwargs: Any) -> OpenAICodexResponsesOptions:
-    return OpenAICodexResponsesOptions(**{"api_key": TOKEN, **kwargs})
+    """Options of an SSE request (the WebSocket transport has tests of its own)."""
+    return OpenAICodexResponsesOptions(**{"api_key": TOKEN, "transport": "sse", **kwargs})
 
 
 def test_url_and_account_id_rules() -> None:
@@ -122,9 +123,11 @@ async def test_default_instructions_reasoning_and_no_cache_key() -> None:
     with FakeLLMServer(default=ScriptedResponse(steps=[TextStep("ok")])) as server:
         model = codex_model(server, reasoning=True, thinkingLevelMap={"high": "xhigh"})
         plain: Context = {"messages": [{"role": "user", "content": "hi", "timestamp": 1}]}
-        simple = SimpleStreamOptions(api_key=TOKEN, reasoning="high", session_id="s", cache_retention="none")
+        simple = SimpleStreamOptions(
+            api_key=TOKEN, reasoning="high", session_id="s", cache_retention="none", transport="sse"
+        )
         await collect(api.stream_simple(model, plain, simple))
-        await collect(api.stream_simple(model, plain, SimpleStreamOptions(api_key=TOKEN)))
+        await collect(api.stream_simple(model, plain, SimpleStreamOptions(api_key=TOKEN, transport="sse")))
         high, off = (r.json for r in server.requests)
         assert "session-id" not in server.requests[0].headers
     assert high["instructions"] == "You are a helpful assistant."

@@ -32,7 +32,7 @@ LEGACY_DEFAULTS = {
     "defaultThinkingLevel": "medium",
     "thinkingBudgets": {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384},
     "hideThinkingBlock": False,
-    "transport": "sse",
+    "transport": "auto",
     "httpIdleTimeoutMs": 300_000,
     "websocketConnectTimeoutMs": 15_000,
     "steeringMode": "one-at-a-time",
@@ -161,7 +161,7 @@ def test_defaults_that_differ_from_pi_say_so() -> None:
         if to_json(declared.default) != pi_default:
             differing[key] = literal
             assert declared.info.pi_default == literal, key
-    assert differing == {"theme": '"system"', "transport": '"auto"'}
+    assert differing == {"theme": '"system"'}
 
 
 def test_every_key_is_documented() -> None:
@@ -213,7 +213,7 @@ def test_readers_defaults() -> None:
     assert (v.sessions.fsync, v.sessions.lock, v.tools.reap_orphans) == (False, False, False)
     assert (v.agent.max_turns, v.agent.max_total_tokens, v.agent.max_cost) == (None, None, None)
     assert (v.default_provider, v.default_model, v.default_tools, v.enabled_models) == (None, None, None, None)
-    assert (v.theme, v.transport, v.tui_mode, v.quiet_startup) == ("dark", "sse", "fullscreen", False)
+    assert (v.theme, v.transport, v.tui_mode, v.quiet_startup) == ("dark", "auto", "fullscreen", False)
     assert dict(v.thinking_budgets) == {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
     assert v.extension_handler_timeout_ms is None and v.local_models is None
 

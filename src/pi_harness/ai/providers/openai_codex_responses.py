@@ -18,7 +18,11 @@ Differences from ``openai-responses`` (the conversion and event reading are shar
 * HTTP errors are the service's ``error.message`` (no status prefix), and a 429 or usage-limit
   code reads ``You have hit your ChatGPT usage limit (<plan> plan). Try again in ~N min.``
 
-Only the SSE transport is spoken; Pi's WebSocket transport is not.
+Transports (``options.transport``, settings ``transport``): ``sse`` posts the request and reads
+Server-Sent Events; ``websocket``, ``websocket-cached`` and ``auto`` (the default, as in Pi) first try
+the WebSocket route (``codex_websocket``) and fall back to SSE when it fails before the first
+event. The SSE body is sent zstd-compressed (``Content-Encoding: zstd``, which the backend
+decodes) when a zstd codec is importable (``compression.zstd`` or ``zstandard``).
 """
 
 from __future__ import annotations
@@ -26,22 +30,25 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pi_harness.ai.http import merge_headers
+from pi_harness.ai.http import apply_payload_hook, merge_headers, open_encoded_event_stream
 from pi_harness.ai.json_values import JsonObject, as_object
-from pi_harness.ai.jsonutil import loads
+from pi_harness.ai.jsonutil import dumps, dumps_str, loads
 from pi_harness.ai.message_builder import MessageBuilder
 from pi_harness.ai.options import SimpleStreamOptions, StreamOptions, resolve_cache_retention, shared_options
 from pi_harness.ai.output_cap import simple_max_tokens
+from pi_harness.ai.provider_stream import run_provider_stream
+from pi_harness.ai.providers import codex_transport
+from pi_harness.ai.providers.codex_websocket import CodexApiError, CodexProtocolError
 from pi_harness.ai.providers.openai_responses import OpenAIResponsesOptions
 from pi_harness.ai.providers.openai_responses_convert import build_input, convert_tools
-from pi_harness.ai.providers.openai_responses_events import ResponsesStreamError, ResponsesStreamReader
+from pi_harness.ai.providers.openai_responses_events import ResponsesStreamReader
 from pi_harness.ai.providers.option_fields import options_as
 from pi_harness.ai.registry import ApiProvider
 from pi_harness.ai.sse import ServerSentEvent
-from pi_harness.ai.sse_provider import SSERequest, stream_sse_request
+from pi_harness.ai.sse_provider import CREDENTIAL_HEADERS, announced_events
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.thinking import requested_level
 from pi_harness.ai.types import Context, Model, StopReason
@@ -208,19 +215,33 @@ class CodexStreamReader:
         try:
             data = loads(event.data)
         except ValueError:
-            raise ValueError(f"Invalid Codex SSE JSON: {event.data[:200]}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            return
-        kind = data["type"]
+            raise CodexProtocolError(f"Invalid Codex SSE JSON: {event.data[:200]}") from None
+        if isinstance(data, dict):
+            self.feed_object(data)
+
+    @staticmethod
+    def check(data: JsonObject) -> None:
+        """Raise the service's error for an ``error`` or ``response.failed`` event."""
+        kind = data.get("type")
         if kind == "error":
             nested = as_object(data.get("error"))
             message = data.get("message") if isinstance(data.get("message"), str) else nested.get("message")
             code = data.get("code") if isinstance(data.get("code"), str) else nested.get("code")
-            raise ResponsesStreamError(f"Codex error: {message or code or event.data}")
+            text = message or code or dumps_str(data)
+            raise CodexApiError(f"Codex error: {text}", code if isinstance(code, str) else None)
         if kind == "response.failed":
             error = as_object(as_object(data.get("response")).get("error"))
-            message = error.get("message")
-            raise ResponsesStreamError(message if isinstance(message, str) and message else "Codex response failed")
+            message, code = error.get("message"), error.get("code")
+            raise CodexApiError(
+                message if isinstance(message, str) and message else "Codex response failed",
+                code if isinstance(code, str) else None,
+            )
+
+    def feed_object(self, data: JsonObject) -> None:
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            return
+        self.check(data)
         if kind in _TERMINAL:
             response = dict(as_object(data.get("response")))
             status = response.get("status")
@@ -230,6 +251,9 @@ class CodexStreamReader:
             self._price_tier(response.get("service_tier"))
             return
         self.reader.handle(kind, data)
+
+    def result(self) -> StopReason | None:
+        return self.reader.result()
 
     def _price_tier(self, response_tier: object) -> None:
         tier = response_tier if isinstance(response_tier, str) else None
@@ -249,28 +273,39 @@ class CodexStreamReader:
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options_as(options, OpenAICodexResponsesOptions)
 
-    def prepare() -> SSERequest:
+    async def run(builder: MessageBuilder) -> None:
         token = opts.api_key
         if not token:
             raise ValueError(f"No API key for provider: {model['provider']}")
-        return SSERequest(
-            resolve_url(model.get("baseUrl")),
-            build_headers(model, opts, token, session_key(opts)),
-            build_request_body(model, context, opts),
-            format_error,
-        )
-
-    async def read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason | None:
-        reader = CodexStreamReader(builder, opts.service_tier)
-        async for event in events:
-            reader.feed(event)
-            if reader.terminated:
-                break
+        builder.add_secret(token)
+        url = resolve_url(model.get("baseUrl"))
+        headers = build_headers(model, opts, token, session_key(opts))
+        for name, value in headers.items():
+            if name.lower() in CREDENTIAL_HEADERS:
+                builder.add_secret(value)
+        payload = await apply_payload_hook(opts, {**build_request_body(model, context, opts), **opts.extra_body}, model)
+        attempt = codex_transport.WebSocketAttempt(model, opts, builder, url, headers, account_id(token))
+        if attempt.wanted() and await attempt.run(payload, lambda: CodexStreamReader(builder, opts.service_tier)):
+            return
+        encoded = dumps(payload)
+        compressed = codex_transport.zstd_compress(encoded)
+        if compressed is not None:
+            encoded, headers = compressed, {**headers, "content-encoding": "zstd"}
+        async with open_encoded_event_stream(
+            url, headers=headers, body=encoded, options=opts, format_error=format_error
+        ) as events:
+            builder.start()
+            hook = opts.on_stream_event
+            reader = CodexStreamReader(builder, opts.service_tier)
+            async for event in events if hook is None else announced_events(events, hook, model):
+                reader.feed(event)
+                if reader.terminated:
+                    break
         if not reader.terminated:
             raise ConnectionError("Codex stream ended without a stop reason (terminated)")
-        return reader.reader.result()
+        builder.finish(reader.result())
 
-    return stream_sse_request(model, opts, prepare, read)
+    return run_provider_stream(model, opts.signal, run)
 
 
 def stream_simple(

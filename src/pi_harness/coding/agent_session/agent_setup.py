@@ -33,6 +33,7 @@ def stream_options_from_settings(settings: SettingsManager) -> SimpleStreamOptio
     return SimpleStreamOptions(
         max_retries=values.retry.provider.max_retries,
         idle_timeout_ms=values.http_idle_timeout_ms,  # 0: no idle timeout, as in Pi
+        websocket_connect_timeout_ms=values.websocket_connect_timeout_ms,
     )
 
 

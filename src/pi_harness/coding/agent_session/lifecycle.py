@@ -67,6 +67,9 @@ class SessionDisposal:
         state.extensions.invalidate()
         self._disconnect_agent()
         await state.events.drain()
+        from pi_harness.ai.session_resources import release_session_resources
+
+        await release_session_resources(state.manager.get_session_id())
         if close_session_manager:
             state.manager.close()
 

@@ -201,18 +201,17 @@ class Settings(Section):
 
     # -- network and retries --------------------------------------------------------------------
     transport: Transport = setting(
-        "sse",
+        "auto",
         Choice(TRANSPORTS),
         "transport",
         listed=True,
-        pi_default='"auto"',
-        note="accepted; pi-harness providers always stream over HTTP (SSE)",
+        note="how `openai-codex-responses` requests travel: `sse`, or a WebSocket first (`websocket`; "
+        "`websocket-cached` and `auto` also send only the new input on a kept connection), falling "
+        "back to SSE when it fails; the other APIs always use SSE",
     )
     http_proxy: str | None = optional(TEXT, "httpProxy", global_only=True)
     http_idle_timeout_ms: int = setting(300_000, COUNT, "httpIdleTimeoutMs", listed=True)
-    websocket_connect_timeout_ms: int = setting(
-        15_000, COUNT, "websocketConnectTimeoutMs", listed=True, status="not-implemented", note="WebSocket transports"
-    )
+    websocket_connect_timeout_ms: int = setting(15_000, COUNT, "websocketConnectTimeoutMs", listed=True)
     retry: RetrySettings = section(RetrySettings, "retry")
 
     # -- shell ----------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from pi_harness.testing.fake_llm.script import (
     ResponseSource,
     ScriptedResponse,
 )
+from pi_harness.testing.fake_llm.websocket import WebSocketSession, is_upgrade, refuse_upgrade
 
 NO_RESPONSE_LEFT = "fake_llm: no scripted response left"
 
@@ -130,6 +131,7 @@ class FakeLLMServer:
         models: list[str] | None = None,
         props: JsonObject | None = None,
         llama: LlamaServer | None = None,
+        websocket: bool = True,
     ) -> None:
         self.host = host
         self.port = port
@@ -138,6 +140,11 @@ class FakeLLMServer:
         self.props = props
         # llama-server's own endpoints (health, props, router catalogue), when set.
         self.llama = llama
+        # Whether the Codex route accepts WebSocket upgrades (``websocket.py``); off, it answers 426.
+        self.websocket = websocket
+        self.websocket_connections = 0  # upgrades accepted
+        self.websocket_refusals = 0  # upgrades answered 426 (``websocket=False``)
+        self.websocket_open = 0  # upgraded connections not closed yet
         self.requests: list[RecordedRequest] = []
         self.probes: list[str] = []
         # (start, end) in ``time.perf_counter()`` of each request the server handled, from its
@@ -331,6 +338,9 @@ class FakeLLMServer:
     ) -> bool:
         parts = urlsplit(target)
         path = parts.path
+        if is_upgrade(method, headers) and path.endswith("/codex/responses"):
+            await self._websocket(path, parts.query, headers, reader, writer)
+            return False
         if method == "GET":
             self.probes.append(f"GET {path}")
         answer = self.llama.respond(method, path, parts.query, body) if self.llama is not None else None
@@ -398,6 +408,35 @@ class FakeLLMServer:
         frames = protocol.encode_stream(response, request)
         content_type = getattr(protocol, "stream_content_type", "text/event-stream; charset=utf-8")
         return await self._stream(frames, response, reader, writer, content_type)
+
+    async def _websocket(
+        self,
+        path: str,
+        query: str,
+        headers: dict[str, str],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        if not self.websocket:
+            self.websocket_refusals += 1
+            await refuse_upgrade(writer)
+            return
+        self.websocket_connections += 1
+        self.websocket_open += 1
+        protocol = protocol_for("openai-codex-responses")
+        session = WebSocketSession(
+            protocol, path, query, headers, self.requests.append, self._next_response, self._count_stream
+        )
+        try:
+            await session.run(reader, writer)
+        finally:
+            self.websocket_open -= 1
+
+    def _count_stream(self, outcome: str) -> None:
+        if outcome == "completed":
+            self.completed_streams += 1
+        else:
+            self.cancelled_streams += 1
 
     async def _stream(
         self,
@@ -482,6 +521,16 @@ async def _client_gone(reader: asyncio.StreamReader, wait_s: float) -> bool:
 
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    body = await _read_raw_body(reader, headers)
+    if headers.get("content-encoding", "").lower() == "zstd" and body:
+        # The Codex backend takes zstd-compressed bodies (pi-harness and Pi send them).
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj().decompress(body)
+    return body
+
+
+async def _read_raw_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     if "content-length" in headers:
         return await reader.readexactly(int(headers["content-length"]))
     if headers.get("transfer-encoding", "").lower() == "chunked":
