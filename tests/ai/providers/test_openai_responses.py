@@ -582,6 +582,9 @@ async def test_request_carries_system_prompt_tools_and_transformed_cross_provide
         {"type": "function_call_output", "call_id": "call_7", "output": "No result provided"},
         {"role": "user", "content": [{"type": "input_text", "text": "Continue"}]},
     ]
+    # Pi's key order, the item id second (JSON key order is what a byte-level comparison sees).
+    calls = [list(item) for item in body["input"] if item.get("type") == "function_call"]
+    assert calls[1] == ["type", "id", "call_id", "name", "arguments"]
 
 
 async def test_text_only_model_drops_images() -> None:

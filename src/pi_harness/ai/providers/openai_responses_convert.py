@@ -127,14 +127,14 @@ def _assistant_items(message: AssistantMessage, model: Model, message_index: int
             items.append(item)
         elif block["type"] == "toolCall":
             call_id, _, fc_id = block["id"].partition("|")
-            call: FunctionCallItem = {
-                "type": "function_call",
-                "call_id": call_id,
-                "name": block["name"],
-                "arguments": dumps_str(block["arguments"]),
-            }
-            if same_model and fc_id:
-                call["id"] = fc_id
+            # Keys in Pi's order; the item id goes back only to the model that made it, and only
+            # when it is a function-call id (a foreign call's id would fail the pairing check).
+            name, arguments = block["name"], dumps_str(block["arguments"])
+            call: FunctionCallItem
+            if same_model and fc_id.startswith("fc_"):
+                call = {"type": "function_call", "id": fc_id, "call_id": call_id, "name": name, "arguments": arguments}
+            else:
+                call = {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
             items.append(call)
     return items
 
