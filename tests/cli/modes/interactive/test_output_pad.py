@@ -1,10 +1,12 @@
 """``outputPad`` in the running interactive mode: read at start, changed live from /settings.
 
-The real Pi 1.4.0 (tmux, 60x40, fullscreen) redraws the transcript with the new padding as soon
-as Output padding is switched, while the settings list is still open: ``$ ls`` and its output,
-the user message and the answer move from column 1 to column 0. In regular mode its renderer
-redraws the whole screen and scrollback when rows above the viewport change; ours redraws the
-printed history the same way.
+Observed in the real Pi 1.4.0 in tmux (``!ls``, then a prompt answered by a fake model): in
+fullscreen mode (60x40) the transcript is drawn with the new padding as soon as Output padding
+is switched, while the settings list is still open: ``$ ls`` and its output, the user message,
+the answer and the tool title move from column 1 to column 0. In regular mode (60x20, the
+transcript taller than the screen) the rows already in tmux's scrollback move too: Pi redraws
+the screen and the scrollback when rows above the viewport change. Ours redraws the printed
+history the same way.
 """
 
 from __future__ import annotations
