@@ -28,6 +28,7 @@ class UiSettings:
     theme: str | None = None
     hide_thinking_block: bool = False
     editor_padding_x: int = 0
+    output_pad: int = 1
     autocomplete_max_visible: int = 5
     code_block_indent: str = "  "
     mermaid: str = "streaming"
@@ -56,6 +57,7 @@ class UiSettings:
             theme=values.theme,
             hide_thinking_block=values.hide_thinking_block,
             editor_padding_x=values.editor_padding_x,
+            output_pad=values.output_pad,
             autocomplete_max_visible=values.autocomplete_max_visible,
             code_block_indent=values.markdown.code_block_indent,
             mermaid=values.markdown.mermaid,

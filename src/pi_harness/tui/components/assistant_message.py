@@ -1,7 +1,8 @@
 """An assistant response: text as markdown, thinking dimmed and italic (or collapsed to one line).
 
 Tool calls in the message are drawn by their own ``ToolCallView``s; this view shows the text
-and thinking blocks and, at the end, the error of a failed or aborted response.
+and thinking blocks and, at the end, the error of a failed or aborted response, all inside the
+context's output padding (``outputPad``: one blank column left and right, or none).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class AssistantMessageView(CachedRender):
     _stable = 0  # set together with the cached lines
 
     def _render_with_stable(self, width: int) -> list[str]:
-        inner = max(1, width - 1)
+        pad = " " * self.context.output_pad
+        inner = self.context.padded(width)
         lines: list[str] = []
         stable = 0
         self.behind = False
@@ -75,17 +77,20 @@ class AssistantMessageView(CachedRender):
         if error:
             if lines:
                 lines.append("")
-            lines.extend(" " + row for row in wrap(error, inner))
+            lines.extend(pad + row for row in wrap(error, inner))
         self._stable = stable if self.streaming else len(lines)
         return lines
 
     def _render_block(self, block: Mapping[str, object], width: int, paced: bool) -> tuple[list[str], int]:
         theme = self.context.theme
         markdown = self.context.markdown
+        pad = self.context.output_pad
         if block.get("type") == "thinking":
             if self.context.hide_thinking or block.get("redacted"):
                 label = self.context.hidden_thinking_label or THINKING_COLLAPSED_TEXT
-                return [" " + theme.style(label, "thinkingText", italic=True)], 1
+                styled = theme.style(label, "thinkingText", italic=True)
+                rows = [" " * pad + row for row in wrap(styled, self.context.padded(width))]
+                return rows, len(rows)
             text, style = str(block.get("thinking", "")).strip(), "thinking"
         else:
             text, style = str(block.get("text", "")).strip(), ""
@@ -93,8 +98,9 @@ class AssistantMessageView(CachedRender):
         # Pi draws diagrams in answers only (not thinking); "final" waits for the finished message.
         mermaid = self.context.mermaid
         diagrams = style == "" and (mermaid == "streaming" or (mermaid == "final" and not self.streaming))
+        # The indent is the left padding; giving the markdown ``width - pad`` keeps the right one free.
         lines, stable, behind = markdown.render_within(
-            text, width, style=style, indent=" ", deadline=deadline, diagrams=diagrams
+            text, width - pad, style=style, indent=" " * pad, deadline=deadline, diagrams=diagrams
         )
         self.behind = self.behind or behind
         if mermaid == "final" and self.streaming and style == "" and "mermaid" in text:

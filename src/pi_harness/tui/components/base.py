@@ -45,7 +45,8 @@ class RenderContext:
     """Display state shared by all transcript components.
 
     ``generation`` changes whenever something that affects rendering changes (theme, expanded
-    tools, hidden thinking), so components can cache their lines per ``(width, generation)``.
+    tools, hidden thinking, output padding), so components can cache their lines per
+    ``(width, generation)``.
     """
 
     theme: Theme
@@ -54,6 +55,8 @@ class RenderContext:
     hide_thinking: bool = False
     hidden_thinking_label: str | None = None  # ``ctx.ui.set_hidden_thinking_label``; None: "Thinking…"
     code_block_indent: str = "  "
+    # outputPad: blank columns left and right of messages, tool calls, ``!`` output and summaries.
+    output_pad: int = 1
     mermaid: str = "streaming"  # markdown.mermaid: "off" | "final" | "streaming"
     show_images: bool = True
     # What the terminal shows besides text (images, OSC 8 links); none unless the screen says so.
@@ -75,6 +78,7 @@ class RenderContext:
     def __post_init__(self) -> None:
         if self.home is None:
             self.home = os.path.expanduser("~")
+        self.output_pad = 0 if self.output_pad == 0 else 1
 
     @property
     def markdown(self) -> MarkdownRenderer:
@@ -101,6 +105,17 @@ class RenderContext:
         if hidden != self.hide_thinking:
             self.hide_thinking = hidden
             self.changed()
+
+    def set_output_pad(self, pad: int) -> None:
+        """0 or 1 (anything but 0 is 1, as Pi reads ``outputPad``)."""
+        pad = 0 if pad == 0 else 1
+        if pad != self.output_pad:
+            self.output_pad = pad
+            self.changed()
+
+    def padded(self, width: int) -> int:
+        """The width left for a transcript block's content inside its output padding."""
+        return max(1, width - 2 * self.output_pad)
 
     def key(self, action: str) -> str:
         """The key hint for an action (``ctrl+o``), or the action id when it is unbound."""

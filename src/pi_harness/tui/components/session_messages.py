@@ -1,4 +1,8 @@
-"""The coding agent's own message roles: ``!`` shell commands, extension messages and summaries."""
+"""The coding agent's own message roles: ``!`` shell commands, extension messages and summaries.
+
+Each keeps the context's output padding (``outputPad``: one blank column left and right, or
+none); the borders of a ``!`` command still span the whole width.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +39,8 @@ class BashExecutionView(MessageView):
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
         message = self.message
-        inner = max(1, width - 2)
+        pad = " " * self.context.output_pad
+        inner = self.context.padded(width)
         border = theme.fg("bashMode", "─" * width)
         prefix = "!!" if message.get("excludeFromContext") else "!"
         lines = wrap_all([theme.style(f"{prefix} {message.get('command', '')}", "bashMode", bold=True)], inner)
@@ -57,7 +62,7 @@ class BashExecutionView(MessageView):
         if message.get("excludeFromContext"):
             status.append(theme.fg("muted", "(not sent to the model)"))
         lines.extend(wrap_all(status, inner))
-        return [border, *(" " + line for line in lines), border]
+        return [border, *(pad + line for line in lines), border]
 
 
 class CustomMessageView(MessageView):
@@ -72,11 +77,11 @@ class CustomMessageView(MessageView):
             if rows is not None:
                 return [line for row in rows for line in wrap(row, width)]
         theme = self.context.theme
-        inner = max(1, width - 2)
+        inner = self.context.padded(width)
         label = theme.style(f"[{custom_type}]", "customMessageLabel", bold=True)
         text = content_text(self.message.get("content"))
         lines = [label, *self.context.markdown.render(text, inner, style="custom")] if text.strip() else [label]
-        return box(lines, width, theme.bg_code("customMessageBg"))
+        return box(lines, width, theme.bg_code("customMessageBg"), pad_x=self.context.output_pad)
 
 
 class SummaryView(MessageView):
@@ -84,7 +89,7 @@ class SummaryView(MessageView):
 
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
-        inner = max(1, width - 2)
+        inner = self.context.padded(width)
         if self.message.get("role") == "compactionSummary":
             tokens = self.message.get("tokensBefore")
             counted = f" from {format_count(tokens)} tokens" if isinstance(tokens, int) else ""
@@ -101,7 +106,7 @@ class SummaryView(MessageView):
             lines.extend(self.context.markdown.render(summary, inner, style="custom"))
         else:
             lines.append(theme.fg("muted", f"({self.context.key('app.tools.expand')} to show the summary)"))
-        return box(lines, width, theme.bg_code("customMessageBg"))
+        return box(lines, width, theme.bg_code("customMessageBg"), pad_x=self.context.output_pad)
 
 
 class CustomEntryView(MessageView):

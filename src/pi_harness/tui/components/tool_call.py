@@ -1,6 +1,7 @@
 """One tool call, from the streamed arguments to the result, on a state-coloured block.
 
-States: ``pending`` (arguments streaming or waiting to run), ``running`` (execution started,
+The block keeps the context's output padding (``outputPad``) left and right, and one blank
+row above and below. States: ``pending`` (arguments streaming or waiting to run), ``running`` (execution started,
 partial output may arrive), ``done`` (``toolSuccessBg`` or ``toolErrorBg``).
 
 A running ``bash`` call counts its time as Pi does: ``Elapsed 4.2s`` under the output, redrawn
@@ -179,7 +180,7 @@ class ToolCallView(CachedRender):
 
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
-        inner = max(1, width - 2)
+        inner = self.context.padded(width)
         shown = self.display()
         titles, body = [shown.title], shown.body
         custom = self.context.tool_renderers.get(self.name)
@@ -200,4 +201,4 @@ class ToolCallView(CachedRender):
             lines.append("")
             lines.append(theme.fg("muted", timer))
         token = "toolPendingBg" if not self.done else "toolErrorBg" if self.is_error else "toolSuccessBg"
-        return box(lines, width, theme.bg_code(token))
+        return box(lines, width, theme.bg_code(token), pad_x=self.context.output_pad)

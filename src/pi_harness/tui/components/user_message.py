@@ -1,4 +1,4 @@
-"""A user prompt: markdown on the ``userMessageBg`` block.
+"""A user prompt: markdown on the ``userMessageBg`` block, inside the context's output padding.
 
 Files attached with ``@path`` arrive as ``<file name="…">…</file>`` blocks, which markdown would
 drop as HTML; they are shown as one ``[file: path]`` line each instead of their whole content.
@@ -22,11 +22,11 @@ def collapse_file_blocks(text: str) -> str:
 class UserMessageView(MessageView):
     def _render(self, width: int) -> list[str]:
         theme = self.context.theme
-        inner = max(1, width - 2)
+        inner = self.context.padded(width)
         content = self.message.get("content")
         text = collapse_file_blocks(content_text(content, images=False))
         lines = self.context.markdown.render(text, inner, style="user") if text.strip() else []
         for block in blocks(content):
             if block.get("type") == "image":
                 lines.extend(image_rows(block, self.context, inner))
-        return box(lines or [""], width, theme.bg_code("userMessageBg"))
+        return box(lines or [""], width, theme.bg_code("userMessageBg"), pad_x=self.context.output_pad)

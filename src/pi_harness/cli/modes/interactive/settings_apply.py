@@ -1,7 +1,7 @@
 """``/settings``: write a changed setting and apply it to the running screen and session.
 
 As in Pi every item is saved to the global settings file; what Pi applies at once is applied at
-once here too (theme, thinking display, editor padding, queue modes, transport, the fullscreen
+once here too (theme, thinking display, editor and output padding, queue modes, transport, the fullscreen
 options, the hardware cursor, the HTTP idle timeout …). ``tuiMode`` takes effect from the next
 start, where the screen is built with it; the toast says so.
 """
@@ -70,6 +70,9 @@ def _apply(mode: ModeContext, key: str, value: Any) -> None:
     elif key == "hideThinkingBlock":
         if bool(value) != shell.context.hide_thinking:
             mode.toggle_thinking_blocks()
+    elif key == "outputPad":
+        shell.context.set_output_pad(int(value))
+        shell.redraw_all()  # printed blocks too: Pi redraws the whole transcript with the new padding
     elif key == "editorPaddingX":
         shell.editor_view.padding_x = max(0, min(3, int(value)))
     elif key == "autocompleteMaxVisible":

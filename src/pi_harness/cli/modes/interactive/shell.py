@@ -115,6 +115,7 @@ class Shell:
             keymap=keymap,
             hide_thinking=ui.hide_thinking_block,
             code_block_indent=ui.code_block_indent,
+            output_pad=ui.output_pad,
             mermaid=ui.mermaid,
             show_images=ui.show_images,
             capabilities=screen_capabilities(ui, os.environ),
@@ -435,6 +436,7 @@ class Shell:
         context.mermaid = ui.mermaid
         context.show_images = ui.show_images
         context.set_hide_thinking(ui.hide_thinking_block)
+        context.set_output_pad(ui.output_pad)
         context.set_theme(context.theme)  # drops the markdown renderer built with the old indent
         self.editor_view.padding_x = max(0, min(3, ui.editor_padding_x))
         self.autocomplete.max_visible = ui.autocomplete_max_visible
