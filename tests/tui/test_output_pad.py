@@ -99,7 +99,7 @@ def test_bash_command_output(context: RenderContext, pad: int) -> None:
     message = {"role": "bashExecution", "command": "ls", "output": LONG + "\na.txt\n", "exitCode": 2}
     lines = BashExecutionView(message, context).render(WIDTH)
     check_padding(lines, pad)
-    for marker in ("! ls", "a.txt", "(exit code 2)"):
+    for marker in ("$ ls", "a.txt", "(exit 2)"):
         check_padding(lines, pad, marker)
     assert strip_ansi(lines[0]) == strip_ansi(lines[-1]) == "─" * WIDTH  # the borders are never padded
 

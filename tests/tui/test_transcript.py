@@ -147,12 +147,30 @@ def test_user_shell_command_streams_then_settles(context: RenderContext) -> None
     transcript.handle({"type": "bash_execution_update", "id": "1", "delta": "a.txt\n"})
     transcript.handle({"type": "bash_execution_update", "id": "1", "delta": "b.txt\n"})
     live = plain(transcript.render_live(40))
-    assert "!! ls" in live and "b.txt" in live and "running…" in live
+    assert "$ ls" in live and "b.txt" in live and "Running... (escape/ctrl+c to cancel)" in live
     final = {"role": "bashExecution", "command": "ls", "output": "a.txt\nb.txt\n", "exitCode": 2, "cancelled": False,
              "truncated": False, "excludeFromContext": True, "timestamp": 5}  # fmt: skip
     transcript.handle({"type": "message_start", "message": final})
     text = plain(transcript.take_finished(40))
-    assert "(exit code 2)" in text and "(not sent to the model)" in text and "running…" not in text
+    assert "(exit 2)" in text and "Running" not in text
+    # As in Pi: the command's header, then a blank row, the output (its last empty line too), a
+    # blank row and the status; a ``!!`` command is drawn dim, borders included.
+    rows = text.split("\n")
+    start = rows.index(" $ ls")
+    assert rows[start : start + 7] == [" $ ls", "", " a.txt", " b.txt", "", "", " (exit 2)"]
+
+
+def test_user_shell_command_is_dim_when_kept_from_the_model(context: RenderContext) -> None:
+    message = {"role": "bashExecution", "command": "ls", "output": "x\n", "exitCode": 0, "excludeFromContext": True}
+    transcript = Transcript(context)
+    transcript.handle({"type": "message_start", "message": message})
+    lines = transcript.take_finished(40)
+    dim = context.theme.fg("dim", "─" * 40)
+    assert dim in lines
+    kept = {**message, "excludeFromContext": False}
+    transcript = Transcript(context)
+    transcript.handle({"type": "message_start", "message": kept})
+    assert dim not in transcript.take_finished(40)
 
 
 def test_other_roles(context: RenderContext) -> None:

@@ -280,9 +280,9 @@ class KeyMap:
         return self.bindings.get(action, ())
 
     def label(self, action: str) -> str:
-        """How hints name the action's key (its first key), or "" when it is unbound."""
-        keys = self.keys(action)
-        return keys[0] if keys else ""
+        """How hints name the action's keys, all of them joined with "/" as Pi's hints do
+        (``escape/ctrl+c``), or "" when it is unbound."""
+        return "/".join(self.keys(action))
 
     def matches(self, action: str, key: str) -> bool:
         normalized = normalize_key(key)

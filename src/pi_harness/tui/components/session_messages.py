@@ -12,7 +12,9 @@ from pi_harness.tui.ansi import sanitize, wrap
 from pi_harness.tui.components.base import MessageView, RenderContext, box, guarded, wrap_all
 from pi_harness.tui.components.content import content_text
 from pi_harness.tui.components.notices import format_count
-from pi_harness.tui.components.tool_formats import BASH_PREVIEW_LINES, tail_preview
+
+# Output lines a ``!`` command shows until tools are expanded (Pi's bash execution component).
+USER_BASH_PREVIEW_LINES = 20
 
 
 class BashExecutionView(MessageView):
@@ -37,32 +39,42 @@ class BashExecutionView(MessageView):
         self.touch()
 
     def _render(self, width: int) -> list[str]:
+        # Pi's look: ``$ <command>`` in the bash colour (dim, borders too, for ``!!``), a blank row,
+        # the output's last lines muted, then a blank row and the status lines.
         theme = self.context.theme
         message = self.message
+        color = "dim" if message.get("excludeFromContext") else "bashMode"
         pad = " " * self.context.output_pad
         inner = self.context.padded(width)
-        border = theme.fg("bashMode", "─" * width)
-        prefix = "!!" if message.get("excludeFromContext") else "!"
-        lines = wrap_all([theme.style(f"{prefix} {message.get('command', '')}", "bashMode", bold=True)], inner)
-        output = sanitize(self._output).rstrip("\n")
-        if output:
-            body = [theme.fg("toolOutput", line) for line in output.split("\n")]
-            lines.extend(wrap_all(tail_preview(body, BASH_PREVIEW_LINES, self.context), inner))
+        border = theme.fg(color, "─" * width)
+        lines = wrap_all([theme.style(f"$ {message.get('command', '')}", color, bold=True)], inner)
+        output = sanitize(self._output)
+        rows = output.split("\n") if output else []
+        hidden = 0 if self.context.expand_tools else max(0, len(rows) - USER_BASH_PREVIEW_LINES)
+        if rows:
+            lines.append("")
+            lines.extend(wrap_all([theme.fg("muted", row) if row else "" for row in rows[hidden:]], inner))
         status: list[str] = []
         if self.running:
-            status.append(theme.fg("muted", "running…"))
-        elif message.get("cancelled"):
-            status.append(theme.fg("warning", "(cancelled)"))
+            status.append(theme.fg("muted", f"Running... ({self.context.key('tui.select.cancel')} to cancel)"))
         else:
+            expand = theme.fg("dim", self.context.key("app.tools.expand"))
+            if hidden:
+                more = theme.fg("muted", f"... {hidden} more lines (")
+                status.append(more + expand + theme.fg("muted", " to expand)"))
+            elif self.context.expand_tools and len(rows) > USER_BASH_PREVIEW_LINES:
+                status.append(theme.fg("muted", "(") + expand + theme.fg("muted", " to collapse)"))
             code = message.get("exitCode")
-            if isinstance(code, int) and code != 0:
-                status.append(theme.fg("error", f"(exit code {code})"))
-        if message.get("truncated") and message.get("fullOutputPath"):
-            status.append(theme.fg("muted", f"Output truncated. Full output: {message['fullOutputPath']}"))
-        if message.get("excludeFromContext"):
-            status.append(theme.fg("muted", "(not sent to the model)"))
-        lines.extend(wrap_all(status, inner))
-        return [border, *(pad + line for line in lines), border]
+            if message.get("cancelled"):
+                status.append(theme.fg("warning", "(cancelled)"))
+            elif isinstance(code, int) and code != 0:
+                status.append(theme.fg("error", f"(exit {code})"))
+            if message.get("truncated") and message.get("fullOutputPath"):
+                status.append(theme.fg("warning", f"Output truncated. Full output: {message['fullOutputPath']}"))
+        if status:
+            lines.append("")
+            lines.extend(wrap_all(status, inner))
+        return [border, *(pad + line if line else "" for line in lines), border]
 
 
 class CustomMessageView(MessageView):
