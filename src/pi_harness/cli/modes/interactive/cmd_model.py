@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, cast
 
-from pi_harness.ai.types import THINKING_LEVELS, Model
+from pi_harness.ai.types import Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
 from pi_harness.cli.modes.interactive.cmd_login import login, logout
 from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
@@ -18,6 +18,7 @@ from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model
 from pi_harness.tui.components.autocomplete import CompletionItem
 from pi_harness.tui.components.model_selector import ModelSelector, model_key
 from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.thinking_selector import ThinkingChoice, ThinkingSelector
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
@@ -97,17 +98,40 @@ async def scoped_models(mode: ModeContext, args: str) -> None:
 
 
 async def thinking(mode: ModeContext, args: str) -> None:
+    """``/thinking [level]``: set the level, or choose it in the selector, where
+    ``app.thinking.save`` also keeps it as ``defaultThinkingLevel``."""
     shell = mode.shell
     session = mode.session
     levels = session.get_available_thinking_levels()
-    level = args.strip() or await _choose(mode, "Thinking level", levels, session.thinking_level)
-    if level is None:
+    wanted = args.strip()
+    if wanted:
+        level = next((candidate for candidate in levels if candidate.lower() == wanted.lower()), None)
+        if level is None:
+            shell.notice("error", f"Unknown thinking level {wanted!r}; this model has {', '.join(levels)}")
+            return
+        choice: ThinkingChoice | None = ThinkingChoice(level, as_default=False)
+    else:
+        context = shell.context
+        default_level = session.settings.values.default_thinking_level
+
+        def build(done: Callable[[ThinkingChoice | None], None]) -> Overlay:
+            return ThinkingSelector(
+                levels, context, current=session.thinking_level, default_level=default_level, on_done=done
+            )
+
+        choice = await shell.ask(build)
+    if choice is None:
         return
-    if level not in THINKING_LEVELS:
-        shell.notice("error", f"Unknown thinking level {level!r}; use one of {', '.join(levels)}")
+    session.set_thinking_level(choice.level)
+    if not choice.as_default:
+        shell.notice("success", f"Thinking level: {session.thinking_level}")
         return
-    session.set_thinking_level(level)
-    shell.notice("success", f"Thinking level: {session.thinking_level}")
+    try:
+        session.settings.set("defaultThinkingLevel", choice.level)
+    except (OSError, RuntimeError) as error:
+        shell.notice("error", f"Could not save the default thinking level: {error}")
+        return
+    shell.notice("success", f"Default thinking level: {choice.level}")
 
 
 def _model_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:
