@@ -139,7 +139,7 @@ class Settings(Section):
     steering_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "steeringMode", listed=True)
     follow_up_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "followUpMode", listed=True)
     external_editor: str | None = optional(
-        TEXT, "externalEditor", status="not-implemented", note="Ctrl+G opens $VISUAL or $EDITOR"
+        TEXT, "externalEditor", note="Ctrl+G's command; wins over $VISUAL and $EDITOR"
     )
     double_escape_action: DoubleEscapeAction = setting(
         "tree", Choice(DOUBLE_ESCAPE_ACTIONS), "doubleEscapeAction", listed=True
