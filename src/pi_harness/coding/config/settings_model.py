@@ -242,7 +242,7 @@ class Settings(Section):
     enable_analytics: bool = setting(
         False, FLAG, "enableAnalytics", status="not-implemented", note="Pi's first-run setup"
     )
-    warnings: WarningSettings = section(WarningSettings, "warnings", status="not-implemented")
+    warnings: WarningSettings = section(WarningSettings, "warnings")
     last_changelog_version: str | None = optional(
         TEXT,
         "lastChangelogVersion",

@@ -153,8 +153,7 @@ class WarningSettings(Section):
         True,
         FLAG,
         "anthropicExtraUsage",
-        status="not-implemented",
-        note="the warning about paid extra usage with Anthropic subscription sign-in",
+        note="the interactive mode's warning about paid extra usage with Claude subscription credentials",
     )
 
 
