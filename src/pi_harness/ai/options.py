@@ -57,6 +57,9 @@ class StreamOptions:
     # Provider-level request retry (``retry.provider.maxRetries``); 0 = off, Pi's default.
     max_retries: int = 0
     idle_timeout_ms: int = DEFAULT_HTTP_IDLE_TIMEOUT_MS
+    # How long one attempt may wait for the response's status and headers
+    # (``retry.provider.timeoutMs``); None leaves that wait to the idle timeout, as Pi's default.
+    timeout_ms: int | None = None
     # Summarisation requests turn prompt-cache writes off (compaction, branch summaries).
     disable_cache_writes: bool = False
     # API-specific extras a caller wants merged into the request body verbatim.

@@ -205,6 +205,7 @@ class RequestProjection:
             headers={**headers, **(opts.headers or {})} or None,
             env=opts.env or self._state.model_runtime.get_request_env(model["provider"]),
             idle_timeout_ms=base.idle_timeout_ms,
+            timeout_ms=base.timeout_ms,
             max_retries=base.max_retries,
         )
         stream = await resolve(self._stream_fn(model, context, opts))

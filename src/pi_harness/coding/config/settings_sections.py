@@ -82,11 +82,9 @@ class ProviderRetrySettings(Section):
     max_retries: int = setting(0, COUNT, "maxRetries", listed=True)
     # A server asking (Retry-After) to wait longer than this fails the request at once.
     max_retry_delay_ms: int = setting(60_000, COUNT, "maxRetryDelayMs", listed=True)
+    # How long one attempt waits for the response's status and headers; unset: httpIdleTimeoutMs.
     timeout_ms: int | None = optional(
-        COUNT,
-        "timeoutMs",
-        status="not-implemented",
-        note="a request timeout of its own; requests use httpIdleTimeoutMs (Pi's default for it too)",
+        COUNT, "timeoutMs", note="the wait for a response's headers; unset or 0: httpIdleTimeoutMs bounds it"
     )
 
 
