@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, cast
 
-from pi_harness.ai.types import Model
+from pi_harness.ai.types import THINKING_LEVELS, Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
 from pi_harness.cli.modes.interactive.cmd_login import login, logout
 from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
@@ -105,9 +105,10 @@ async def thinking(mode: ModeContext, args: str) -> None:
     levels = session.get_available_thinking_levels()
     wanted = args.strip()
     if wanted:
-        level = next((candidate for candidate in levels if candidate.lower() == wanted.lower()), None)
+        # Any known level; the session clamps it to the model's (ours: Pi refuses a level the model lacks).
+        level = next((known for known in THINKING_LEVELS if known == wanted.lower()), None)
         if level is None:
-            shell.notice("error", f"Unknown thinking level {wanted!r}; this model has {', '.join(levels)}")
+            shell.notice("error", f"Unknown thinking level {wanted!r}; use one of {', '.join(levels)}")
             return
         choice: ThinkingChoice | None = ThinkingChoice(level, as_default=False)
     else:
