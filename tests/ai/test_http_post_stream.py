@@ -396,6 +396,17 @@ async def test_a_zero_idle_timeout_means_no_timeout(server: FakeLLMServer) -> No
     assert text_of(message) == "slow stream"
 
 
+async def test_the_request_timeout_bounds_the_wait_for_headers_only(server: FakeLLMServer) -> None:
+    # ``retry.provider.timeoutMs``: the headers must come in time; the body may then take longer.
+    server.push(ScriptedResponse(steps=[TextStep("slow stream", chunks=3)], chunk_delay_ms=200))
+    message = await run_tiny(server, timeout_ms=50)
+    assert message["stopReason"] == "stop", message.get("errorMessage")
+    server.push(ScriptedResponse(steps=[TextStep("never sent")], delay_ms=60_000))
+    message = await run_tiny(server, timeout_ms=50)
+    assert message["errorMessage"] == "Connection error: request timed out (no response within 50 ms)"
+    assert is_retryable_error_message(message["errorMessage"])
+
+
 # --- abort ------------------------------------------------------------------------------------
 
 

@@ -69,8 +69,30 @@ def join_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 
 
+class RequestTimeout(Exception):
+    """No response status and headers within ``retry.provider.timeoutMs``."""
+
+    def __init__(self, timeout_ms: int) -> None:
+        super().__init__(f"no response within {timeout_ms} ms")
+
+
+async def _send_within(
+    timeout_ms: int | None, url: str, headers: Mapping[str, str], body: bytes, read_timeout: float | None
+) -> StreamingResponse:
+    """``send_post``, given at most ``timeout_ms`` (``0``: no limit) to return the response's head."""
+    if not timeout_ms:
+        return await send_post(url, headers, body, read_timeout_s=read_timeout)
+    try:
+        async with asyncio.timeout(timeout_ms / 1000):
+            return await send_post(url, headers, body, read_timeout_s=read_timeout)
+    except TimeoutError as exc:
+        raise RequestTimeout(timeout_ms) from exc
+
+
 def transport_error_message(exc: BaseException) -> str:
     """Readable text for network failures, phrased so retry classification recognises them."""
+    if isinstance(exc, RequestTimeout):
+        return f"Connection error: request timed out ({exc})"
     if is_timeout(exc):
         return f"Connection error: request timed out ({type(exc).__name__})"
     detail = str(exc) or type(exc).__name__
@@ -115,9 +137,10 @@ async def post_stream(
     read_timeout = options.idle_timeout_ms / 1000 if options.idle_timeout_ms > 0 else None
     attempt = 0
     while True:
+        failures: tuple[type[Exception], ...] = (*transport_errors(), RequestTimeout)
         try:
-            response = await send_post(url, headers, body, read_timeout_s=read_timeout)
-        except transport_errors() as exc:
+            response = await _send_within(options.timeout_ms, url, headers, body, read_timeout)
+        except failures as exc:
             if attempt < options.max_retries:
                 await _retry_wait(provider_backoff_ms(attempt), options.signal)
                 attempt += 1

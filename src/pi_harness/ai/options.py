@@ -60,6 +60,9 @@ class StreamOptions:
     idle_timeout_ms: int = DEFAULT_HTTP_IDLE_TIMEOUT_MS
     # How long opening a WebSocket may take (``websocketConnectTimeoutMs``; 0: no limit).
     websocket_connect_timeout_ms: int = DEFAULT_WEBSOCKET_CONNECT_TIMEOUT_MS
+    # How long one attempt may wait for the response's status and headers
+    # (``retry.provider.timeoutMs``); None leaves that wait to the idle timeout, as Pi's default.
+    timeout_ms: int | None = None
     # Summarisation requests turn prompt-cache writes off (compaction, branch summaries).
     disable_cache_writes: bool = False
     # API-specific extras a caller wants merged into the request body verbatim.

@@ -143,7 +143,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "app.thinking.toggle": "Show or hide thinking blocks",
     "app.tools.expand": "Expand or collapse tool output",
     "app.message.copy": "Copy the selection, or the last assistant message",
-    "app.editor.external": "Edit the message in $VISUAL / $EDITOR",
+    "app.editor.external": "Edit the message in the external editor",
     "app.clipboard.pasteImage": "Paste an image from the clipboard",
 }
 

@@ -312,6 +312,25 @@ def test_project_overrides_global(agent_dir: Path, tmp_path: Path) -> None:
     assert values.theme == "b"
 
 
+def test_pi_s_compaction_model_overrides(agent_dir: Path, tmp_path: Path) -> None:
+    """Each token value: ``modelOverrides`` entry, then ``modelSettings``, then the ordinary value;
+    ``enabled`` is not per model in Pi's form; the files merge before the lookup."""
+    project = tmp_path / "proj"
+    overrides = {"p/m": {"reserveTokens": 5, "enabled": False}, "p/n": 3, "p/bad": {"keepRecentTokens": "x"}}
+    write(agent_dir / "settings.json", {"compaction": {"reserveTokens": 1000, "modelOverrides": overrides}})
+    write(project / ".pi" / "settings.json", {"compaction": {"keepRecentTokens": 100},
+          "modelSettings": {"p/m": {"compaction": {"reserveTokens": 7, "keepRecentTokens": 8}}}})  # fmt: skip
+    manager = SettingsManager.create(project, agent_dir)
+    values = manager.values
+    ours = values.compaction_for("p/m")
+    assert (ours.enabled, ours.reserve_tokens, ours.keep_recent_tokens) == (True, 5, 8)
+    ordinary = values.compaction_for(None)
+    assert (ordinary.reserve_tokens, ordinary.keep_recent_tokens) == (1000, 100)
+    assert values.compaction_for("P/M") == values.compaction_for("p/bad") == ordinary  # keys are exact
+    warned = [d.key for d in manager.diagnostics]
+    assert "compaction.modelOverrides.p/n" in warned and "compaction.modelOverrides.p/bad.keepRecentTokens" in warned
+
+
 def test_untrusted_project_and_global_only_keys_are_ignored(agent_dir: Path, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     write(agent_dir / "settings.json", {"httpProxy": "http://global"})

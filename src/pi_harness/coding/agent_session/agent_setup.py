@@ -5,9 +5,9 @@ parts exist their hooks are installed through the agent's setters (never per req
 request needs is returned by ``prepare_request``).
 
 Settings wired here: ``steeringMode``, ``followUpMode``, ``transport``, ``thinkingBudgets``,
-``httpIdleTimeoutMs``, ``retry.provider.maxRetries``/``maxRetryDelayMs`` (provider-level retry,
-off by default) and the run budgets ``agent.maxTurns``/``agent.maxTotalTokens``/``agent.maxCost``
-(beyond Pi, off by default).
+``httpIdleTimeoutMs``, ``retry.provider.timeoutMs`` (the wait for a response's headers),
+``retry.provider.maxRetries``/``maxRetryDelayMs`` (provider-level retry, off by default) and the run
+budgets ``agent.maxTurns``/``agent.maxTotalTokens``/``agent.maxCost`` (beyond Pi, off by default).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def stream_options_from_settings(settings: SettingsManager) -> SimpleStreamOptio
         max_retries=values.retry.provider.max_retries,
         idle_timeout_ms=values.http_idle_timeout_ms,  # 0: no idle timeout, as in Pi
         websocket_connect_timeout_ms=values.websocket_connect_timeout_ms,
+        timeout_ms=values.retry.provider.timeout_ms,  # unset: the idle timeout also bounds the wait
     )
 
 

@@ -206,6 +206,7 @@ class RequestProjection:
             env=opts.env or self._state.model_runtime.get_request_env(model["provider"]),
             idle_timeout_ms=base.idle_timeout_ms,
             websocket_connect_timeout_ms=base.websocket_connect_timeout_ms,
+            timeout_ms=base.timeout_ms,
             max_retries=base.max_retries,
         )
         stream = await resolve(self._stream_fn(model, context, opts))

@@ -3,7 +3,8 @@
 They are the ``compaction`` and ``branchSummary`` sections of the settings model, so the JSON
 keys, defaults and checks live in one place (``coding/config/settings_sections.py``). A session
 passes ``settings.values.compaction_for(model_key)`` (``compaction`` with the model's
-``modelSettings`` values over it); ``from_dict`` reads a ``compaction`` JSON object directly.
+``compaction.modelOverrides`` and ``modelSettings`` values over it); ``from_dict`` reads a
+``compaction`` JSON object directly.
 """
 
 from __future__ import annotations

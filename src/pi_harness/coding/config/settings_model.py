@@ -132,14 +132,14 @@ class Settings(Section):
         MapOf(SectionRule(ModelSettings), "an object of settings by provider/model"),
         "modelSettings",
         status="beyond-pi",
-        note="Pi 1.4.0 has modelThinkingLevels and compaction.modelOverrides instead",
+        note="Pi 1.4.0's modelThinkingLevels and compaction.modelOverrides win over it",
     )
 
     # -- interaction ----------------------------------------------------------------------------
     steering_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "steeringMode", listed=True)
     follow_up_mode: QueueMode = setting("one-at-a-time", Choice(QUEUE_MODES), "followUpMode", listed=True)
     external_editor: str | None = optional(
-        TEXT, "externalEditor", status="not-implemented", note="Ctrl+G opens $VISUAL or $EDITOR"
+        TEXT, "externalEditor", note="Ctrl+G's command; wins over $VISUAL and $EDITOR"
     )
     double_escape_action: DoubleEscapeAction = setting(
         "tree", Choice(DOUBLE_ESCAPE_ACTIONS), "doubleEscapeAction", listed=True
@@ -241,7 +241,7 @@ class Settings(Section):
     enable_analytics: bool = setting(
         False, FLAG, "enableAnalytics", status="not-implemented", note="Pi's first-run setup"
     )
-    warnings: WarningSettings = section(WarningSettings, "warnings", status="not-implemented")
+    warnings: WarningSettings = section(WarningSettings, "warnings")
     last_changelog_version: str | None = optional(
         TEXT,
         "lastChangelogVersion",
@@ -277,8 +277,12 @@ class Settings(Section):
         return level if level is not None else self.model_entry(model_key).thinking_level
 
     def compaction_for(self, model_key: str | None) -> CompactionSettings:
-        """``compaction`` with the model's ``modelSettings`` compaction values over it."""
-        return self.compaction.with_override(self.model_entry(model_key).compaction)
+        """``compaction`` for one model: each token value from Pi's
+        ``compaction.modelOverrides["<provider>/<id>"]``, else ``modelSettings["<provider>/<id>"].compaction``,
+        else the ordinary setting; ``enabled`` only from ``modelSettings``."""
+        resolved = self.compaction.with_override(self.model_entry(model_key).compaction)
+        pi_override = (self.compaction.model_overrides or {}).get(model_key) if model_key is not None else None
+        return resolved.with_override(pi_override) if pi_override is not None else resolved
 
 
 def parse_settings(

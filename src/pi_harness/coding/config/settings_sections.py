@@ -29,12 +29,19 @@ _CODEMODE_MODES: tuple[CodemodeMode, ...] = ("on", "only")
 
 
 @dataclasses.dataclass(frozen=True)
-class CompactionOverride(Section):
-    """Per-model compaction values; each one that is set replaces the ordinary setting."""
+class CompactionTokenOverride(Section):
+    """One entry of ``compaction.modelOverrides`` (Pi's): token values for one ``provider/id``,
+    each replacing the ordinary setting when it is set; ``enabled`` stays global there."""
 
-    enabled: bool | None = optional(FLAG, "enabled")
     reserve_tokens: int | None = optional(COUNT, "reserveTokens")
     keep_recent_tokens: int | None = optional(COUNT, "keepRecentTokens")
+
+
+@dataclasses.dataclass(frozen=True)
+class CompactionOverride(CompactionTokenOverride):
+    """``modelSettings.<provider/id>.compaction`` (pi-harness's): the token values and ``enabled``."""
+
+    enabled: bool | None = optional(FLAG, "enabled")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,14 +61,14 @@ class CompactionSettings(Section):
         status="not-implemented",
         note="a key of earlier Pi versions, kept so that their files round-trip",
     )
-    model_overrides: Mapping[str, CompactionOverride] | None = optional(
-        MapOf(SectionRule(CompactionOverride), "an object of compaction settings by provider/model"),
+    # Resolved by ``Settings.compaction_for``: wins over ``modelSettings.<provider/id>.compaction``.
+    model_overrides: Mapping[str, CompactionTokenOverride] | None = optional(
+        MapOf(SectionRule(CompactionTokenOverride), "an object of compaction token settings by provider/model"),
         "modelOverrides",
-        status="not-implemented",
-        note="Pi 1.4.0's per-model compaction; pi-harness reads modelSettings.<provider/id>.compaction",
+        note="reserveTokens and keepRecentTokens per exact provider/modelId",
     )
 
-    def with_override(self, override: CompactionOverride) -> CompactionSettings:
+    def with_override(self, override: CompactionTokenOverride) -> CompactionSettings:
         """These settings with the values ``override`` sets."""
         changes = {f.name: getattr(override, f.name) for f in dataclasses.fields(override)}
         return dataclasses.replace(self, **{name: value for name, value in changes.items() if value is not None})
@@ -82,11 +89,9 @@ class ProviderRetrySettings(Section):
     max_retries: int = setting(0, COUNT, "maxRetries", listed=True)
     # A server asking (Retry-After) to wait longer than this fails the request at once.
     max_retry_delay_ms: int = setting(60_000, COUNT, "maxRetryDelayMs", listed=True)
+    # How long one attempt waits for the response's status and headers; unset: httpIdleTimeoutMs.
     timeout_ms: int | None = optional(
-        COUNT,
-        "timeoutMs",
-        status="not-implemented",
-        note="a request timeout of its own; requests use httpIdleTimeoutMs (Pi's default for it too)",
+        COUNT, "timeoutMs", note="the wait for a response's headers; unset or 0: httpIdleTimeoutMs bounds it"
     )
 
 
@@ -153,8 +158,7 @@ class WarningSettings(Section):
         True,
         FLAG,
         "anthropicExtraUsage",
-        status="not-implemented",
-        note="the warning about paid extra usage with Anthropic subscription sign-in",
+        note="the interactive mode's warning about paid extra usage with Claude subscription credentials",
     )
 
 

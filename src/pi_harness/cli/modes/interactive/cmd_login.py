@@ -113,6 +113,7 @@ async def login(mode: ModeContext, args: str) -> None:
         if models:
             await session.set_model(models[0])
     mode.controller.update_footer()
+    mode.controller.check_extra_usage()
 
 
 async def logout(mode: ModeContext, args: str) -> None:

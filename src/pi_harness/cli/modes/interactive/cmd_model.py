@@ -18,6 +18,7 @@ from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model
 from pi_harness.tui.components.autocomplete import CompletionItem
 from pi_harness.tui.components.model_selector import ModelSelector, model_key
 from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.components.thinking_selector import ThinkingChoice, ThinkingSelector
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
@@ -97,17 +98,41 @@ async def scoped_models(mode: ModeContext, args: str) -> None:
 
 
 async def thinking(mode: ModeContext, args: str) -> None:
+    """``/thinking [level]``: set the level, or choose it in the selector, where
+    ``app.thinking.save`` also keeps it as ``defaultThinkingLevel``."""
     shell = mode.shell
     session = mode.session
     levels = session.get_available_thinking_levels()
-    level = args.strip() or await _choose(mode, "Thinking level", levels, session.thinking_level)
-    if level is None:
+    wanted = args.strip()
+    if wanted:
+        # Any known level; the session clamps it to the model's (ours: Pi refuses a level the model lacks).
+        level = next((known for known in THINKING_LEVELS if known == wanted.lower()), None)
+        if level is None:
+            shell.notice("error", f"Unknown thinking level {wanted!r}; use one of {', '.join(levels)}")
+            return
+        choice: ThinkingChoice | None = ThinkingChoice(level, as_default=False)
+    else:
+        context = shell.context
+        default_level = session.settings.values.default_thinking_level
+
+        def build(done: Callable[[ThinkingChoice | None], None]) -> Overlay:
+            return ThinkingSelector(
+                levels, context, current=session.thinking_level, default_level=default_level, on_done=done
+            )
+
+        choice = await shell.ask(build)
+    if choice is None:
         return
-    if level not in THINKING_LEVELS:
-        shell.notice("error", f"Unknown thinking level {level!r}; use one of {', '.join(levels)}")
+    session.set_thinking_level(choice.level)
+    if not choice.as_default:
+        shell.notice("success", f"Thinking level: {session.thinking_level}")
         return
-    session.set_thinking_level(level)
-    shell.notice("success", f"Thinking level: {session.thinking_level}")
+    try:
+        session.settings.set("defaultThinkingLevel", choice.level)
+    except (OSError, RuntimeError) as error:
+        shell.notice("error", f"Could not save the default thinking level: {error}")
+        return
+    shell.notice("success", f"Default thinking level: {choice.level}")
 
 
 def _model_arguments(mode: ModeContext, prefix: str) -> list[CompletionItem]:

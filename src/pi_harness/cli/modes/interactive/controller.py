@@ -19,6 +19,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from pi_harness.ai.types import Usage
+from pi_harness.cli.modes.interactive.extra_usage import ExtraUsageWarning
 from pi_harness.cli.modes.interactive.terminal_progress import TerminalProgress
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.cache_misses import describe_cache_miss, detect_cache_miss
@@ -63,6 +64,7 @@ class SessionController:
         )
         self._freeze: asyncio.TimerHandle | None = None
         self._thresholds: tuple[int, int, int] | None = None  # the collector's, while held
+        self.extra_usage = ExtraUsageWarning(mode)  # warnings.anthropicExtraUsage
 
     # --- attaching -------------------------------------------------------------------------------
 
@@ -82,6 +84,7 @@ class SessionController:
         shell.queue.set(session.get_steering_messages(), session.get_follow_up_messages())
         shell.files.refresh()
         self.update_footer()
+        self.check_extra_usage()
 
     async def session_replaced(self, session: AgentSession) -> None:
         reloaded = session.session_manager.get_session_id() == self._session_id  # /reload keeps the session
@@ -310,6 +313,8 @@ class SessionController:
             self._cache_warm_notice(event.get("entry"))
         elif kind == "auto_retry_start":
             self._start_retry(event)
+        elif kind == "model_changed" and isinstance(event.get("model"), Mapping):
+            self.check_extra_usage(cast(Mapping[str, object], event["model"]))
         elif kind in ("auto_retry_end", "agent_settled") or (kind == "message_start" and shell.working.retry):
             shell.working.clear_retry()
         if kind in ("compaction_end", "auto_compaction_end") and event.get("errorMessage"):
@@ -325,6 +330,12 @@ class SessionController:
         if kind in _FOOTER_EVENTS:
             self.update_footer()
         shell.refresh()
+
+    def check_extra_usage(self, model: Mapping[str, object] | None = None) -> None:
+        """Warn (once) about paid extra usage when ``model`` (default: the session's) is an
+        Anthropic model on Claude subscription credentials."""
+        if not self.extra_usage.shown:
+            self.mode.spawn(self.extra_usage.check(model))
 
     def _start_retry(self, event: Mapping[str, object]) -> None:
         """The working line counts down to the next attempt (the shell's ticker redraws it)."""
