@@ -122,7 +122,10 @@ class WebSocketAttempt:
             cached = self.transport in _CACHED_CONTEXT and lease.entry is not None
             body = ws.continued_body(lease.entry, payload) if cached and lease.entry is not None else payload
             await ws.send_request(lease.socket, body)
-            async for data in ws.events(lease.socket, self.options.idle_timeout_ms):
+            # Each message may take the request timeout (``retry.provider.timeoutMs``), by default
+            # the idle timeout, as in Pi.
+            wait_ms = self.options.timeout_ms if self.options.timeout_ms is not None else self.options.idle_timeout_ms
+            async for data in ws.events(lease.socket, wait_ms):
                 await self._announce(data)
                 reader.check(data)
                 if not self.builder.started:

@@ -186,13 +186,7 @@ class Settings(Section):
         "auto", _WHEEL_LINES, "fullscreenWheelScrollLines", note='"auto" moves 3 lines per wheel event'
     )
     editor_padding_x: int = setting(0, Clamped(0, 3), "editorPaddingX", listed=True)
-    output_pad: OutputPad = setting(
-        1,
-        Choice(_OUTPUT_PADS),
-        "outputPad",
-        status="not-implemented",
-        note="the transcript's horizontal padding is fixed",
-    )
+    output_pad: OutputPad = setting(1, Choice(_OUTPUT_PADS), "outputPad")
     autocomplete_max_visible: int = setting(5, Clamped(3, 20), "autocompleteMaxVisible", listed=True)
     show_hardware_cursor: bool = setting(False, FLAG, "showHardwareCursor", listed=True)
     terminal: TerminalSettings = section(TerminalSettings, "terminal")

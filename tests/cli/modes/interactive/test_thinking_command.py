@@ -28,7 +28,7 @@ async def test_ctrl_s_in_the_selector_saves_the_default_level(
         await pi.submit("/thinking")
         await pi.wait_for(lambda: "Thinking Level" in pi.screen(), "the thinking-level selector")
         screen = pi.screen()
-        assert "enter to select · ctrl+s to set as default · escape to cancel" in screen
+        assert "enter to select · ctrl+s to set as default · escape/ctrl+c to cancel" in screen
         assert "shift+tab cycles thinking levels in-session" in screen
         assert "Moderate reasoning (~8k tokens) · default" in screen  # defaultThinkingLevel is medium
         assert pi.selected_row().split()[1:3] == ["✓", "low"]
