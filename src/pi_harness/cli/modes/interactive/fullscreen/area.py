@@ -18,6 +18,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType,
 from prompt_toolkit.utils import get_cwidth
 
 from pi_harness.cli.modes.interactive.fullscreen.fragments import cut, overlay, restyle
+from pi_harness.cli.modes.interactive.fullscreen.kitty import Placement, placements
+from pi_harness.cli.modes.interactive.fullscreen.links import link_fragments
 from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi, truncate, visible_width
@@ -103,11 +105,15 @@ class TranscriptArea(UIControl):
         self.top = 0  # first line drawn in the last frame
         self.width = 80
         self.on_copy: Callable[[str], None] | None = None
+        # The kitty images of the last frame (rows and columns within the area) and the rows
+        # they cover as drawn, for ``kitty.KittyLayer``.
+        self.images: list[Placement] = []
+        self.covered: tuple[tuple[tuple[str, str], ...], ...] = ()
 
     def fragments(self, line: str) -> StyleAndTextTuples:
         cached = self._fragments.get(line)
         if cached is None:
-            cached = self._fragments[line] = ansi_to_fragments(line)
+            cached = self._fragments[line] = link_fragments(line)
             if len(self._fragments) > _CACHE_LIMIT:
                 self._fragments.popitem(last=False)
         return cached
@@ -153,6 +159,12 @@ class TranscriptArea(UIControl):
             rows[-1] = self._jump_bar(rows[-1], content_width)
         if search is not None:
             self._search_box(rows, content_width)
+        self.images = placements(lines, top, height)
+        self.covered = tuple(
+            tuple((fragment[0], fragment[1]) for fragment in rows[row])
+            for image in self.images
+            for row in range(image.row, image.row + image.visible)
+        )
         return UIContent(get_line=lambda i: rows[i] if i < len(rows) else [], line_count=len(rows))
 
     def _highlight_matches(self, index: int, fragments: StyleAndTextTuples) -> StyleAndTextTuples:
