@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
+import sys
 import zlib
 from pathlib import Path
 
@@ -206,3 +208,30 @@ async def test_iterm2_images_stay_placeholders_in_fullscreen(
         await pi.press("ctrl+home")
         await pi.wait_for(lambda: screen.update().find("[Image: [image/png] 36x18]") is not None, "the placeholder")
         assert "\x1b]1337;File=" not in pi.buffer.getvalue() and not screen.terminal.graphics
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the opener is xdg-open on Linux")
+async def test_a_click_on_a_link_opens_it(
+    server: FakeLLMServer, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kitty: None
+) -> None:
+    """The mouse belongs to pi in fullscreen, so a click on a link starts the system's opener (Pi)."""
+    opened = tmp_path / "opened.txt"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    opener = bin_dir / "xdg-open"
+    opener.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{opened}"\n')
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    server.push(ScriptedResponse(steps=[TextStep(_answer())]))
+    async with run_pi() as pi:
+        await pi.started()
+        screen = Screen(pi)
+        await pi.submit("links please")
+        await pi.wait_for(lambda: screen.update().find(f"docs {LINES - 1}") is not None, "the last link drawn")
+        await pi.idle()
+        row, column = screen.update().find(f"docs {LINES - 2}") or (0, 0)
+        text_column = screen.terminal.text(row).find("Line")
+        for x in (text_column, column + 2):  # plain text first (nothing opens), then the link
+            pi.type(f"\x1b[<0;{x + 1};{row + 1}M\x1b[<0;{x + 1};{row + 1}m")
+        await pi.wait_for(lambda: opened.exists() and opened.read_text().endswith("\n"), "the opener")
+        assert opened.read_text() == f"https://example.com/{LINES - 2}\n"

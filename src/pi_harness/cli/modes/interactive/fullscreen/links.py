@@ -17,7 +17,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from pi_harness.tui.pt_view import ansi_to_fragments
 
-__all__ = ["LINK_OPEN", "link_escape", "link_fragments"]
+__all__ = ["LINK_OPEN", "link_escape", "link_fragments", "link_target"]
 
 LINK_OPEN = "\x1b]8;"
 _OSC8 = re.compile(r"\x1b\]8;([^;\x07\x1b]*);([^\x07\x1b]*)(?:\x07|\x1b\\)")
@@ -59,11 +59,23 @@ def link_fragments(line: str) -> StyleAndTextTuples:
     return out
 
 
-def link_escape(style: str) -> str | None:
-    """The OSC 8 escape opening the link of a cell styled by ``link_fragments``, or None."""
+def _word(style: str) -> str | None:
+    """``params;url`` of a cell styled by ``link_fragments``, or None."""
     start = style.find(_PREFIX)
     if start < 0:
         return None
     end = style.find(" ", start)
     word = style[start + len(_PREFIX) : end if end >= 0 else len(style)]
-    return f"{LINK_OPEN}{word[:-1]}\x1b\\" if word.endswith("]") else None
+    return word[:-1] if word.endswith("]") else None
+
+
+def link_escape(style: str) -> str | None:
+    """The OSC 8 escape opening the link of a cell styled by ``link_fragments``, or None."""
+    word = _word(style)
+    return None if word is None else f"{LINK_OPEN}{word}\x1b\\"
+
+
+def link_target(style: str) -> str | None:
+    """The URL a cell styled by ``link_fragments`` links to, or None."""
+    word = _word(style)
+    return None if word is None else word.partition(";")[2] or None

@@ -31,6 +31,7 @@ from pi_harness.cli.modes.interactive.fullscreen.buffer import TranscriptBuffer
 from pi_harness.cli.modes.interactive.fullscreen.fast_window import AreaContainer
 from pi_harness.cli.modes.interactive.fullscreen.kitty import KittyLayer
 from pi_harness.cli.modes.interactive.fullscreen.link_output import link_output
+from pi_harness.cli.modes.interactive.fullscreen.open_link import open_link
 from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi
@@ -76,6 +77,7 @@ class FullscreenView:
         self.scroll = Scroll()
         self.search: SearchState | None = None
         self.area = TranscriptArea(self)
+        self.area.on_open_url = open_link
         self.bottom = LinesControl(self._render_bottom, show_cursor=show_hardware_cursor)
         self._refresh_pending = False
         self._live: list[str] = []
