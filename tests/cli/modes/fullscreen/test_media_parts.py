@@ -125,4 +125,3 @@ def test_the_layer_draws_only_when_something_changed_and_frees_old_images() -> N
     evicted = layer.frame([], redraw=False)  # now all 17 are off screen
     assert "\x1b_Ga=d,d=I,i=100,q=2\x1b\\" in evicted and "i=101," not in evicted
     assert layer.clear() == DELETE_ALL and layer.clear() == ""
-
