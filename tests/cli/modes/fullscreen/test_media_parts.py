@@ -35,7 +35,7 @@ def _image_line(image_id: int = 7, data: str = PNG, rows: int = 15) -> str:
 
 def test_link_cells_carry_their_target_in_the_style() -> None:
     line = "see \x1b[1m" + hyperlink("the docs", "https://example.com/a b") + " now\x1b[0m"
-    fragments = link_fragments(line)
+    fragments = [(fragment[0], fragment[1]) for fragment in link_fragments(line)]
     assert "".join(text for _, text in fragments) == "see the docs now"
     linked = [(text, link_target(style)) for style, text in fragments if link_target(style)]
     assert linked == [("the docs", "https://example.com/a%20b")]  # one style word: whitespace encoded
