@@ -235,3 +235,33 @@ async def test_a_click_on_a_link_opens_it(
             pi.type(f"\x1b[<0;{x + 1};{row + 1}M\x1b[<0;{x + 1};{row + 1}m")
         await pi.wait_for(lambda: opened.exists() and opened.read_text().endswith("\n"), "the opener")
         assert opened.read_text() == f"https://example.com/{LINES - 2}\n"
+
+
+async def test_images_are_sent_again_after_the_screen_was_left(
+    server: FakeLLMServer, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kitty: None
+) -> None:
+    """An external editor (Ctrl+G) takes the terminal; the alternate screen pi comes back to holds
+    no images, so the picture is transmitted again rather than placed by id."""
+    edited = tmp_path / "edited"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f'#!/bin/sh\necho "$1" > "{edited}"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    (project / "pic.png").write_bytes(_png(36, 18))
+    server.push(ScriptedResponse(steps=[ToolCallStep("read", {"path": "pic.png"}, id="call_1")]))
+    server.push(ScriptedResponse(steps=[TextStep("A small picture.")]))
+    image_id = _image_id(project)
+    async with run_pi() as pi:
+        await pi.started()
+        screen = Screen(pi)
+        await pi.submit("look at pic.png")
+        await pi.wait_for(lambda: screen.update().find("A small picture.") is not None, "the answer")
+        await pi.idle()
+
+        def sent() -> int:
+            return sum(g.controls.get("a") == "T" and g.controls.get("i") == image_id for g in screen.update().graphics)
+
+        assert sent() == 1
+        pi.type("\x07")  # ctrl+g
+        await pi.wait_for(edited.exists, "the editor")
+        await pi.wait_for(lambda: sent() == 2, "the picture sent again")

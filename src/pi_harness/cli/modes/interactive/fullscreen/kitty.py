@@ -8,7 +8,8 @@ from scratch, every placement is deleted (``a=d,d=a``, the data stays) and the v
 are placed again; an image cut by the top or bottom of the transcript shows only its visible
 rows (a source rectangle ``y``/``h`` and ``r`` rows). Uploaded images that scrolled out of view
 are kept for scrolling back, up to Pi's limits (16 images, 32 MB sent, 64 MB decoded), the
-oldest freed first (``a=d,d=I``). Leaving the screen frees them all (``a=d,d=A``).
+oldest freed first (``a=d,d=I``). Leaving the screen frees them all (``a=d,d=A``); entering it
+again (after an external editor, say) sends them again.
 """
 
 from __future__ import annotations
@@ -195,6 +196,11 @@ class KittyLayer:
             del self._uploaded[image.image_id]
             count, sent, decoded = count - 1, sent - image.sent_bytes, decoded - image.decoded_bytes
         return "".join(out)
+
+    def forget(self) -> None:
+        """The terminal dropped every image (a new alternate screen starts empty): send them again."""
+        self._uploaded.clear()
+        self._shown = None
 
     def clear(self) -> str:
         """Free every image (before the screen is left); "" when none was sent."""

@@ -25,6 +25,7 @@ LINK_CLOSE = "\x1b]8;;\x1b\\"
 class LinkOutput:
     def __init__(self, inner: Output) -> None:
         self.inner = inner
+        self._write = inner.write  # called once per repainted cell: kept bound
         self._pending: str | None = None  # the escape of the cell about to be written
         self._open: str | None = None  # the link the terminal has open
 
@@ -45,13 +46,16 @@ class LinkOutput:
         self.inner.write_raw(data)
 
     def write(self, data: str) -> None:
-        pending, self._pending = self._pending, None
+        pending = self._pending
         if pending is None:
-            self._close()
-        elif pending != self._open:
-            self._open = pending  # a new link also ends the one before
-            self.inner.write_raw(pending)
-        self.inner.write(data)
+            if self._open is not None:
+                self._close()
+        else:
+            self._pending = None
+            if pending != self._open:
+                self._open = pending  # a new link also ends the one before
+                self.inner.write_raw(pending)
+        self._write(data)
 
     def flush(self) -> None:
         self._pending = None

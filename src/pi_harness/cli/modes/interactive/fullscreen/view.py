@@ -225,9 +225,12 @@ class FullscreenView:
             self._write(self.kitty.frame(container.images, redraw=container.redrawn, covered=self.area.covered))
 
     def _free_images(self, _app: object = None) -> None:
-        """Before the last frame (prompt_toolkit leaves the alternate screen right after it): free the images."""
+        """Before a frame: free the images before the last one (prompt_toolkit leaves the alternate
+        screen right after it); before one entering the alternate screen, forget them (it is new)."""
         if self.app.is_done:
             self._write(self.kitty.clear())
+        elif not self.app.renderer._in_alternate_screen:
+            self.kitty.forget()
 
     def _write(self, escapes: str) -> None:
         if escapes:
