@@ -83,9 +83,10 @@ def screen_capabilities(
 ) -> TerminalCapabilities:
     """What the interactive screen may send: detected, then the ``terminal.*`` settings.
 
-    Fullscreen mode draws kitty images after each frame and OSC 8 links cell by cell
-    (``fullscreen/media.py``), as Pi does; iTerm2's inline images, which scroll with the text
-    they were printed into, stay placeholders there, as in Pi.
+    Fullscreen mode places kitty images over each frame and keeps OSC 8 links cell by cell (the
+    ``kitty`` and ``links`` modules of ``cli/modes/interactive/fullscreen``), as Pi does; iTerm2's
+    inline images, which cannot be moved or taken away once drawn, stay placeholders there, as
+    in Pi.
     """
     detected = detect_capabilities(env, tmux_hyperlinks)
     chosen = apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
