@@ -66,14 +66,18 @@ def test_tmux_has_no_images_and_links_only_when_it_forwards_them() -> None:
     assert forced == TerminalCapabilities("kitty", False, False)
 
 
-def test_settings_override_the_detection_and_fullscreen_stays_plain() -> None:
+def test_settings_override_the_detection_and_fullscreen_has_no_iterm2_images() -> None:
     detected = detect_capabilities({"TERM_PROGRAM": "kitty"})
     assert apply_settings(detected, images=False, hyperlinks=False) == TerminalCapabilities(None, True, False)
     assert apply_settings(TerminalCapabilities(), images="iterm2", hyperlinks=True).images == "iterm2"
     env = {"TERM_PROGRAM": "kitty"}
     assert screen_capabilities(UiSettings(tui_mode="regular"), env) == KITTY
     assert screen_capabilities(UiSettings(tui_mode="regular", images=False), env).images is None
-    assert screen_capabilities(UiSettings(tui_mode="fullscreen"), env) == TerminalCapabilities(None, True, False)
+    # Fullscreen draws kitty images and links as regular mode does; iTerm2 images stay placeholders (Pi).
+    assert screen_capabilities(UiSettings(tui_mode="fullscreen"), env) == KITTY
+    iterm = {"TERM_PROGRAM": "iTerm.app"}
+    assert screen_capabilities(UiSettings(tui_mode="regular"), iterm).images == "iterm2"
+    assert screen_capabilities(UiSettings(tui_mode="fullscreen"), iterm) == TerminalCapabilities(None, True, True)
 
 
 # --- OSC 8 hyperlinks ---------------------------------------------------------------------------

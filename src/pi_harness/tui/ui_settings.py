@@ -7,7 +7,7 @@ The model has already checked and clamped the values (``editorPaddingX`` 0..3,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pi_harness.coding.config.settings_model import DoubleEscapeAction, Settings, TuiMode
 from pi_harness.tui.capabilities import (
@@ -85,14 +85,16 @@ def screen_capabilities(
 ) -> TerminalCapabilities:
     """What the interactive screen may send: detected, then the ``terminal.*`` settings.
 
-    Fullscreen mode draws through prompt_toolkit's cell grid, which repaints single changed cells
-    when the transcript scrolls; an image or an OSC 8 link spans many cells, so a partial repaint
-    would leave a link open or an image stale. There they stay placeholders and ``text (url)``.
+    Fullscreen mode places kitty images over each frame and keeps OSC 8 links cell by cell (the
+    ``kitty`` and ``links`` modules of ``cli/modes/interactive/fullscreen``), as Pi does; iTerm2's
+    inline images, which cannot be moved or taken away once drawn, stay placeholders there, as
+    in Pi.
     """
-    if ui.tui_mode == "fullscreen":
-        return detect_capabilities(env, lambda: False).plain()
     detected = detect_capabilities(env, tmux_hyperlinks)
-    return apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
+    chosen = apply_settings(detected, images=ui.images, hyperlinks=ui.hyperlinks, true_color=ui.true_color)
+    if ui.tui_mode == "fullscreen" and chosen.images == "iterm2":
+        return replace(chosen, images=None)
+    return chosen
 
 
 def color_mode(ui: UiSettings, env: Mapping[str, str]) -> ColorMode:

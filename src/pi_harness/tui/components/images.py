@@ -1,7 +1,8 @@
 """Image blocks of messages and tool results: drawn inline when the terminal can, else a placeholder.
 
-Whether an image is drawn depends on the screen's capabilities (``RenderContext.capabilities``,
-none in fullscreen mode) and on ``terminal.showImages``; its width on ``terminal.imageWidthCells``.
+Whether an image is drawn depends on the screen's capabilities (``RenderContext.capabilities``;
+kitty only in fullscreen mode, which places those images itself after each frame) and on
+``terminal.showImages``; its width on ``terminal.imageWidthCells``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Inline images through the interactive mode: ``read`` on a PNG in a kitty terminal.
 
-Regular mode prints the kitty graphics escape into the scrollback; fullscreen mode (whose cell
-grid cannot carry it) and ``terminal.showImages: false`` show Pi's placeholder line instead.
+Regular mode prints the kitty graphics escape into the scrollback; fullscreen mode places it over
+the painted frame (test_fullscreen_media has the details); ``terminal.showImages: false`` shows
+Pi's placeholder line instead.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
-from .harness import TUI_MODE, run_pi
+from .harness import run_pi
 
 
 def _png(width: int, height: int) -> bytes:
@@ -47,21 +49,21 @@ async def _read_picture(server: FakeLLMServer, project: Path) -> tuple[str, str]
         await pi.submit("look at pic.png")
         await pi.wait_for(lambda: "A small picture." in pi.scrollback(), "the answer")
         await pi.idle()
-        if TUI_MODE["mode"] == "regular":  # printed a little later; the answer comes after the picture
+        view = pi.mode.shell.view
+        if isinstance(view, FullscreenView):  # drawn in the next frame, the picture placed after it
+            frames = view.app.render_counter
+            await view.flush()
+            await pi.wait_for(lambda: view.app.render_counter > frames, "a frame drawn")
+        else:  # printed a little later; the answer comes after the picture
             await pi.wait_for(lambda: "A small picture." in pi.output(), "the answer written out")
         return pi.buffer.getvalue(), pi.scrollback()
 
 
-async def test_read_png_is_drawn_inline_in_regular_mode(
-    server: FakeLLMServer, project: Path, tui_mode: str, kitty: None
-) -> None:
-    raw, text = await _read_picture(server, project)
+async def test_read_png_is_drawn_inline(server: FakeLLMServer, project: Path, kitty: None) -> None:
+    raw, _text = await _read_picture(server, project)
     data = base64.b64encode((project / "pic.png").read_bytes()).decode()
-    if tui_mode == "regular":
-        assert "\x1b_Ga=T,f=100,q=2,C=1," in raw and f";{data}\x1b\\" in raw
-        assert "[Image: [image/png] 36x18]" not in raw
-    else:
-        assert "\x1b_G" not in raw and "[Image: [image/png] 36x18]" in text
+    assert "\x1b_Ga=T,f=100,q=2,C=1," in raw and f";{data}\x1b\\" in raw
+    assert "[Image: [image/png] 36x18]" not in raw
 
 
 async def test_show_images_off_gives_the_placeholder(

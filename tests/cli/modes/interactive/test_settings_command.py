@@ -169,19 +169,20 @@ async def test_terminal_progress_is_reported_once_turned_on(server: FakeLLMServe
         assert raw.index(ACTIVE) < raw.rindex(CLEAR)
 
 
+@pytest.mark.parametrize("program", ["kitty", "iTerm.app"])
 async def test_image_items_are_listed_where_images_are_drawn(
-    server: FakeLLMServer, project: Path, tui_mode: str, monkeypatch: pytest.MonkeyPatch
+    server: FakeLLMServer, project: Path, tui_mode: str, monkeypatch: pytest.MonkeyPatch, program: str
 ) -> None:
-    """Pi lists "Show images" and "Image width" only when the terminal draws images inline: a kitty
-    terminal in regular mode (fullscreen always shows placeholders)."""
-    for name in ("TMUX", "PI_IMAGE_PROTOCOL"):
+    """Pi lists "Show images" and "Image width" only when the terminal draws images inline: kitty
+    in both modes, iTerm2 in regular mode (fullscreen shows its images as placeholders)."""
+    for name in ("TMUX", "PI_IMAGE_PROTOCOL", "KITTY_WINDOW_ID", "WEZTERM_PANE", "GHOSTTY_RESOURCES_DIR"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TERM", "xterm-kitty")
-    monkeypatch.setenv("TERM_PROGRAM", "kitty")
+    monkeypatch.setenv("TERM", "xterm-kitty" if program == "kitty" else "xterm-256color")
+    monkeypatch.setenv("TERM_PROGRAM", program)
     async with run_pi() as pi:
         await pi.started()
         await open_settings(pi)
-        drawn = tui_mode == "regular"
+        drawn = program == "kitty" or tui_mode == "regular"
         assert pi.screen_has("(1/35)" if drawn else "(1/33)")
         await pi.press("down")
         await pi.wait_for(lambda: "Auto-compact" not in pi.selected_row(), "the next item")

@@ -18,6 +18,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType,
 from prompt_toolkit.utils import get_cwidth
 
 from pi_harness.cli.modes.interactive.fullscreen.fragments import cut, overlay, restyle
+from pi_harness.cli.modes.interactive.fullscreen.kitty import Placement, placements
+from pi_harness.cli.modes.interactive.fullscreen.links import link_fragments, link_target
 from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi, truncate, visible_width
@@ -103,11 +105,18 @@ class TranscriptArea(UIControl):
         self.top = 0  # first line drawn in the last frame
         self.width = 80
         self.on_copy: Callable[[str], None] | None = None
+        # The kitty images of the last frame (rows and columns within the area) and the rows
+        # they cover as drawn, for ``kitty.KittyLayer``.
+        self.images: list[Placement] = []
+        self.covered: tuple[tuple[tuple[str, str], ...], ...] = ()
+        self.on_open_url: Callable[[str], object] | None = None  # a click on a link
+        self._drawn: list[StyleAndTextTuples] = []  # the rows of the last frame
+        self._pressed_url: str | None = None
 
     def fragments(self, line: str) -> StyleAndTextTuples:
         cached = self._fragments.get(line)
         if cached is None:
-            cached = self._fragments[line] = ansi_to_fragments(line)
+            cached = self._fragments[line] = link_fragments(line)
             if len(self._fragments) > _CACHE_LIMIT:
                 self._fragments.popitem(last=False)
         return cached
@@ -153,6 +162,13 @@ class TranscriptArea(UIControl):
             rows[-1] = self._jump_bar(rows[-1], content_width)
         if search is not None:
             self._search_box(rows, content_width)
+        self._drawn = rows
+        self.images = placements(lines, top, height)
+        self.covered = tuple(
+            tuple((fragment[0], fragment[1]) for fragment in rows[row])
+            for image in self.images
+            for row in range(image.row, image.row + image.visible)
+        )
         return UIContent(get_line=lambda i: rows[i] if i < len(rows) else [], line_count=len(rows))
 
     def _highlight_matches(self, index: int, fragments: StyleAndTextTuples) -> StyleAndTextTuples:
@@ -228,19 +244,34 @@ class TranscriptArea(UIControl):
         position = self._position(mouse_event.position.y, mouse_event.position.x)
         if kind == MouseEventType.MOUSE_DOWN and mouse_event.button == MouseButton.LEFT:
             self.selection = Selection(position, position)
+            self._pressed_url = self.url_at(mouse_event.position.y, mouse_event.position.x)
         elif kind == MouseEventType.MOUSE_MOVE and self.selection is not None and self.selection.dragging:
             if mouse_event.button == MouseButton.LEFT:
                 self.selection.head = position
         elif kind == MouseEventType.MOUSE_UP and self.selection is not None:
             self.selection.head = position if self.selection.dragging else self.selection.head
             self.selection.dragging = False
+            url, self._pressed_url = self._pressed_url, None
             if self.selection.empty:
                 self.selection = None
+                if url is not None and self.on_open_url is not None:
+                    self.on_open_url(url)  # a click on a link opens it, as in Pi
             elif view.options.copy_on_select:
                 self.copy_selection()
         else:
             return NotImplemented
         view.invalidate()
+        return None
+
+    def url_at(self, row: int, column: int) -> str | None:
+        """The URL of the link drawn at a cell of the last frame, or None."""
+        if not 0 <= row < len(self._drawn):
+            return None
+        used = 0
+        for fragment in self._drawn[row]:
+            used += get_cwidth(fragment[1])
+            if used > column:
+                return link_target(fragment[0])
         return None
 
     def _position(self, row: int, column: int) -> tuple[int, int]:

@@ -6,12 +6,17 @@ transcript area filling the screen. Here each row is converted to screen cells o
 while it stays the same (typing changes no transcript row), so a frame costs a few assignments
 per cell. Rows are never wrapped (the area cuts them to its width); zero-width characters are
 dropped, wide characters take two cells as prompt_toolkit expects.
+
+The cells of OSC 8 links get the link's opening escape as their zero-width escape (see
+``links``), and the frame's kitty images are recorded in screen coordinates (see ``kitty``).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindingsBase
@@ -22,17 +27,22 @@ from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseEvent
 
 from pi_harness.cli.modes.interactive.fullscreen.area import TranscriptArea
+from pi_harness.cli.modes.interactive.fullscreen.kitty import Placement
+from pi_harness.cli.modes.interactive.fullscreen.links import link_escape
 
 _ROWS_KEPT = 4_000
 Cells = list[tuple[int, Char]]
+Links = list[tuple[int, str]]  # (column, escape opening the link there)
 
 
 class AreaContainer(Container):
     def __init__(self, area: TranscriptArea) -> None:
         self.area = area
-        self._rows: OrderedDict[tuple[tuple[str, str], ...], Cells] = OrderedDict()
+        self._rows: OrderedDict[tuple[tuple[str, str], ...], tuple[Cells, Links]] = OrderedDict()
         self._chars: dict[tuple[str, str], Char] = {}
         self._empty = Char("", "")
+        self.images: list[Placement] = []  # the area's images on the screen, in the last frame
+        self.redrawn = False  # the last frame was painted from scratch (no previous screen)
 
     def reset(self) -> None:
         pass
@@ -49,16 +59,18 @@ class AreaContainer(Container):
     def get_children(self) -> list[Container]:
         return []
 
-    def _cells(self, row: StyleAndTextTuples) -> Cells:
+    def _cells(self, row: StyleAndTextTuples) -> tuple[Cells, Links]:
         key = tuple((fragment[0], fragment[1]) for fragment in row)
-        cells = self._rows.get(key)
-        if cells is not None:
+        cached = self._rows.get(key)
+        if cached is not None:
             self._rows.move_to_end(key)
-            return cells
-        cells = []
+            return cached
+        cells: Cells = []
+        links: Links = []
         x = 0
         chars = self._chars
         for style, text in key:
+            escape = link_escape(style) if "[link=" in style else None
             for char in text:
                 cell = chars.get((char, style))
                 if cell is None:
@@ -66,14 +78,16 @@ class AreaContainer(Container):
                 width = cell.width
                 if width <= 0:
                     continue
+                if escape is not None:
+                    links.append((x, escape))
                 cells.append((x, cell))
                 for extra in range(1, width):
                     cells.append((x + extra, self._empty))
                 x += width
-        self._rows[key] = cells
+        self._rows[key] = (cells, links)
         if len(self._rows) > _ROWS_KEPT:
             self._rows.popitem(last=False)
-        return cells
+        return cells, links
 
     def write_to_screen(
         self,
@@ -94,9 +108,24 @@ class AreaContainer(Container):
         buffer = screen.data_buffer
         for y in range(min(height, content.line_count)):
             line = buffer[ypos + y]
-            for x, cell in self._cells(content.get_line(y)):
+            cells, links = self._cells(content.get_line(y))
+            for x, cell in cells:
                 if x < width:
                     line[xpos + x] = cell
+            if links:
+                escapes = screen.zero_width_escapes[ypos + y]
+                for x, escape in links:
+                    if x < width:
+                        escapes[xpos + x] = escape
+        self.images = [
+            replace(image, row=ypos + image.row, column=xpos + image.column)
+            for image in self.area.images
+            if image.column < width
+        ]
+        app = get_app_or_none()
+        # prompt_toolkit forgets the previous screen when it repaints everything (start, resize,
+        # a new style); the renderer has decided that before the layout is written.
+        self.redrawn = app is None or app.renderer._last_screen is None
 
         def handler(event: MouseEvent) -> object:
             local = MouseEvent(

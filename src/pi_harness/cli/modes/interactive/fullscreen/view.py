@@ -7,6 +7,9 @@ written there once (``fullscreenExitOutput: "transcript"``), so the conversation
 after quitting. The class offers what the shell needs from ``TerminalView`` (``refresh``,
 ``flush``, ``printed``, ``run``, ``exit``), so the rest of the interactive mode does not care
 which mode runs.
+
+Links stay OSC 8 hyperlinks in the grid (``links``, ``link_output``) and kitty images are placed
+over each painted frame (``kitty``), as in Pi's fullscreen mode.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindingsBase
@@ -25,6 +29,9 @@ from prompt_toolkit.output import Output
 from pi_harness.cli.modes.interactive.fullscreen.area import TranscriptArea
 from pi_harness.cli.modes.interactive.fullscreen.buffer import TranscriptBuffer
 from pi_harness.cli.modes.interactive.fullscreen.fast_window import AreaContainer
+from pi_harness.cli.modes.interactive.fullscreen.kitty import KittyLayer
+from pi_harness.cli.modes.interactive.fullscreen.link_output import link_output
+from pi_harness.cli.modes.interactive.fullscreen.open_link import open_link
 from pi_harness.cli.modes.interactive.fullscreen.scroll import Scroll
 from pi_harness.cli.modes.interactive.fullscreen.search import SearchState
 from pi_harness.tui.ansi import strip_ansi
@@ -70,6 +77,7 @@ class FullscreenView:
         self.scroll = Scroll()
         self.search: SearchState | None = None
         self.area = TranscriptArea(self)
+        self.area.on_open_url = open_link
         self.bottom = LinesControl(self._render_bottom, show_cursor=show_hardware_cursor)
         self._refresh_pending = False
         self._live: list[str] = []
@@ -78,11 +86,15 @@ class FullscreenView:
         self._signature: tuple[int, int, int, int] | None = None
         self._marks = 0
         self.content_version = 0
+        self.container = AreaContainer(self.area)
+        self.kitty = KittyLayer()
+        if context.capabilities.hyperlinks:
+            output = link_output(output or get_app_session().output)
         self.app: Application[Any] = PiApplication(
             layout=Layout(
                 HSplit(
                     [
-                        AreaContainer(self.area),
+                        self.container,
                         Window(
                             self.bottom,
                             wrap_lines=False,
@@ -101,6 +113,8 @@ class FullscreenView:
         )
         self.app.timeoutlen = ESCAPE_TIMEOUT
         self.app.ttimeoutlen = ESCAPE_TIMEOUT
+        self.app.before_render += self._free_images
+        self.app.after_render += self._draw_images
 
     # --- what the shell uses -------------------------------------------------------------------
 
@@ -203,6 +217,25 @@ class FullscreenView:
         if self._plain is None:
             self._plain = [*self.buffer.plain(), *(strip_ansi(line) for line in self._live)]
         return self._plain
+
+    def _draw_images(self, _app: object = None) -> None:
+        """After a frame: place the transcript's kitty images over it."""
+        if not self.app.is_done:
+            container = self.container
+            self._write(self.kitty.frame(container.images, redraw=container.redrawn, covered=self.area.covered))
+
+    def _free_images(self, _app: object = None) -> None:
+        """Before a frame: free the images before the last one (prompt_toolkit leaves the alternate
+        screen right after it); before one entering the alternate screen, forget them (it is new)."""
+        if self.app.is_done:
+            self._write(self.kitty.clear())
+        elif not self.app.renderer._in_alternate_screen:
+            self.kitty.forget()
+
+    def _write(self, escapes: str) -> None:
+        if escapes:
+            self.app.output.write_raw(escapes)
+            self.app.output.flush()
 
     def _render_bottom(self, width: int, height: int) -> ScreenFrame:
         rows = self.size()[1]
