@@ -26,10 +26,6 @@ class TerminalCapabilities:
     true_color: bool = False
     hyperlinks: bool = False
 
-    def plain(self) -> TerminalCapabilities:
-        """Without images and hyperlinks (for screens that cannot carry their escapes)."""
-        return replace(self, images=None, hyperlinks=False)
-
 
 NO_CAPABILITIES = TerminalCapabilities()
 
