@@ -47,6 +47,7 @@ class UiSettings:
     fullscreen_scrollbar: str = "auto"
     fullscreen_copy_on_select: bool = True
     fullscreen_wheel_scroll_lines: int | None = None  # None: "auto"
+    clear_on_shrink: bool = False  # terminal.clearOnShrink (regular mode)
 
     @classmethod
     def from_values(cls, values: Settings) -> UiSettings:
@@ -75,6 +76,7 @@ class UiSettings:
             fullscreen_scrollbar=values.fullscreen_scrollbar,
             fullscreen_copy_on_select=values.fullscreen_copy_on_select,
             fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
+            clear_on_shrink=values.terminal.clear_on_shrink,
         )
 
 
