@@ -393,7 +393,7 @@ class Shell:
 
     def apply_ui(self, ui: UiSettings) -> None:
         """Settings that became known later (the project's, once it is trusted)."""
-        self.ui = ui
+        self.ui = dataclasses.replace(ui, tui_mode=self.ui.tui_mode)  # the screen runs in its mode
         context = self.context
         context.code_block_indent = ui.code_block_indent
         context.mermaid = ui.mermaid
