@@ -55,11 +55,35 @@ def selected(screen: str, label: str) -> str:
     return row.split()[-1] if row else ""
 
 
+def alternate_screen(tmux: Tmux) -> bool:
+    return tmux.run("display-message", "-p", "-t", "pi", "#{alternate_on}").strip() == "1"
+
+
 def switch(tmux: Tmux, to: str) -> str:
+    """Enter on the TUI mode item; waits for the other screen drawn (fullscreen: the alternate
+    screen; regular: the main screen with the footer, drawn after the transcript was printed)."""
     tmux.keys("Enter")
-    return tmux.wait_for(
-        lambda screen: f"TUI mode: {to}" in screen and selected(screen, "TUI mode") == to, f"the {to} screen"
-    )
+
+    def shown(_screen: str) -> bool:
+        if alternate_screen(tmux) != (to == "fullscreen"):
+            return False
+        screen = tmux.screen()  # read after the screen changed
+        return f"TUI mode: {to}" in screen and selected(screen, "TUI mode") == to and FOOTER in screen
+
+    return tmux.wait_for(shown, f"the {to} screen")
+
+
+def drawn_scrollback(tmux: Tmux) -> str:
+    """The scrollback with the screen, once a frame with the footer is on it (a frame being
+    redrawn has it erased for a moment)."""
+    captured: list[str] = []
+
+    def drawn(_screen: str) -> bool:
+        captured[:] = [tmux.scrollback()]
+        return FOOTER in captured[0]
+
+    tmux.wait_for(drawn, "the frame drawn")
+    return captured[0]
 
 
 def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None:
@@ -69,7 +93,7 @@ def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None
         open_tui_mode_item(tmux)
 
         switch(tmux, "regular")
-        history = tmux.scrollback()
+        history = drawn_scrollback(tmux)
         assert history.count("first-001") == 1 and history.count("first-040") == 1
         assert history.count("first question") == 1 and history.count("pi v") == 1
         assert history.count(FOOTER) == 1  # the editor and footer only on the screen, not in the scrollback
@@ -81,7 +105,7 @@ def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None
         open_tui_mode_item(tmux)
 
         switch(tmux, "regular")  # regular again: only what came since is printed
-        history = tmux.scrollback()
+        history = drawn_scrollback(tmux)
         for line in ("first-001", "first-040", "first question", "pi v", "second question", "second-005", FOOTER):
             assert history.count(line) == 1, line
         assert history.index("first-040") < history.index("second question")
@@ -93,6 +117,25 @@ def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None
         history = tmux.scrollback()
         assert history.count("first-040") == 1 and history.count("second-005") == 1
     assert json.loads((pi_env.agent_dir / "settings.json").read_text())["tuiMode"] == "regular"
+
+
+def test_a_running_command_stays_live_across_switches(pi_env: PiEnv) -> None:
+    """What is still running is drawn at the bottom, not printed; once finished it is printed once."""
+    gate = pi_env.cwd / "go"
+    with tmux_running_pi(pi_env, width=100, height=30) as tmux:
+        tmux.wait_for(lambda screen: FOOTER in screen, "the footer")
+        tmux.send("!echo live-start; while [ ! -e go ]; do sleep 0.05; done; echo live-end")
+        tmux.wait_for(lambda screen: "live-end" in screen, "the command in the editor")
+        tmux.keys("Enter")
+        tmux.wait_for(lambda screen: "\n live-start" in screen, "the command running")
+        open_tui_mode_item(tmux)
+        switch(tmux, "regular")
+        gate.touch()
+        tmux.wait_for(lambda screen: "\n live-end" in screen, "the command's end")
+        switch(tmux, "fullscreen")
+        switch(tmux, "regular")
+        history = drawn_scrollback(tmux)
+        assert history.count("\n live-start") == 1 and history.count("\n live-end") == 1
 
 
 def test_the_switch_is_refused_while_an_overlay_is_open(pi_env: PiEnv) -> None:
@@ -116,33 +159,34 @@ def test_the_switch_is_refused_while_an_overlay_is_open(pi_env: PiEnv) -> None:
 
 
 def footer_row(screen: str) -> int:
-    """How far from the bottom the footer's last row is (0: on the last row)."""
+    """How far from the bottom the footer's last row is (0: on the last row; -1: not drawn now)."""
     lines = screen.splitlines()
     while len(lines) < 24:
         lines.append("")
-    return next(index for index, line in enumerate(reversed(lines)) if FOOTER in line)
+    return next((index for index, line in enumerate(reversed(lines)) if FOOTER in line), -1)
 
 
-def open_and_close_suggestions(tmux: Tmux) -> str:
+def open_and_close_suggestions(tmux: Tmux) -> None:
     tmux.send("/")
     tmux.wait_for(lambda screen: "(1/" in screen, "the command suggestions")
     tmux.keys("BSpace")
-    return tmux.wait_for(lambda screen: "(1/" not in screen, "the suggestions closed")
+    tmux.wait_for(lambda screen: "(1/" not in screen and FOOTER in screen, "the suggestions closed")
 
 
 def test_clear_on_shrink_off_leaves_empty_rows_and_on_clears_them(pi_env: PiEnv) -> None:
     with tmux_running_pi(pi_env, "--tui-mode", "regular", width=80, height=24) as tmux:
         tmux.wait_for(lambda screen: FOOTER in screen, "the footer")
         ask(pi_env, tmux, "list", items("line", 40), "line-040")
-        assert footer_row(tmux.screen()) == 0
+        tmux.wait_for(lambda screen: footer_row(screen) == 0, "the footer on the last row")
 
-        screen = open_and_close_suggestions(tmux)  # off (Pi's default): the rows stay empty
-        assert footer_row(screen) >= 5
+        open_and_close_suggestions(tmux)  # off (Pi's default): the rows stay empty
+        screen = tmux.wait_for(lambda screen: footer_row(screen) >= 5, "the footer higher, empty rows under it")
         assert all(not line.strip() for line in screen.splitlines()[-footer_row(screen) :])
 
         tmux.send("/settings")
         tmux.wait_for(lambda screen: "/settings" in screen, "the command in the editor")
         tmux.keys("Enter")
+        tmux.wait_for(lambda screen: "Auto-compact" in screen, "the settings list")
         tmux.send("clear on shrink")
         tmux.wait_for(lambda screen: "→ Clear on shrink" in screen, "the item")
         tmux.keys("Enter")
@@ -150,9 +194,9 @@ def test_clear_on_shrink_off_leaves_empty_rows_and_on_clears_them(pi_env: PiEnv)
         tmux.keys("Escape")  # the list closes: a shorter pane, cleared at once
         tmux.wait_for(lambda screen: "Clear on shrink" not in screen and footer_row(screen) == 0, "the rows cleared")
 
-        screen = open_and_close_suggestions(tmux)
+        open_and_close_suggestions(tmux)
         tmux.wait_for(lambda screen: footer_row(screen) == 0, "the footer on the last row again")
-        history = tmux.scrollback()
+        history = drawn_scrollback(tmux)
         for n in (1, 20, 40):
             assert history.count(f"line-{n:03d}") == 1, n  # drawn again, not twice
         assert history.count(FOOTER) == 1
