@@ -119,6 +119,24 @@ def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None
     assert json.loads((pi_env.agent_dir / "settings.json").read_text())["tuiMode"] == "regular"
 
 
+def test_quitting_fullscreen_after_regular_prints_only_what_is_missing(pi_env: PiEnv) -> None:
+    with tmux_running_pi(pi_env, "--tui-mode", "regular", width=100, height=30) as tmux:
+        tmux.wait_for(lambda screen: FOOTER in screen, "the footer")
+        ask(pi_env, tmux, "first question", items("first", 40), "first-040")
+        open_tui_mode_item(tmux)
+        tmux.keys("Enter")  # regular -> fullscreen
+        tmux.wait_for(lambda _screen: alternate_screen(tmux), "the alternate screen")
+        tmux.keys("Escape")
+        tmux.wait_for(lambda screen: "→ TUI mode" not in screen, "the list closed")
+        ask(pi_env, tmux, "second question", items("second", 5), "second-005", "↑20 ↓10")
+        tmux.keys("C-d")
+        tmux.wait_for(lambda screen: EXIT_MARKER in screen, "pi to exit")
+        history = tmux.scrollback()
+        for line in ("first-001", "first-040", "first question", "pi v", "second question", "second-005"):
+            assert history.count(line) == 1, line
+        assert history.index("first-040") < history.index("second question") < history.index(EXIT_MARKER)
+
+
 def test_a_running_command_stays_live_across_switches(pi_env: PiEnv) -> None:
     """What is still running is drawn at the bottom, not printed; once finished it is printed once."""
     gate = pi_env.cwd / "go"

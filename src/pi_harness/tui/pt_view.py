@@ -318,6 +318,8 @@ class TerminalView:
 
     def print_above(self, lines: list[str]) -> None:
         """Queue lines for the scrollback; they are written in order, between two frames."""
+        if self.closed:
+            return
         self._rows_printed += len(lines)
         self._pending.extend(lines)
         if not self.app.is_running:

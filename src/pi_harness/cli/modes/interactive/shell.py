@@ -535,10 +535,10 @@ class Shell:
 
     def exit(self, *, erase: bool = True) -> None:
         """Stop the screen; ``erase`` removes the bottom pane so the shell prompt follows the transcript."""
+        self.view.app.erase_when_done = erase
         if self.switch.pending is not None:  # the view is being replaced: the run loop stops instead
             self._exit_requested = True
             return
-        self.view.app.erase_when_done = erase
         if self.running:
             self.view.exit()
         else:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenView
 from pi_harness.cli.modes.interactive.views import RecordingView, View, build_view
+from pi_harness.tui.pt_view import CLEAR_SCREEN_AND_SCROLLBACK
 from pi_harness.tui.ui_settings import UiSettings, screen_capabilities
 
 if TYPE_CHECKING:
@@ -113,23 +114,44 @@ class ViewSwitch:
             self._print_transcript(view, width, look_kept)
         elif self.left is not None:
             self.left = dataclasses.replace(self.left, generation=context.generation)
+            view.exit_lines = self._exit_lines
         shell.refresh()
 
-    def _print_transcript(self, view: RecordingView, width: int, look_kept: bool) -> None:
-        shell = self.shell
-        transcript = shell.transcript
+    def _regular_lines(self, width: int, look_kept: bool) -> tuple[list[str], bool]:
+        """The finished transcript for the scrollback at ``width``, and whether it follows what an
+        earlier regular stretch left there (False: the screen and scrollback are to be cleared)."""
+        transcript = self.shell.transcript
         left, self.left = self.left, None
         transcript.take_finished(width)
-        shell.printed_width = width
         if left is None:
-            view.print_above(transcript.render_history(width))
-            return
+            return transcript.render_history(width), True
         if (look_kept and not left.partial and left.transcript == id(transcript) and left.width == width
                 and left.blocks <= len(transcript.history)):  # fmt: skip
-            view.printed.extend(left.printed)
-            view.print_above(transcript.render_history(width, left.blocks))
+            return transcript.render_history(width, left.blocks), True
+        return transcript.render_history(width), False
+
+    def _exit_lines(self) -> list[str] | None:
+        """Quitting fullscreen after a regular stretch: the scrollback gets only what it lacks, as
+        Pi's exit output, which goes through its regular renderer."""
+        shell = self.shell
+        width = shell.view.size()[0]
+        look_kept = self.left is not None and self.left.generation == shell.context.generation
+        lines, follows = self._regular_lines(width, look_kept)
+        lines += shell.transcript.render_live(width)
+        if not follows:
+            lines = [CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else ""), *lines[1:]]
+        return lines
+
+    def _print_transcript(self, view: RecordingView, width: int, look_kept: bool) -> None:
+        left = self.left
+        lines, follows = self._regular_lines(width, look_kept)
+        self.shell.printed_width = width
+        if not follows:
+            view.replace_scrollback(lines)
             return
-        view.replace_scrollback(transcript.render_history(width))
+        if left is not None:
+            view.printed.extend(left.printed)
+        view.print_above(lines)
 
     def abandon(self) -> None:
         """pi quits while a switch is under way: the old view's exit output still goes out."""

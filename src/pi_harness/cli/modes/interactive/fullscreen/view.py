@@ -12,6 +12,7 @@ which mode runs.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,7 @@ class FullscreenView:
         self.bottom = LinesControl(self._render_bottom, show_cursor=show_hardware_cursor)
         self._refresh_pending = False
         self.closed = False  # replaced by the regular view: no more frames, no exit output
+        self.exit_lines: Callable[[], list[str] | None] | None = None  # what to write on exit instead
         self._live: list[str] = []
         self._content: list[str] = []
         self._plain: list[str] | None = None
@@ -220,7 +222,10 @@ class FullscreenView:
         again at another width just to quit)."""
         if self.options.exit_output != "transcript" or self.closed:
             return
-        lines = self.content(self.area.width)
+        # After a stretch in regular mode the scrollback already has part of it (``view_switch``).
+        lines = self.exit_lines() if self.exit_lines is not None else None
+        if lines is None:
+            lines = self.content(self.area.width)
         if not any(line.strip() for line in lines):
             return
         output = self.app.output
