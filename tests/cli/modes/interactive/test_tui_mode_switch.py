@@ -13,6 +13,7 @@ from pi_harness.cli.modes.interactive.view_switch import CLOSE_OVERLAYS, mode_of
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
 from pi_harness.tui.components.custom import ComponentOverlay
 from pi_harness.tui.components.dialogs import Widgets
+from pi_harness.tui.pt_view import CLEAR_SCREEN_AND_SCROLLBACK
 
 from .harness import Pi, run_pi
 from .test_settings_command import find, open_settings
@@ -97,3 +98,23 @@ async def test_it_is_refused_while_another_overlay_is_open(
         await pi.press("escape")
         await pi.wait_for(lambda: "TUI mode" not in pi.screen(), "the list closed")
         shell.remove_overlay(hidden)
+
+
+async def test_clear_on_shrink_from_the_settings_file_redraws_a_shorter_regular_pane(
+    server: FakeLLMServer, project: Path, agent_dir: Path, tui_mode: str
+) -> None:
+    settings = saved(agent_dir)
+    settings["terminal"] = {"clearOnShrink": True}
+    (agent_dir / "settings.json").write_text(json.dumps(settings))
+    async with run_pi() as pi:
+        await pi.started()
+        view = pi.mode.shell.view
+        if not isinstance(view, RecordingView):
+            return  # fullscreen mode draws the whole screen anyway
+        assert view.clear_on_shrink
+        redraws = pi.buffer.getvalue().count(CLEAR_SCREEN_AND_SCROLLBACK)
+        pi.type("/")
+        await pi.wait_for(lambda: "(1/" in pi.screen(), "the command suggestions")
+        await pi.press("backspace")
+        await pi.wait_for(lambda: pi.buffer.getvalue().count(CLEAR_SCREEN_AND_SCROLLBACK) > redraws, "a full redraw")
+        assert pi.scrollback().count("pi v") == 1
