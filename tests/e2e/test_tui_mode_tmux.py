@@ -25,6 +25,24 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 OVERLAY_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "overlay_qa_tests.py"
 REFUSED = "Close active overlays before changing TUI mode"
 FOOTER = "(fake) fake-model"
+DRAFT = "kept draft text"
+F5 = "\x1b[15~"
+# Puts a draft into the editor on F5, even while the settings list covers the editor.
+DRAFT_EXTENSION = f"""
+from pi_harness.coding.extensions import ExtensionAPI
+
+
+def extension(pi: ExtensionAPI) -> None:
+    @pi.on("session_start")
+    async def started(event, ctx) -> None:
+        def on_key(data):
+            if data == {F5!r}:
+                ctx.ui.set_editor_text({DRAFT!r})
+                return {{"consume": True}}
+            return None
+
+        ctx.ui.on_terminal_input(on_key)
+"""
 
 
 def items(prefix: str, count: int) -> str:
@@ -86,11 +104,14 @@ def drawn_scrollback(tmux: Tmux) -> str:
     return captured[0]
 
 
-def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None:
-    with tmux_running_pi(pi_env, width=100, height=30) as tmux:  # fullscreen: the default
+def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv, tmp_path: Path) -> None:
+    draft = tmp_path / "draft.py"
+    draft.write_text(DRAFT_EXTENSION, encoding="utf-8")
+    with tmux_running_pi(pi_env, "-e", str(draft), width=100, height=30) as tmux:  # fullscreen: the default
         tmux.wait_for(lambda screen: FOOTER in screen, "the footer")
         ask(pi_env, tmux, "first question", items("first", 40), "first-040")
         open_tui_mode_item(tmux)
+        tmux.send(F5)  # a draft in the editor behind the list
 
         switch(tmux, "regular")
         history = drawn_scrollback(tmux)
@@ -100,7 +121,9 @@ def test_switching_modes_keeps_one_copy_of_the_transcript(pi_env: PiEnv) -> None
 
         switch(tmux, "fullscreen")
         tmux.keys("Escape")
-        tmux.wait_for(lambda screen: "→ TUI mode" not in screen, "the list closed")
+        tmux.wait_for(lambda screen: "→ TUI mode" not in screen and DRAFT in screen, "the list closed, the draft kept")
+        tmux.keys("C-c")
+        tmux.wait_for(lambda screen: DRAFT not in screen, "the editor cleared")
         ask(pi_env, tmux, "second question", items("second", 5), "second-005", "↑20 ↓10")
         open_tui_mode_item(tmux)
 
