@@ -5,6 +5,11 @@ of the terminal, and finished transcript blocks are written above it with ``run_
 they become ordinary terminal scrollback. Components produce ANSI lines; ``LinesControl``
 converts each line to prompt_toolkit fragments once (lines that did not change between frames
 come from a cache) and hands prompt_toolkit only the rows of the current frame.
+
+When the pane gets shorter (a suggestion list closes), the rows it used stay empty at the
+bottom of the terminal. With ``clear_on_shrink`` (``terminal.clearOnShrink``, as Pi's renderer)
+the view then asks for a full redraw (``on_shrink``): the scrollback is printed again, so the
+conversation moves down and the pane ends on the last row again.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ _FLAGS = {1: "bold", 2: "dim", 3: "italic", 4: "underline", 5: "blink", 7: "reve
 _FLAGS_OFF = {22: ("bold", "dim"), 23: ("italic",), 24: ("underline",), 25: ("blink",), 27: ("reverse",),
               28: ("hidden",), 29: ("strike",)}  # fmt: skip
 _CACHE_LIMIT = 20_000
+CLEAR_SCREEN_AND_SCROLLBACK = "\x1b[H\x1b[2J\x1b[3J"
 
 
 def _basic_color(code: int) -> str:
@@ -216,10 +222,16 @@ class TerminalView:
         output: Output | None = None,
         show_hardware_cursor: bool = False,
         frame_interval: float = 1 / 60,
+        clear_on_shrink: bool = False,
     ) -> None:
         self.pane = pane
         self.frame_interval = frame_interval
         self._refresh_pending = False
+        self.clear_on_shrink = clear_on_shrink
+        self.on_shrink: Callable[[], None] | None = None  # the full redraw (the shell's)
+        self.closed = False  # replaced by another view: draws and prints nothing any more
+        self._rows_printed = 0  # lines printed since the last full redraw
+        self._rows_most = 0  # the most rows (printed + pane) since then
         self.control = LinesControl(self._render, show_cursor=show_hardware_cursor)
         self.app: Application[Any] = PiApplication(
             # dont_extend_height: draw only the pane, never pad it to the rows left below the cursor.
@@ -261,7 +273,20 @@ class TerminalView:
         frame = self.pane.render(width, height)
         if self.transcript.behind:
             self.refresh()  # the streaming answer has more to draw: the next frame goes on
+        self._note_rows(len(frame.lines))
         return frame
+
+    def _note_rows(self, pane_rows: int) -> None:
+        """Ask for the full redraw when everything drawn (printed and pane) got shorter than it was."""
+        rows = self._rows_printed + pane_rows
+        if rows >= self._rows_most:
+            self._rows_most = rows
+        elif self.clear_on_shrink and self.on_shrink is not None and not self.closed:
+            self._rows_most = rows  # once: the redraw starts counting again
+            try:
+                asyncio.get_running_loop().call_soon(self.on_shrink)
+            except RuntimeError:  # drawn outside the event loop (a test rendering a frame)
+                pass
 
     @property
     def show_hardware_cursor(self) -> bool:
@@ -272,6 +297,8 @@ class TerminalView:
 
     def refresh(self) -> None:
         """Print what the transcript finished into the scrollback, then redraw the pane (soon)."""
+        if self.closed:
+            return
         if not self.app.is_running:
             self._refresh_now()
             return
@@ -281,6 +308,8 @@ class TerminalView:
 
     def _refresh_now(self) -> None:
         self._refresh_pending = False
+        if self.closed:
+            return
         width, rows = self.size()
         lines = self.transcript.take_finished(width, live_limit=self.pane.live_budget(rows))
         if lines:
@@ -289,12 +318,25 @@ class TerminalView:
 
     def print_above(self, lines: list[str]) -> None:
         """Queue lines for the scrollback; they are written in order, between two frames."""
+        if self.closed:
+            return
+        self._rows_printed += len(lines)
         self._pending.extend(lines)
         if not self.app.is_running:
             self._write(self._take_pending())
             return
         if self._printer is None or self._printer.done():
             self._printer = asyncio.get_running_loop().create_task(self._drain())
+
+    def replace_scrollback(self, lines: list[str]) -> None:
+        """Clear the screen and the scrollback, then print ``lines`` (a full redraw)."""
+        self._rows_printed = self._rows_most = 0
+        first = CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else "")
+        self.print_above([first, *lines[1:]])
+
+    def close(self) -> None:
+        """Another view takes over the terminal: nothing is drawn or printed from here on."""
+        self.closed = True
 
     async def flush(self) -> None:
         """Print what the transcript finished and wait until everything queued is written."""
@@ -327,5 +369,6 @@ class TerminalView:
         return await self.app.run_async()
 
     def exit(self, result: Any = None) -> None:
-        if self.app.is_running:
+        future = self.app.future
+        if self.app.is_running and future is not None and not future.done():  # not twice (a switch, then quit)
             self.app.exit(result=result)

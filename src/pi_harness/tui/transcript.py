@@ -324,15 +324,23 @@ class Transcript:
             out.extend(block.uncommitted_lines(width))
         return out
 
-    def render_history(self, width: int) -> list[str]:
-        """Every block already printed, for a full redraw (after the screen and scrollback were cleared).
+    def uncommit_live(self) -> bool:
+        """Live blocks are drawn again from their first line (their printed part is forgotten);
+        True when one had printed lines."""
+        committed = any(block.committed for block in self._blocks)
+        for block in self._blocks:
+            block.committed = 0
+        return committed
+
+    def render_history(self, width: int, start: int = 0) -> list[str]:
+        """Every block already printed (from ``history[start]``), for a full redraw (after the
+        screen and scrollback were cleared).
 
         Live blocks are drawn again from their first line afterwards, so their printed part is reset.
         """
-        for block in self._blocks:
-            block.committed = 0
+        self.uncommit_live()
         out: list[str] = []
-        for component in self.history:
+        for component in self.history[start:]:
             lines = component.render(width)
             if lines:
                 out.append("")

@@ -48,6 +48,7 @@ class UiSettings:
     fullscreen_scrollbar: str = "auto"
     fullscreen_copy_on_select: bool = True
     fullscreen_wheel_scroll_lines: int | None = None  # None: "auto"
+    clear_on_shrink: bool = False  # terminal.clearOnShrink (regular mode)
 
     @classmethod
     def from_values(cls, values: Settings) -> UiSettings:
@@ -77,6 +78,7 @@ class UiSettings:
             fullscreen_scrollbar=values.fullscreen_scrollbar,
             fullscreen_copy_on_select=values.fullscreen_copy_on_select,
             fullscreen_wheel_scroll_lines=wheel if isinstance(wheel, int) else None,
+            clear_on_shrink=values.terminal.clear_on_shrink,
         )
 
 

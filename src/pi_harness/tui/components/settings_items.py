@@ -171,7 +171,7 @@ def setting_items(
                     thinking_overrides_summary(overrides), "A thinking level of its own for a model",
                     submenu=SUBMENU_MODEL_THINKING),
         cycle("tui-mode", "TUI mode", "tuiMode", ("regular", "fullscreen"), tui_mode or v.tui_mode,
-              "Fullscreen, or the terminal's own scrollback (from the next start)"),
+              "Fullscreen, or the terminal's own scrollback (switches at once)"),
         cycle("fullscreen-exit-output", "Fullscreen exit output", "fullscreenExitOutput",
               ("transcript", "resume-hint"), v.fullscreen_exit_output,
               "On leaving fullscreen, print the conversation or only how to resume it"),

@@ -125,14 +125,19 @@ async def settings(mode: ModeContext, args: str) -> None:
     )  # fmt: skip
     context = shell.context
 
+    shown: list[SettingsView] = []
+
     def change(key: str, value: object) -> None:
-        apply_setting(mode, key, value)
+        if not apply_setting(mode, key, value) and key == "tuiMode" and shown:
+            shown[0].set_value("tui-mode", shell.ui.tui_mode)  # refused: the mode stays
 
     def build(done: Callable[[None], None]) -> Overlay:
-        return SettingsView(
+        view = SettingsView(
             items, context, on_change=change, on_close=lambda: done(None),
             open_submenu=lambda item, finished: open_settings_submenu(mode, item, change, finished),
         )  # fmt: skip
+        shown.append(view)
+        return view
 
     await shell.ask(build)
 

@@ -2,8 +2,9 @@
 
 As in Pi every item is saved to the global settings file; what Pi applies at once is applied at
 once here too (theme, thinking display, editor and output padding, queue modes, transport, the fullscreen
-options, the hardware cursor, the HTTP idle timeout …). ``tuiMode`` takes effect from the next
-start, where the screen is built with it; the toast says so.
+options, the hardware cursor, the HTTP idle timeout …). ``tuiMode`` switches the screen between
+fullscreen and regular at once (``view_switch.py``); as in Pi it is refused, and not saved, while
+an overlay other than the settings list is open.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
+from pi_harness.cli.modes.interactive.view_switch import CLOSE_OVERLAYS
 from pi_harness.tui.components.autocomplete import clamp_max_visible
 from pi_harness.tui.components.settings_items import format_idle_timeout
+from pi_harness.tui.ui_settings import UiSettings
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
 
-NEXT_START = frozenset({"tuiMode"})
 _FULLSCREEN_OPTIONS = frozenset(
     {"fullscreenScrollbar", "fullscreenExitOutput", "fullscreenCopyOnSelect", "fullscreenWheelScrollLines"}
 )
@@ -46,18 +48,43 @@ def _save(mode: ModeContext, key: str, value: Any) -> None:
         session.settings.set(key, value)
 
 
-def apply_setting(mode: ModeContext, key: str, value: Any) -> None:
+def apply_setting(mode: ModeContext, key: str, value: Any) -> bool:
+    """Save and apply one change; False when it was refused (the list shows the old value again)."""
     shell = mode.shell
+    if key == "tuiMode":
+        return _switch_tui_mode(mode, str(value))
     try:
         _save(mode, key, value)
     except Exception as error:
         shell.notice("error", f"Could not save {key}: {error}")
-        return
+        return True
     _apply(mode, key, value)
-    if key in NEXT_START:
-        shell.toast(f"{key} is saved; it takes effect the next time pi starts")
     mode.controller.update_footer()
     shell.refresh()
+    return True
+
+
+def _switch_tui_mode(mode: ModeContext, value: str) -> bool:
+    shell = mode.shell
+    # The fullscreen options as they are now (changed in regular mode, they were only saved).
+    current = UiSettings.from_values(mode.session.settings.values)
+    ui = dataclasses.replace(
+        shell.ui,
+        tui_mode="fullscreen" if value == "fullscreen" else "regular",
+        fullscreen_exit_output=current.fullscreen_exit_output,
+        fullscreen_scrollbar=current.fullscreen_scrollbar,
+        fullscreen_copy_on_select=current.fullscreen_copy_on_select,
+        fullscreen_wheel_scroll_lines=current.fullscreen_wheel_scroll_lines,
+    )
+    if not shell.switch.request(ui, keep=shell.top_overlay):
+        shell.toast(CLOSE_OVERLAYS)
+        return False
+    try:
+        _save(mode, "tuiMode", ui.tui_mode)
+    except Exception as error:
+        shell.notice("error", f"Could not save tuiMode: {error}")
+    shell.toast(f"TUI mode: {ui.tui_mode}")
+    return True
 
 
 def _apply(mode: ModeContext, key: str, value: Any) -> None:
@@ -89,6 +116,8 @@ def _apply(mode: ModeContext, key: str, value: Any) -> None:
         shell.context.changed()
     elif key == "transport":
         session.agent.set_transport(value)
+    elif key == "terminal.clearOnShrink":
+        shell.set_clear_on_shrink(bool(value))
     elif key == "showHardwareCursor":
         shell.view.set_show_hardware_cursor(bool(value))
     elif key == "httpIdleTimeoutMs":

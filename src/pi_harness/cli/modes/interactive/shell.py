@@ -10,20 +10,18 @@ instead of the editor and receives the keys. ``ask`` shows one and waits for its
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import os
 import signal
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyBindingsBase, merge_key_bindings
-from prompt_toolkit.output import Output
 
-from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.cli.modes.interactive.key_order import ACTION_ORDER
+from pi_harness.cli.modes.interactive.view_switch import ViewSwitch
+from pi_harness.cli.modes.interactive.views import RecordingView, Terminal, View, build_view
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog, StatusBar, Toasts, Widgets
@@ -34,18 +32,17 @@ from pi_harness.tui.components.notices import Notice, NoticeKind, WorkingIndicat
 from pi_harness.tui.components.queue import QueueView
 from pi_harness.tui.file_index import FileIndex
 from pi_harness.tui.keybindings import KeyMap
+from pi_harness.tui.keyboard_protocol import KeyboardProtocol
 from pi_harness.tui.pt_input import keyboard_protocol_for
 from pi_harness.tui.pt_keys import build_key_bindings
-from pi_harness.tui.pt_view import TerminalView
 from pi_harness.tui.screen import BottomPane
 from pi_harness.tui.theme import Theme
 from pi_harness.tui.transcript import Transcript
 from pi_harness.tui.ui_settings import UiSettings, screen_capabilities
 
 T = TypeVar("T")
-CLEAR_SCREEN_AND_SCROLLBACK = "\x1b[H\x1b[2J\x1b[3J"
-PRINTED_LINES_KEPT = 50_000
 TICK_SECONDS = 0.1
+__all__ = ["Overlay", "RecordingView", "Shell", "Terminal"]
 
 
 class Overlay(Protocol):
@@ -54,41 +51,6 @@ class Overlay(Protocol):
     def render(self, width: int) -> list[str]: ...
     def handle_action(self, action: str) -> bool: ...
     def handle_text(self, text: str) -> bool: ...
-
-
-@dataclass
-class Terminal:
-    """Where the screen reads keys and writes output (the process's terminal when ``None``)."""
-
-    input: Input | None = None
-    output: Output | None = None
-
-
-class RecordingView(TerminalView):
-    """A ``TerminalView`` that remembers what it printed into the scrollback (for ``/debug`` and tests)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.printed: deque[str] = deque(maxlen=PRINTED_LINES_KEPT)
-
-    def print_above(self, lines: list[str]) -> None:
-        self.printed.extend(lines)
-        super().print_above(lines)
-
-    def replace_scrollback(self, lines: list[str]) -> None:
-        """Clear the screen and the scrollback, then print ``lines`` (a full redraw)."""
-        self.printed.clear()
-        first = CLEAR_SCREEN_AND_SCROLLBACK + (lines[0] if lines else "")
-        self.print_above([first, *lines[1:]])
-
-
-def fullscreen_options(ui: UiSettings) -> FullscreenOptions:
-    return FullscreenOptions(
-        scrollbar=ui.fullscreen_scrollbar,
-        exit_output=ui.fullscreen_exit_output,
-        copy_on_select=ui.fullscreen_copy_on_select,
-        wheel_lines=ui.fullscreen_wheel_scroll_lines,
-    )
 
 
 class LocationFooter(Footer):
@@ -159,35 +121,17 @@ class Shell:
         self.input_listeners: list[Callable[[str], object]] = []
         self.base_bindings = self._build_bindings(keymap)
         self.extra_bindings: KeyBindingsBase = KeyBindings()  # extension shortcuts (they win over the table)
-        bindings = merge_key_bindings(
+        self.bindings = merge_key_bindings(
             [DynamicKeyBindings(lambda: self.base_bindings), DynamicKeyBindings(lambda: self.extra_bindings)]
         )
-        terminal = terminal or Terminal()
-        self.view: RecordingView | FullscreenView
-        if ui.tui_mode == "fullscreen":
-            self.view = FullscreenView(
-                self.pane,
-                bindings,
-                context=self.context,
-                options=fullscreen_options(ui),
-                input=terminal.input,
-                output=terminal.output,
-                show_hardware_cursor=ui.show_hardware_cursor,
-            )
-        else:
-            self.view = RecordingView(
-                self.pane,
-                bindings,
-                input=terminal.input,
-                output=terminal.output,
-                show_hardware_cursor=ui.show_hardware_cursor,
-            )
-        # Shift+Enter and friends: negotiated with the terminal each time the screen runs.
-        self.keyboard = keyboard_protocol_for(self.view.app)
+        self.terminal = terminal or Terminal()
         self._ticker: asyncio.Task[None] | None = None
-        self._printed_width: int | None = None
-        if isinstance(self.view, RecordingView):
-            self.view.app.before_render += self._rewrap_after_resize
+        self.printed_width: int | None = None  # regular mode: the width the scrollback was printed at
+        self.view: View
+        self.keyboard: KeyboardProtocol | None = None
+        self.attach_view(build_view(ui, self.pane, self.bindings, self.context, self.terminal,
+                                    show_hardware_cursor=ui.show_hardware_cursor))  # fmt: skip
+        self.switch = ViewSwitch(self)  # ``tuiMode`` changed while running
         self._exit_requested = False  # exit() before the application ran (a signal during startup)
         self.on_tick: list[Callable[[], bool]] = []
 
@@ -217,6 +161,26 @@ class Shell:
 
     def refresh(self) -> None:
         self.view.refresh()
+
+    def attach_view(self, view: View) -> None:
+        """Draw with ``view`` from now on (at the start, and when ``tuiMode`` changes)."""
+        self.view = view
+        # Shift+Enter and friends: negotiated with the terminal each time the screen runs.
+        self.keyboard = keyboard_protocol_for(view.app)
+        if isinstance(view, RecordingView):
+            view.app.before_render += self._rewrap_after_resize
+            view.on_shrink = self._clear_after_shrink
+
+    def _clear_after_shrink(self) -> None:
+        """``terminal.clearOnShrink``: the pane got shorter; not under an extension's overlay
+        (Pi keeps the rows for overlays)."""
+        if self.running and not any(getattr(overlay, "overlay", False) for overlay in self.overlays):
+            self.redraw_all()
+
+    def set_clear_on_shrink(self, enabled: bool) -> None:
+        self.ui = dataclasses.replace(self.ui, clear_on_shrink=enabled)
+        if isinstance(self.view, RecordingView):
+            self.view.clear_on_shrink = enabled
 
     def _commands(self) -> Sequence[CommandInfo]:
         return self.command_source()
@@ -412,7 +376,7 @@ class Shell:
         """Regular mode: the terminal does not re-wrap what we printed at another width (tmux cuts
         the old lines at the new edge), so a width change redraws the scrollback at the new width."""
         width = self.view.size()[0]
-        previous, self._printed_width = self._printed_width, width
+        previous, self.printed_width = self.printed_width, width
         if previous is not None and previous != width and self.running:
             asyncio.get_running_loop().call_soon(self.redraw_all)
 
@@ -430,7 +394,7 @@ class Shell:
 
     def apply_ui(self, ui: UiSettings) -> None:
         """Settings that became known later (the project's, once it is trusted)."""
-        self.ui = ui
+        self.ui = dataclasses.replace(ui, tui_mode=self.ui.tui_mode)  # the screen runs in its mode
         context = self.context
         context.code_block_indent = ui.code_block_indent
         context.mermaid = ui.mermaid
@@ -440,6 +404,7 @@ class Shell:
         context.set_theme(context.theme)  # drops the markdown renderer built with the old indent
         self.editor_view.padding_x = max(0, min(3, ui.editor_padding_x))
         self.autocomplete.max_visible = ui.autocomplete_max_visible
+        self.set_clear_on_shrink(ui.clear_on_shrink)
 
     async def run_outside(self, work: Callable[[], object]) -> object:
         """Run blocking ``work`` (an editor, ``vim``, ``htop`` …) with the terminal to itself; the
@@ -510,8 +475,24 @@ class Shell:
         return parts
 
     async def run(self) -> Any:
-        """Run the screen until ``exit``; the ticker runs alongside."""
+        """Run the screen until ``exit``; the ticker runs alongside. A ``tuiMode`` switch stops
+        the view and the next one runs in its place."""
         self._ticker = asyncio.ensure_future(self._tick())
+        try:
+            while True:
+                result = await self._run_view()
+                if self.switch.pending is None:
+                    return result
+                if self._exit_requested:
+                    self.switch.abandon()
+                    return result
+                self.switch.complete()
+        finally:
+            self._exit_requested = False
+            self._ticker.cancel()
+            self._ticker = None
+
+    async def _run_view(self) -> Any:
         keyboard = self.keyboard
         if keyboard is not None:
             loop = asyncio.get_running_loop()
@@ -531,9 +512,6 @@ class Shell:
         finally:
             if keyboard is not None:
                 keyboard.stop()
-            self._exit_requested = False
-            self._ticker.cancel()
-            self._ticker = None
 
     async def run_until(self, work: Awaitable[T]) -> T:
         """Show the screen while ``work`` runs (the trust question, the ``--resume`` picker), then stop it."""
@@ -560,6 +538,9 @@ class Shell:
     def exit(self, *, erase: bool = True) -> None:
         """Stop the screen; ``erase`` removes the bottom pane so the shell prompt follows the transcript."""
         self.view.app.erase_when_done = erase
+        if self.switch.pending is not None:  # the view is being replaced: the run loop stops instead
+            self._exit_requested = True
+            return
         if self.running:
             self.view.exit()
         else:

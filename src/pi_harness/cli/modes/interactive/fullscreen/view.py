@@ -15,6 +15,7 @@ over each painted frame (``kitty``), as in Pi's fullscreen mode.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,8 @@ class FullscreenView:
         self.area.on_open_url = open_link
         self.bottom = LinesControl(self._render_bottom, show_cursor=show_hardware_cursor)
         self._refresh_pending = False
+        self.closed = False  # replaced by the regular view: no more frames, no exit output
+        self.exit_lines: Callable[[], list[str] | None] | None = None  # what to write on exit instead
         self._live: list[str] = []
         self._content: list[str] = []
         self._plain: list[str] | None = None
@@ -146,7 +149,7 @@ class FullscreenView:
         self.bottom.show_cursor = enabled
 
     def refresh(self) -> None:
-        if not self.app.is_running:
+        if not self.app.is_running or self.closed:
             return
         if not self._refresh_pending:
             self._refresh_pending = True
@@ -171,14 +174,19 @@ class FullscreenView:
     async def flush(self) -> None:
         self._refresh_now()
 
+    def close(self) -> None:
+        """The regular view takes over (``tuiMode`` changed): it prints the transcript itself."""
+        self.closed = True
+
     async def run(self) -> Any:
         try:
             return await self.app.run_async()
         finally:
-            self._write_exit_output()
+            self.write_exit_output()
 
     def exit(self, result: Any = None) -> None:
-        if self.app.is_running:
+        future = self.app.future
+        if self.app.is_running and future is not None and not future.done():  # not twice (a switch, then quit)
             self.app.exit(result=result)
 
     def key_label(self, action: str) -> str:
@@ -242,12 +250,15 @@ class FullscreenView:
         # The transcript area keeps a few rows even under a tall selector.
         return self.pane.render_bottom(width, max(1, min(height, rows - 3)))
 
-    def _write_exit_output(self) -> None:
+    def write_exit_output(self) -> None:
         """The transcript as last displayed (already rendered: a long session must not be rendered
         again at another width just to quit)."""
-        if self.options.exit_output != "transcript":
+        if self.options.exit_output != "transcript" or self.closed:
             return
-        lines = self.content(self.area.width)
+        # After a stretch in regular mode the scrollback already has part of it (``view_switch``).
+        lines = self.exit_lines() if self.exit_lines is not None else None
+        if lines is None:
+            lines = self.content(self.area.width)
         if not any(line.strip() for line in lines):
             return
         output = self.app.output
