@@ -150,7 +150,8 @@ def tmux_answer(lines: int) -> str:
 
 
 def one_run(program: str, command: list[str], mode: str, world: World, session: Path, server: FakeLLMServer,
-            answer: str, deltas: int, keys: int, width: int, rows: int, samples: Samples) -> None:  # fmt: skip
+            answer: str, deltas: int, keys: int, width: int, rows: int, samples: Samples,
+            startup_only: bool = False) -> None:  # fmt: skip
     target = world.project.parent / "session.jsonl"
     copy_session(session, target, world.project)  # each run appends to its own copy
     socket_dir = Path(tempfile.mkdtemp(prefix="pi-bench-", dir="/tmp"))
@@ -168,6 +169,8 @@ def one_run(program: str, command: list[str], mode: str, world: World, session: 
     try:
         client.until(lambda screen: "fake-model" in screen)
         samples.startup.append(client.quiet(1.0) - started)
+        if startup_only:
+            return
         client.until(lambda screen: TYPED[:2] in screen, f"send-keys -t bench -l {TYPED[:2]}")
         for index in range(3, keys + 1):
             time.sleep(0.01)
@@ -221,7 +224,7 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
-def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
+def report(mode: str, results: dict[str, Samples], names: list[str], startup_only: bool = False) -> None:
     rows: list[tuple[str, Callable[[Samples], list[float]], Callable[[list[float]], float]]] = [
         ("startup until the screen settled", lambda s: s.startup, statistics.median),
         ("a key on the idle screen: median", lambda s: s.idle_keys, statistics.median),
@@ -232,6 +235,8 @@ def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
         ("a key while streaming: max", lambda s: s.stream_keys, max),
         ("Enter until the whole answer is shown", lambda s: s.stream_shown, statistics.median),
     ]
+    if startup_only:
+        rows = rows[:1]
     header = f"--tui-mode {mode:<33}" + "".join(f"{name:>14}" for name in names)
     print(header + ("   ratio" if len(names) == 2 else ""))
     for label, pick, reduce in rows:
@@ -240,12 +245,16 @@ def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
         if len(values) == 2 and values[0] is not None and values[1]:
             line += f"{values[0] / values[1]:>8.2f}"
         print(line)
+    if startup_only:
+        spread = ", ".join(f"{name}: " + " ".join(f"{v * 1000:.0f}" for v in results[name].startup) for name in names)
+        print(f"  (startup runs in ms: {spread})")
+        return
     counts = ", ".join(f"{name}: {len(results[name].stream_keys)} keys while streaming" for name in names)
     print(f"  ({counts})")
 
 
 def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, lines: int, deltas: int, keys: int,
-             width: int, rows: int) -> None:  # fmt: skip
+             width: int, rows: int, startup_only: bool = False) -> None:  # fmt: skip
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return
@@ -274,5 +283,5 @@ def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, li
                 order = programs if round_index % 2 == 0 else programs[::-1]
                 for name, command in order:
                     one_run(name, command, mode, worlds[name], session, server, answer, deltas, keys, width, rows,
-                            results[name])  # fmt: skip
-            report(mode, results, names)
+                            results[name], startup_only)  # fmt: skip
+            report(mode, results, names, startup_only)

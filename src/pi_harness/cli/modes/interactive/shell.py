@@ -14,7 +14,7 @@ import functools
 import os
 import signal
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +24,7 @@ from prompt_toolkit.output import Output
 
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
 from pi_harness.cli.modes.interactive.key_order import ACTION_ORDER
+from pi_harness.cli.modes.interactive.scrollback_print import print_while_rendering
 from pi_harness.tui.components.autocomplete import Autocomplete, CommandInfo
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.dialogs import ConfirmDialog, InputDialog, SelectDialog, StatusBar, Toasts, Widgets
@@ -74,6 +75,22 @@ class RecordingView(TerminalView):
     def print_above(self, lines: list[str]) -> None:
         self.printed.extend(lines)
         super().print_above(lines)
+
+    def print_blocks(self, blocks: Iterable[list[str]]) -> None:
+        """Print blocks rendered one by one as ``blocks`` is iterated; before the screen runs
+        (a resumed conversation) a thread writes them meanwhile (``scrollback_print``)."""
+        if self.app.is_running:
+            for lines in blocks:
+                self.print_above(lines)
+            return
+
+        def recorded() -> Iterator[list[str]]:
+            for lines in blocks:
+                self.printed.extend(lines)
+                yield lines
+
+        self._write(self._take_pending())
+        print_while_rendering(recorded(), self._write)
 
     def replace_scrollback(self, lines: list[str]) -> None:
         """Clear the screen and the scrollback, then print ``lines`` (a full redraw)."""
@@ -215,7 +232,11 @@ class Shell:
         return self.view.app.is_running
 
     def refresh(self) -> None:
-        self.view.refresh()
+        view = self.view
+        if isinstance(view, RecordingView) and not view.app.is_running:
+            # Before the screen runs, finished blocks go out while the later ones are rendered.
+            view.print_blocks(self.transcript.finished_blocks(view.size()[0]))
+        view.refresh()
 
     def _commands(self) -> Sequence[CommandInfo]:
         return self.command_source()
