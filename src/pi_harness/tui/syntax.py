@@ -7,11 +7,14 @@ are looked up once per language or file extension.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from functools import lru_cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import find_lexer_class, get_lexer_by_name
+from pygments.lexers._mapping import LEXERS
+from pygments.plugin import find_plugin_lexers
 from pygments.token import (
     Comment,
     Generic,
@@ -80,12 +83,42 @@ def _lexer_by_name(name: str) -> Lexer | None:
         return None
 
 
+def _name_matches(name: str, pattern: str) -> bool:
+    """``fnmatch`` of a lexer's file pattern; the plain ones (``*.py``, ``Makefile``: all but a
+    dozen of pygments' ~900) without compiling a regular expression each."""
+    if "[" not in pattern and "?" not in pattern:
+        if "*" not in pattern:
+            return name == pattern
+        if pattern[0] == "*" and "*" not in pattern[1:]:
+            return name.endswith(pattern[1:])
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _lexer_class_for_filename(name: str) -> type[Lexer] | None:
+    """The class pygments' ``get_lexer_for_filename`` picks (no code to look at): among the lexers
+    whose patterns match, the highest priority, an exact name counting half a point more."""
+    matches: list[tuple[type[Lexer], str]] = []
+    for _module, lexer_name, _aliases, patterns, _mimetypes in LEXERS.values():
+        for pattern in patterns:
+            if _name_matches(name, pattern):
+                found = find_lexer_class(lexer_name)
+                if found is not None:
+                    matches.append((found, pattern))
+    for plugin in find_plugin_lexers():
+        matches.extend((plugin, pattern) for pattern in plugin.filenames if _name_matches(name, pattern))
+
+    def rating(match: tuple[type[Lexer], str]) -> tuple[float, str]:
+        lexer, pattern = match
+        return lexer.priority + (0.5 if "*" not in pattern else 0), lexer.__name__
+
+    matches.sort(key=rating)  # stable, as pygments sorts: of equal ratings the last one listed wins
+    return matches[-1][0] if matches else None
+
+
 @lru_cache(maxsize=128)
 def _lexer_by_extension(extension: str) -> Lexer | None:
-    try:
-        return get_lexer_for_filename(f"file{extension}", stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
+    found = _lexer_class_for_filename(f"file{extension}")
+    return found(stripnl=False, ensurenl=False) if found is not None else None
 
 
 def find_lexer(language: str | None = None, path: str | None = None) -> Lexer | None:
