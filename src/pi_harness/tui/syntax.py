@@ -137,10 +137,11 @@ def find_lexer(language: str | None = None, path: str | None = None) -> Lexer | 
     return None
 
 
-def code_spans(code: str, lexer: Lexer | None) -> list[list[Span]]:
-    """Lines of coloured spans (the code's newlines removed)."""
+def code_spans(code: str, lexer: Lexer | None, max_lines: int | None = None) -> list[list[Span]]:
+    """Lines of coloured spans (the code's newlines removed); with ``max_lines``, only the first
+    ones: the lexer reads the whole code but stops once they are complete (the same spans)."""
     if lexer is None:
-        return [[(line, None)] if line else [] for line in code.split("\n")]
+        return [[(line, None)] if line else [] for line in code.split("\n", max_lines or -1)[:max_lines]]
     lines: list[list[Span]] = [[]]
     for token_type, value in lexer.get_tokens(code):
         token = _theme_token(token_type)
@@ -150,7 +151,12 @@ def code_spans(code: str, lexer: Lexer | None) -> list[list[Span]]:
                 lines.append([])
             if part:
                 lines[-1].append((part, token))
+        if max_lines is not None and len(lines) > max_lines:
+            del lines[max_lines:]
+            return lines  # a later token can only add to the lines after these
     expected = code.count("\n") + 1
+    if max_lines is not None:
+        expected = min(expected, max_lines)
     del lines[expected:]
     while len(lines) < expected:
         lines.append([])
@@ -166,8 +172,15 @@ def spans_to_ansi(spans: list[Span], theme: Theme, base_token: str | None) -> st
 
 
 def highlight(
-    code: str, theme: Theme, *, language: str | None = None, path: str | None = None, base_token: str | None = None
+    code: str,
+    theme: Theme,
+    *,
+    language: str | None = None,
+    path: str | None = None,
+    base_token: str | None = None,
+    max_lines: int | None = None,
 ) -> list[str]:
-    """ANSI lines of ``code``, one per source line (not wrapped)."""
+    """ANSI lines of ``code``, one per source line (not wrapped); the first ``max_lines`` only
+    when given (a preview of a long file costs its first lines, not the whole file)."""
     lexer = find_lexer(language, path)
-    return [spans_to_ansi(spans, theme, base_token) for spans in code_spans(code, lexer)]
+    return [spans_to_ansi(spans, theme, base_token) for spans in code_spans(code, lexer, max_lines)]
