@@ -4,6 +4,7 @@ below the cut, a call whose parenthesis is on the next line, keep their colours)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,3 +60,28 @@ def test_the_head_of_a_long_file_costs_its_first_lines(context: RenderContext) -
     assert 0 < lexer.produced < 200  # some ten tokens a line, not 200,000
     lines = highlighted_preview(code, "big.py", 10, context)
     assert len(lines) == 11 and "19990 more lines" in lines[-1]
+
+
+def test_neighbouring_spans_of_one_colour_share_one_escape(context: RenderContext) -> None:
+    theme = context.theme
+    code = "the parser returns a table of tokens\nx = compute(1) + other  # note"
+    lines = highlight(code, theme, path="notes.py", base_token="toolOutput")
+    # Prose lexed as Python is a dozen tokens in the base colour: one sequence for the whole line.
+    assert lines[0] == theme.fg("toolOutput", "the parser returns a table of tokens")
+    # Each character keeps the colour it has when every span is coloured on its own.
+    separately = ["".join(theme.fg(token or "toolOutput", text) for text, token in spans)
+                  for spans in code_spans(code, find_lexer(path="notes.py"))]  # fmt: skip
+    assert [cells(line) for line in lines] == [cells(line) for line in separately]
+    assert len(lines[1]) < len(separately[1])
+
+
+def cells(line: str) -> list[tuple[str, str]]:
+    """Each visible character with the foreground colour in effect."""
+    out: list[tuple[str, str]] = []
+    colour = ""
+    for piece in re.split(r"(\x1b\[[0-9;]*m)", line):
+        if piece.startswith("\x1b["):
+            colour = "" if piece == "\x1b[39m" else piece
+        else:
+            out.extend((char, colour) for char in piece)
+    return out

@@ -164,10 +164,20 @@ def code_spans(code: str, lexer: Lexer | None, max_lines: int | None = None) -> 
 
 
 def spans_to_ansi(spans: list[Span], theme: Theme, base_token: str | None) -> str:
+    """The spans in their colours; neighbours of one colour share one escape sequence (a line of
+    prose is lexed as a dozen tokens, one colour: the terminal gets it once, not a dozen times)."""
     out: list[str] = []
+    run: list[str] = []
+    current: str | None = None
     for text, token in spans:
         chosen = token or base_token
-        out.append(theme.fg(chosen, text) if chosen else text)
+        if run and chosen != current:
+            out.append(theme.fg(current, "".join(run)) if current else "".join(run))
+            run = []
+        current = chosen
+        run.append(text)
+    if run:
+        out.append(theme.fg(current, "".join(run)) if current else "".join(run))
     return "".join(out)
 
 
