@@ -1,7 +1,8 @@
 """``bench/tui.py --tmux``: our ``pi`` next to the real Pi 1.4.0, each in a real terminal (tmux).
 
 Each run starts one program in its own private tmux server (a pane of ``--width`` x ``--rows``),
-resuming a copy of the same generated session of ``--messages`` messages, against the loopback
+resuming a copy of the same session of ``--messages`` messages (``bench/sessions.py``'s generator,
+or with ``--session-shape coding`` the coding mix of ``bench/tui.py`` with reads of real files), against the loopback
 fake LLM server (OpenAI chat-completions), with its own HOME and agent dir. A tmux control-mode
 client (``tmux -C``) watches the pane: every ``%output`` notification is timestamped as it
 arrives, and after each one the pane is captured (through the same client, no process per poll)
@@ -18,6 +19,7 @@ a program, ratios ours / Pi. Figures only, nothing is asserted.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shlex
@@ -143,6 +145,26 @@ class Samples:
     stream_shown: list[float] = field(default_factory=list)
 
 
+def write_coding_session(path: Path, messages: int) -> None:
+    """A session of ``bench/tui.py``'s coding mix (markdown answers with code, tool calls), each
+    ``read`` returning a real source file of some 400 lines, as reading code does."""
+    from tui import session_messages  # bench/tui.py
+
+    source = (Path(__file__).resolve().parent.parent / "src" / "pi_harness" / "tui" / "markdown.py").read_text()
+    header = {"type": "session", "version": 3, "id": "bench", "timestamp": "2025-10-01T00:00:00.000Z", "cwd": "/"}
+    lines = [json.dumps(header)]
+    parent: str | None = None
+    for index, generated in enumerate(session_messages(messages)):
+        message = generated
+        if message["role"] == "toolResult":
+            message = {**message, "content": [{"type": "text", "text": source}]}
+        entry_id = f"{index + 1:08x}"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                 "timestamp": "2025-10-01T00:00:01.000Z", "message": message}))  # fmt: skip
+        parent = entry_id
+    path.write_text("\n".join(lines) + "\n")
+
+
 def tmux_answer(lines: int) -> str:
     from tui import long_answer  # bench/tui.py
 
@@ -254,7 +276,7 @@ def report(mode: str, results: dict[str, Samples], names: list[str], startup_onl
 
 
 def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, lines: int, deltas: int, keys: int,
-             width: int, rows: int, startup_only: bool = False) -> None:  # fmt: skip
+             width: int, rows: int, startup_only: bool = False, shape: str = "generated") -> None:  # fmt: skip
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return
@@ -267,12 +289,16 @@ def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, li
     answer = tmux_answer(lines)
     keys = min(keys, len(TYPED))
     one, five, _ = os.getloadavg()
-    print(f"tmux {width}x{rows}, a session of {messages} messages, an answer of {lines} lines in {deltas} deltas, "
-          f"{pairs} interleaved pairs per mode; load {one:.2f} {five:.2f} on {os.cpu_count()} cores")  # fmt: skip
+    print(f"tmux {width}x{rows}, a session of {messages} messages ({shape}), an answer of {lines} lines in "
+          f"{deltas} deltas, {pairs} interleaved pairs per mode; load {one:.2f} {five:.2f} "
+          f"on {os.cpu_count()} cores")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
         root = Path(tmp)
         session = root / "source.jsonl"
-        generate(session, messages, compact_every=0)
+        if shape == "coding":
+            write_coding_session(session, messages)
+        else:
+            generate(session, messages, compact_every=0)
         worlds = {}
         for name, _ in programs:
             (root / name).mkdir()
