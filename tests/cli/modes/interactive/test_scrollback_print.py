@@ -125,3 +125,9 @@ def test_regular_mode_prints_a_long_conversation_while_rendering_it() -> None:
     assert buffer.getvalue() == before + "\r\n".join(expected) + "\r\n"  # the bytes of one write
     assert list(shell.view.printed) == expected
     assert not shell.transcript.has_live
+
+
+def test_nothing_to_print_writes_nothing() -> None:
+    written: list[list[str]] = []
+    print_while_rendering(iter([]), written.append)
+    assert written == []

@@ -10,6 +10,7 @@ are the same as one write of all lines; ``print_while_rendering`` returns once a
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 from collections.abc import Callable, Iterable
@@ -54,11 +55,15 @@ class _Writer:
 def print_while_rendering(blocks: Iterable[list[str]], write: Callable[[list[str]], None]) -> None:
     """Write the lines of ``blocks`` (rendered as the iteration goes) with ``write``, in batches
     of about ``BATCH_CHARS`` characters, from a thread; returns when all of them are written."""
+    pending = iter(blocks)
+    first = next(pending, None)
+    if first is None:
+        return  # nothing finished: no thread
     writer = _Writer(write)
     try:
         batch: list[str] = []
         size = 0
-        for lines in blocks:
+        for lines in itertools.chain([first], pending):
             batch.extend(lines)
             size += sum(map(len, lines))
             if size >= BATCH_CHARS:
