@@ -24,6 +24,11 @@ fast long answer streams, each timed until tmux shows it:
 
     .venv/bin/python bench/tui.py --tmux [--pairs 3] [--tui-mode both] [--deltas 4000]
 
+``--tmux --startup`` times only the startup with the session (process start until the screen
+stayed unchanged for a second, the time of its last change), ``--pairs`` interleaved pairs:
+
+    .venv/bin/python bench/tui.py --tmux --startup --tui-mode regular --pairs 5 [--session-shape coding]
+
 Figures only; nothing is asserted. Target: under 16 ms per key, and at or below Pi in tmux.
 """
 
@@ -330,6 +335,9 @@ def main() -> None:
     parser.add_argument("--ours-only", action="store_true", help="--tmux without the real Pi")
     parser.add_argument("--pairs", type=int, default=3, help="interleaved pairs of runs per mode (--tmux)")
     parser.add_argument("--deltas", type=int, default=4000, help="deltas of the streamed answer (--tmux)")
+    parser.add_argument("--startup", action="store_true", help="--tmux: only the startup until the screen settled")
+    parser.add_argument("--session-shape", choices=("generated", "coding"), default="generated",
+                        help="--tmux: bench/sessions.py's session, or the coding mix with file reads")  # fmt: skip
     args = parser.parse_args()
     if args.tmux:
         from tui_tmux import run_tmux  # bench/tui_tmux.py, found next to this file
@@ -337,7 +345,7 @@ def main() -> None:
         run_tmux(pi=None if args.ours_only else args.pi,
                  modes=["fullscreen", "regular"] if args.tui_mode == "both" else [args.tui_mode], pairs=args.pairs,
                  messages=args.messages, lines=min(args.lines, 2000), deltas=args.deltas, keys=min(args.keys, 100),
-                 width=args.width, rows=args.rows)  # fmt: skip
+                 width=args.width, rows=args.rows, startup_only=args.startup, shape=args.session_shape)  # fmt: skip
         return
     context = RenderContext(load_theme("dark", "truecolor"), cwd="/work/project", home="/work")
     if not args.only_pi:

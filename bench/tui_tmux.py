@@ -1,7 +1,8 @@
 """``bench/tui.py --tmux``: our ``pi`` next to the real Pi 1.4.0, each in a real terminal (tmux).
 
 Each run starts one program in its own private tmux server (a pane of ``--width`` x ``--rows``),
-resuming a copy of the same generated session of ``--messages`` messages, against the loopback
+resuming a copy of the same session of ``--messages`` messages (``bench/sessions.py``'s generator,
+or with ``--session-shape coding`` the coding mix of ``bench/tui.py`` with reads of real files), against the loopback
 fake LLM server (OpenAI chat-completions), with its own HOME and agent dir. A tmux control-mode
 client (``tmux -C``) watches the pane: every ``%output`` notification is timestamped as it
 arrives, and after each one the pane is captured (through the same client, no process per poll)
@@ -18,6 +19,7 @@ a program, ratios ours / Pi. Figures only, nothing is asserted.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shlex
@@ -143,6 +145,26 @@ class Samples:
     stream_shown: list[float] = field(default_factory=list)
 
 
+def write_coding_session(path: Path, messages: int) -> None:
+    """A session of ``bench/tui.py``'s coding mix (markdown answers with code, tool calls), each
+    ``read`` returning a real source file of some 400 lines, as reading code does."""
+    from tui import session_messages  # bench/tui.py
+
+    source = (Path(__file__).resolve().parent.parent / "src" / "pi_harness" / "tui" / "markdown.py").read_text()
+    header = {"type": "session", "version": 3, "id": "bench", "timestamp": "2025-10-01T00:00:00.000Z", "cwd": "/"}
+    lines = [json.dumps(header)]
+    parent: str | None = None
+    for index, generated in enumerate(session_messages(messages)):
+        message = generated
+        if message["role"] == "toolResult":
+            message = {**message, "content": [{"type": "text", "text": source}]}
+        entry_id = f"{index + 1:08x}"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                 "timestamp": "2025-10-01T00:00:01.000Z", "message": message}))  # fmt: skip
+        parent = entry_id
+    path.write_text("\n".join(lines) + "\n")
+
+
 def tmux_answer(lines: int) -> str:
     from tui import long_answer  # bench/tui.py
 
@@ -150,7 +172,8 @@ def tmux_answer(lines: int) -> str:
 
 
 def one_run(program: str, command: list[str], mode: str, world: World, session: Path, server: FakeLLMServer,
-            answer: str, deltas: int, keys: int, width: int, rows: int, samples: Samples) -> None:  # fmt: skip
+            answer: str, deltas: int, keys: int, width: int, rows: int, samples: Samples,
+            startup_only: bool = False) -> None:  # fmt: skip
     target = world.project.parent / "session.jsonl"
     copy_session(session, target, world.project)  # each run appends to its own copy
     socket_dir = Path(tempfile.mkdtemp(prefix="pi-bench-", dir="/tmp"))
@@ -168,6 +191,8 @@ def one_run(program: str, command: list[str], mode: str, world: World, session: 
     try:
         client.until(lambda screen: "fake-model" in screen)
         samples.startup.append(client.quiet(1.0) - started)
+        if startup_only:
+            return
         client.until(lambda screen: TYPED[:2] in screen, f"send-keys -t bench -l {TYPED[:2]}")
         for index in range(3, keys + 1):
             time.sleep(0.01)
@@ -221,7 +246,7 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
-def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
+def report(mode: str, results: dict[str, Samples], names: list[str], startup_only: bool = False) -> None:
     rows: list[tuple[str, Callable[[Samples], list[float]], Callable[[list[float]], float]]] = [
         ("startup until the screen settled", lambda s: s.startup, statistics.median),
         ("a key on the idle screen: median", lambda s: s.idle_keys, statistics.median),
@@ -232,6 +257,8 @@ def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
         ("a key while streaming: max", lambda s: s.stream_keys, max),
         ("Enter until the whole answer is shown", lambda s: s.stream_shown, statistics.median),
     ]
+    if startup_only:
+        rows = rows[:1]
     header = f"--tui-mode {mode:<33}" + "".join(f"{name:>14}" for name in names)
     print(header + ("   ratio" if len(names) == 2 else ""))
     for label, pick, reduce in rows:
@@ -240,12 +267,16 @@ def report(mode: str, results: dict[str, Samples], names: list[str]) -> None:
         if len(values) == 2 and values[0] is not None and values[1]:
             line += f"{values[0] / values[1]:>8.2f}"
         print(line)
+    if startup_only:
+        spread = ", ".join(f"{name}: " + " ".join(f"{v * 1000:.0f}" for v in results[name].startup) for name in names)
+        print(f"  (startup runs in ms: {spread})")
+        return
     counts = ", ".join(f"{name}: {len(results[name].stream_keys)} keys while streaming" for name in names)
     print(f"  ({counts})")
 
 
 def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, lines: int, deltas: int, keys: int,
-             width: int, rows: int) -> None:  # fmt: skip
+             width: int, rows: int, startup_only: bool = False, shape: str = "generated") -> None:  # fmt: skip
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return
@@ -258,12 +289,16 @@ def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, li
     answer = tmux_answer(lines)
     keys = min(keys, len(TYPED))
     one, five, _ = os.getloadavg()
-    print(f"tmux {width}x{rows}, a session of {messages} messages, an answer of {lines} lines in {deltas} deltas, "
-          f"{pairs} interleaved pairs per mode; load {one:.2f} {five:.2f} on {os.cpu_count()} cores")  # fmt: skip
+    print(f"tmux {width}x{rows}, a session of {messages} messages ({shape}), an answer of {lines} lines in "
+          f"{deltas} deltas, {pairs} interleaved pairs per mode; load {one:.2f} {five:.2f} "
+          f"on {os.cpu_count()} cores")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
         root = Path(tmp)
         session = root / "source.jsonl"
-        generate(session, messages, compact_every=0)
+        if shape == "coding":
+            write_coding_session(session, messages)
+        else:
+            generate(session, messages, compact_every=0)
         worlds = {}
         for name, _ in programs:
             (root / name).mkdir()
@@ -274,5 +309,5 @@ def run_tmux(*, pi: Path | None, modes: list[str], pairs: int, messages: int, li
                 order = programs if round_index % 2 == 0 else programs[::-1]
                 for name, command in order:
                     one_run(name, command, mode, worlds[name], session, server, answer, deltas, keys, width, rows,
-                            results[name])  # fmt: skip
-            report(mode, results, names)
+                            results[name], startup_only)  # fmt: skip
+            report(mode, results, names, startup_only)

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.markdown import Markdown
 
 from pi_harness.tui.ansi import strip_ansi
 from pi_harness.tui.colors import hex_to_rgb
-from pi_harness.tui.markdown import MarkdownRenderer, code_chunks
+from pi_harness.tui.markdown import MarkdownRenderer, _parser, _ThemedMarkdown, code_chunks
 from pi_harness.tui.markdown_blocks import BlockSplitter, split_blocks
 from pi_harness.tui.syntax import highlight
 from pi_harness.tui.theme import Theme
@@ -109,3 +110,16 @@ def test_highlight_by_file_name(theme: Theme) -> None:
     (line,) = highlight('const x = "a";', theme, path="app.ts")
     assert theme.fg_code("syntaxString") in line and strip_ansi(line) == 'const x = "a";'
     assert highlight("plain\ntext", theme, path="notes.unknownext") == ["plain", "text"]
+
+
+def test_documents_share_one_parser_and_keep_what_richs_constructor_sets(theme: Theme) -> None:
+    # Our documents skip rich's constructor (it builds a parser for every document): everything
+    # it sets must still be there, with the same values and the same parsed tokens.
+    ours = _ThemedMarkdown(DOCUMENT, theme, "  ", style="italic", hyperlinks=True)
+    richs = Markdown(DOCUMENT, style="italic", hyperlinks=True)
+    assert set(vars(richs)) <= set(vars(ours))
+    assert {name: value for name, value in vars(ours).items() if name in vars(richs) and name != "parsed"} == {
+        name: value for name, value in vars(richs).items() if name != "parsed"
+    }
+    assert [token.as_dict() for token in ours.parsed] == [token.as_dict() for token in richs.parsed]
+    assert _parser() is _parser()

@@ -216,3 +216,25 @@ def test_line_breaks_in_user_messages_and_thinking_are_kept(context: RenderConte
     assert [f"row {n} of the paste" for n in range(1, 6)] == [row for row in rows if row.startswith("row ")]
     assert "first thought" in rows and "second thought" in rows
     assert "joined answer" in rows  # a single newline in markdown text still joins the lines
+
+
+def test_finished_blocks_are_rendered_one_at_a_time(context: RenderContext) -> None:
+    # A printer can write a block while the next is laid out (regular mode's startup).
+    rendered: list[str] = []
+
+    class Block:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def render(self, width: int) -> list[str]:
+            rendered.append(self.name)
+            return [self.name]
+
+    transcript = Transcript(context)
+    parts = [Block(name) for name in "abc"]
+    for part in parts:
+        transcript.add_component(part)
+    blocks = transcript.finished_blocks(80)
+    assert next(blocks) == ["", "a"] and rendered == ["a"]
+    assert list(blocks) == [["", "b"], ["", "c"]] and rendered == ["a", "b", "c"]
+    assert transcript.history == parts and not transcript.has_live

@@ -8,6 +8,7 @@ escape sequence or leaking a style into the next line.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rich.cells import cell_len, split_graphemes
@@ -61,6 +62,38 @@ _ATTRIBUTE_OFF = {22: ("bold", "dim"), 23: ("italic",), 24: ("underline",), 25: 
                   28: ("hidden",), 29: ("strike",), 39: ("fg",), 49: ("bg",)}  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
+def _sgr_effects(escape: str) -> tuple[tuple[str, str | None], ...]:
+    """What an escape does to the active styles, in order: ``(attribute, parameters)`` sets one,
+    ``(attribute, None)`` ends one, ``("", None)`` resets all; nothing unless it is SGR. A
+    transcript repeats a few dozen sequences thousands of times, so each is read once."""
+    if not _is_sgr(escape):
+        return ()
+    effects: list[tuple[str, str | None]] = []
+    params = escape[2:-1].split(";")
+    index = 0
+    while index < len(params):
+        raw = params[index]
+        code = int(raw) if raw.isdigit() else 0
+        index += 1
+        if code == 0:
+            effects.append(("", None))
+        elif code in _ATTRIBUTES:
+            effects.append((_ATTRIBUTES[code], str(code)))
+        elif code in _ATTRIBUTE_OFF:
+            effects.extend((name, None) for name in _ATTRIBUTE_OFF[code])
+        elif 30 <= code <= 37 or 90 <= code <= 97:
+            effects.append(("fg", raw))
+        elif 40 <= code <= 47 or 100 <= code <= 107:
+            effects.append(("bg", raw))
+        elif code in (38, 48):
+            mode = params[index] if index < len(params) else ""
+            count = 2 if mode == "5" else 4 if mode == "2" else 1
+            effects.append(("fg" if code == 38 else "bg", ";".join(params[index - 1 : index + count])))
+            index += count
+    return tuple(effects)
+
+
 class _StyleState:
     """The styles active at a point of a line, to re-open them on a continuation row.
 
@@ -74,30 +107,14 @@ class _StyleState:
         self.active: dict[str, str] = {}
 
     def feed(self, escape: str) -> None:
-        if not _is_sgr(escape):
-            return
-        params = escape[2:-1].split(";")
-        index = 0
-        while index < len(params):
-            raw = params[index]
-            code = int(raw) if raw.isdigit() else 0
-            index += 1
-            if code == 0:
-                self.active.clear()
-            elif code in _ATTRIBUTES:
-                self.active[_ATTRIBUTES[code]] = str(code)
-            elif code in _ATTRIBUTE_OFF:
-                for name in _ATTRIBUTE_OFF[code]:
-                    self.active.pop(name, None)
-            elif 30 <= code <= 37 or 90 <= code <= 97:
-                self.active["fg"] = raw
-            elif 40 <= code <= 47 or 100 <= code <= 107:
-                self.active["bg"] = raw
-            elif code in (38, 48):
-                mode = params[index] if index < len(params) else ""
-                count = 2 if mode == "5" else 4 if mode == "2" else 1
-                self.active["fg" if code == 38 else "bg"] = ";".join(params[index - 1 : index + count])
-                index += count
+        active = self.active
+        for name, value in _sgr_effects(escape):
+            if value is not None:
+                active[name] = value
+            elif name:
+                active.pop(name, None)
+            else:
+                active.clear()
 
     @property
     def prefix(self) -> str:

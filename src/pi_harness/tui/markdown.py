@@ -13,15 +13,17 @@ top-level ```` ```mermaid ```` block is drawn as a diagram by ``mermaid`` (else 
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.color import ColorSystem
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderResult
 from rich.markdown import (
     BlockQuote,
     Heading,
@@ -39,6 +41,7 @@ from pi_harness.tui.ansi import truncate, visible_width, wrap
 from pi_harness.tui.hyperlinks import hyperlink
 from pi_harness.tui.markdown_blocks import FENCE_RE as _FENCE_RE
 from pi_harness.tui.markdown_blocks import BlockSplitter, closes_fence
+from pi_harness.tui.markdown_plain import plain_paragraph
 from pi_harness.tui.markdown_table import TableElement
 from pi_harness.tui.mermaid import is_mermaid, render_diagram
 from pi_harness.tui.syntax import code_spans, find_lexer, spans_to_ansi
@@ -115,13 +118,31 @@ def _rich_styles(theme: Theme) -> dict[str, Style]:
 _LINE_BREAKS_KEPT = frozenset({"user", "thinking"})
 
 
+@functools.cache
+def _parser() -> MarkdownIt:
+    """The parser rich's Markdown builds for every document, built once (parsing keeps no state in it)."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+@functools.cache
+def _markdown_defaults() -> dict[str, object]:
+    """The attributes rich's Markdown sets in its constructor, for an empty document."""
+    return dict(vars(Markdown("")))
+
+
 class _ThemedMarkdown(Markdown):
     """rich's Markdown with our element classes and access to the theme."""
 
     def __init__(
         self, markup: str, theme: Theme, code_indent: str, style: Style | str = "none", *, hyperlinks: bool = False
     ) -> None:
-        super().__init__(markup, style=style, hyperlinks=hyperlinks)
+        # rich's constructor only stores its arguments and the parsed tokens, but builds a new
+        # markdown-it parser each time (a third of the cost of a short block): one parser serves all.
+        vars(self).update(_markdown_defaults())
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
+        self.style = style
+        self.hyperlinks = hyperlinks
         self.pi_theme = theme
         self.pi_code_indent = code_indent
 
@@ -366,11 +387,12 @@ class MarkdownRenderer:
             self._cache[key] = cached
         return cached
 
-    def _render_rich(self, block: str, width: int, style: str) -> list[str]:
-        if style in _LINE_BREAKS_KEPT:
-            # What the user typed or pasted (and the model's thinking) keeps its line breaks, as in
-            # Pi: each newline becomes a markdown hard break instead of joining the lines.
-            block = block.replace("\n", "  \n")
+    def _render_rich(self, block: str, width: int, style: str, *, parse: bool = False) -> list[str]:
+        """Lines of a block that is not top-level fenced code; ``parse``: always through the
+        markdown parser (else plain prose is laid out directly, ``markdown_plain``)."""
+        # What the user typed or pasted (and the model's thinking) keeps its line breaks, as in
+        # Pi: each newline becomes a markdown hard break instead of joining the lines.
+        hard_breaks = style in _LINE_BREAKS_KEPT
         base: Style | str = "none"
         if style == "thinking":
             base = self.theme.rich_style("thinkingText", italic=True)
@@ -378,9 +400,18 @@ class MarkdownRenderer:
             base = self.theme.rich_style("userMessageText")
         elif style == "custom":
             base = self.theme.rich_style("customMessageText")
-        document = _ThemedMarkdown(block, self.theme, self.code_block_indent, style=base, hyperlinks=self.hyperlinks)
-        options = self._console.options.update(width=width, max_width=width)
-        rendered = self._console.render_lines(document, options, pad=False, new_lines=False)
+        console = self._console
+        document: ConsoleRenderable | None = None
+        if not parse:
+            # The paragraph's style as rich's markdown stacks it: the document's, then the paragraph's.
+            paragraph = console.get_style(base, default="none") + console.get_style("markdown.paragraph")
+            document = plain_paragraph(block, paragraph, hard_breaks=hard_breaks)
+        if document is None:
+            markup = block.replace("\n", "  \n") if hard_breaks else block
+            indent = self.code_block_indent
+            document = _ThemedMarkdown(markup, self.theme, indent, style=base, hyperlinks=self.hyperlinks)
+        options = console.options.update(width=width, max_width=width)
+        rendered = console.render_lines(document, options, pad=False, new_lines=False)
         lines = [_segments_to_ansi(line, self._color_system) for line in rendered]
         while lines and not lines[-1]:
             lines.pop()

@@ -7,11 +7,14 @@ are looked up once per language or file extension.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from functools import lru_cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import find_lexer_class, get_lexer_by_name
+from pygments.lexers._mapping import LEXERS
+from pygments.plugin import find_plugin_lexers
 from pygments.token import (
     Comment,
     Generic,
@@ -80,12 +83,42 @@ def _lexer_by_name(name: str) -> Lexer | None:
         return None
 
 
+def _name_matches(name: str, pattern: str) -> bool:
+    """``fnmatch`` of a lexer's file pattern; the plain ones (``*.py``, ``Makefile``: all but a
+    dozen of pygments' ~900) without compiling a regular expression each."""
+    if "[" not in pattern and "?" not in pattern:
+        if "*" not in pattern:
+            return name == pattern
+        if pattern[0] == "*" and "*" not in pattern[1:]:
+            return name.endswith(pattern[1:])
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _lexer_class_for_filename(name: str) -> type[Lexer] | None:
+    """The class pygments' ``get_lexer_for_filename`` picks (no code to look at): among the lexers
+    whose patterns match, the highest priority, an exact name counting half a point more."""
+    matches: list[tuple[type[Lexer], str]] = []
+    for _module, lexer_name, _aliases, patterns, _mimetypes in LEXERS.values():
+        for pattern in patterns:
+            if _name_matches(name, pattern):
+                found = find_lexer_class(lexer_name)
+                if found is not None:
+                    matches.append((found, pattern))
+    for plugin in find_plugin_lexers():
+        matches.extend((plugin, pattern) for pattern in plugin.filenames if _name_matches(name, pattern))
+
+    def rating(match: tuple[type[Lexer], str]) -> tuple[float, str]:
+        lexer, pattern = match
+        return lexer.priority + (0.5 if "*" not in pattern else 0), lexer.__name__
+
+    matches.sort(key=rating)  # stable, as pygments sorts: of equal ratings the last one listed wins
+    return matches[-1][0] if matches else None
+
+
 @lru_cache(maxsize=128)
 def _lexer_by_extension(extension: str) -> Lexer | None:
-    try:
-        return get_lexer_for_filename(f"file{extension}", stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
+    found = _lexer_class_for_filename(f"file{extension}")
+    return found(stripnl=False, ensurenl=False) if found is not None else None
 
 
 def find_lexer(language: str | None = None, path: str | None = None) -> Lexer | None:
@@ -104,10 +137,11 @@ def find_lexer(language: str | None = None, path: str | None = None) -> Lexer | 
     return None
 
 
-def code_spans(code: str, lexer: Lexer | None) -> list[list[Span]]:
-    """Lines of coloured spans (the code's newlines removed)."""
+def code_spans(code: str, lexer: Lexer | None, max_lines: int | None = None) -> list[list[Span]]:
+    """Lines of coloured spans (the code's newlines removed); with ``max_lines``, only the first
+    ones: the lexer reads the whole code but stops once they are complete (the same spans)."""
     if lexer is None:
-        return [[(line, None)] if line else [] for line in code.split("\n")]
+        return [[(line, None)] if line else [] for line in code.split("\n", max_lines or -1)[:max_lines]]
     lines: list[list[Span]] = [[]]
     for token_type, value in lexer.get_tokens(code):
         token = _theme_token(token_type)
@@ -117,7 +151,12 @@ def code_spans(code: str, lexer: Lexer | None) -> list[list[Span]]:
                 lines.append([])
             if part:
                 lines[-1].append((part, token))
+        if max_lines is not None and len(lines) > max_lines:
+            del lines[max_lines:]
+            return lines  # a later token can only add to the lines after these
     expected = code.count("\n") + 1
+    if max_lines is not None:
+        expected = min(expected, max_lines)
     del lines[expected:]
     while len(lines) < expected:
         lines.append([])
@@ -125,16 +164,33 @@ def code_spans(code: str, lexer: Lexer | None) -> list[list[Span]]:
 
 
 def spans_to_ansi(spans: list[Span], theme: Theme, base_token: str | None) -> str:
+    """The spans in their colours; neighbours of one colour share one escape sequence (a line of
+    prose is lexed as a dozen tokens, one colour: the terminal gets it once, not a dozen times)."""
     out: list[str] = []
+    run: list[str] = []
+    current: str | None = None
     for text, token in spans:
         chosen = token or base_token
-        out.append(theme.fg(chosen, text) if chosen else text)
+        if run and chosen != current:
+            out.append(theme.fg(current, "".join(run)) if current else "".join(run))
+            run = []
+        current = chosen
+        run.append(text)
+    if run:
+        out.append(theme.fg(current, "".join(run)) if current else "".join(run))
     return "".join(out)
 
 
 def highlight(
-    code: str, theme: Theme, *, language: str | None = None, path: str | None = None, base_token: str | None = None
+    code: str,
+    theme: Theme,
+    *,
+    language: str | None = None,
+    path: str | None = None,
+    base_token: str | None = None,
+    max_lines: int | None = None,
 ) -> list[str]:
-    """ANSI lines of ``code``, one per source line (not wrapped)."""
+    """ANSI lines of ``code``, one per source line (not wrapped); the first ``max_lines`` only
+    when given (a preview of a long file costs its first lines, not the whole file)."""
     lexer = find_lexer(language, path)
-    return [spans_to_ansi(spans, theme, base_token) for spans in code_spans(code, lexer)]
+    return [spans_to_ansi(spans, theme, base_token) for spans in code_spans(code, lexer, max_lines)]

@@ -13,7 +13,7 @@ the printed blocks, e.g. after ``app.tools.expand`` or ``app.thinking.toggle`` c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from pi_harness.tui.components.assistant_message import AssistantMessageView
@@ -300,10 +300,8 @@ class Transcript:
         With ``live_limit``, a streaming answer taller than that hands its settled top lines over.
         """
         out: list[str] = []
-        while self._blocks and self._blocks[0].final:
-            block = self._blocks.pop(0)
-            out.extend(block.uncommitted_lines(width))
-            self.history.append(block.component)
+        for lines in self.finished_blocks(width):
+            out.extend(lines)
         if live_limit is not None and self._blocks:
             block = self._blocks[0]
             component = block.component
@@ -316,6 +314,15 @@ class Transcript:
                     out.extend(lines[block.committed : upto])
                     block.committed = upto
         return out
+
+    def finished_blocks(self, width: int) -> Iterator[list[str]]:
+        """The lines of each finished block in turn, rendered only when asked for: a printer can
+        write one block while the next is laid out."""
+        while self._blocks and self._blocks[0].final:
+            block = self._blocks.pop(0)
+            lines = block.uncommitted_lines(width)
+            self.history.append(block.component)
+            yield lines
 
     def render_live(self, width: int) -> list[str]:
         """The blocks still at the bottom of the screen."""

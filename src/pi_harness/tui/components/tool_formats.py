@@ -52,6 +52,15 @@ def head_preview(lines: list[str], limit: int, context: RenderContext) -> list[s
     return [*lines[:limit], _more_hint(context, len(lines) - limit)]
 
 
+def highlighted_preview(code: str, path: str | None, limit: int, context: RenderContext) -> list[str]:
+    """``head_preview`` of the highlighted ``code``; collapsed, only the lines shown are highlighted."""
+    total = code.count("\n") + 1
+    if context.expand_tools or total <= limit:
+        return highlight(code, context.theme, path=path, base_token="toolOutput")
+    lines = highlight(code, context.theme, path=path, base_token="toolOutput", max_lines=limit)
+    return [*lines, _more_hint(context, total - limit)]
+
+
 def tail_preview(lines: list[str], limit: int, context: RenderContext) -> list[str]:
     if context.expand_tools or len(lines) <= limit:
         return lines
@@ -112,8 +121,7 @@ def format_read(args: Mapping[str, object], output: str | None, is_error: bool, 
         return ToolDisplay(title, [])
     if is_error:
         return ToolDisplay(title, _plain(output, context, "error"))
-    lines = highlight(output, context.theme, path=_str(args, "path"), base_token="toolOutput") if output else []
-    return ToolDisplay(title, head_preview(lines, PREVIEW_LINES, context))
+    return ToolDisplay(title, highlighted_preview(output, _str(args, "path"), PREVIEW_LINES, context) if output else [])
 
 
 def format_edit(
@@ -146,8 +154,7 @@ def format_write(args: Mapping[str, object], output: str | None, is_error: bool,
     if not content:
         return ToolDisplay(title, [])
     code = sanitize(content).rstrip("\n")
-    lines = highlight(code, context.theme, path=_str(args, "path"), base_token="toolOutput")
-    return ToolDisplay(title, head_preview(lines, PREVIEW_LINES, context))
+    return ToolDisplay(title, highlighted_preview(code, _str(args, "path"), PREVIEW_LINES, context))
 
 
 def _search_title(name: str, args: Mapping[str, object], context: RenderContext) -> str:

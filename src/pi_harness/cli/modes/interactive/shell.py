@@ -160,7 +160,11 @@ class Shell:
         return self.view.app.is_running
 
     def refresh(self) -> None:
-        self.view.refresh()
+        view = self.view
+        if isinstance(view, RecordingView) and not view.app.is_running:
+            # Before the screen runs, finished blocks go out while the later ones are rendered.
+            view.print_blocks(self.transcript.finished_blocks(view.size()[0]))
+        view.refresh()
 
     def attach_view(self, view: View) -> None:
         """Draw with ``view`` from now on (at the start, and when ``tuiMode`` changes)."""

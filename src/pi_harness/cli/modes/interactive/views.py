@@ -7,6 +7,7 @@ Both take the same bottom pane, key bindings and terminal; which one runs follow
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from prompt_toolkit.key_binding import KeyBindingsBase
 from prompt_toolkit.output import Output
 
 from pi_harness.cli.modes.interactive.fullscreen.view import FullscreenOptions, FullscreenView
+from pi_harness.cli.modes.interactive.scrollback_print import print_while_rendering
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.pt_view import TerminalView
 from pi_harness.tui.screen import BottomPane
@@ -41,6 +43,22 @@ class RecordingView(TerminalView):
     def print_above(self, lines: list[str]) -> None:
         self.printed.extend(lines)
         super().print_above(lines)
+
+    def print_blocks(self, blocks: Iterable[list[str]]) -> None:
+        """Print blocks rendered one by one as ``blocks`` is iterated; before the screen runs
+        (a resumed conversation) a thread writes them meanwhile (``scrollback_print``)."""
+        if self.app.is_running:
+            for lines in blocks:
+                self.print_above(lines)
+            return
+
+        def recorded() -> Iterator[list[str]]:
+            for lines in blocks:
+                self.printed.extend(lines)
+                yield lines
+
+        self._write(self._take_pending())
+        print_while_rendering(recorded(), self._write)
 
     def replace_scrollback(self, lines: list[str]) -> None:
         self.printed.clear()
