@@ -1,0 +1,134 @@
+"""Compiled ``@dataclass`` methods kept beside each module's bytecode, so startup does not compile them again.
+
+``@dataclass`` writes the source of ``__init__``, ``__repr__``, ``__eq__`` (and more) for every
+class and compiles it with ``exec`` while the module is imported. The bytecode cache
+(``__pycache__/*.pyc``) does not cover that text, so every process compiled it anew: with a
+few hundred dataclasses on the way to the first request that was the largest single cost of
+``pi -p`` (about a third of its CPU time before the request left).
+
+``install()`` gives the ``dataclasses`` module its own ``exec`` (a module global shadows the
+builtin of that name): a string is looked up by its exact text in the cache of the module that
+defines the class and compiled only when it is not there, then run exactly as ``exec`` would run
+the text (same file name ``<string>``, no inherited compiler flags). The caches are files next
+to the modules' ``.pyc`` (``<module>.<tag>.pyc`` → ``<module>.<tag>.dataclasses``): a marshalled
+``{source text: code}`` dict, with the interpreter's bytecode magic in front. At exit, the cache
+of each module that had new texts is written again (atomically, by rename), unless bytecode
+writing is off (``PYTHONDONTWRITEBYTECODE``/``-B``) or the directory is not writable; a file
+that cannot be read or is of another interpreter counts as empty. Because the key is the whole
+text, a changed class simply misses and the stale entry is dropped at the next write.
+"""
+
+from __future__ import annotations
+
+import builtins
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from types import CodeType
+
+SUFFIX = ".dataclasses"
+
+# Per cache file: the entries read and not run yet (a run entry is dropped, so the source texts
+# do not stay in memory), what this process ran (as hashes of the texts) and what it compiled.
+_caches: dict[str, dict[str, CodeType]] = {}
+_ran: dict[str, set[int]] = {}
+_compiled_here: dict[str, dict[str, CodeType]] = {}
+_installed = False
+
+
+def _magic() -> bytes:
+    from importlib.util import MAGIC_NUMBER
+
+    return MAGIC_NUMBER
+
+
+def cache_path(module_globals: Mapping[str, object] | None) -> str | None:
+    """The cache file of the module whose namespace is ``module_globals`` (``None``: no ``.pyc`` path)."""
+    if module_globals is None:
+        return None
+    cached = module_globals.get("__cached__")
+    if not isinstance(cached, str) or not cached.endswith(".pyc"):
+        return None
+    return cached[: -len(".pyc")] + SUFFIX
+
+
+def _load(path: str) -> dict[str, CodeType]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return {}
+    magic = _magic()
+    if not data.startswith(magic):
+        return {}
+    try:
+        loaded = marshal.loads(data[len(magic) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _compiled(source: str, module_globals: Mapping[str, object] | None) -> CodeType:
+    path = cache_path(module_globals)
+    if path is None:
+        return compile(source, "<string>", "exec", dont_inherit=True)
+    cache = _caches.get(path)
+    if cache is None:
+        cache = _caches[path] = _load(path)
+    code = cache.pop(source, None)
+    if code is None:
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+        _compiled_here.setdefault(path, {})[source] = code
+    _ran.setdefault(path, set()).add(hash(source))
+    return code
+
+
+def cached_exec(
+    source: str | CodeType,
+    globals: dict[str, object] | None = None,  # the names of builtins.exec's parameters
+    locals: Mapping[str, object] | None = None,
+    /,
+) -> None:
+    """``exec`` for the ``dataclasses`` module: text is compiled once per module and cache."""
+    if isinstance(source, str):
+        source = _compiled(source, globals)
+    builtins.exec(source, globals, locals)
+
+
+def save() -> None:
+    """Write the caches that gained entries, with just the texts this process ran (stale ones drop out)."""
+    if sys.dont_write_bytecode:
+        return
+    magic = _magic()
+    for path in sorted(_compiled_here):
+        ran = _ran.get(path, set())
+        entries = {text: code for text, code in _load(path).items() if hash(text) in ran}
+        entries.update(_compiled_here[path])
+        temporary = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(magic + marshal.dumps(entries))
+            os.replace(temporary, path)
+        except OSError:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+    _compiled_here.clear()
+
+
+def install() -> None:
+    """Route the ``dataclasses`` module's ``exec`` through the caches (once per process)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    import atexit
+    import dataclasses
+
+    dataclasses.__dict__["exec"] = cached_exec  # a module global shadows the builtin
+    atexit.register(save)

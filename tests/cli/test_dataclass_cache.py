@@ -1,0 +1,121 @@
+"""``cli/dataclass_cache.py``: the compiled ``@dataclass`` methods are kept beside the ``.pyc`` and
+reused by the next process, with classes that behave exactly as without the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MODULE = """
+from __future__ import annotations
+from dataclasses import dataclass, field
+
+@dataclass(frozen=True)
+class Point:
+    x: int
+    y: int = 2
+    tags: list[str] = field(default_factory=list)
+
+@dataclass(order=True)
+class Named:
+    name: str
+    size: float = 0.5
+"""
+
+# Prints what the classes do, and how many texts the cache had to compile.
+PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+compiled = []
+if sys.argv[2] == "cache":
+    from pi_harness.cli import dataclass_cache
+    original = compile
+    def counting(*args, **kwargs):
+        compiled.append(args[0])
+        return original(*args, **kwargs)
+    dataclass_cache.compile = counting
+    dataclass_cache.install()
+import probe_module as m
+p = m.Point(1, tags=["a"])
+print(json.dumps({
+    "repr": [repr(p), repr(m.Named("n"))],
+    "eq": [p == m.Point(1, 2, ["a"]), p == m.Point(2)],
+    "order": m.Named("a") < m.Named("b"),
+    "hash": hash(m.Point(1, 2, ())) == hash(m.Point(1, 2, ())),
+    "default": m.Named("n").size,
+    "annotations": {k: str(v) for k, v in m.Point.__init__.__annotations__.items()},
+    "frozen": m.Point.__setattr__.__qualname__,
+    "compiled": len(compiled),
+}))
+"""
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return env
+
+
+def _probe(directory: Path, mode: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, str(directory), mode],
+        capture_output=True,
+        text=True,
+        env=env if env is not None else _env(),
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
+def _write(directory: Path, text: str) -> None:
+    """The module's source, with a new mtime (a same-size rewrite within a second would leave
+    Python's own ``.pyc`` of the previous text in use)."""
+    path = directory / "probe_module.py"
+    previous = path.stat().st_mtime if path.exists() else 1_000_000_000.0
+    path.write_text(text)
+    os.utime(path, (previous + 10, previous + 10))
+
+
+def _sidecars(directory: Path) -> list[Path]:
+    return sorted((directory / "__pycache__").glob("probe_module.*.dataclasses"))
+
+
+def test_the_second_process_compiles_nothing_and_the_classes_are_the_same(tmp_path: Path) -> None:
+    _write(tmp_path, MODULE)
+    plain = _probe(tmp_path, "plain")
+    first = _probe(tmp_path, "cache")
+    assert len(_sidecars(tmp_path)) == 1
+    second = _probe(tmp_path, "cache")
+    assert int(str(first["compiled"])) > 0
+    assert second["compiled"] == 0
+    for result in (first, second):
+        assert {k: v for k, v in result.items() if k != "compiled"} == {
+            k: v for k, v in plain.items() if k != "compiled"
+        }
+
+
+def test_a_changed_class_compiles_again_and_a_broken_file_is_ignored(tmp_path: Path) -> None:
+    _write(tmp_path, MODULE)
+    first = _probe(tmp_path, "cache")
+    (sidecar,) = _sidecars(tmp_path)
+    sidecar.write_bytes(b"not a cache")
+    assert int(str(_probe(tmp_path, "cache")["compiled"])) > 0
+    assert _probe(tmp_path, "cache")["compiled"] == 0  # written again
+    # A new default is not part of the text (defaults are passed in): nothing to compile.
+    _write(tmp_path, MODULE.replace("size: float = 0.5", "size: float = 10.5"))
+    changed = _probe(tmp_path, "cache")
+    assert (changed["compiled"], changed["default"]) == (0, 10.5)
+    # A renamed field is: Named's methods are compiled again, Point's are still cached.
+    _write(tmp_path, MODULE.replace("name: str", "title: str"))
+    renamed = int(str(_probe(tmp_path, "cache")["compiled"]))
+    assert 0 < renamed < int(str(first["compiled"]))
+    assert _probe(tmp_path, "cache")["compiled"] == 0
+
+
+def test_nothing_is_written_when_bytecode_writing_is_off(tmp_path: Path) -> None:
+    _write(tmp_path, MODULE)
+    _probe(tmp_path, "cache", env={**_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert _sidecars(tmp_path) == []
