@@ -190,9 +190,9 @@ def run(argv: Sequence[str], settings_overrides: Mapping[str, object] | None = N
         # argument parser (and what it imports) is not loaded.
         print(_version())
         return 0
-    from pi_harness.cli import dataclass_cache, lazy_ssl
+    from pi_harness.cli import compile_cache, lazy_ssl
 
-    dataclass_cache.install()  # before the first module with dataclasses is imported
+    compile_cache.install()  # before the first module with dataclasses is imported
     lazy_ssl.import_asyncio()  # before anything imports asyncio (which would load OpenSSL)
     from pi_harness.cli.args import parse_args
     from pi_harness.cli.diagnostics import report_diagnostics

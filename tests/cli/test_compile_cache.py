@@ -1,5 +1,6 @@
-"""``cli/dataclass_cache.py``: the compiled ``@dataclass`` methods are kept beside the ``.pyc`` and
-reused by the next process, with classes that behave exactly as without the cache."""
+"""``cli/compile_cache.py``: the compiled ``@dataclass`` methods are kept beside the ``.pyc`` and
+reused by the next process, typing's forward references are compiled once per text, and the
+classes behave exactly as without the caches."""
 
 from __future__ import annotations
 
@@ -12,6 +13,15 @@ from pathlib import Path
 MODULE = """
 from __future__ import annotations
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
+
+class Shape(TypedDict):
+    kind: str
+    sides: NotRequired[int]
+    parts: list[str]
+
+class Other(TypedDict):
+    kind: str
 
 @dataclass(frozen=True)
 class Point:
@@ -31,13 +41,13 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 compiled = []
 if sys.argv[2] == "cache":
-    from pi_harness.cli import dataclass_cache
+    from pi_harness.cli import compile_cache
     original = compile
     def counting(*args, **kwargs):
         compiled.append(args[0])
         return original(*args, **kwargs)
-    dataclass_cache.compile = counting
-    dataclass_cache.install()
+    compile_cache.compile = counting
+    compile_cache.install()
 import probe_module as m
 p = m.Point(1, tags=["a"])
 print(json.dumps({
@@ -48,6 +58,9 @@ print(json.dumps({
     "default": m.Named("n").size,
     "annotations": {k: str(v) for k, v in m.Point.__init__.__annotations__.items()},
     "frozen": m.Point.__setattr__.__qualname__,
+    "hints": {k: str(v) for k, v in __import__("typing").get_type_hints(m.Shape).items()},
+    "keys": [sorted(m.Shape.__required_keys__), sorted(m.Shape.__optional_keys__)],
+    "shared": m.Shape.__annotations__["kind"].__forward_code__ is m.Other.__annotations__["kind"].__forward_code__,
     "compiled": len(compiled),
 }))
 """
@@ -91,9 +104,12 @@ def test_the_second_process_compiles_nothing_and_the_classes_are_the_same(tmp_pa
     second = _probe(tmp_path, "cache")
     assert int(str(first["compiled"])) > 0
     assert second["compiled"] == 0
+    # The same classes; only the code of the forward reference ``"str"`` is now one object.
+    assert plain["shared"] is False
     for result in (first, second):
-        assert {k: v for k, v in result.items() if k != "compiled"} == {
-            k: v for k, v in plain.items() if k != "compiled"
+        assert result["shared"] is True
+        assert {k: v for k, v in result.items() if k not in ("compiled", "shared")} == {
+            k: v for k, v in plain.items() if k not in ("compiled", "shared")
         }
 
 
