@@ -39,6 +39,9 @@ NOT_BEFORE_FIRST_REQUEST = (
     "pi_harness.coding.bug_report",
     "mcp",
     "decimal",
+    # the MCP client, when no mcp.json exists and no extension registers a server (mcp/front.py)
+    "pi_harness.extensions_builtin.mcp.extension",
+    "pi_harness.extensions_builtin.mcp.manager",
 )
 
 # Not needed either when the provider speaks plain HTTP (a local model server, the fake server):
