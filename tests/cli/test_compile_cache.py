@@ -40,14 +40,14 @@ PROBE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 compiled = []
-if sys.argv[2] == "cache":
+if sys.argv[2].startswith("cache"):
     from pi_harness.cli import compile_cache
     original = compile
     def counting(*args, **kwargs):
         compiled.append(args[0])
         return original(*args, **kwargs)
     compile_cache.compile = counting
-    compile_cache.install()
+    compile_cache.install(roots=(sys.argv[1],) if sys.argv[2] == "cache" else (sys.argv[1] + "-other",))
 import probe_module as m
 p = m.Point(1, tags=["a"])
 print(json.dumps({
@@ -134,4 +134,11 @@ def test_a_changed_class_compiles_again_and_a_broken_file_is_ignored(tmp_path: P
 def test_nothing_is_written_when_bytecode_writing_is_off(tmp_path: Path) -> None:
     _write(tmp_path, MODULE)
     _probe(tmp_path, "cache", env={**_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert _sidecars(tmp_path) == []
+
+
+def test_modules_outside_the_roots_get_no_cache_file(tmp_path: Path) -> None:
+    """Only pi-harness's own modules are cached: another package's directory stays as installed."""
+    _write(tmp_path, MODULE)
+    assert int(str(_probe(tmp_path, "cache-elsewhere")["compiled"])) > 0
     assert _sidecars(tmp_path) == []

@@ -11,7 +11,8 @@ few hundred dataclasses on the way to the first request that was the largest sin
 builtin of that name): a string is looked up by its exact text in the cache of the module that
 defines the class and compiled only when it is not there, then run exactly as ``exec`` would run
 the text (same file name ``<string>``, no inherited compiler flags). The caches are files next
-to the modules' ``.pyc`` (``<module>.<tag>.pyc`` → ``<module>.<tag>.dataclasses``): a marshalled
+to the ``.pyc`` of pi-harness's own modules (``<module>.<tag>.pyc`` → ``<module>.<tag>.dataclasses``;
+other packages' classes are compiled as usual, and their directories left as installed): a marshalled
 ``{source text: code}`` dict, with the interpreter's bytecode magic in front. At exit, the cache
 of each module that had new texts is written again (atomically, by rename), unless bytecode
 writing is off (``PYTHONDONTWRITEBYTECODE``/``-B``) or the directory is not writable; a file
@@ -45,6 +46,9 @@ _caches: dict[str, dict[str, CodeType]] = {}
 _ran: dict[str, set[int]] = {}
 _compiled_here: dict[str, dict[str, CodeType]] = {}
 _installed = False
+# The directories whose modules get cache files: pi-harness's own (other packages are left as
+# they were installed).
+_roots: tuple[str, ...] = ()
 
 
 def _magic() -> bytes:
@@ -58,7 +62,7 @@ def cache_path(module_globals: Mapping[str, object] | None) -> str | None:
     if module_globals is None:
         return None
     cached = module_globals.get("__cached__")
-    if not isinstance(cached, str) or not cached.endswith(".pyc"):
+    if not isinstance(cached, str) or not cached.endswith(".pyc") or not cached.startswith(_roots):
         return None
     return cached[: -len(".pyc")] + SUFFIX
 
@@ -141,12 +145,15 @@ def save() -> None:
     _compiled_here.clear()
 
 
-def install() -> None:
-    """Route ``dataclasses``' ``exec`` and ``typing``'s ``compile`` through the caches (once per process)."""
-    global _installed
+def install(roots: tuple[str, ...] | None = None) -> None:
+    """Route ``dataclasses``' ``exec`` and ``typing``'s ``compile`` through the caches (once per
+    process); ``roots``: the directories whose modules get cache files (default: pi-harness's)."""
+    global _installed, _roots
     if _installed:
         return
     _installed = True
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    _roots = tuple(os.path.join(root, "") for root in (roots if roots is not None else (package,)))
     import atexit
     import dataclasses
     import typing

@@ -1,4 +1,4 @@
-""""To resume this session: pi --session <id>", printed when the interactive mode quits.
+""" "To resume this session: pi --session <id>", printed when the interactive mode quits.
 
 As Pi: only on a terminal, only for a session that has a file on disk, with ``--session-dir``
 when the session does not live in the default directory for its working directory.
