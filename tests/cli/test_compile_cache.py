@@ -40,6 +40,13 @@ PROBE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 compiled = []
+signatures = []
+import inspect
+real_signature = inspect.signature
+def counting_signature(*args, **kwargs):
+    signatures.append(args[0])
+    return real_signature(*args, **kwargs)
+inspect.signature = counting_signature
 if sys.argv[2].startswith("cache"):
     from pi_harness.cli import compile_cache
     original = compile
@@ -61,7 +68,9 @@ print(json.dumps({
     "hints": {k: str(v) for k, v in __import__("typing").get_type_hints(m.Shape).items()},
     "keys": [sorted(m.Shape.__required_keys__), sorted(m.Shape.__optional_keys__)],
     "shared": m.Shape.__annotations__["kind"].__forward_code__ is m.Other.__annotations__["kind"].__forward_code__,
+    "docs": [m.Point.__doc__, m.Named.__doc__],
     "compiled": len(compiled),
+    "signatures": len(signatures),
 }))
 """
 
@@ -104,12 +113,15 @@ def test_the_second_process_compiles_nothing_and_the_classes_are_the_same(tmp_pa
     second = _probe(tmp_path, "cache")
     assert int(str(first["compiled"])) > 0
     assert second["compiled"] == 0
+    # The docstrings @dataclass writes from the signature: computed once, then read back.
+    assert plain["signatures"] == first["signatures"] == 2
+    assert second["signatures"] == 0
     # The same classes; only the code of the forward reference ``"str"`` is now one object.
     assert plain["shared"] is False
     for result in (first, second):
         assert result["shared"] is True
-        assert {k: v for k, v in result.items() if k not in ("compiled", "shared")} == {
-            k: v for k, v in plain.items() if k not in ("compiled", "shared")
+        assert {k: v for k, v in result.items() if k not in ("compiled", "shared", "signatures")} == {
+            k: v for k, v in plain.items() if k not in ("compiled", "shared", "signatures")
         }
 
 

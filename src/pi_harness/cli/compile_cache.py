@@ -1,5 +1,5 @@
-"""Code that classes compile while modules are imported, compiled once: ``@dataclass`` methods
-(kept beside each module's bytecode, for the next process) and typing's forward references.
+"""Code that classes compile while modules are imported, compiled once: ``@dataclass`` methods and
+docstrings (kept beside each module's bytecode, for the next process) and typing's forward references.
 
 ``@dataclass`` writes the source of ``__init__``, ``__repr__``, ``__eq__`` (and more) for every
 class and compiles it with ``exec`` while the module is imported. The bytecode cache
@@ -19,6 +19,14 @@ writing is off (``PYTHONDONTWRITEBYTECODE``/``-B``) or the directory is not writ
 that cannot be read or is of another interpreter counts as empty. Because the key is the whole
 text, a changed class simply misses and the stale entry is dropped at the next write.
 
+A dataclass without a docstring gets one made of its signature (``inspect.signature``, a few
+dozen microseconds a class). ``dataclasses`` is given an ``inspect`` whose ``signature`` answers
+from the same cache files, under a key of everything that text is made of: the source text of
+the generated ``__init__`` and the ``repr`` of its defaults and annotations. Only a class whose
+signature ``inspect`` takes from that ``__init__`` is answered so (no metaclass ``__call__``, no
+``__new__``, no ``__signature__``), and not one whose defaults show an address (a function's
+``repr``), which differs in every process; every other call goes to ``inspect`` unchanged.
+
 ``typing`` compiles every string annotation of a ``TypedDict`` (all of them, under ``from
 __future__ import annotations``) into a ``ForwardRef``: some 600 compiles of 200 distinct texts
 before the first request. ``install()`` gives ``typing`` a ``compile`` that keeps the code of each
@@ -32,19 +40,21 @@ import builtins
 import marshal
 import os
 import sys
+from types import CodeType, FunctionType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from types import CodeType
 
 SUFFIX = ".dataclasses"
 
 # Per cache file: the entries read and not run yet (a run entry is dropped, so the source texts
 # do not stay in memory), what this process ran (as hashes of the texts) and what it compiled.
-_caches: dict[str, dict[str, CodeType]] = {}
+_caches: dict[str, dict[str, CodeType | str]] = {}
 _ran: dict[str, set[int]] = {}
-_compiled_here: dict[str, dict[str, CodeType]] = {}
+_compiled_here: dict[str, dict[str, CodeType | str]] = {}
+# The source text of each generated ``__init__``, by its code (for the class docstring's key).
+_init_sources: dict[CodeType, str] = {}
 _installed = False
 # The directories whose modules get cache files: pi-harness's own (other packages are left as
 # they were installed).
@@ -67,7 +77,7 @@ def cache_path(module_globals: Mapping[str, object] | None) -> str | None:
     return cached[: -len(".pyc")] + SUFFIX
 
 
-def _load(path: str) -> dict[str, CodeType]:
+def _load(path: str) -> dict[str, CodeType | str]:
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -83,19 +93,79 @@ def _load(path: str) -> dict[str, CodeType]:
     return loaded if isinstance(loaded, dict) else {}
 
 
+def _entry(path: str, key: str) -> CodeType | str | None:
+    """The cached value of ``key`` in the file at ``path``, taken out (it is needed once)."""
+    cache = _caches.get(path)
+    if cache is None:
+        cache = _caches[path] = _load(path)
+    _ran.setdefault(path, set()).add(hash(key))
+    return cache.pop(key, None)
+
+
+def _record(path: str, key: str, value: CodeType | str) -> None:
+    _compiled_here.setdefault(path, {})[key] = value
+
+
 def _compiled(source: str, module_globals: Mapping[str, object] | None) -> CodeType:
     path = cache_path(module_globals)
     if path is None:
         return compile(source, "<string>", "exec", dont_inherit=True)
-    cache = _caches.get(path)
-    if cache is None:
-        cache = _caches[path] = _load(path)
-    code = cache.pop(source, None)
-    if code is None:
+    code = _entry(path, source)
+    if not isinstance(code, CodeType):
         code = compile(source, "<string>", "exec", dont_inherit=True)
-        _compiled_here.setdefault(path, {})[source] = code
-    _ran.setdefault(path, set()).add(hash(source))
+        _record(path, source, code)
+    if " def __init__(" in source:
+        # The text defines ``__create_fn__``, which defines and returns ``__init__``.
+        for outer in code.co_consts:
+            for inner in outer.co_consts if isinstance(outer, CodeType) else ():
+                if isinstance(inner, CodeType) and inner.co_name == "__init__":
+                    _init_sources[inner] = source
     return code
+
+
+def _docstring_key(cls: object) -> tuple[str, str] | None:
+    """Where and under which key the docstring ``@dataclass`` gives ``cls`` is cached, when it is
+    determined by what the key holds: a generated ``__init__`` (its source text, defaults and
+    annotations) that ``inspect.signature`` takes the class's signature from (no metaclass
+    ``__call__``, no ``__new__``, no ``__signature__``)."""
+    if not isinstance(cls, type) or type(cls).__call__ is not type.__call__:
+        return None
+    if getattr(cls, "__new__", None) is not object.__new__:
+        return None
+    init = cls.__dict__.get("__init__")
+    if not isinstance(init, FunctionType) or hasattr(cls, "__signature__") or hasattr(init, "__signature__"):
+        return None
+    source = _init_sources.get(init.__code__)
+    path = cache_path(init.__globals__) if source is not None else None
+    if source is None or path is None or hasattr(init, "__wrapped__"):
+        return None
+    parts = (source, repr(init.__defaults__), repr(init.__kwdefaults__), repr(list(init.__annotations__.items())))
+    if any(" at 0x" in part for part in parts[1:]):
+        return None  # a default shown with its address (a function): the text differs in every process
+    return path, "\0".join(("signature", *parts))
+
+
+class _InspectForDataclasses:
+    """``inspect`` as the ``dataclasses`` module sees it: the text of ``signature(cls)``, which it
+    only uses for the docstring of a class without one, comes from the cache when it can."""
+
+    def __getattr__(self, name: str) -> object:
+        import inspect
+
+        return getattr(inspect, name)
+
+    def signature(self, obj: object, *args: object, **kwargs: object) -> object:
+        import inspect
+
+        key = None if args or kwargs else _docstring_key(obj)
+        if key is not None:
+            text = _entry(*key)
+            if isinstance(text, str):
+                return text  # dataclasses takes str() of what this returns
+        signature = inspect.signature(obj, *args, **kwargs)  # type: ignore[arg-type]  # (passed through as given)
+        if key is not None:
+            _record(*key, str(signature))
+        return signature
 
 
 def cached_exec(
@@ -159,5 +229,6 @@ def install(roots: tuple[str, ...] | None = None) -> None:
     import typing
 
     dataclasses.__dict__["exec"] = cached_exec  # a module global shadows the builtin
+    dataclasses.__dict__["inspect"] = _InspectForDataclasses()
     typing.__dict__["compile"] = cached_compile
     atexit.register(save)
