@@ -42,6 +42,7 @@ NOT_BEFORE_FIRST_REQUEST = (
     # the MCP client, when no mcp.json exists and no extension registers a server (mcp/front.py)
     "pi_harness.extensions_builtin.mcp.extension",
     "pi_harness.extensions_builtin.mcp.manager",
+    "pi_harness.extensions_builtin.tool_search.ranking",  # imported by the first search
 )
 
 # Not needed either when the provider speaks plain HTTP (a local model server, the fake server):
