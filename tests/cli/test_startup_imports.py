@@ -43,6 +43,7 @@ NOT_BEFORE_FIRST_REQUEST = (
     "pi_harness.extensions_builtin.mcp.extension",
     "pi_harness.extensions_builtin.mcp.manager",
     "pi_harness.extensions_builtin.tool_search.ranking",  # imported by the first search
+    "pi_harness.coding.packages.sources",  # parses -e npm:/git: arguments (none here)
 )
 
 # Not needed either when the provider speaks plain HTTP (a local model server, the fake server):
