@@ -98,6 +98,8 @@ class ShutdownGuard:
                 self._previous[signum] = signal.signal(signum, self._handle)
             except (ValueError, OSError):  # not the main thread, or a platform without it
                 pass
+        if self._armed_code is not None:  # armed before it was installed
+            self.arm(self._armed_code)
 
     def uninstall(self) -> None:
         self._stopped = True
