@@ -22,6 +22,8 @@ FORBIDDEN_PREFIXES = (
     "rich",
     "httpx2",
     "httpx",
+    "asyncio",  # imported by the session and --list-models paths only (cli/lazy_ssl.py)
+    "ssl",
 )
 
 

@@ -39,7 +39,16 @@ NOT_BEFORE_FIRST_REQUEST = (
     "pi_harness.coding.bug_report",
     "mcp",
     "decimal",
+    # the MCP client, when no mcp.json exists and no extension registers a server (mcp/front.py)
+    "pi_harness.extensions_builtin.mcp.extension",
+    "pi_harness.extensions_builtin.mcp.manager",
+    "pi_harness.extensions_builtin.tool_search.ranking",  # imported by the first search
+    "pi_harness.coding.packages.sources",  # parses -e npm:/git: arguments (none here)
 )
+
+# Not needed either when the provider speaks plain HTTP (a local model server, the fake server):
+# OpenSSL's libcrypto and libssl are MiBs of resident memory (``cli/lazy_ssl.py``).
+NOT_BEFORE_PLAIN_HTTP_REQUEST = ("ssl", "_ssl", "hashlib", "_hashlib", "hmac", "secrets")
 
 
 class CountingServer(FakeLLMServer):
@@ -88,6 +97,7 @@ def test_the_first_request_leaves_before_heavy_modules_are_imported(
     modules = _modules_at_first_request(run_pi, tmp_path, *mode)
     assert "pi_harness.ai.light_http" in modules  # the dump really is the request path's
     assert [name for name in NOT_BEFORE_FIRST_REQUEST if _loaded(modules, name)] == []
+    assert [name for name in NOT_BEFORE_PLAIN_HTTP_REQUEST if _loaded(modules, name)] == []
 
 
 def test_a_proxy_in_the_environment_takes_the_httpx2_path(run_pi: RunPi) -> None:

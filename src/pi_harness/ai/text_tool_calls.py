@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import json
 import re
-import secrets
 import string
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -180,6 +179,8 @@ def offered_tools(context: Context) -> dict[str, JsonObject]:
 
 
 def new_call_id() -> str:
+    import secrets  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+
     return "call_" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(24))
 
 

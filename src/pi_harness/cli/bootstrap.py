@@ -82,6 +82,21 @@ def _ask_yes_no(question: str) -> bool:
         return False
 
 
+def _extension_packages(parsed: ParsedArgs) -> list[str]:
+    """The ``-e`` arguments that name packages (``npm:…``, ``git:…``) rather than files."""
+    if not parsed.extensions:
+        return []  # without importing the source parser
+    from pi_harness.coding.packages.sources import is_package_source
+
+    return [p for p in parsed.extensions if is_package_source(p)]
+
+
+def _extension_files(parsed: ParsedArgs) -> list[str]:
+    """The ``-e`` arguments that are extension files or directories."""
+    packages = _extension_packages(parsed)
+    return [p for p in parsed.extensions if p not in packages]
+
+
 def enabled_builtins(parsed: ParsedArgs, settings: SettingsManager) -> list[str]:
     """Built-in extension names to load: the defaults, minus ``--no-mcp`` and ``!builtin:x`` or
     ``-builtin:x`` settings entries (Pi documents the ``-`` form), plus ``+builtin:x`` entries."""
@@ -107,7 +122,6 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.config.trust import TrustStore, decide_project_trust
     from pi_harness.coding.extensions.runner import ExtensionRunner
-    from pi_harness.coding.packages.sources import is_package_source
     from pi_harness.coding.session_runtime.project_trust import user_extension_paths
 
     cwd = Path(os.getcwd()).resolve()
@@ -121,7 +135,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
 
     user_paths = [] if parsed.no_extensions else user_extension_paths(directory, global_settings)
     # ``-e npm:...`` (a package for this run) loads with the session's resources, not here.
-    cli_paths = [str((cwd / p).resolve()) for p in parsed.extensions if not is_package_source(p)]
+    cli_paths = [str((cwd / p).resolve()) for p in _extension_files(parsed)]
     pre_runner: ExtensionRunner | None = None
     if user_paths or cli_paths:
         pre_runner = ExtensionRunner(handler_timeout_ms=global_settings.values.extension_handler_timeout_ms)
@@ -343,7 +357,6 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     from pi_harness.coding.config.settings import SettingsManager
     from pi_harness.coding.model_resolver import resolve_model_scope
     from pi_harness.coding.model_runtime import ModelRuntime
-    from pi_harness.coding.packages.sources import is_package_source
     from pi_harness.coding.resources.loader import ResourceOptions
     from pi_harness.coding.sdk import create_agent_session
     from pi_harness.coding.session_store.listing import normalize_session_name
@@ -393,7 +406,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     new_session_model = scoped[0] if model is None and parsed.models and scoped else None
     options = ResourceOptions(
         extension_paths=[],
-        package_sources=[p for p in parsed.extensions if is_package_source(p)],
+        package_sources=_extension_packages(parsed),
         skill_paths=list(parsed.skills),
         prompt_template_paths=list(parsed.prompt_templates),
         theme_paths=list(parsed.themes),
@@ -415,7 +428,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
         from pi_harness.extensions_builtin import LOCAL_MODELS
 
         builtins[LOCAL_MODELS] = _local_models_extension(settings, boot.agent_dir, local)
-    extension_paths = [str((boot.cwd / p).resolve()) for p in parsed.extensions if not is_package_source(p)]
+    extension_paths = [str((boot.cwd / p).resolve()) for p in _extension_files(parsed)]
     extension_paths += [name for name in enabled_builtins(parsed, settings) if name in builtins]
     result = await create_agent_session(
         cwd=str(boot.cwd),

@@ -110,8 +110,9 @@ def _version() -> str:
 
 
 def _list_models(parsed: ParsedArgs) -> int:
-    import asyncio
+    from pi_harness.cli.lazy_ssl import import_asyncio
 
+    asyncio = import_asyncio()  # without loading OpenSSL until a connection needs TLS
     from pi_harness.cli.list_models import list_models, load_listing_runtime
 
     # The same models as a session would have, so local model servers are probed first.
@@ -120,9 +121,12 @@ def _list_models(parsed: ParsedArgs) -> int:
 
 
 def _run_session(parsed: ParsedArgs) -> int:
-    import asyncio
     import importlib
     import inspect
+
+    from pi_harness.cli.lazy_ssl import import_asyncio
+
+    asyncio = import_asyncio()  # without loading OpenSSL until a connection needs TLS
 
     try:
         # Looked up by name: the session runner is a separate module that may be absent.
@@ -190,6 +194,9 @@ def run(argv: Sequence[str], settings_overrides: Mapping[str, object] | None = N
         # argument parser (and what it imports) is not loaded.
         print(_version())
         return 0
+    from pi_harness.cli import compile_cache
+
+    compile_cache.install()  # before the first module with dataclasses is imported
     from pi_harness.cli.args import parse_args
     from pi_harness.cli.diagnostics import report_diagnostics
 

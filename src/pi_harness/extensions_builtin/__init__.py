@@ -24,7 +24,8 @@ from pi_harness.coding.extensions import ExtensionFactory
 from pi_harness.extensions_builtin.codemode import CodemodeOptions, create_codemode_extension
 from pi_harness.extensions_builtin.local_models import LocalModelsOptions, create_local_models_extension
 from pi_harness.extensions_builtin.local_models.extension import SettingsSource
-from pi_harness.extensions_builtin.mcp import McpOptions, create_mcp_extension
+from pi_harness.extensions_builtin.mcp.front import create_mcp_extension
+from pi_harness.extensions_builtin.mcp.options import McpOptions
 from pi_harness.extensions_builtin.tool_search import create_tool_search_extension
 
 MCP = "builtin:mcp"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import os
 import signal
@@ -73,6 +74,8 @@ class ShutdownGuard:
     armed by the first signal or EOF, keeps asking the loop for a heartbeat; when none comes for
     ``BLOCKED_LOOP_EXIT_S`` it kills the tools' processes and exits with the signal's code; so it
     does when shutdown has not reached the final flush (``flushing``) within ``SHUTDOWN_EXIT_S``.
+    The watchdog starts with the first signal or EOF (``arm``), not before: a run that is never
+    interrupted has no thread waking up ten times a second, and starts its first request sooner.
     Session entries are written whole, so the file stays valid JSON lines; a forced exit during
     a tool call can leave that call without a result entry.
     """
@@ -86,6 +89,7 @@ class ShutdownGuard:
         self._armed_at = 0.0
         self._flushing = False
         self._stopped = False
+        self._watchdog = threading.Lock()  # taken (without waiting) by the one arm() that starts it
 
     def install(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -94,7 +98,8 @@ class ShutdownGuard:
                 self._previous[signum] = signal.signal(signum, self._handle)
             except (ValueError, OSError):  # not the main thread, or a platform without it
                 pass
-        threading.Thread(target=self._watch, name="pi-shutdown-watchdog", daemon=True).start()
+        if self._armed_code is not None:  # armed before it was installed
+            self.arm(self._armed_code)
 
     def uninstall(self) -> None:
         self._stopped = True
@@ -108,6 +113,10 @@ class ShutdownGuard:
         if self._armed_code is None:
             self._armed_at = self._last_tick = time.monotonic()
             self._armed_code = code
+        if self._loop is not None and self._watchdog.acquire(blocking=False):
+            # A bare thread (``_thread``): ``threading.Thread.start`` takes threading's own locks,
+            # which the main thread may hold at the moment a signal handler interrupts it.
+            _thread.start_new_thread(self._watch, ())
 
     def flushing(self) -> None:
         """Only the output is left to write: its wait is bounded by the mode, not here."""

@@ -7,7 +7,6 @@ setting) holds the files directly, without a per-project subfolder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,6 +38,8 @@ def encode_cwd(cwd: str) -> str:
     name = "--" + cwd.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
     if len(os.fsencode(name)) <= MAX_NAME_BYTES:
         return name
+    import hashlib  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+
     digest = "-" + hashlib.sha256(os.fsencode(cwd)).hexdigest()[:16] + "--"
     head = os.fsencode(name)[: MAX_NAME_BYTES - len(digest)]
     return head.decode("utf-8", "ignore") + digest

@@ -16,13 +16,16 @@ The record lives with the session's tools, in memory; a resumed session starts w
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pi_harness.coding.tools.mutation_queue import mutation_key
 from pi_harness.coding.tools.results import ToolError
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,12 @@ class FileView:
     size: int
     mtime_ns: int | None  # ``None`` where the file is not on this machine's file system
     sha256: str
+
+
+def _sha256(data: bytes = b"") -> _Hash:
+    import hashlib  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+
+    return hashlib.sha256(data)
 
 
 def _mtime_ns(path: str) -> int | None:
@@ -59,7 +68,7 @@ class FileViews:
 
     def saw(self, path: str, data: bytes) -> None:
         """The model now knows ``data`` as the content of ``path`` (read, or written by our tools)."""
-        self._record(path, len(data), hashlib.sha256(data).hexdigest())
+        self._record(path, len(data), _sha256(data).hexdigest())
 
     def _record(self, path: str, size: int, digest: str) -> None:
         self._views[mutation_key(path)] = FileView(size, _mtime_ns(path), digest)
@@ -69,7 +78,7 @@ class FileViews:
         view = self.get(path)
         if view is None:
             return False
-        return view.size != len(current) or view.sha256 != hashlib.sha256(current).hexdigest()
+        return view.size != len(current) or view.sha256 != _sha256(current).hexdigest()
 
     def check(self, path: str, current: bytes, shown: str, action: str) -> None:
         """Raise the tool's error when ``path`` is stale."""
@@ -78,7 +87,7 @@ class FileViews:
 
     async def reading(self, path: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """``chunks`` passed through; when they have all been read, the file counts as seen."""
-        digest = hashlib.sha256()
+        digest = _sha256()
         size = 0
         async for chunk in chunks:
             digest.update(chunk)

@@ -17,9 +17,9 @@ from pathlib import Path
 from pi_harness.ai.json_values import JsonObject, JsonValue
 from pi_harness.coding.extensions import MCP_FILE, project_dir
 from pi_harness.extensions_builtin.mcp.config import McpConfig, McpServerConfig, load_mcp_config
-from pi_harness.extensions_builtin.mcp.extension import McpOptions
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
+from pi_harness.extensions_builtin.mcp.options import McpOptions
 
 
 def describe_transport(server: McpServerConfig) -> str:

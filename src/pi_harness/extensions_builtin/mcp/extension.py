@@ -1,6 +1,7 @@
 """``builtin:mcp``: MCP servers from mcp.json as tools.
 
-Written against the public extension API only. The factory registers handlers and nothing else;
+Written against the public extension API only. The factory (``front.py``) registers the handlers
+of ``_McpState`` (and starts this module only when there is something to connect);
 ``session_start`` reads the configuration and starts connecting in the background;
 ``before_agent_start`` makes the first prompt wait (10 s at most) for servers that have ``direct``
 tools; ``session_shutdown`` disconnects every server and can run any number of times. Tools are
@@ -26,9 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_harness.coding.extensions import (
@@ -36,13 +34,12 @@ from pi_harness.coding.extensions import (
     ExtensionCommandContext,
     ExtensionContext,
     ExtensionEvent,
-    agent_dir,
 )
 from pi_harness.extensions_builtin.mcp.config import McpConfig, load_mcp_config
 from pi_harness.extensions_builtin.mcp.discovery import activate_tool_search, active_reaching_tools, reached_servers
 from pi_harness.extensions_builtin.mcp.log import LOG_FILE, McpLog
 from pi_harness.extensions_builtin.mcp.manager import McpManager
-from pi_harness.extensions_builtin.mcp.policy import RETRY_DELAYS_S, ConnectionSettings, RetryPolicy
+from pi_harness.extensions_builtin.mcp.options import EXTENSION_NAME, McpOptions
 from pi_harness.extensions_builtin.mcp.prompt_section import MCP_SERVERS_SECTION, REACHING_TOOLS, servers_section
 from pi_harness.extensions_builtin.mcp.registered import apply_change, merge_registered
 from pi_harness.extensions_builtin.mcp.tool_set import McpToolSet
@@ -50,54 +47,9 @@ from pi_harness.extensions_builtin.mcp.tool_set import McpToolSet
 if TYPE_CHECKING:
     from pi_harness.extensions_builtin.mcp.connection import ServerConnection
 
-EXTENSION_NAME = "builtin:mcp"
-FIRST_PROMPT_WAIT_S = 10.0
+__all__ = ["EXTENSION_NAME", "McpOptions"]
+
 CODEMODE_REACH = re.compile(r"mcp__|mcp_resource|\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
-
-
-@dataclass(frozen=True)
-class McpOptions:
-    agent_dir: Path | None = None  # default: $PI_CODING_AGENT_DIR or ~/.pi/agent
-    project_trusted: bool | Callable[[], bool] = False
-    first_prompt_wait_s: float = FIRST_PROMPT_WAIT_S
-    connect_timeout_s: float | None = None  # spawn + initialize + first tools/list; None = the server's timeout
-    retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S  # one retry of a transient HTTP failure per entry
-    # How ``/mcp login`` opens the authorization page; None: a graphical browser, when there is one.
-    open_url: Callable[[str], object] | None = None
-
-    def resolved_agent_dir(self) -> Path:
-        return self.agent_dir if self.agent_dir is not None else agent_dir()
-
-    def is_project_trusted(self) -> bool:
-        value = self.project_trusted
-        return bool(value() if callable(value) else value)
-
-    def connection_settings(self) -> ConnectionSettings:
-        return ConnectionSettings(
-            connect_timeout_s=self.connect_timeout_s,
-            retry=RetryPolicy(self.retry_delays_s),
-            auth_dir=self.resolved_agent_dir(),
-        )
-
-
-def create_mcp_extension(options: McpOptions | None = None) -> Callable[[ExtensionAPI], None]:
-    opts = options or McpOptions()
-
-    def extension(pi: ExtensionAPI) -> None:
-        state = _McpState(pi, opts)
-        pi.on("session_start", state.on_session_start)
-        pi.on("before_agent_start", state.on_before_agent_start)
-        pi.on("session_shutdown", state.on_session_shutdown)
-        pi.on("tool_call", state.on_tool_call)
-        pi.on("mcp_servers_change", state.on_servers_change)
-        pi.register_command(
-            "mcp",
-            state.on_command,
-            description="MCP servers: status; sign in or out, reconnect, enable or disable, change exposure",
-            get_argument_completions=state.complete,
-        )
-
-    return extension
 
 
 class _McpState:
@@ -125,11 +77,15 @@ class _McpState:
     async def on_session_start(self, _event: ExtensionEvent, ctx: ExtensionContext) -> None:
         if self.manager is not None:
             return
-        self._ctx = ctx
         config = load_mcp_config(
             self.options.resolved_agent_dir(), ctx.cwd, project_trusted=self.options.is_project_trusted()
         )
-        self._registered = merge_registered(config, self.pi.get_mcp_servers())
+        self.start(config, ctx, self.pi.get_mcp_servers())
+
+    def start(self, config: McpConfig, ctx: ExtensionContext, registered: list[dict[str, object]]) -> None:
+        """Session start with this configuration and these servers of other extensions."""
+        self._ctx = ctx
+        self._registered = merge_registered(config, registered)
         self.config = config
         self.tools.auto_enable_codemode = config.auto_enable_codemode
         for problem in config.errors:
@@ -295,6 +251,3 @@ class _McpState:
                 self._ctx.ui.notify(message, kind)
         except Exception:
             pass
-
-
-mcp_extension = create_mcp_extension()

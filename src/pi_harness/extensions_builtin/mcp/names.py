@@ -12,7 +12,6 @@ the order the server listed them in.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -32,6 +31,8 @@ def tool_name(server: str, tool: str, is_taken: Callable[[str], bool] = lambda _
     name = _INVALID.sub("_", f"{PREFIX}{server}__{tool}")
     if len(name) <= MAX_TOOL_NAME and not is_taken(name):
         return name
+    import hashlib  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[: MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
 

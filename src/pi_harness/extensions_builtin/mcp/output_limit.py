@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import tempfile
 
 from pi_harness.ai.types import UserContent
@@ -21,6 +20,8 @@ MAX_BYTES = 20 * 1024
 
 def save_output(data: bytes, extension: str) -> str:
     """A new private file in the temp directory (never an existing path or link)."""
+    import secrets  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+
     path = os.path.join(tempfile.gettempdir(), f"pi-mcp-{secrets.token_hex(8)}{extension}")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:

@@ -1,5 +1,13 @@
 """The built-in ``tool_search`` tool (``builtin:tool-search``): BM25 search over tools that are not
-declared to the model, loading the matches for the next request."""
+declared to the model, loading the matches for the next request.
+
+The ranking (``ranking.py``) is imported by the first search, not by loading the extension.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from pi_harness.extensions_builtin.tool_search.extension import (
     DEFAULT_LIMIT,
@@ -10,7 +18,24 @@ from pi_harness.extensions_builtin.tool_search.extension import (
     search_and_load,
     tool_search_extension,
 )
-from pi_harness.extensions_builtin.tool_search.ranking import Match, SearchDocument, rank, search_document, tokenize
+
+if TYPE_CHECKING:
+    from pi_harness.extensions_builtin.tool_search.ranking import (
+        Match,
+        SearchDocument,
+        rank,
+        search_document,
+        tokenize,
+    )
+
+_RANKING = frozenset({"Match", "SearchDocument", "rank", "search_document", "tokenize"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _RANKING:
+        return getattr(importlib.import_module(f"{__name__}.ranking"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_LIMIT",

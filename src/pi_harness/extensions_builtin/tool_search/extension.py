@@ -27,7 +27,6 @@ from pi_harness.coding.extensions import (
     ToolDefinition,
     ToolUpdateCallback,
 )
-from pi_harness.extensions_builtin.tool_search.ranking import rank, search_document
 
 EXTENSION_NAME = "builtin:tool-search"
 TOOL_NAME = "tool_search"
@@ -58,6 +57,8 @@ def searchable(tools: Sequence[Mapping[str, object]], active: Sequence[str]) -> 
 
 def search_and_load(pi: ExtensionAPI, query: str, limit: int) -> list[tuple[str, str]]:
     """Rank, activate the matches; ``(name, description)`` of each, best first."""
+    from pi_harness.extensions_builtin.tool_search.ranking import rank, search_document  # at the first search
+
     active = pi.get_active_tools()
     candidates = searchable(pi.get_all_tools(), active)
     matches = rank(query, [search_document(tool) for tool in candidates], limit)
