@@ -12,7 +12,9 @@ only ever see complete entries.
 
 The scan agrees with the full reader (``jsonl.read_session_file``) line for line: a line that
 is not valid JSON, or not of the simple shape above, is handed to the same tolerant parsing.
-A file that needs migration or has duplicate ids is read in full instead.
+A file that needs migration or has duplicate ids is read in full instead. The lines before the
+latest compaction are scanned a megabyte at a time (``cold_scan.py``); the lines from it on are
+parsed in full, since the model context reads them.
 
 What the scan learnt about the lines before the latest compaction is kept in an index file
 beside the session (``scan_index.py``); the next open reads it and scans only the bytes after it.
@@ -29,6 +31,8 @@ from typing import BinaryIO, cast
 
 import orjson
 
+from pi_harness.coding.session_store.cold_chain import ColdChain, materialize
+from pi_harness.coding.session_store.covered import CoveredLines
 from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION, SessionEntry
 from pi_harness.coding.session_store.jsonl import is_header, loads_tolerant, read_session_file
 
@@ -39,33 +43,16 @@ _ROLE_CODE = {role: code for code, role in enumerate(ROLES)}
 
 
 @dataclass
-class CoveredLines:
-    """Every line before the latest compaction that gave the header or an entry, in file order:
-    what the index file records. ``kinds``: ``h`` header, ``f`` entry parsed in full, ``s`` stub
-    (its id, parent and role in the stub lists, in the same order)."""
-
-    end: int = 0  # the offset up to which the lines are known
-    kinds: bytearray = field(default_factory=bytearray)
-    offsets: array[int] = field(default_factory=lambda: array("q"))
-    lengths: array[int] = field(default_factory=lambda: array("q"))
-    stub_ids: list[str] = field(default_factory=list)
-    stub_parents: list[str | None] = field(default_factory=list)
-    stub_roles: bytearray = field(default_factory=bytearray)
-    sample: str = ""  # scan_index.sample of the file's first ``end`` bytes, when they were read
-
-    def add(self, kind: bytes, offset: int, length: int) -> None:
-        self.kinds += kind
-        self.offsets.append(offset)
-        self.lengths.append(length)
-
-
-@dataclass
 class ScannedSession:
     header_record: dict[str, object]
     entries: list[dict[str, object]]
     deferred: DeferredMessages
     ends_with_newline: bool = True
     covered: CoveredLines | None = None  # to be saved as the index (None: the index is current)
+    # The entries that are not stubs (file order), and the chain of the covered part when that
+    # part is clean (``cold_chain.py``): the store then repairs and searches only the others.
+    others: list[dict[str, object]] = field(default_factory=list)
+    chain: ColdChain | None = None
 
 
 @dataclass
@@ -86,12 +73,6 @@ class DeferredMessages:
 
     def __len__(self) -> int:
         return len(self.slots)
-
-    def add(self, entry_id: str, offset: int, length: int, role: int) -> None:
-        self.slots[entry_id] = len(self.offsets)
-        self.offsets.append(offset)
-        self.lengths.append(length)
-        self.roles.append(role)
 
     def role(self, entry: SessionEntry) -> str | None:
         slot = self.slots.get(entry["id"]) if isinstance(entry.get("id"), str) else None
@@ -221,42 +202,49 @@ class _Scan:
 
     path: Path
     header: dict[str, object] | None = None
-    entries: list[dict[str, object]] = field(default_factory=list)
-    seen: set[object] = field(default_factory=set)
-    deferred: DeferredMessages = field(init=False)
     covered: CoveredLines = field(default_factory=CoveredLines)
-
-    def __post_init__(self) -> None:
-        self.deferred = DeferredMessages(self.path)
+    records: list[dict[str, object]] = field(default_factory=list)  # the covered ``f`` lines
+    after: list[dict[str, object]] = field(default_factory=list)  # the entries from the tail on
 
 
 class _Refused(Exception):
     """The file is better read in full (old format, duplicate ids)."""
 
 
-def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int) -> bytes:
-    """Scan the lines from ``offset`` (a line start) to the end; lines before ``tail`` may become
-    stubs and are recorded in ``scan.covered``. Returns the last line read."""
+def _scan_header(scan: _Scan, handle: BinaryIO) -> int:
+    """Read up to the header (unparsable lines before it are skipped, as the full reader does);
+    the offset after its line."""
+    handle.seek(0)
+    offset = 0
+    for raw in handle:
+        start, offset = offset, offset + len(raw)
+        line = raw[len(_BOM) :] if raw.startswith(_BOM) else raw
+        record = loads_tolerant(line)
+        if not isinstance(record, dict):
+            continue
+        if not is_header(record) or record.get("version") != CURRENT_SESSION_VERSION:
+            raise _Refused
+        scan.header = record
+        scan.covered.add_line(b"h", start, len(raw))
+        return offset
+    raise _Refused
+
+
+def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int, end: int | None = None) -> bytes:
+    """Scan the lines from ``offset`` (a line start) to ``end`` (default: the end of the file)
+    one by one: lines before ``tail`` may become stubs and are recorded in ``scan.covered``, the
+    others are parsed into ``scan.after``. Returns the last line read."""
     from pi_harness.coding.session_store.line_shape import DecodeError as decode_error
     from pi_harness.coding.session_store.line_shape import decode_line as decode
 
-    entries, seen, deferred, covered = scan.entries, scan.seen, scan.deferred, scan.covered
+    covered = scan.covered
     last = b""
-    previous: object = scan.covered.stub_ids[-1] if scan.covered.stub_ids else None
+    previous: object = covered.stub_ids[-1] if covered.stub_ids else None
     handle.seek(offset)
     for raw in handle:
+        if end is not None and offset >= end:
+            break
         start, offset, last = offset, offset + len(raw), raw
-        if scan.header is None:
-            line = raw[len(_BOM) :] if raw.startswith(_BOM) else raw
-            record = loads_tolerant(line)
-            if not isinstance(record, dict):
-                continue  # unparsable or not an object: skipped, as the full reader does
-            if not is_header(record) or record.get("version") != CURRENT_SESSION_VERSION:
-                raise _Refused
-            scan.header = record
-            if start < tail:
-                covered.add(b"h", start, len(raw))
-            continue
         shape = None
         if start < tail:
             try:
@@ -272,33 +260,79 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int) -> bytes:
             and shape.message.role in _ROLE_CODE
             and (shape.parentId is None or isinstance(shape.parentId, str))
         ):
-            if shape.id in seen:
-                raise _Refused
-            seen.add(shape.id)
             # Most parents are the line before: that entry's own id object, not a copy of it.
             parent = previous if shape.parentId == previous else shape.parentId
             previous = shape.id
-            entries.append({"type": "message", "id": shape.id, "parentId": parent})
-            role = _ROLE_CODE[shape.message.role]
-            deferred.add(shape.id, start, len(raw), role)
-            covered.add(b"s", start, len(raw))
-            covered.stub_ids.append(shape.id)
-            covered.stub_parents.append(parent)
-            covered.stub_roles.append(role)
+            covered.add_stub(shape.id, parent, _ROLE_CODE[shape.message.role], start, len(raw))
             continue
         record = loads_tolerant(raw)
         if not isinstance(record, dict):
             continue
         previous = record.get("id") if isinstance(record.get("id"), str) else None
-        if isinstance(record.get("id"), str):
-            if record["id"] in seen:
-                raise _Refused
-            seen.add(record["id"])
-        entries.append(record)
         if start < tail:
-            covered.add(b"f", start, len(raw))
+            covered.add_line(b"f", start, len(raw))
+            scan.records.append(record)
+        else:
+            scan.after.append(record)
     covered.end = max(covered.end, min(tail, offset))
     return last
+
+
+def _by_line(scan: _Scan, handle: BinaryIO, begin: int, tail: int, end: int) -> None:
+    _scan_lines(scan, handle, begin, tail, end)
+
+
+def _unique(ids: list[object], after: list[dict[str, object]]) -> set[object]:
+    """The string ids of the covered entries and the entries after them; raises ``_Refused``
+    on a duplicate (the repairs' renaming needs the full reader)."""
+    seen = set(ids)
+    if len(seen) != len(ids):
+        named = [i for i in ids if isinstance(i, str)]
+        seen = set(named)
+        if len(seen) != len(named):
+            raise _Refused
+    for record in after:
+        entry_id = record.get("id")
+        if isinstance(entry_id, str):
+            if entry_id in seen:
+                raise _Refused
+            seen.add(entry_id)
+    return seen
+
+
+def _scan(scan: _Scan, handle: BinaryIO, size: int, use_index: bool) -> tuple[int, bytes] | None:
+    """Fill ``scan`` (see ``scan_session_file``); the covered end known before, and the last line."""
+    from pi_harness.coding.session_store import cold_scan, scan_index
+
+    loaded = scan_index.load(scan.path, handle, size) if use_index else None
+    if loaded is not None:
+        scan.header, scan.covered, scan.records = loaded.header, loaded.covered, loaded.records
+        start = loaded.covered.end
+    else:
+        start = 0
+    known = scan.covered.end
+    # Without a compaction the whole branch reaches the model and would be parsed anyway;
+    # after the latest one everything is parsed at once (it is the part the model reads).
+    tail = last_compaction_offset(scan.path, size, start)
+    if tail is None and start == 0:
+        return None
+    if start == 0:
+        start = _scan_header(scan, handle)
+    if tail is not None and start < tail:
+        cold_scan.scan_covered(
+            handle.fileno(),
+            start,
+            tail,
+            scan.covered,
+            scan.records,
+            lambda begin, end: _by_line(scan, handle, begin, tail, end),
+        )
+        scan.covered.end = max(scan.covered.end, tail)
+    after = start if tail is None else max(start, tail)
+    last = _scan_lines(scan, handle, after, after)
+    if scan.covered.end > known:
+        scan.covered.sample = scan_index.sample(handle, scan.covered.end)
+    return known, last
 
 
 def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession | None:
@@ -314,27 +348,35 @@ def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession |
         import pi_harness.coding.session_store.line_shape  # noqa: F401
     except ImportError:  # msgspec missing from a broken install: the full reader still works
         return None
-    from pi_harness.coding.session_store import scan_index
-
     scan = _Scan(path)
     try:
         with open(path, "rb") as handle:
-            start = scan_index.load(path, handle, size, scan) if use_index else 0
-            # Without a compaction the whole branch reaches the model and would be parsed anyway;
-            # after the latest one everything is parsed at once (it is the part the model reads).
-            tail = last_compaction_offset(path, size, start)
-            if tail is None and start == 0:
-                return None
-            known = scan.covered.end
-            last = _scan_lines(scan, handle, start, start if tail is None else tail)
-            if scan.covered.end > known:
-                scan.covered.sample = scan_index.sample(handle, scan.covered.end)
-    except _Refused:
+            scanned = _scan(scan, handle, size, use_index)
+        if scanned is None or scan.header is None:
+            return None
+        known, last = scanned
+        covered = scan.covered
+        cold, ids, parents = materialize(covered, scan.records)
+        _unique(ids, scan.after)
+    except (_Refused, OSError):
         return None
-    except OSError:
-        return None
-    if scan.header is None:
-        return None
-    unsaved = scan.covered if scan.covered.end > known else None
-    scan.deferred.unsaved = unsaved
-    return ScannedSession(scan.header, scan.entries, scan.deferred, not last or last.endswith(b"\n"), unsaved)
+    entries = cold + scan.after
+    deferred = DeferredMessages(
+        path,
+        dict(zip(covered.stub_ids, range(len(covered.stub_ids)), strict=True)),
+        covered.stub_offsets,
+        covered.stub_lengths,
+        covered.stub_roles,
+    )
+    unsaved = covered if covered.end > known else None
+    deferred.unsaved = unsaved
+    chain = ColdChain.build(cast(list[SessionEntry], entries), ids, parents) if cold else None
+    return ScannedSession(
+        scan.header,
+        entries,
+        deferred,
+        not last or last.endswith(b"\n"),
+        unsaved,
+        others=scan.records + scan.after,
+        chain=chain,
+    )

@@ -17,6 +17,7 @@ from typing import cast
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
+from pi_harness.coding.session_store.cold_chain import ColdChain
 from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
@@ -98,6 +99,7 @@ class SessionManager(SessionFinders):
         self._projections = ProjectionMemo()
         # Messages of a large file not parsed yet (deferred.py); empty for every other session.
         self._deferred: DeferredMessages | None = None
+        self._chain: ColdChain | None = None  # its covered part as runs of a chain (cold_chain.py)
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -222,23 +224,39 @@ class SessionManager(SessionFinders):
             self._writer.close()
             self._writer = None
 
-    def _load_entries(self, entries: list[SessionEntry], deferred: DeferredMessages | None = None) -> None:
+    def _load_entries(
+        self,
+        entries: list[SessionEntry],
+        deferred: DeferredMessages | None = None,
+        *,
+        others: list[SessionEntry] | None = None,
+        chain: ColdChain | None = None,
+    ) -> None:
+        """Replace the entries. ``others``: when ``entries`` are known usable (a large file's clean
+        scan), the ones among them that are not stubs, the only ones labels and names can be."""
         self._save_scan_index()  # of the session being left, if it was a large one
         self._deferred = deferred
-        kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+        if others is None:
+            kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+            others = kept
+        else:
+            kept = entries
         self._generation += 1
         self._entries = kept
         self._by_id = {e["id"]: e for e in kept}
-        self._labels = resolve_labels(kept)
+        self._labels = resolve_labels(others)
         self._name = None
         # The latest session_info entry names the session (one pass, no call per entry).
-        for entry in reversed(kept):
+        for entry in reversed(others):
             if entry["type"] == "session_info":
                 name = entry.get("name")
                 if isinstance(name, str):
                     self._name = normalize_session_name(name) or None
                     break
         self._leaf_id = kept[-1]["id"] if kept else None
+        self._chain = chain
+        if chain is not None:
+            chain.entries, chain.generation = kept, self._generation
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
         """Start a fresh, empty session (new file path when persistent, nothing written yet)."""
@@ -288,7 +306,8 @@ class SessionManager(SessionFinders):
 
     def _open_scanned(self, file: Path, scanned: ScannedSession) -> bool:
         """Open a large file from its scan; False (nothing changed) when it needs a rewrite."""
-        records = migrate_records(scanned.header_record, scanned.entries)
+        # Stubs are current-format messages: only the other entries can need a migration.
+        records = migrate_records(scanned.header_record, scanned.others)
         if records.changed:
             return False
         writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
@@ -298,7 +317,18 @@ class SessionManager(SessionFinders):
         self._release_writer()
         self._header = records.header
         self._cwd = records.header.get("cwd") or os.getcwd()
-        self._load_entries(report_repairs(file, records.entries), scanned.deferred)
+        entries = cast(list[SessionEntry], scanned.entries)
+        chain, others = scanned.chain, records.entries
+        if chain is not None and all(isinstance(e.get("id"), str) and isinstance(e.get("type"), str) for e in others):
+            # A clean covered part needs no repair (``cold_chain.py``): only the others are
+            # repaired, and a repaired copy takes its original's place.
+            fixed = report_repairs(file, others, scanned.deferred.slots.keys())
+            swaps = {id(old): new for old, new in zip(others, fixed, strict=True) if old is not new}
+            if swaps:
+                entries = [swaps.get(id(entry), entry) for entry in entries]
+            self._load_entries(entries, scanned.deferred, others=fixed, chain=chain)
+        else:
+            self._load_entries(report_repairs(file, entries), scanned.deferred)
         self._session_file = file
         self._writer = writer
         self._on_disk = True
@@ -591,7 +621,11 @@ class SessionManager(SessionFinders):
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
     def _walk_active_path(self) -> list[SessionEntry]:
-        path = branch_path(self._by_id, self._leaf_id)
+        chain = self._chain
+        if chain is not None and chain.generation == self._generation and chain.entries is self._entries:
+            path = chain.branch_path(self._by_id, self._leaf_id)
+        else:
+            path = branch_path(self._by_id, self._leaf_id)
         if self._deferred:
             self._deferred.fill(context_part(path, self._deferred))
         return path

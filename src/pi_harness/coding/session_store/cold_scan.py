@@ -1,0 +1,157 @@
+"""Scanning the covered part of a large session (the lines before its latest compaction) a
+megabyte at a time, without a Python step per line.
+
+For each chunk of whole lines, three passes run in C:
+
+* ``msgspec`` checks that every line is exactly one JSON value (``decode_lines`` into ``Raw``:
+  validated, nothing built), and the length of each value is compared with the length of its
+  line, so a torn, doubled or padded line is noticed;
+* one regular expression matched at every line start says whether the line is a simple message
+  entry as Pi and pi-harness write it, ``{"type":"message","id":…,"parentId":…,"timestamp":…,
+  "message":{"role":…`` with the role ``user``, ``assistant`` or ``toolResult`` and ids free of
+  escapes (so the bytes are the strings), and captures its id, parent and role;
+* ``bytes.find`` gives the line offsets.
+
+Such a line becomes a stub (``deferred.py``); every other line is parsed in full, as the full
+reader parses it. A chunk that fails the first check is left to the line-by-line scan, which
+decides each of its lines as the full reader does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from itertools import compress
+from operator import ne, not_, sub
+
+import msgspec
+
+from pi_harness.coding.session_store.covered import CoveredLines
+from pi_harness.coding.session_store.jsonl import loads_tolerant
+
+CHUNK = 1 << 20
+_LINE = re.compile(
+    rb'\n(?:\{"type":"message","id":"([^"\\\n]+)","parentId":(?:"([^"\\\n]*)"|(null)),'
+    rb'(?:"timestamp":"[^"\\\n]*",)?"message":\{"role":"(user|assistant|toolResult)"|)'
+)
+_ROLE_CODE = {b"user": 0, b"assistant": 1, b"toolResult": 2}
+_values = msgspec.json.Decoder(msgspec.Raw).decode_lines
+
+
+def _newlines(buffer: bytes) -> list[int]:
+    found: list[int] = []
+    add, find = found.append, buffer.find
+    at = find(b"\n")
+    while at >= 0:
+        add(at)
+        at = find(b"\n", at + 1)
+    return found
+
+
+def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[dict[str, object]]) -> bool:
+    """Add the lines of ``buffer`` to ``covered`` (the full records of the non-stub lines to
+    ``records``); False, with nothing added, when a line is not exactly one JSON value (or a
+    stub's id is not UTF-8).
+
+    ``buffer`` is a newline followed by whole lines separated by newlines, without the newline
+    that ends the last one; ``base`` is the file offset of its first line (after that newline)."""
+    starts = _newlines(buffer)
+    ends = [*starts[1:], len(buffer)]
+    lengths = list(map(sub, ends, starts))  # each line with its newline
+    try:
+        values = _values(memoryview(buffer)[1:])
+    except msgspec.DecodeError:
+        return False
+    if len(values) != len(starts) or list(map(len, values)) != [n - 1 for n in lengths]:
+        return False
+    shapes = _LINE.findall(buffer)
+    if len(shapes) != len(starts):
+        return False
+    ids, parents, nulls, roles = (list(column) for column in zip(*shapes, strict=True))
+    offsets = [base + at for at in starts]
+    found: list[dict[str, object]] = []
+    kinds = bytearray(b"s") * len(ids)
+    others = list(compress(range(len(ids)), map(not_, ids)))
+    if others:
+        # The few other lines, parsed in full; those that are no object are dropped, as the full
+        # reader skips them.
+        keep = [True] * len(ids)
+        for k in others:
+            record = loads_tolerant(buffer[starts[k] + 1 : ends[k]])
+            if isinstance(record, dict):
+                kinds[k] = ord("f")
+                found.append(record)
+            else:
+                keep[k] = False
+        if not all(keep):
+            kinds = bytearray(compress(kinds, keep))
+            ids, parents, nulls, roles = (list(compress(column, keep)) for column in (ids, parents, nulls, roles))
+            offsets, lengths = list(compress(offsets, keep)), list(compress(lengths, keep))
+    stub = list(map(ord("s").__eq__, kinds))
+    full = list(map(not_, stub))
+    stub_ids, stub_parents, stub_nulls, stub_roles = (
+        list(compress(column, stub)) for column in (ids, parents, nulls, roles)
+    )
+    try:
+        new_ids = list(map(bytes.decode, stub_ids))
+    except UnicodeDecodeError:
+        return False
+    covered.stub_parents.extend(_parents(covered, stub_ids, stub_parents, stub_nulls, new_ids))
+    covered.stub_ids.extend(new_ids)
+    covered.stub_roles.extend(map(_ROLE_CODE.__getitem__, stub_roles))
+    covered.stub_offsets.extend(compress(offsets, stub))
+    covered.stub_lengths.extend(compress(lengths, stub))
+    covered.line_offsets.extend(compress(offsets, full))
+    covered.line_lengths.extend(compress(lengths, full))
+    covered.kinds += kinds
+    records.extend(found)
+    return True
+
+
+def _parents(
+    covered: CoveredLines, raw_ids: list[bytes], parents: list[bytes], nulls: list[bytes], ids: list[str]
+) -> list[str | None]:
+    """Each new stub's parent: most are the stub before it (its very id object, shared); the
+    others are decoded one by one."""
+    if not ids:
+        return []
+    previous = covered.stub_ids[-1] if covered.stub_ids else None
+    shared: list[str | None] = [previous, *ids[:-1]]
+    before = [previous.encode() if previous is not None else None, *raw_ids[:-1]]
+    for k in compress(range(len(ids)), map(ne, parents, before)):  # compared as bytes, in C
+        shared[k] = parents[k].decode("utf-8", "replace")
+    for k in compress(range(len(ids)), nulls):
+        shared[k] = None
+    return shared
+
+
+def scan_covered(
+    fd: int,
+    start: int,
+    tail: int,
+    covered: CoveredLines,
+    records: list[dict[str, object]],
+    by_line: Callable[[int, int], None],
+) -> None:
+    """Scan the lines of ``[start, tail)`` (``start`` just after a newline, ``tail`` a line start)
+    chunk by chunk; a chunk this scan cannot take is handed to ``by_line(begin, end)``, the
+    line-by-line scan of the same range."""
+    position = start
+    while position < tail:
+        want = min(tail, position + CHUNK)
+        buffer = os.pread(fd, want - position + 1, position - 1)
+        if len(buffer) != want - position + 1:
+            by_line(position, tail)  # the file shrank under us: the slow scan sees what is there
+            return
+        if want < tail:
+            cut = buffer.rfind(b"\n")
+            if cut <= 0:  # one line longer than a chunk
+                by_line(position, tail)
+                return
+            buffer = buffer[:cut]
+        else:
+            buffer = buffer[:-1]
+        if not scan_chunk(buffer, position, covered, records):
+            by_line(position, position + len(buffer))
+        position += len(buffer)
