@@ -5,8 +5,9 @@ part whose messages stay stubs, ``deferred.py``), each line's kind, each stub's 
 offset and length, and the offset and length of the other lines (``covered.py``); stub
 parents are stored only where they are not the stub before. Opening the session again reads the
 index and scans only the bytes after it. The index is a cache, never required: Pi and our
-session listings only look at files ending in ``.jsonl``; a missing, unreadable, foreign or stale index is ignored (and replaced when
-the session is closed), and an index is never trusted for a file that changed under it.
+session listings only look at files ending in ``.jsonl``; a missing, unreadable, foreign or stale
+index is ignored (and replaced when the session is closed), and an index is never trusted for a
+file that changed under it.
 
 Staleness is decided on a sample of the covered bytes, not on times: every open appends to the
 session, so its size and mtime always change, while the covered part, written once, does not. The
