@@ -4,13 +4,13 @@ megabyte at a time, without a Python step per line.
 For each chunk of whole lines, three passes run in C:
 
 * ``msgspec`` checks that every line is exactly one JSON value (``decode_lines`` into ``Raw``:
-  validated, nothing built), and the length of each value is compared with the length of its
-  line, so a torn, doubled or padded line is noticed;
+  validated, nothing built), and the values joined by newlines must give the chunk again, so a
+  torn, doubled, blank or padded line is noticed;
 * one regular expression matched at every line start says whether the line is a simple message
   entry as Pi and pi-harness write it, ``{"type":"message","id":…,"parentId":…,"timestamp":…,
   "message":{"role":…`` with the role ``user``, ``assistant`` or ``toolResult`` and ids free of
   escapes (so the bytes are the strings), and captures its id, parent and role;
-* ``bytes.find`` gives the line offsets.
+* the offsets follow from the lengths of the values.
 
 Such a line becomes a stub (``deferred.py``); every other line is parsed in full, as the full
 reader parses it. A chunk that fails the first check is left to the line-by-line scan, which
@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from itertools import compress
-from operator import ne, not_, sub
+from array import array
+from itertools import accumulate, compress
+from operator import ne, not_
 
 import msgspec
 
@@ -39,16 +40,6 @@ _ROLE_CODE = {b"user": 0, b"assistant": 1, b"toolResult": 2}
 _values = msgspec.json.Decoder(msgspec.Raw).decode_lines
 
 
-def _newlines(buffer: bytes) -> list[int]:
-    found: list[int] = []
-    add, find = found.append, buffer.find
-    at = find(b"\n")
-    while at >= 0:
-        add(at)
-        at = find(b"\n", at + 1)
-    return found
-
-
 def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[dict[str, object]]) -> bool:
     """Add the lines of ``buffer`` to ``covered`` (the full records of the non-stub lines to
     ``records``); False, with nothing added, when a line is not exactly one JSON value (or a
@@ -56,20 +47,22 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
 
     ``buffer`` is a newline followed by whole lines separated by newlines, without the newline
     that ends the last one; ``base`` is the file offset of its first line (after that newline)."""
-    starts = _newlines(buffer)
-    ends = [*starts[1:], len(buffer)]
-    lengths = list(map(sub, ends, starts))  # each line with its newline
     try:
         values = _values(memoryview(buffer)[1:])
     except msgspec.DecodeError:
         return False
-    if len(values) != len(starts) or list(map(len, values)) != [n - 1 for n in lengths]:
+    joined = b"\n".join(values)
+    # The values joined by newlines are the buffer again only when every line is one value with
+    # nothing around it (no blank, padded or doubled line).
+    if len(joined) + 1 != len(buffer) or not buffer.endswith(joined):
         return False
+    del joined
     shapes = _LINE.findall(buffer)
-    if len(shapes) != len(starts):
+    if len(shapes) != len(values):
         return False
+    lengths = [n + 1 for n in map(len, values)]  # each line with its newline
+    offsets = list(accumulate(lengths[:-1], initial=base))
     ids, parents, nulls, roles = (list(column) for column in zip(*shapes, strict=True))
-    offsets = [base + at for at in starts]
     found: list[dict[str, object]] = []
     kinds = bytearray(b"s") * len(ids)
     others = list(compress(range(len(ids)), map(not_, ids)))
@@ -78,7 +71,7 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
         # reader skips them.
         keep = [True] * len(ids)
         for k in others:
-            record = loads_tolerant(buffer[starts[k] + 1 : ends[k]])
+            record = loads_tolerant(bytes(values[k]))
             if isinstance(record, dict):
                 kinds[k] = ord("f")
                 found.append(record)
@@ -88,22 +81,21 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
             kinds = bytearray(compress(kinds, keep))
             ids, parents, nulls, roles = (list(compress(column, keep)) for column in (ids, parents, nulls, roles))
             offsets, lengths = list(compress(offsets, keep)), list(compress(lengths, keep))
-    stub = list(map(ord("s").__eq__, kinds))
-    full = list(map(not_, stub))
-    stub_ids, stub_parents, stub_nulls, stub_roles = (
-        list(compress(column, stub)) for column in (ids, parents, nulls, roles)
-    )
+        stub = list(map(ord("s").__eq__, kinds))
+        full = list(map(not_, stub))
+        ids, parents, nulls, roles = (list(compress(column, stub)) for column in (ids, parents, nulls, roles))
+        covered.line_offsets.extend(array("q", compress(offsets, full)))
+        covered.line_lengths.extend(array("q", compress(lengths, full)))
+        offsets, lengths = list(compress(offsets, stub)), list(compress(lengths, stub))
     try:
-        new_ids = list(map(bytes.decode, stub_ids))
+        new_ids = list(map(bytes.decode, ids))
     except UnicodeDecodeError:
         return False
-    covered.stub_parents.extend(_parents(covered, stub_ids, stub_parents, stub_nulls, new_ids))
+    covered.stub_parents.extend(_parents(covered, ids, parents, nulls, new_ids))
     covered.stub_ids.extend(new_ids)
-    covered.stub_roles.extend(map(_ROLE_CODE.__getitem__, stub_roles))
-    covered.stub_offsets.extend(compress(offsets, stub))
-    covered.stub_lengths.extend(compress(lengths, stub))
-    covered.line_offsets.extend(compress(offsets, full))
-    covered.line_lengths.extend(compress(lengths, full))
+    covered.stub_roles.extend(map(_ROLE_CODE.__getitem__, roles))
+    covered.stub_offsets.extend(array("q", offsets))
+    covered.stub_lengths.extend(array("q", lengths))
     covered.kinds += kinds
     records.extend(found)
     return True
