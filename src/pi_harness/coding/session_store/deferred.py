@@ -53,68 +53,89 @@ class ScannedSession:
     # part is clean (``cold_chain.py``): the store then repairs and searches only the others.
     others: list[dict[str, object]] = field(default_factory=list)
     chain: ColdChain | None = None
+    by_id: dict[str, SessionEntry] | None = None  # the covered entries by id, with the chain
+
+
+_RECENT = 4096  # how many of the newest stubs are searched before the map of all is built
 
 
 @dataclass
 class DeferredMessages:
-    """The stubs of one opened file: entry id → slot in compact arrays of line offset, line length
-    and message role (a dict of tuples would cost three objects per stub)."""
+    """The stubs of one opened file: their ids, and in compact arrays in the same order, their
+    line offsets, line lengths and message roles (a dict of tuples would cost three objects per
+    stub). The map id → slot is built only when a stub beyond the newest few is asked for: an
+    open fills only the ones the model context reads, which are among the newest."""
 
     path: Path
-    slots: dict[str, int] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
     offsets: array[int] = field(default_factory=lambda: array("q"))
     lengths: array[int] = field(default_factory=lambda: array("q"))
     roles: bytearray = field(default_factory=bytearray)
     # What to save as the index file when the session is closed (``scan_index.save``).
     unsaved: CoveredLines | None = None
+    _slots: dict[str, int] | None = field(default=None, repr=False)
+    _left: int = field(default=0, repr=False)  # stubs not filled yet
+
+    def __post_init__(self) -> None:
+        self._left = len(self.ids)
 
     def __bool__(self) -> bool:
-        return bool(self.slots)
+        return self._left > 0
 
     def __len__(self) -> int:
-        return len(self.slots)
+        return self._left
+
+    def _slot(self, entry_id: object) -> int | None:
+        if self._slots is None:
+            ids = self.ids
+            try:
+                return ids.index(entry_id, max(0, len(ids) - _RECENT))  # type: ignore[arg-type]  # any id may be asked for
+            except ValueError:
+                self._slots = dict(zip(ids, range(len(ids)), strict=True))
+        return self._slots.get(entry_id)  # type: ignore[call-overload]  # any id may be asked for
 
     def role(self, entry: SessionEntry) -> str | None:
-        slot = self.slots.get(entry["id"]) if isinstance(entry.get("id"), str) else None
+        slot = self._slot(entry["id"]) if "message" not in entry else None
         return ROLES[self.roles[slot]] if slot is not None else None
 
     def is_stub(self, entry: SessionEntry) -> bool:
-        return "message" not in entry and entry.get("id") in self.slots
+        return "message" not in entry and self._slot(entry.get("id")) is not None
 
     def fill(self, entries: Iterable[SessionEntry]) -> None:
         """Complete every stub among ``entries`` (in place) from the file."""
-        wanted = [e for e in entries if self.is_stub(e)]
+        if not self._left:
+            return
+        slot_of = self._slot
+        wanted = [(slot, e) for e in entries if "message" not in e and (slot := slot_of(e.get("id"))) is not None]
         if not wanted:
             return
-        slots, offsets, lengths = self.slots, self.offsets, self.lengths
-        wanted.sort(key=lambda e: offsets[slots[e["id"]]])
+        offsets, lengths = self.offsets, self.lengths
+        wanted.sort(key=lambda item: offsets[item[0]])
         try:
             with open(self.path, "rb") as handle:
                 fd = handle.fileno()
-                for entry in wanted:
-                    slot = slots[entry["id"]]
+                for slot, entry in wanted:
                     record = _parse(os.pread(fd, lengths[slot], offsets[slot]))
                     if record is None or record.get("id") != entry["id"] or record.get("type") != "message":
                         raise ValueError("the session file changed")
                     _complete(entry, record)
-                    del slots[entry["id"]]
+                    self._left -= 1
         except (OSError, ValueError):
             # The file was rewritten since it was opened (another program migrated or edited it):
             # take what it holds now, by id, and give a stub nothing can be found for an empty
             # message of its role rather than fail the session.
-            self._fill_from_rewritten([e for e in wanted if self.is_stub(e)])
+            self._fill_from_rewritten([(slot, e) for slot, e in wanted if "message" not in e])
 
-    def _fill_from_rewritten(self, stubs: list[SessionEntry]) -> None:
+    def _fill_from_rewritten(self, stubs: list[tuple[int, SessionEntry]]) -> None:
         self.unsaved = None  # the scan no longer describes the file
         found = {e.get("id"): e for e in read_session_file(self.path).entries}
-        for entry in stubs:
+        for slot, entry in stubs:
             record = found.get(entry["id"])
             if isinstance(record, dict) and record.get("type") == "message" and isinstance(record.get("message"), dict):
                 _complete(entry, record)
             else:
-                role = ROLES[self.roles[self.slots[entry["id"]]]]
-                cast(dict[str, object], entry)["message"] = {"role": role, "content": []}
-            del self.slots[entry["id"]]
+                cast(dict[str, object], entry)["message"] = {"role": ROLES[self.roles[slot]], "content": []}
+            self._left -= 1
 
 
 def context_part(path: list[SessionEntry], deferred: DeferredMessages) -> list[SessionEntry]:
@@ -282,6 +303,24 @@ def _by_line(scan: _Scan, handle: BinaryIO, begin: int, tail: int, end: int) -> 
     _scan_lines(scan, handle, begin, tail, end)
 
 
+def _cold_ids(
+    cold: list[dict[str, object]], ids: list[object], after: list[dict[str, object]]
+) -> dict[str, dict[str, object]]:
+    """The covered entries by id (all strings: the chain checked), when no id is used twice in
+    the file; raises ``_Refused`` otherwise."""
+    by_id = dict(zip(cast(list[str], ids), cold, strict=True))
+    if len(by_id) != len(ids):
+        raise _Refused
+    seen: set[object] = set()
+    for record in after:
+        entry_id = record.get("id")
+        if isinstance(entry_id, str):
+            if entry_id in by_id or entry_id in seen:
+                raise _Refused
+            seen.add(entry_id)
+    return by_id
+
+
 def _unique(ids: list[object], after: list[dict[str, object]]) -> set[object]:
     """The string ids of the covered entries and the entries after them; raises ``_Refused``
     on a duplicate (the repairs' renaming needs the full reader)."""
@@ -357,20 +396,16 @@ def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession |
         known, last = scanned
         covered = scan.covered
         cold, ids, parents = materialize(covered, scan.records)
-        _unique(ids, scan.after)
+        entries = cold + scan.after
+        chain = ColdChain.build(cast(list[SessionEntry], entries), ids, parents) if cold else None
+        by_id = _cold_ids(cold, ids, scan.after) if chain is not None else None
+        if by_id is None:
+            _unique(ids, scan.after)
     except (_Refused, OSError):
         return None
-    entries = cold + scan.after
-    deferred = DeferredMessages(
-        path,
-        dict(zip(covered.stub_ids, range(len(covered.stub_ids)), strict=True)),
-        covered.stub_offsets,
-        covered.stub_lengths,
-        covered.stub_roles,
-    )
+    deferred = DeferredMessages(path, covered.stub_ids, covered.stub_offsets, covered.stub_lengths, covered.stub_roles)
     unsaved = covered if covered.end > known else None
     deferred.unsaved = unsaved
-    chain = ColdChain.build(cast(list[SessionEntry], entries), ids, parents) if cold else None
     return ScannedSession(
         scan.header,
         entries,
@@ -379,4 +414,5 @@ def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession |
         unsaved,
         others=scan.records + scan.after,
         chain=chain,
+        by_id=cast(dict[str, SessionEntry], by_id),
     )

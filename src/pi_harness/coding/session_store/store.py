@@ -231,9 +231,11 @@ class SessionManager(SessionFinders):
         *,
         others: list[SessionEntry] | None = None,
         chain: ColdChain | None = None,
+        by_id: dict[str, SessionEntry] | None = None,
     ) -> None:
         """Replace the entries. ``others``: when ``entries`` are known usable (a large file's clean
-        scan), the ones among them that are not stubs, the only ones labels and names can be."""
+        scan), the ones among them that are not stubs, the only ones labels and names can be;
+        ``by_id``: then, the entries by id, already built."""
         self._save_scan_index()  # of the session being left, if it was a large one
         self._deferred = deferred
         if others is None:
@@ -243,7 +245,7 @@ class SessionManager(SessionFinders):
             kept = entries
         self._generation += 1
         self._entries = kept
-        self._by_id = {e["id"]: e for e in kept}
+        self._by_id = by_id if by_id is not None else {e["id"]: e for e in kept}
         self._labels = resolve_labels(others)
         self._name = None
         # The latest session_info entry names the session (one pass, no call per entry).
@@ -322,11 +324,16 @@ class SessionManager(SessionFinders):
         if chain is not None and all(isinstance(e.get("id"), str) and isinstance(e.get("type"), str) for e in others):
             # A clean covered part needs no repair (``cold_chain.py``): only the others are
             # repaired, and a repaired copy takes its original's place.
-            fixed = report_repairs(file, others, scanned.deferred.slots.keys())
+            by_id = scanned.by_id
+            assert by_id is not None  # given with the chain
+            fixed = report_repairs(file, others, by_id.keys())
             swaps = {id(old): new for old, new in zip(others, fixed, strict=True) if old is not new}
             if swaps:
                 entries = [swaps.get(id(entry), entry) for entry in entries]
-            self._load_entries(entries, scanned.deferred, others=fixed, chain=chain)
+            # The covered entries are already mapped by id (those repaired again below).
+            for entry in (*entries[chain.count :], *swaps.values()):
+                by_id[entry["id"]] = entry
+            self._load_entries(entries, scanned.deferred, others=fixed, chain=chain, by_id=by_id)
         else:
             self._load_entries(report_repairs(file, entries), scanned.deferred)
         self._session_file = file
