@@ -13,7 +13,7 @@ the store repairs, migrates and searches only the other entries (``store.py``).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -27,14 +27,16 @@ _RUNS = re.compile(rb"s+|.")
 
 def materialize(
     covered: CoveredLines, records: Sequence[dict[str, object]]
-) -> tuple[list[dict[str, object]], list[object], list[object]]:
-    """The covered entries in file order, with their ids and parents (as written)."""
+) -> tuple[list[dict[str, object]], list[object], list[object], list[int]]:
+    """The covered entries in file order, with their ids and parents (as written), and the
+    positions of those parsed in full (not stubs)."""
     stubs: list[dict[str, object]] = [
         {"type": "message", "id": i, "parentId": p} for i, p in zip(covered.stub_ids, covered.stub_parents, strict=True)
     ]
     entries: list[dict[str, object]] = []
     ids: list[object] = []
     parents: list[object] = []
+    positions: list[int] = []
     done = full = 0
     for run in _RUNS.finditer(covered.kinds):
         kind = run.group()
@@ -47,10 +49,11 @@ def materialize(
         elif kind == b"f":
             record = records[full]
             full += 1
+            positions.append(len(entries))
             entries.append(record)
             ids.append(record.get("id"))
             parents.append(record.get("parentId"))
-    return entries, ids, parents
+    return entries, ids, parents, positions
 
 
 @dataclass
@@ -62,11 +65,14 @@ class ColdChain:
     ids: list[str]
     parents: list[str | None]
     starts: list[int]  # where a run starts: an entry whose parent is not the entry before it
+    full: list[int]  # the positions of the entries parsed in full (the others are stubs)
     generation: int = 0
     _positions: dict[str, int] | None = None
 
     @classmethod
-    def build(cls, entries: list[SessionEntry], ids: list[object], parents: list[object]) -> ColdChain | None:
+    def build(
+        cls, entries: list[SessionEntry], ids: list[object], parents: list[object], full: list[int]
+    ) -> ColdChain | None:
         """The chain of a clean covered part, else None. The ids are unique (the scan refuses a
         file with duplicates)."""
         count = len(ids)
@@ -75,7 +81,7 @@ class ColdChain:
         names: list[str] = ids  # type: ignore[assignment]  # checked just above
         links: list[str | None] = parents  # type: ignore[assignment]  # checked just above
         starts = [0, *compress(range(1, count), map(ne, links[1:], names[:-1]))]
-        chain = cls(entries, count, names, links, starts)
+        chain = cls(entries, count, names, links, starts, full)
         for start in starts:
             parent = links[start]
             if parent is None:
@@ -90,23 +96,31 @@ class ColdChain:
             self._positions = dict(zip(self.ids, range(self.count), strict=True))
         return self._positions.get(entry_id)
 
-    def path_to(self, position: int) -> list[SessionEntry]:
-        """Root → the covered entry at ``position``."""
-        pieces: list[list[SessionEntry]] = []
+    def path_to(self, position: int) -> tuple[list[SessionEntry], list[int]]:
+        """Root → the covered entry at ``position``, and the indices in it of the entries parsed
+        in full."""
+        pieces: list[tuple[int, int]] = []
         current: int | None = position
         while current is not None:
             start = self.starts[bisect_right(self.starts, current) - 1]
-            pieces.append(self.entries[start : current + 1])
+            pieces.append((start, current + 1))
             parent = self.parents[start]
             current = self.position(parent) if parent is not None else None
         path: list[SessionEntry] = []
-        for piece in reversed(pieces):
-            path.extend(piece)
-        return path
+        full: list[int] = []
+        for start, end in reversed(pieces):
+            shift = len(path) - start
+            full.extend(p + shift for p in self.full[bisect_left(self.full, start) : bisect_left(self.full, end)])
+            path.extend(self.entries[start:end])
+        return path, full
 
-    def branch_path(self, by_id: dict[str, SessionEntry], leaf_id: str | None) -> list[SessionEntry]:
-        """``tree.branch_path`` for the store's entries: steps through the entries after the
-        covered part, slices through it."""
+    def branch_path(
+        self, by_id: dict[str, SessionEntry], leaf_id: str | None
+    ) -> tuple[list[SessionEntry], list[int] | None]:
+        """``tree.branch_path`` for the store's entries, and the indices on the path of the
+        covered entries parsed in full (None when unknown). A path that reaches the covered part
+        at its last entry (the usual one: the latest compaction follows it) goes through it in
+        slices; any other is walked step by step."""
         last = self.entries[self.count - 1]
         walked: list[SessionEntry] = []
         get = by_id.get
@@ -115,10 +129,11 @@ class ColdChain:
         while current is not None and steps_left > 0:
             if current is last:
                 walked.reverse()
-                return self.path_to(self.count - 1) + walked
+                path, full = self.path_to(self.count - 1)
+                return path + walked, full
             steps_left -= 1
             walked.append(current)
             parent = current.get("parentId")
             current = get(parent) if parent is not None and parent != current["id"] else None
         walked.reverse()
-        return walked
+        return walked, None

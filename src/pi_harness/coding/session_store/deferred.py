@@ -86,27 +86,33 @@ class DeferredMessages:
         return self._left
 
     def _slot(self, entry_id: object) -> int | None:
+        if not isinstance(entry_id, str):
+            return None
         if self._slots is None:
             ids = self.ids
             try:
-                return ids.index(entry_id, max(0, len(ids) - _RECENT))  # type: ignore[arg-type]  # any id may be asked for
+                return ids.index(entry_id, max(0, len(ids) - _RECENT))
             except ValueError:
                 self._slots = dict(zip(ids, range(len(ids)), strict=True))
-        return self._slots.get(entry_id)  # type: ignore[call-overload]  # any id may be asked for
+        return self._slots.get(entry_id)
 
     def role(self, entry: SessionEntry) -> str | None:
-        slot = self._slot(entry["id"]) if "message" not in entry else None
+        slot = self._slot(entry["id"]) if entry["type"] == "message" and "message" not in entry else None
         return ROLES[self.roles[slot]] if slot is not None else None
 
     def is_stub(self, entry: SessionEntry) -> bool:
-        return "message" not in entry and self._slot(entry.get("id")) is not None
+        return entry["type"] == "message" and "message" not in entry and self._slot(entry.get("id")) is not None
 
     def fill(self, entries: Iterable[SessionEntry]) -> None:
         """Complete every stub among ``entries`` (in place) from the file."""
         if not self._left:
             return
         slot_of = self._slot
-        wanted = [(slot, e) for e in entries if "message" not in e and (slot := slot_of(e.get("id"))) is not None]
+        wanted = [
+            (slot, e)
+            for e in entries
+            if e["type"] == "message" and "message" not in e and (slot := slot_of(e.get("id"))) is not None
+        ]
         if not wanted:
             return
         offsets, lengths = self.offsets, self.lengths
@@ -138,10 +144,11 @@ class DeferredMessages:
             self._left -= 1
 
 
-def context_part(path: list[SessionEntry], deferred: DeferredMessages) -> list[SessionEntry]:
+def context_part(path: list[SessionEntry], deferred: DeferredMessages) -> tuple[list[SessionEntry], int]:
     """The entries of the active path whose content the model context reads: everything from
     the latest compaction's first kept entry on (the whole path without one), and the latest
-    assistant message before that, which still names the model."""
+    assistant message before that, which still names the model; and the index of the first of
+    them on the path (no stub before it can matter to the projection, ``context.WalkedPath``)."""
     start = 0
     for index in range(len(path) - 1, -1, -1):
         entry = path[index]
@@ -164,8 +171,8 @@ def context_part(path: list[SessionEntry], deferred: DeferredMessages) -> list[S
             and cast(dict[str, object], entry["message"]).get("role") == "assistant"
         ):
             part.append(entry)
-            break
-    return part
+            return part, index
+    return part, start
 
 
 def _complete(entry: SessionEntry, record: dict[str, object]) -> None:
@@ -395,9 +402,9 @@ def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession |
             return None
         known, last = scanned
         covered = scan.covered
-        cold, ids, parents = materialize(covered, scan.records)
+        cold, ids, parents, full = materialize(covered, scan.records)
         entries = cold + scan.after
-        chain = ColdChain.build(cast(list[SessionEntry], entries), ids, parents) if cold else None
+        chain = ColdChain.build(cast(list[SessionEntry], entries), ids, parents, full) if cold else None
         by_id = _cold_ids(cold, ids, scan.after) if chain is not None else None
         if by_id is None:
             _unique(ids, scan.after)

@@ -22,6 +22,7 @@ from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
     SessionProjection,
+    WalkedPath,
     stored_message,
 )
 from pi_harness.coding.session_store.deferred import DeferredMessages, ScannedSession, context_part, scan_session_file
@@ -627,15 +628,21 @@ class SessionManager(SessionFinders):
     def _current_projection(self) -> SessionProjection:
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
-    def _walk_active_path(self) -> list[SessionEntry]:
+    def _walk_active_path(self) -> WalkedPath:
         chain = self._chain
+        relevant: list[int] | None = None
         if chain is not None and chain.generation == self._generation and chain.entries is self._entries:
-            path = chain.branch_path(self._by_id, self._leaf_id)
+            path, covered = chain.branch_path(self._by_id, self._leaf_id)
         else:
-            path = branch_path(self._by_id, self._leaf_id)
+            path, covered = branch_path(self._by_id, self._leaf_id), None
         if self._deferred:
-            self._deferred.fill(context_part(path, self._deferred))
-        return path
+            part, low = context_part(path, self._deferred)
+            self._deferred.fill(part)
+            if covered is not None:
+                # Before ``low`` the path holds unread stubs and the covered entries parsed in full.
+                relevant = [index for index in covered if index < low]
+                relevant.extend(range(low, len(path)))
+        return WalkedPath(path, relevant)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
