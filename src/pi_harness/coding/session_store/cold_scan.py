@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from array import array
+from collections.abc import Callable
 from itertools import accumulate, compress
 from operator import ne, not_
 
@@ -40,6 +40,19 @@ _ROLE_CODE = {b"user": 0, b"assistant": 1, b"toolResult": 2}
 _values = msgspec.json.Decoder(msgspec.Raw).decode_lines
 
 
+def one_value_per_line(text: bytes, skip: int = 0) -> list[msgspec.Raw] | None:
+    """The JSON value of each line of ``text[skip:]`` (lines separated by newlines, no newline
+    at its end), or None when a line is not exactly one JSON value with nothing around it."""
+    try:
+        values = _values(memoryview(text)[skip:])
+    except msgspec.DecodeError:
+        return None
+    # The values joined by newlines are the text again only when every line is one value with
+    # nothing around it (no blank, padded or doubled line).
+    joined = b"\n".join(values)
+    return values if len(joined) == len(text) - skip and text.endswith(joined) else None
+
+
 def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[dict[str, object]]) -> bool:
     """Add the lines of ``buffer`` to ``covered`` (the full records of the non-stub lines to
     ``records``); False, with nothing added, when a line is not exactly one JSON value (or a
@@ -47,16 +60,9 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
 
     ``buffer`` is a newline followed by whole lines separated by newlines, without the newline
     that ends the last one; ``base`` is the file offset of its first line (after that newline)."""
-    try:
-        values = _values(memoryview(buffer)[1:])
-    except msgspec.DecodeError:
+    values = one_value_per_line(buffer, 1)
+    if values is None:
         return False
-    joined = b"\n".join(values)
-    # The values joined by newlines are the buffer again only when every line is one value with
-    # nothing around it (no blank, padded or doubled line).
-    if len(joined) + 1 != len(buffer) or not buffer.endswith(joined):
-        return False
-    del joined
     shapes = _LINE.findall(buffer)
     if len(shapes) != len(values):
         return False

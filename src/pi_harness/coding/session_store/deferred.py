@@ -306,6 +306,30 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int, end: int 
     return last
 
 
+_BULK_MAX = 32 << 20  # the most bytes after the covered part parsed in one piece
+
+
+def _read_after(scan: _Scan, handle: BinaryIO, offset: int, size: int) -> bytes:
+    """The lines from ``offset`` (a line start) to ``size``, parsed in full into ``scan.after``:
+    in one ``orjson`` call when every line is exactly one JSON value (checked as ``cold_scan``
+    checks a chunk), else line by line. Returns the last line."""
+    from pi_harness.coding.session_store.cold_scan import one_value_per_line
+
+    if not 0 < size - offset <= _BULK_MAX:
+        return _scan_lines(scan, handle, offset, offset)
+    data = os.pread(handle.fileno(), size - offset, offset)
+    body = data[:-1] if data.endswith(b"\n") else data
+    values = one_value_per_line(body) if len(data) == size - offset else None
+    if values is None:
+        return _scan_lines(scan, handle, offset, offset)
+    try:
+        records = orjson.loads(b"[" + b",".join(values) + b"]")
+    except orjson.JSONDecodeError:  # invalid UTF-8, which the tolerant reading replaces
+        return _scan_lines(scan, handle, offset, offset)
+    scan.after.extend(record for record in records if isinstance(record, dict))
+    return data[data.rfind(b"\n", 0, len(data) - 1) + 1 :]
+
+
 def _by_line(scan: _Scan, handle: BinaryIO, begin: int, tail: int, end: int) -> None:
     _scan_lines(scan, handle, begin, tail, end)
 
@@ -375,7 +399,7 @@ def _scan(scan: _Scan, handle: BinaryIO, size: int, use_index: bool) -> tuple[in
         )
         scan.covered.end = max(scan.covered.end, tail)
     after = start if tail is None else max(start, tail)
-    last = _scan_lines(scan, handle, after, after)
+    last = _read_after(scan, handle, after, size)
     if scan.covered.end > known:
         scan.covered.sample = scan_index.sample(handle, scan.covered.end)
     return known, last
