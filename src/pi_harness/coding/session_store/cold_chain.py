@@ -16,6 +16,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 from itertools import compress
 from operator import ne
 
@@ -74,12 +75,15 @@ class ColdChain:
         cls, entries: list[SessionEntry], ids: list[object], parents: list[object], full: list[int]
     ) -> ColdChain | None:
         """The chain of a clean covered part, else None. The ids are unique (the scan refuses a
-        file with duplicates)."""
+        file with duplicates); those of stubs are strings and their parents strings or None (the
+        scan and the index make them so), so only the entries parsed in full are checked."""
         count = len(ids)
-        if not count or set(map(type, ids)) != {str} or not set(map(type, parents)) <= {str, type(None)}:
+        if not count or not all(type(ids[p]) is str for p in full):
             return None
-        names: list[str] = ids  # type: ignore[assignment]  # checked just above
-        links: list[str | None] = parents  # type: ignore[assignment]  # checked just above
+        if not all(parents[p] is None or type(parents[p]) is str for p in full):
+            return None
+        names = cast(list[str], ids)
+        links = cast(list[str | None], parents)
         starts = [0, *compress(range(1, count), map(ne, links[1:], names[:-1]))]
         chain = cls(entries, count, names, links, starts, full)
         for start in starts:
