@@ -16,9 +16,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 from itertools import compress
 from operator import ne
+from typing import cast
 
 from pi_harness.coding.session_store.covered import CoveredLines
 from pi_harness.coding.session_store.entries import SessionEntry

@@ -96,23 +96,28 @@ class DeferredMessages:
                 self._slots = dict(zip(ids, range(len(ids)), strict=True))
         return self._slots.get(entry_id)
 
+    def _stub_slot(self, entry: SessionEntry) -> int | None:
+        """The slot of the entry if it is a stub not filled yet (stubs are message entries)."""
+        if entry["type"] != "message" or "message" in entry:
+            return None
+        return self._slot(entry["id"])
+
     def role(self, entry: SessionEntry) -> str | None:
-        slot = self._slot(entry["id"]) if entry["type"] == "message" and "message" not in entry else None
+        slot = self._stub_slot(entry)
         return ROLES[self.roles[slot]] if slot is not None else None
 
     def is_stub(self, entry: SessionEntry) -> bool:
-        return entry["type"] == "message" and "message" not in entry and self._slot(entry.get("id")) is not None
+        return self._stub_slot(entry) is not None
 
     def fill(self, entries: Iterable[SessionEntry]) -> None:
         """Complete every stub among ``entries`` (in place) from the file."""
         if not self._left:
             return
-        slot_of = self._slot
-        wanted = [
-            (slot, e)
-            for e in entries
-            if e["type"] == "message" and "message" not in e and (slot := slot_of(e.get("id"))) is not None
-        ]
+        wanted: list[tuple[int, SessionEntry]] = []
+        for entry in entries:
+            slot = self._stub_slot(entry)
+            if slot is not None:
+                wanted.append((slot, entry))
         if not wanted:
             return
         offsets, lengths = self.offsets, self.lengths
