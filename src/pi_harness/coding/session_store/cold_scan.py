@@ -69,30 +69,25 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
     lengths = [n + 1 for n in map(len, values)]  # each line with its newline
     offsets = list(accumulate(lengths[:-1], initial=base))
     ids, parents, nulls, roles = (list(column) for column in zip(*shapes, strict=True))
-    found: list[dict[str, object]] = []
     kinds = bytearray(b"s") * len(ids)
+    found: list[dict[str, object]] = []
+    full_offsets: list[int] = []
+    full_lengths: list[int] = []
+    # The few other lines, parsed in full (those that are no object are dropped, as the full
+    # reader skips them), then taken out of the stub columns.
     others = list(compress(range(len(ids)), map(not_, ids)))
-    if others:
-        # The few other lines, parsed in full; those that are no object are dropped, as the full
-        # reader skips them.
-        keep = [True] * len(ids)
-        for k in others:
-            record = loads_tolerant(bytes(values[k]))
-            if isinstance(record, dict):
-                kinds[k] = ord("f")
-                found.append(record)
-            else:
-                keep[k] = False
-        if not all(keep):
-            kinds = bytearray(compress(kinds, keep))
-            ids, parents, nulls, roles = (list(compress(column, keep)) for column in (ids, parents, nulls, roles))
-            offsets, lengths = list(compress(offsets, keep)), list(compress(lengths, keep))
-        stub = list(map(ord("s").__eq__, kinds))
-        full = list(map(not_, stub))
-        ids, parents, nulls, roles = (list(compress(column, stub)) for column in (ids, parents, nulls, roles))
-        covered.line_offsets.extend(array("q", compress(offsets, full)))
-        covered.line_lengths.extend(array("q", compress(lengths, full)))
-        offsets, lengths = list(compress(offsets, stub)), list(compress(lengths, stub))
+    for k in others:
+        record = loads_tolerant(bytes(values[k]))
+        if isinstance(record, dict):
+            kinds[k] = ord("f")
+            found.append(record)
+            full_offsets.append(offsets[k])
+            full_lengths.append(lengths[k])
+    for k in reversed(others):
+        if kinds[k] != ord("f"):
+            del kinds[k]
+        for column in (ids, parents, nulls, roles, offsets, lengths):
+            del column[k]
     try:
         new_ids = list(map(bytes.decode, ids))
     except UnicodeDecodeError:
@@ -102,6 +97,8 @@ def scan_chunk(buffer: bytes, base: int, covered: CoveredLines, records: list[di
     covered.stub_roles.extend(map(_ROLE_CODE.__getitem__, roles))
     covered.stub_offsets.extend(array("q", offsets))
     covered.stub_lengths.extend(array("q", lengths))
+    covered.line_offsets.extend(array("q", full_offsets))
+    covered.line_lengths.extend(array("q", full_lengths))
     covered.kinds += kinds
     records.extend(found)
     return True
