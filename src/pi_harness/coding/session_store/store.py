@@ -17,6 +17,7 @@ from typing import cast
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
+from pi_harness.coding.session_store.clean_open import CleanLoad, clean_load
 from pi_harness.coding.session_store.cold_chain import ColdChain
 from pi_harness.coding.session_store.context import (
     ProjectionMemo,
@@ -226,27 +227,20 @@ class SessionManager(SessionFinders):
             self._writer = None
 
     def _load_entries(
-        self,
-        entries: list[SessionEntry],
-        deferred: DeferredMessages | None = None,
-        *,
-        others: list[SessionEntry] | None = None,
-        chain: ColdChain | None = None,
-        by_id: dict[str, SessionEntry] | None = None,
+        self, entries: list[SessionEntry], deferred: DeferredMessages | None = None, *, clean: CleanLoad | None = None
     ) -> None:
-        """Replace the entries. ``others``: when ``entries`` are known usable (a large file's clean
-        scan), the ones among them that are not stubs, the only ones labels and names can be;
-        ``by_id``: then, the entries by id, already built."""
+        """Replace the entries (``clean``: a large file's clean scan, ``clean_open.py``, whose
+        entries are all usable and whose labels and name can only be among the non-stubs)."""
         self._save_scan_index()  # of the session being left, if it was a large one
         self._deferred = deferred
-        if others is None:
+        if clean is None:
             kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
-            others = kept
+            others, by_id, chain = kept, {e["id"]: e for e in kept}, None
         else:
-            kept = entries
+            kept, others, by_id, chain = entries, clean.others, clean.by_id, clean.chain
         self._generation += 1
         self._entries = kept
-        self._by_id = by_id if by_id is not None else {e["id"]: e for e in kept}
+        self._by_id = by_id
         self._labels = resolve_labels(others)
         self._name = None
         # The latest session_info entry names the session (one pass, no call per entry).
@@ -320,23 +314,11 @@ class SessionManager(SessionFinders):
         self._release_writer()
         self._header = records.header
         self._cwd = records.header.get("cwd") or os.getcwd()
-        entries = cast(list[SessionEntry], scanned.entries)
-        chain, others = scanned.chain, records.entries
-        if chain is not None and all(isinstance(e.get("id"), str) and isinstance(e.get("type"), str) for e in others):
-            # A clean covered part needs no repair (``cold_chain.py``): only the others are
-            # repaired, and a repaired copy takes its original's place.
-            by_id = scanned.by_id
-            assert by_id is not None  # given with the chain
-            fixed = report_repairs(file, others, by_id.keys())
-            swaps = {id(old): new for old, new in zip(others, fixed, strict=True) if old is not new}
-            if swaps:
-                entries = [swaps.get(id(entry), entry) for entry in entries]
-            # The covered entries are already mapped by id (those repaired again below).
-            for entry in (*entries[chain.count :], *swaps.values()):
-                by_id[entry["id"]] = entry
-            self._load_entries(entries, scanned.deferred, others=fixed, chain=chain, by_id=by_id)
+        clean = clean_load(file, scanned, records.entries)
+        if clean is not None:
+            self._load_entries(clean.entries, scanned.deferred, clean=clean)
         else:
-            self._load_entries(report_repairs(file, entries), scanned.deferred)
+            self._load_entries(report_repairs(file, cast(list[SessionEntry], scanned.entries)), scanned.deferred)
         self._session_file = file
         self._writer = writer
         self._on_disk = True
