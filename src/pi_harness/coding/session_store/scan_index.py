@@ -27,6 +27,8 @@ import sys
 import tempfile
 from array import array
 from dataclasses import dataclass
+from itertools import compress
+from operator import ne
 from pathlib import Path
 from typing import BinaryIO
 
@@ -84,7 +86,8 @@ def _array(text: object, count: int) -> array[int] | None:
 def _breaks(ids: list[str], parents: list[str | None]) -> list[list[object]]:
     """The stubs whose parent is not the stub before them (a root, an entry parsed in full, a
     branch point), as ``[stub number, parent]``: the rest follows from the ids alone."""
-    return [[k, parent] for k, parent in enumerate(parents) if parent != (ids[k - 1] if k else None)]
+    before: list[str | None] = [None, *ids[:-1]]
+    return [[k, parents[k]] for k in compress(range(len(ids)), map(ne, parents, before))]
 
 
 def save(session: Path, covered: CoveredLines) -> bool:
