@@ -171,3 +171,45 @@ def test_the_fast_scan_agrees_with_the_line_by_line_scan(tmp_path: Path, scanned
     assert list(fast.stub_offsets) == list(lazy._deferred.offsets)
     assert list(fast.stub_lengths) == list(lazy._deferred.lengths)
     assert [orjson.loads(data[o : o + n]) for o, n in zip(fast.line_offsets, fast.line_lengths, strict=True)] == records
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b'{"type":"message","id":"torn","parentId":null,"timestamp":"x","message":{"role":"user","content":[{"ty',
+        b"",
+        b"[1, 2]",
+        b'{"type":"custom","id":"c9","parentId":null,"customType":"x"}  ',
+        b'{"type":"message","id":"bad-utf8","parentId":null,"timestamp":"x","message":{"role":"user","content":"\xff"}}',
+    ],
+)
+def test_damage_after_the_latest_compaction_is_read_as_the_full_reader_reads_it(
+    tmp_path: Path, scanned_always: None, damage: bytes
+) -> None:
+    path = write_session(tmp_path / "s.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines.insert(len(lines) - 3, damage + b"\n")
+    path.write_bytes(b"".join(lines))
+    lazy, full = open_both(path)
+    assert lazy._deferred
+    assert_same(lazy, full)
+
+
+@pytest.mark.parametrize(
+    "unterminated",
+    [
+        b'{"type":"message","id":"torn","parentId":null,"mess',
+        b'{"type":"label","id":"no-newline","parentId":"edit1","timestamp":"x","targetId":"c40","label":"l"}',
+    ],
+)
+def test_a_last_line_without_its_newline_is_noticed(tmp_path: Path, scanned_always: None, unterminated: bytes) -> None:
+    path = write_session(tmp_path / "s.jsonl")
+    with open(path, "ab") as out:
+        out.write(unterminated)
+    manager = SessionManager.open(path)
+    manager.append_message({"role": "user", "content": [{"type": "text", "text": "after"}], "timestamp": 5})
+    manager.close()
+    assert path.read_bytes().endswith(b"\n")
+    lazy, full = open_both(path)
+    assert lazy.get_entries()[-1]["message"]["content"][0]["text"] == "after"  # type: ignore[typeddict-item]
+    assert_same(lazy, full)
