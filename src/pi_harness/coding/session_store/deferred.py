@@ -267,8 +267,9 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int, end: int 
     """Scan the lines from ``offset`` (a line start) to ``end`` (default: the end of the file)
     one by one: lines before ``tail`` may become stubs and are recorded in ``scan.covered``, the
     others are parsed into ``scan.after``. Returns the last line read."""
-    from pi_harness.coding.session_store.line_shape import DecodeError as decode_error
-    from pi_harness.coding.session_store.line_shape import decode_line as decode
+    if offset < tail:
+        from pi_harness.coding.session_store.line_shape import DecodeError as decode_error
+        from pi_harness.coding.session_store.line_shape import decode_line as decode
 
     covered = scan.covered
     last = b""
@@ -311,27 +312,28 @@ def _scan_lines(scan: _Scan, handle: BinaryIO, offset: int, tail: int, end: int 
     return last
 
 
-_BULK_MAX = 32 << 20  # the most bytes after the covered part parsed in one piece
+_AFTER_MAX = 32 << 20  # the most bytes after the covered part read in one piece
 
 
 def _read_after(scan: _Scan, handle: BinaryIO, offset: int, size: int) -> bytes:
-    """The lines from ``offset`` (a line start) to ``size``, parsed in full into ``scan.after``:
-    in one ``orjson`` call when every line is exactly one JSON value (checked as ``cold_scan``
-    checks a chunk), else line by line. Returns the last line."""
-    from pi_harness.coding.session_store.cold_scan import one_value_per_line
-
-    if not 0 < size - offset <= _BULK_MAX:
+    """The lines from ``offset`` (a line start) to ``size``, parsed in full into ``scan.after``
+    as the full reader parses them (without the line-by-line scan's shape decoding, so a
+    reopened session does not need ``msgspec``). Returns the last line."""
+    if not 0 < size - offset <= _AFTER_MAX:
         return _scan_lines(scan, handle, offset, offset)
     data = os.pread(handle.fileno(), size - offset, offset)
-    body = data[:-1] if data.endswith(b"\n") else data
-    values = one_value_per_line(body) if len(data) == size - offset else None
-    if values is None:
+    if len(data) != size - offset:
         return _scan_lines(scan, handle, offset, offset)
-    try:
-        records = orjson.loads(b"[" + b",".join(values) + b"]")
-    except orjson.JSONDecodeError:  # invalid UTF-8, which the tolerant reading replaces
-        return _scan_lines(scan, handle, offset, offset)
-    scan.after.extend(record for record in records if isinstance(record, dict))
+    after, loads = scan.after, orjson.loads
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        try:
+            record = loads(line)
+        except orjson.JSONDecodeError:
+            record = loads_tolerant(line)
+        if isinstance(record, dict):
+            after.append(record)
     return data[data.rfind(b"\n", 0, len(data) - 1) + 1 :]
 
 
@@ -377,7 +379,7 @@ def _unique(ids: list[object], after: list[dict[str, object]]) -> set[object]:
 
 def _scan(scan: _Scan, handle: BinaryIO, size: int, use_index: bool) -> tuple[int, bytes] | None:
     """Fill ``scan`` (see ``scan_session_file``); the covered end known before, and the last line."""
-    from pi_harness.coding.session_store import cold_scan, scan_index
+    from pi_harness.coding.session_store import scan_index
 
     loaded = scan_index.load(scan.path, handle, size) if use_index else None
     if loaded is not None:
@@ -394,6 +396,10 @@ def _scan(scan: _Scan, handle: BinaryIO, size: int, use_index: bool) -> tuple[in
     if start == 0:
         start = _scan_header(scan, handle)
     if tail is not None and start < tail:
+        try:
+            from pi_harness.coding.session_store import cold_scan, line_shape  # noqa: F401
+        except ImportError:  # msgspec missing from a broken install: the full reader still works
+            raise _Refused from None
         cold_scan.scan_covered(
             handle.fileno(),
             start,
@@ -418,10 +424,6 @@ def scan_session_file(path: Path, *, use_index: bool = True) -> ScannedSession |
     except OSError:
         return None
     if size < DEFER_MIN_BYTES:
-        return None
-    try:
-        import pi_harness.coding.session_store.line_shape  # noqa: F401
-    except ImportError:  # msgspec missing from a broken install: the full reader still works
         return None
     scan = _Scan(path)
     try:
