@@ -74,6 +74,7 @@ class DeferredMessages:
     # What to save as the index file when the session is closed (``scan_index.save``).
     unsaved: CoveredLines | None = None
     _slots: dict[str, int] | None = field(default=None, repr=False)
+    _recent: dict[str, int] | None = field(default=None, repr=False)
     _left: int = field(default=0, repr=False)  # stubs not filled yet
 
     def __post_init__(self) -> None:
@@ -89,11 +90,15 @@ class DeferredMessages:
         if not isinstance(entry_id, str):
             return None
         if self._slots is None:
+            # First a map of the newest stubs only: the ones an open fills are among them.
             ids = self.ids
-            try:
-                return ids.index(entry_id, max(0, len(ids) - _RECENT))
-            except ValueError:
-                self._slots = dict(zip(ids, range(len(ids)), strict=True))
+            if self._recent is None:
+                low = max(0, len(ids) - _RECENT)
+                self._recent = dict(zip(ids[low:], range(low, len(ids)), strict=True))
+            slot = self._recent.get(entry_id)
+            if slot is not None:
+                return slot
+            self._slots = dict(zip(ids, range(len(ids)), strict=True))
         return self._slots.get(entry_id)
 
     def _stub_slot(self, entry: SessionEntry) -> int | None:
@@ -359,9 +364,9 @@ def _cold_ids(
     return by_id
 
 
-def _unique(ids: list[object], after: list[dict[str, object]]) -> set[object]:
-    """The string ids of the covered entries and the entries after them; raises ``_Refused``
-    on a duplicate (the repairs' renaming needs the full reader)."""
+def _unique(ids: list[object], after: list[dict[str, object]]) -> None:
+    """Raises ``_Refused`` when a string id is used twice in the covered entries and the entries
+    after them (the repairs' renaming needs the full reader)."""
     seen = set(ids)
     if len(seen) != len(ids):
         named = [i for i in ids if isinstance(i, str)]
@@ -374,7 +379,6 @@ def _unique(ids: list[object], after: list[dict[str, object]]) -> set[object]:
             if entry_id in seen:
                 raise _Refused
             seen.add(entry_id)
-    return seen
 
 
 def _scan(scan: _Scan, handle: BinaryIO, size: int, use_index: bool) -> tuple[int, bytes] | None:
