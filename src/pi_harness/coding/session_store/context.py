@@ -114,11 +114,10 @@ def compaction_summary_message(entry: CompactionEntry) -> CompactionSummaryMessa
 
 def stored_message(entry: SessionEntry) -> Mapping[str, object] | None:
     """The message of a ``message`` entry, as read from the file (None for other entries, or for a
-    damaged record whose message is not an object)."""
-    if entry["type"] != "message":
-        return None
+    damaged record whose message is not an object). Called for every entry of long paths: the
+    commonest miss, a large file's unread stub, is decided by the first test."""
     message: object = entry.get("message")
-    return message if isinstance(message, dict) else None
+    return message if type(message) is dict and entry["type"] == "message" else None
 
 
 def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
