@@ -13,9 +13,9 @@ Staleness is decided on a sample of the covered bytes, not on times: every open 
 session, so its size and mtime always change, while the covered part, written once, does not. The
 sample is the header line, 16 blocks spread over the covered part and its last 64 KiB (ending at
 the newline before the compaction); a rewrite that moves any line moves the bytes the sample sees.
-The index's own first line is a checksum of the rest, so a torn or altered index is ignored; and
-whatever the index says, ``DeferredMessages.fill`` still checks each line's id and type when it
-reads the message, and falls back to a full read of the file.
+The index's own first line is a checksum (CRC-32) of the rest, so a torn or altered index is
+ignored; and whatever the index says, ``DeferredMessages.fill`` still checks each line's id and
+type when it reads the message, and falls back to a full read of the file.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import zlib
 from array import array
 from dataclasses import dataclass
 from itertools import compress
@@ -64,8 +65,10 @@ def sample(handle: BinaryIO, end: int) -> str:
     return digest.hexdigest()
 
 
-def _checksum(body: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(body, digest_size=16).hexdigest().encode("ascii")
+def _checksum(body: bytes | memoryview, crc: int = 0) -> bytes:
+    """A CRC-32 of the index's body: enough to notice a torn or damaged cache file (whose
+    fields are also checked for shape, and whose stubs are checked when they are read)."""
+    return b"%08x" % zlib.crc32(body, crc)
 
 
 def _ints(values: array[int]) -> str:
@@ -122,13 +125,11 @@ def save(session: Path, covered: CoveredLines) -> bool:
                 "breaks": _breaks(covered.stub_ids, covered.stub_parents),
             }
         )
-        digest = hashlib.blake2b(meta, digest_size=16)
-        digest.update(b"\n")
-        digest.update(blob)
+        checksum = _checksum(blob, zlib.crc32(b"\n", zlib.crc32(meta)))
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(digest.hexdigest().encode("ascii") + b"\n")
+                out.write(checksum + b"\n")
                 out.write(meta)
                 out.write(b"\n")
                 out.write(blob)
