@@ -217,7 +217,7 @@ def load(session: Path, handle: BinaryIO, size: int) -> Loaded | None:
         role_codes = bytearray.fromhex(roles)
     except ValueError:
         return None
-    if parents is None or len(role_codes) != stubs or max(role_codes, default=0) > 2:
+    if parents is None or len(role_codes) != stubs or role_codes.translate(None, b"\x00\x01\x02"):
         return None
     line_offsets, line_lengths, stub_offsets, stub_lengths = arrays
     if line_offsets is None or line_lengths is None or stub_offsets is None or stub_lengths is None:
