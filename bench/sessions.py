@@ -190,6 +190,7 @@ def measure(path: Path) -> dict[str, float]:
     import gc
 
     from pi_harness.coding.session_store import SessionManager
+
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     gc.disable()
     start = time.perf_counter()
