@@ -121,6 +121,16 @@ def _parents(
     return shared
 
 
+def _line_end(fd: int, offset: int, tail: int) -> int:
+    """The offset of the first newline at or after ``offset`` (there is one before ``tail``)."""
+    while offset < tail:
+        found = os.pread(fd, min(CHUNK, tail - offset), offset).find(b"\n")
+        if found >= 0:
+            return offset + found
+        offset += CHUNK
+    return tail - 1
+
+
 def scan_covered(
     fd: int,
     start: int,
@@ -141,10 +151,14 @@ def scan_covered(
             return
         if want < tail:
             cut = buffer.rfind(b"\n")
-            if cut <= 0:  # one line longer than a chunk
-                by_line(position, tail)
-                return
-            buffer = buffer[:cut]
+            if cut <= 0:  # one line longer than a chunk: the chunk is that line
+                end = _line_end(fd, want, tail)
+                buffer = os.pread(fd, end - position + 1, position - 1)
+                if len(buffer) != end - position + 1:
+                    by_line(position, tail)
+                    return
+            else:
+                buffer = buffer[:cut]
         else:
             buffer = buffer[:-1]
         if not scan_chunk(buffer, position, covered, records):
