@@ -188,16 +188,19 @@ def test_an_index_with_altered_fields_is_ignored(tmp_path: Path, scanned_always:
     assert not used_index(path)
     index.write_bytes(checksum + b"\n" + body[: len(body) // 2])  # torn
     assert not used_index(path)
-    bad_parent = base64.b64encode(array("i", [-2] * good["stubs"]).tobytes()).decode()
+    short = base64.b64encode(array("q", [0] * (good["stubs"] - 1)).tobytes()).decode()
     for key, value in (
         ("stubs", good["stubs"] - 1),
-        ("offsets", "%%%"),
+        ("stubOffsets", "%%%"),
+        ("stubLengths", short),
+        ("lineOffsets", short),
         ("roles", "ff" * good["stubs"]),
         ("kinds", good["kinds"].replace("f", "s", 1)),
         ("end", good["end"] + 1),
         ("version", 99),
-        ("parents", bad_parent),  # the first stub cannot have a stub before it
-        ("otherParents", [1, 2]),
+        ("breaks", [[good["stubs"], None]]),  # no such stub
+        ("breaks", [[0, 1]]),  # a parent is a string or null
+        ("breaks", {"0": None}),
     ):
         _rewrite_index(index, {**good, key: value}, blob)
         assert not used_index(path), key
@@ -223,11 +226,22 @@ def test_a_concurrent_writer_after_the_index(tmp_path: Path, scanned_always: Non
     assert_same_as_full_read(path)
 
 
-def test_ids_the_index_cannot_hold_leave_no_index(tmp_path: Path, scanned_always: None) -> None:
+def test_ids_with_escapes_are_read_in_full(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     data = path.read_bytes().replace(b'"0002us', b'"0002\\u0000us', 2)  # the id and its child's parent
     path.write_bytes(data)
     manager = SessionManager.open(path)
     manager.close()
-    assert not scan_index.index_path(path).exists()
+    # An escaped id is no stub (its bytes are not its string): its line is kept in full, which
+    # the index can hold.
+    assert used_index(path)
     assert_same_as_full_read(path)
+
+
+def test_stub_ids_the_index_cannot_hold_leave_no_index(tmp_path: Path) -> None:
+    from pi_harness.coding.session_store.covered import CoveredLines
+
+    path = write_session(tmp_path / "s.jsonl")
+    covered = CoveredLines(end=10, kinds=bytearray(b"hs"), stub_ids=["a\x00b"], stub_parents=[None])
+    assert not scan_index.save(path, covered)
+    assert not scan_index.index_path(path).exists()

@@ -114,11 +114,10 @@ def compaction_summary_message(entry: CompactionEntry) -> CompactionSummaryMessa
 
 def stored_message(entry: SessionEntry) -> Mapping[str, object] | None:
     """The message of a ``message`` entry, as read from the file (None for other entries, or for a
-    damaged record whose message is not an object)."""
-    if entry["type"] != "message":
-        return None
+    damaged record whose message is not an object). Called for every entry of long paths: the
+    commonest miss, a large file's unread stub, is decided by the first test."""
     message: object = entry.get("message")
-    return message if isinstance(message, dict) else None
+    return message if type(message) is dict and entry["type"] == "message" else None
 
 
 def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
@@ -160,14 +159,26 @@ def _is_editable(entry: SessionEntry) -> bool:
     return False
 
 
-def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
-    """Project the active ``path`` (root → leaf) into the model context."""
+@dataclass
+class WalkedPath:
+    """An active path and, when known, the indices of its entries that may be anything but an
+    unread stub of a large file (``deferred.py``): those are all the projection's scan of the
+    path needs to look at (a stub has no model, system prompt, level, compaction or edit)."""
+
+    entries: list[SessionEntry]
+    relevant: Sequence[int] | None = None
+
+
+def build_session_projection(path: Sequence[SessionEntry], relevant: Sequence[int] | None = None) -> SessionProjection:
+    """Project the active ``path`` (root → leaf) into the model context (``relevant``: see
+    ``WalkedPath``)."""
     projection = SessionProjection(path=list(path))
     compaction_index = -1
     model_entry: SessionEntry | None = None
     edits: dict[str, ContextEditReplacement | None] = {}
     system_messages: list[SystemMessage] = []
-    for index, entry in enumerate(path):
+    walk = enumerate(path) if relevant is None else ((index, path[index]) for index in relevant)
+    for index, entry in walk:
         kind = entry["type"]
         if kind == "message":
             message: object = entry.get("message")
@@ -234,7 +245,8 @@ def build_session_projection(path: Sequence[SessionEntry]) -> SessionProjection:
     sources.append(compaction)
     first_kept = compaction.get("firstKeptEntryId")
     start = compaction_index
-    for index in range(compaction_index):
+    # Searched back from the compaction, near which it keeps (ids are unique on a path).
+    for index in range(compaction_index - 1, -1, -1):
         if path[index]["id"] == first_kept:
             start = index
             break
@@ -312,12 +324,16 @@ class ProjectionMemo:
         generation: int,
         entries: Sequence[SessionEntry],
         leaf_id: str | None,
-        branch: Callable[[], list[SessionEntry]],
+        branch: Callable[[], WalkedPath],
     ) -> SessionProjection:
         """The memoised projection itself: callers must not change it (``get`` gives a copy)."""
         key = (generation, len(entries), leaf_id)
         if self._projection is None or self._key != key:
-            self._projection = self._extended(generation, entries, leaf_id) or build_session_projection(branch())
+            projection = self._extended(generation, entries, leaf_id)
+            if projection is None:
+                walked = branch()
+                projection = build_session_projection(walked.entries, walked.relevant)
+            self._projection = projection
             self._key = key
         return self._projection
 
@@ -326,7 +342,7 @@ class ProjectionMemo:
         generation: int,
         entries: Sequence[SessionEntry],
         leaf_id: str | None,
-        branch: Callable[[], list[SessionEntry]],
+        branch: Callable[[], WalkedPath],
     ) -> SessionProjection:
         cached = self.current(generation, entries, leaf_id, branch)
         return dataclasses.replace(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -200,8 +201,11 @@ def _cut_cycles(entries: list[SessionEntry], index_of: Mapping[str, int]) -> int
     return cut
 
 
-def repair_entries(entries: list[SessionEntry]) -> RepairResult:
-    """The entries (file order) with ids, parents and content blocks made consistent."""
+def repair_entries(entries: list[SessionEntry], known: AbstractSet[str] = frozenset()) -> RepairResult:
+    """The entries (file order) with ids, parents and content blocks made consistent.
+
+    ``known``: ids of entries left out of ``entries`` that need no repair and come before any
+    entry that names them (the clean covered part of a large file, ``cold_chain.py``)."""
     all_ids = {e["id"] for e in entries}
     latest: dict[str, str] = {}  # an id as written → the id of its latest entry in memory
     seen_count: dict[str, int] = {}
@@ -215,7 +219,7 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
         parent = entry.get("parentId")
         if (
             original not in latest
-            and (parent is None or latest.get(parent) == parent)
+            and (parent is None or latest.get(parent) == parent or parent in known)
             and "targetId" not in entry
             and "firstKeptEntryId" not in entry
         ):
@@ -235,6 +239,8 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
             elif parent in latest:
                 if latest[parent] != parent:
                     updates["parentId"] = latest[parent]
+            elif parent in known:
+                pass
             else:
                 # Later in the file, or missing (which a renamed duplicate further on may still
                 # turn into a later entry): either way the cycle search must run.
@@ -251,7 +257,7 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
         if original in latest:
             count = seen_count.get(original, 1)
             new_id = f"{original}~{count + 1}"
-            while new_id in all_ids:
+            while new_id in all_ids or new_id in known:
                 count += 1
                 new_id = f"{original}~{count + 1}"
             seen_count[original] = count + 1
@@ -282,11 +288,13 @@ def repair_entries(entries: list[SessionEntry]) -> RepairResult:
     return RepairResult(repaired, diagnostics)
 
 
-def report_repairs(path: str | os.PathLike[str], entries: list[SessionEntry]) -> list[SessionEntry]:
+def report_repairs(
+    path: str | os.PathLike[str], entries: list[SessionEntry], known: AbstractSet[str] = frozenset()
+) -> list[SessionEntry]:
     """``repair_entries`` for a file being loaded, with one notice per file and process (the same
     damage found again on a later load of the same file is not reported again)."""
     usable = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
-    result = repair_entries(usable)
+    result = repair_entries(usable, known)
     if result.diagnostics:
         key = (os.fspath(path), tuple(result.diagnostics))
         if key not in _reported:

@@ -17,10 +17,13 @@ from typing import cast
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
+from pi_harness.coding.session_store.clean_open import CleanLoad, clean_load
+from pi_harness.coding.session_store.cold_chain import ColdChain
 from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
     SessionProjection,
+    WalkedPath,
     stored_message,
 )
 from pi_harness.coding.session_store.deferred import DeferredMessages, ScannedSession, context_part, scan_session_file
@@ -98,6 +101,7 @@ class SessionManager(SessionFinders):
         self._projections = ProjectionMemo()
         # Messages of a large file not parsed yet (deferred.py); empty for every other session.
         self._deferred: DeferredMessages | None = None
+        self._chain: ColdChain | None = None  # its covered part as runs of a chain (cold_chain.py)
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -222,23 +226,34 @@ class SessionManager(SessionFinders):
             self._writer.close()
             self._writer = None
 
-    def _load_entries(self, entries: list[SessionEntry], deferred: DeferredMessages | None = None) -> None:
+    def _load_entries(
+        self, entries: list[SessionEntry], deferred: DeferredMessages | None = None, *, clean: CleanLoad | None = None
+    ) -> None:
+        """Replace the entries (``clean``: a large file's clean scan, ``clean_open.py``, whose
+        entries are all usable and whose labels and name can only be among the non-stubs)."""
         self._save_scan_index()  # of the session being left, if it was a large one
         self._deferred = deferred
-        kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+        if clean is None:
+            kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+            others, by_id, chain = kept, {e["id"]: e for e in kept}, None
+        else:
+            kept, others, by_id, chain = entries, clean.others, clean.by_id, clean.chain
         self._generation += 1
         self._entries = kept
-        self._by_id = {e["id"]: e for e in kept}
-        self._labels = resolve_labels(kept)
+        self._by_id = by_id
+        self._labels = resolve_labels(others)
         self._name = None
         # The latest session_info entry names the session (one pass, no call per entry).
-        for entry in reversed(kept):
+        for entry in reversed(others):
             if entry["type"] == "session_info":
                 name = entry.get("name")
                 if isinstance(name, str):
                     self._name = normalize_session_name(name) or None
                     break
         self._leaf_id = kept[-1]["id"] if kept else None
+        self._chain = chain
+        if chain is not None:
+            chain.entries, chain.generation = kept, self._generation
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
         """Start a fresh, empty session (new file path when persistent, nothing written yet)."""
@@ -288,7 +303,8 @@ class SessionManager(SessionFinders):
 
     def _open_scanned(self, file: Path, scanned: ScannedSession) -> bool:
         """Open a large file from its scan; False (nothing changed) when it needs a rewrite."""
-        records = migrate_records(scanned.header_record, scanned.entries)
+        # Stubs are current-format messages: only the other entries can need a migration.
+        records = migrate_records(scanned.header_record, scanned.others)
         if records.changed:
             return False
         writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
@@ -298,7 +314,11 @@ class SessionManager(SessionFinders):
         self._release_writer()
         self._header = records.header
         self._cwd = records.header.get("cwd") or os.getcwd()
-        self._load_entries(report_repairs(file, records.entries), scanned.deferred)
+        clean = clean_load(file, scanned, records.entries)
+        if clean is not None:
+            self._load_entries(clean.entries, scanned.deferred, clean=clean)
+        else:
+            self._load_entries(report_repairs(file, cast(list[SessionEntry], scanned.entries)), scanned.deferred)
         self._session_file = file
         self._writer = writer
         self._on_disk = True
@@ -590,11 +610,21 @@ class SessionManager(SessionFinders):
     def _current_projection(self) -> SessionProjection:
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
-    def _walk_active_path(self) -> list[SessionEntry]:
-        path = branch_path(self._by_id, self._leaf_id)
+    def _walk_active_path(self) -> WalkedPath:
+        chain = self._chain
+        relevant: list[int] | None = None
+        if chain is not None and chain.generation == self._generation and chain.entries is self._entries:
+            path, covered = chain.branch_path(self._by_id, self._leaf_id)
+        else:
+            path, covered = branch_path(self._by_id, self._leaf_id), None
         if self._deferred:
-            self._deferred.fill(context_part(path, self._deferred))
-        return path
+            part, low = context_part(path, self._deferred)
+            self._deferred.fill(part)
+            if covered is not None:
+                # Before ``low`` the path holds unread stubs and the covered entries parsed in full.
+                relevant = [index for index in covered if index < low]
+                relevant.extend(range(low, len(path)))
+        return WalkedPath(path, relevant)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
