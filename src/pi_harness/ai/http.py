@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.body_encoding import encode_body
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http_transport import (
     StreamingResponse,
@@ -23,7 +24,6 @@ from pi_harness.ai.http_transport import (
     send_post,
     transport_errors,
 )
-from pi_harness.ai.jsonutil import dumps
 from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provider_backoff_ms
@@ -233,7 +233,7 @@ async def open_event_stream(
     connection, even when the events were not read to the end.
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
-    encoded = dumps(payload)
+    encoded = encode_body(payload)  # only what is new since the last request (``body_encoding``)
     async with post_stream(url, headers=headers, body=encoded, options=options, format_error=format_error) as response:
         events = iter_sse_events(response)
         try:

@@ -16,6 +16,7 @@ closes the connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import zlib
 from collections.abc import AsyncIterator, Mapping
@@ -79,6 +80,11 @@ def usable_for(url: str) -> bool:
     user info)."""
     if any(os.environ.get(name) for name in PROXY_VARIABLES):
         return False
+    return _plain_url(url)
+
+
+@functools.lru_cache(maxsize=64)  # every request asks, for the same few URLs
+def _plain_url(url: str) -> bool:
     if not url.isascii() or any(c in url for c in " \t\r\n"):
         return False
     try:
@@ -109,6 +115,7 @@ class _Target:
         return (self.scheme, self.host, self.port)
 
 
+@functools.lru_cache(maxsize=64)
 def _target(url: str) -> _Target:
     parts = urlsplit(url)
     default = 443 if parts.scheme == "https" else 80
@@ -305,7 +312,8 @@ class LightClient:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
         request = h11.Request(method="POST", target=target.path, headers=items)
         protocol = connection.protocol
-        return protocol.send(request) + protocol.send(h11.Data(data=body)) + protocol.send(h11.EndOfMessage())
+        # One copy of a body that may be megabytes (``+`` would copy it twice).
+        return b"".join((protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())))
 
     def preconnect(self, url: str, timeout: float | None) -> None:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which

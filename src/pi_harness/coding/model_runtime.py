@@ -24,6 +24,7 @@ from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.coding.auth_flows.credentials import is_fresh
 from pi_harness.coding.auth_flows.refresh import fresh_api_key
 from pi_harness.coding.config.auth import AuthStorage
 from pi_harness.coding.config.models_json import (
@@ -244,6 +245,23 @@ class ModelRuntime:
         if self._needs_no_key(provider):
             return ""
         return None
+
+    def api_key_may_block(self, provider: str) -> bool:
+        """Whether ``get_api_key(provider)`` may wait on something: a ``!command`` value it would
+        run, or an expired sign-in it would refresh over the network. Otherwise it reads small
+        local files at most (auth.json), quickly enough for the event loop, and callers spare
+        the hand-off to a worker thread."""
+        if provider in self._runtime_keys:
+            return False
+        entry = self.auth.get(provider)
+        if entry is not None:
+            # A stored credential decides alone: models.json's key is not consulted (see below).
+            kind, key = entry.get("type"), entry.get("key")
+            if kind == "oauth":
+                return not is_fresh(entry)
+            return kind == "api_key" and isinstance(key, str) and is_command_value(key)
+        configured = self._configured_key_value(provider)
+        return configured is not None and is_command_value(configured)
 
     def configured_credentials(self) -> list[tuple[str, str]]:
         """``(provider, value)`` of every credential configured in this process, as written (``$VAR``

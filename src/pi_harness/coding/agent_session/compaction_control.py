@@ -92,12 +92,17 @@ class CompactionControl:
         self.runner.abort()
 
     def _prepare(self) -> tuple[Model | None, str | None]:
+        model = self._prepare_model()
+        return model, self._key(model)
+
+    def _prepare_model(self) -> Model | None:
         # Settings of the selection; limits (and the summary request) of the model that answers,
         # which under a virtual selection is the physical model it was routed to.
         self.runner.settings = self.settings_for(self._state.model)
-        model = self._state.limits_model()
-        key = self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
-        return model, key
+        return self._state.limits_model()
+
+    def _key(self, model: Model | None) -> str | None:
+        return self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
 
     def _reason(
         self,
@@ -126,10 +131,10 @@ class CompactionControl:
         assistant = last_assistant(projection.messages)
         if assistant is None:
             return
-        model, key = self._prepare()
+        model = self._prepare_model()
         reason = self._reason(assistant, model, projection, before_prompt=True)
         if reason is not None:
-            await self.runner.run_auto(reason, model, key)
+            await self.runner.run_auto(reason, model, self._key(model))
 
     async def mid_run(self, messages: Sequence[AgentMessage]) -> None:
         """Check point 2: inside a run, before the next request (threshold only)."""
@@ -141,9 +146,10 @@ class CompactionControl:
         if is_virtual_model(self._state.model):
             return  # checked per request against the routed model (``before_routed_request``)
         projection = self._state.manager.build_session_projection()
-        model, key = self._prepare()
+        model = self._prepare_model()
         if self._reason(assistant, model, projection) == "threshold":
-            await self.runner.run_auto("threshold", model, key)
+            # The key only when compacting: resolving it may run a ``!command`` on every turn.
+            await self.runner.run_auto("threshold", model, self._key(model))
 
     async def after_run(self, assistant: AssistantMessage) -> CheckOutcome:
         """Check point 3: overflow (compact and retry once), length truncation or threshold."""

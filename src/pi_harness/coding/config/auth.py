@@ -42,6 +42,18 @@ class AuthStorage:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def change_token(self) -> object:
+        """The stored credentials as they are now, in a form to compare with an earlier answer
+        (equal: nothing changed): the file's bytes (``None`` without a readable file), or the
+        in-memory store's contents."""
+        if self._memory is not None:
+            return repr(self._memory)
+        assert self.path is not None
+        try:
+            return self.path.read_bytes()
+        except OSError:
+            return None
+
     def get(self, provider: str) -> dict[str, Any] | None:
         entry = self.read_all().get(provider)
         return entry if isinstance(entry, dict) else None
