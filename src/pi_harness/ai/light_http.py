@@ -176,6 +176,28 @@ class _Connection:
                 raise RemoteProtocolError(str(exc)) from exc
 
 
+# Request lines and header lists h11 has checked once, encoded: a session's requests repeat the
+# same headers, and h11's checks (a regular expression per name and per value) are a good part of
+# building a request. Only ``Content-Length`` differs, and h11 still checks that one.
+_CHECKED: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[bytes, bytes]]] = {}
+_MAX_CHECKED = 64
+
+
+def _post_request(path: str, items: list[tuple[str, str]], length: int) -> h11.Request:
+    key = (path, tuple(items))
+    checked = _CHECKED.get(key)
+    content_length = str(length)
+    if checked is None:
+        request = h11.Request(method="POST", target=path, headers=[*items, ("Content-Length", content_length)])
+        if len(_CHECKED) >= _MAX_CHECKED:
+            _CHECKED.clear()
+        # As h11 encodes them (ASCII, which the check above has just accepted).
+        _CHECKED[key] = [(name.encode("ascii"), value.encode("ascii")) for name, value in items]
+        return request
+    headers = [*checked, (b"Content-Length", content_length.encode("ascii"))]
+    return h11.Request(method=b"POST", target=path.encode("ascii"), headers=headers, _parsed=True)
+
+
 def _decoder(headers: Mapping[str, str]) -> zlib._Decompress | None:
     encoding = headers.get("content-encoding", "").strip().lower()
     if encoding in ("", "identity"):
@@ -307,10 +329,9 @@ class LightClient:
         given = {name.lower() for name in headers}
         items = [(name, value) for name, value in defaults.items() if name.lower() not in given]
         items += [(name, value) for name, value in headers.items() if name.lower() not in ("content-length", "host")]
-        items.append(("Content-Length", str(len(body))))
         if "host" in given:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
-        request = h11.Request(method="POST", target=target.path, headers=items)
+        request = _post_request(target.path, items, len(body))
         protocol = connection.protocol
         # One copy of a body that may be megabytes (``+`` would copy it twice).
         return b"".join((protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())))

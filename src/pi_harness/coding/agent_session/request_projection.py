@@ -5,8 +5,9 @@ the active branch (compaction and ``context_edit`` applied) and the prompt recor
 branch's ``system`` messages, with the session's active tools (see sessions.md). Then the
 extension request chain runs: ``context`` (messages), ``context_with_system`` (messages and
 prompt), ``before_provider_headers`` (merged over the model's resolved headers),
-``before_provider_request`` (the provider payload) and ``after_provider_response`` (status and
-headers). A failing handler is reported and the previous value kept.
+``before_provider_request`` (the provider payload), ``provider_stream_event`` (each event of the
+response, for the requests sent while a handler is registered) and ``after_provider_response``
+(status and headers). A failing handler is reported and the previous value kept.
 
 Credentials and header values are resolved per request (``!command`` values run each time, in a
 worker thread so the event loop keeps running; values that cannot block resolve on the loop).
@@ -122,6 +123,12 @@ class RequestProjection:
                 base,
                 headers={**(base.headers or {}), **headers} or None,
                 env=self._state.model_runtime.get_request_env(model["provider"]),
+                # Only with a handler to show them to: the provider then parses every event twice.
+                on_stream_event=(
+                    self.on_stream_event
+                    if extensions.has_handlers("provider_stream_event")
+                    else base.on_stream_event
+                ),
             ),
         )
 
