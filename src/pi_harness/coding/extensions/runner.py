@@ -335,7 +335,7 @@ class ExtensionRunner:
 
     def has_handlers(self, event: str) -> bool:
         # A plain loop: asked dozens of times a turn, and ``any(<generator>)`` costs twice as much.
-        for ext in self.extensions:
+        for ext in self.extensions:  # noqa: SIM110
             if event in ext.handlers:
                 return True
         return False
