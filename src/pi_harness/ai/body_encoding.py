@@ -43,6 +43,8 @@ class BodyEncoder:
     def __init__(self) -> None:
         self._lists: dict[str, _Remembered] = {}
         self._lock = threading.Lock()
+        # List items encoded one by one so far (the rest went whole, or was remembered).
+        self.items_encoded = 0
 
     def encode(self, body: Mapping[str, object]) -> bytes:
         try:
@@ -79,17 +81,15 @@ class BodyEncoder:
             self._lists = remembered
         return b"".join(out)
 
-    @staticmethod
-    def _list(items: list[object], last: _Remembered | None) -> _Remembered:
+    def _list(self, items: list[object], last: _Remembered | None) -> _Remembered:
         count = len(last.items) if last is not None else 0
         extends = last is not None and len(items) >= count and all(map(operator.is_, items, last.items))
         if last is None or not extends:
             return _Remembered(list(items), None)  # encoded whole by the caller
-        if last.parts is None:
-            parts = [orjson.dumps(item) + b"," for item in items]
-        else:
-            parts = last.parts + [orjson.dumps(item) + b"," for item in items[count:]]
-        return _Remembered(list(items), parts)
+        new = items if last.parts is None else items[count:]
+        parts = [orjson.dumps(item) + b"," for item in new]
+        self.items_encoded += len(new)
+        return _Remembered(list(items), parts if last.parts is None else last.parts + parts)
 
     def clear(self) -> None:
         with self._lock:
