@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 
 import h11
 
+from pi_harness.ai.read_deadline import ReadDeadline
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
@@ -133,6 +135,7 @@ class _Connection:
         self.writer = writer
         self.protocol = h11.Connection(h11.CLIENT)
         self.used = False  # has carried a request before (a keep-alive reuse)
+        self.read_deadline = ReadDeadline()  # the read timeout of every chunk, one timer
 
     def reusable(self) -> bool:
         return (
@@ -143,6 +146,7 @@ class _Connection:
         )
 
     def close(self) -> None:
+        self.read_deadline.close()
         self.writer.close()
 
     async def write(self, data: bytes, timeout: float | None) -> None:
@@ -164,8 +168,7 @@ class _Connection:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                async with asyncio.timeout(timeout):
-                    data = await self.reader.read(READ_SIZE)
+                data = await self.read_deadline.run(self.reader.read(READ_SIZE), timeout)
             except TimeoutError:
                 raise ReadTimeout("timed out waiting for the server") from None
             except OSError as exc:
