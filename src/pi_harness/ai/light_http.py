@@ -149,8 +149,12 @@ class _Connection:
         self.read_deadline.close()
         self.writer.close()
 
-    async def write(self, data: bytes, timeout: float | None) -> None:
-        self.writer.write(data)
+    async def write(self, parts: tuple[bytes, ...], timeout: float | None) -> None:
+        # Part by part: the transport sends each at once when it can, so a body of megabytes is
+        # not copied behind its header first.
+        for part in parts:
+            if part:
+                self.writer.write(part)
         try:
             async with asyncio.timeout(timeout):
                 await self.writer.drain()
@@ -321,7 +325,7 @@ class LightClient:
 
     def _request_bytes(
         self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes
-    ) -> bytes:
+    ) -> tuple[bytes, ...]:
         defaults = {
             "Host": target.authority,
             "Accept": "*/*",
@@ -336,8 +340,7 @@ class LightClient:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
         request = _post_request(target.path, items, len(body))
         protocol = connection.protocol
-        # One copy of a body that may be megabytes (``+`` would copy it twice).
-        return b"".join((protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())))
+        return protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())
 
     def preconnect(self, url: str, timeout: float | None) -> None:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which
