@@ -42,3 +42,14 @@ def test_a_stored_credential_decides_alone(tmp_path: Path) -> None:
     assert runtime.get_api_key("corp") == "stored-literal"
     runtime.set_runtime_api_key("corp", "!never-run")  # a runtime key is used as given
     assert not runtime.api_key_may_block("corp")
+
+
+def test_api_key_now_resolves_what_cannot_wait_and_leaves_the_rest(tmp_path: Path) -> None:
+    assert runtime_with(tmp_path, "literal-key").api_key_now("corp") == (True, "literal-key")
+    assert runtime_with(tmp_path, "!printf k").api_key_now("corp") == (False, None)
+    fresh = {"corp": {"type": "oauth", "access": "token-1", "refresh": "r", "expires": 10**15}}
+    assert runtime_with(tmp_path, "!printf k", fresh).api_key_now("corp") == (True, "token-1")
+    expired = {"corp": {"type": "oauth", "access": "token-1", "refresh": "r", "expires": 1}}
+    runtime = runtime_with(tmp_path, "literal", expired)
+    assert runtime.api_key_now("corp") == (False, None)
+    assert runtime.get_api_key("corp") is None  # no refresh grant for this provider: no key

@@ -81,9 +81,10 @@ class RequestProjection:
         runtime = self._state.model_runtime
         # A worker thread only when resolving may wait (a ``!command``, a token refresh): the
         # hand-off costs more than reading auth.json, on every request.
-        if runtime.api_key_may_block(provider):
-            return await asyncio.to_thread(runtime.get_api_key, provider)
-        return runtime.get_api_key(provider)
+        resolved, key = runtime.api_key_now(provider)
+        if resolved:
+            return key
+        return await asyncio.to_thread(runtime.get_api_key, provider)
 
     async def prepare(self, request: PrepareRequestContext, signal: AbortSignal) -> PreparedRequest:
         """The ``prepare_request`` hook: the projected context and this request's options."""
