@@ -71,8 +71,8 @@ class BodyEncoder:
                     out.append(orjson.dumps(value))
                 else:
                     out.append(b"[")
-                    out.extend(memo.parts[:-1])
-                    out.append(memo.parts[-1][:-1])  # without its comma
+                    out.extend(memo.parts)
+                    out[-1] = out[-1][:-1]  # the last item without its comma
                     out.append(b"]")
             else:
                 out.append(orjson.dumps(value))
