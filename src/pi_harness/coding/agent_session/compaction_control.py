@@ -38,7 +38,6 @@ from pi_harness.coding.compaction import (
 from pi_harness.coding.compaction.estimate import estimate_context_tokens
 from pi_harness.coding.compaction.retry import SummaryRetryPolicy
 from pi_harness.coding.compaction.trigger import AutoCompactionReason, should_compact
-from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
 from pi_harness.coding.virtual_models import is_virtual_model
 
@@ -108,7 +107,8 @@ class CompactionControl:
         self,
         assistant: AssistantMessage,
         model: Model | None,
-        projection: SessionProjection,
+        messages: Sequence[AgentMessage],
+        compaction: CompactionEntry | None,
         *,
         before_prompt: bool = False,
     ) -> AutoCompactionReason | None:
@@ -116,8 +116,8 @@ class CompactionControl:
             assistant,
             settings=self.runner.settings,
             model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
+            latest_compaction=compaction,
+            messages=messages,
             before_prompt=before_prompt,
         )
 
@@ -132,7 +132,7 @@ class CompactionControl:
         if assistant is None:
             return
         model = self._prepare_model()
-        reason = self._reason(assistant, model, projection, before_prompt=True)
+        reason = self._reason(assistant, model, projection.messages, projection.compaction, before_prompt=True)
         if reason is not None:
             await self.runner.run_auto(reason, model, self._key(model))
 
@@ -145,9 +145,12 @@ class CompactionControl:
             return
         if is_virtual_model(self._state.model):
             return  # checked per request against the routed model (``before_routed_request``)
-        projection = self._state.manager.build_session_projection()
+        # The messages and the latest compaction only: a whole projection copies the path and
+        # entries too, on every turn of a run however long.
+        manager = self._state.manager
+        messages, compaction = manager.build_session_context().messages, manager.get_latest_compaction()
         model = self._prepare_model()
-        if self._reason(assistant, model, projection) == "threshold":
+        if self._reason(assistant, model, messages, compaction) == "threshold":
             # The key only when compacting: resolving it may run a ``!command`` on every turn.
             await self.runner.run_auto("threshold", model, self._key(model))
 
