@@ -40,8 +40,9 @@ class CollectedSecrets:
         self._runtime = runtime
         self._env = env
         self._extra = extra
-        self._fingerprint: tuple[object, ...] | None = None
-        self._secrets: tuple[NamedSecret, ...] = ()
+        # The fingerprint and the secrets collected under it, replaced together (one assignment,
+        # so a masking in another thread never pairs one collection with another's fingerprint).
+        self._last: tuple[tuple[object, ...], tuple[NamedSecret, ...]] | None = None
 
     def _inputs(self) -> tuple[object, ...]:
         runtime = self._runtime
@@ -56,10 +57,12 @@ class CollectedSecrets:
 
     def __call__(self) -> tuple[NamedSecret, ...]:
         fingerprint = self._inputs()
-        if fingerprint != self._fingerprint:
-            self._secrets = collect_secrets(self._runtime, self._env, self._extra)
-            self._fingerprint = fingerprint
-        return self._secrets
+        last = self._last
+        if last is not None and last[0] == fingerprint:
+            return last[1]
+        secrets = collect_secrets(self._runtime, self._env, self._extra)
+        self._last = (fingerprint, secrets)
+        return secrets
 
 
 __all__ = ["CollectedSecrets", "environment_fingerprint"]
