@@ -10,6 +10,7 @@ Any other change (an edit, a compaction, another model) starts the pass from the
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Sequence
 from typing import Generic, TypeVar
 
@@ -19,26 +20,26 @@ S = TypeVar("S")
 class AppendMemo(Generic[S]):
     def __init__(self) -> None:
         self._inputs: list[object] = []
-        self._ids: list[int] = []
         self._key: Hashable = None
         self._state: S | None = None
 
     def resume(self, inputs: Sequence[object], key: Hashable) -> tuple[int, S | None]:
         """How many of ``inputs`` the saved state covers and the state (taken: save it again
         when done), or ``(0, None)`` when ``inputs`` does not extend the last ones."""
-        state, count = self._state, len(self._ids)
+        state, saved = self._state, self._inputs
+        count = len(saved)
         self._state = None  # a pass that fails half-way leaves nothing to resume from
         if state is None or key != self._key or len(inputs) < count:
             return 0, None
-        if list(map(id, inputs[:count])) != self._ids:
+        # Object by object (``is``, in C): equal but different objects do not count.
+        if not all(map(operator.is_, inputs, saved)):
             return 0, None
         return count, state
 
     def save(self, inputs: Sequence[object], key: Hashable, state: S) -> None:
         self._inputs = list(inputs)
-        self._ids = list(map(id, self._inputs))
         self._key = key
         self._state = state
 
     def clear(self) -> None:
-        self._inputs, self._ids, self._key, self._state = [], [], None, None
+        self._inputs, self._key, self._state = [], None, None

@@ -10,6 +10,7 @@ Pi's. There is no project site to give as the referer, so none is sent.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from urllib.parse import urlparse
 
@@ -28,6 +29,7 @@ def attribution_enabled(setting: bool, env: Mapping[str, str]) -> bool:
     return flag.lower() in _TRUE
 
 
+@functools.lru_cache(maxsize=64)  # asked on every request, for the same few URLs
 def _host(base_url: str) -> str:
     try:
         return urlparse(base_url).hostname or ""

@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
 from pi_harness.ai.abort import AbortError, AbortSignal
+from pi_harness.ai.body_encoding import encode_body
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http_transport import (
     StreamingResponse,
@@ -23,7 +24,6 @@ from pi_harness.ai.http_transport import (
     send_post,
     transport_errors,
 )
-from pi_harness.ai.jsonutil import dumps
 from pi_harness.ai.message_builder import ABORTED_MESSAGE
 from pi_harness.ai.options import StreamOptions
 from pi_harness.ai.retry import is_retryable_status, parse_retry_delay_ms, provider_backoff_ms
@@ -257,7 +257,8 @@ async def open_event_stream(
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
     async with open_encoded_event_stream(
-        url, headers=headers, body=dumps(payload), options=options, format_error=format_error
+        # Only what is new since the last request is encoded (``body_encoding``).
+        url, headers=headers, body=encode_body(payload), options=options, format_error=format_error
     ) as events:
         yield events
 

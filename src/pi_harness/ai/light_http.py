@@ -16,6 +16,7 @@ closes the connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import zlib
 from collections.abc import AsyncIterator, Mapping
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import h11
+
+from pi_harness.ai.read_deadline import ReadDeadline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,6 +82,11 @@ def usable_for(url: str) -> bool:
     user info)."""
     if any(os.environ.get(name) for name in PROXY_VARIABLES):
         return False
+    return _plain_url(url)
+
+
+@functools.lru_cache(maxsize=64)  # every request asks, for the same few URLs
+def _plain_url(url: str) -> bool:
     if not url.isascii() or any(c in url for c in " \t\r\n"):
         return False
     try:
@@ -109,6 +117,7 @@ class _Target:
         return (self.scheme, self.host, self.port)
 
 
+@functools.lru_cache(maxsize=64)
 def _target(url: str) -> _Target:
     parts = urlsplit(url)
     default = 443 if parts.scheme == "https" else 80
@@ -126,6 +135,7 @@ class _Connection:
         self.writer = writer
         self.protocol = h11.Connection(h11.CLIENT)
         self.used = False  # has carried a request before (a keep-alive reuse)
+        self.read_deadline = ReadDeadline()  # the read timeout of every chunk, one timer
 
     def reusable(self) -> bool:
         return (
@@ -136,10 +146,15 @@ class _Connection:
         )
 
     def close(self) -> None:
+        self.read_deadline.close()
         self.writer.close()
 
-    async def write(self, data: bytes, timeout: float | None) -> None:
-        self.writer.write(data)
+    async def write(self, parts: tuple[bytes, ...], timeout: float | None) -> None:
+        # Part by part: the transport sends each at once when it can, so a body of megabytes is
+        # not copied behind its header first.
+        for part in parts:
+            if part:
+                self.writer.write(part)
         try:
             async with asyncio.timeout(timeout):
                 await self.writer.drain()
@@ -157,8 +172,7 @@ class _Connection:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                async with asyncio.timeout(timeout):
-                    data = await self.reader.read(READ_SIZE)
+                data = await self.read_deadline.run(self.reader.read(READ_SIZE), timeout)
             except TimeoutError:
                 raise ReadTimeout("timed out waiting for the server") from None
             except OSError as exc:
@@ -167,6 +181,28 @@ class _Connection:
                 self.protocol.receive_data(data)
             except h11.RemoteProtocolError as exc:
                 raise RemoteProtocolError(str(exc)) from exc
+
+
+# Request lines and header lists h11 has checked once, encoded: a session's requests repeat the
+# same headers, and h11's checks (a regular expression per name and per value) are a good part of
+# building a request. Only ``Content-Length`` differs, and h11 still checks that one.
+_CHECKED: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[bytes, bytes]]] = {}
+_MAX_CHECKED = 64
+
+
+def _post_request(path: str, items: list[tuple[str, str]], length: int) -> h11.Request:
+    key = (path, tuple(items))
+    checked = _CHECKED.get(key)
+    content_length = str(length)
+    if checked is None:
+        request = h11.Request(method="POST", target=path, headers=[*items, ("Content-Length", content_length)])
+        if len(_CHECKED) >= _MAX_CHECKED:
+            _CHECKED.clear()
+        # As h11 encodes them (ASCII, which the check above has just accepted).
+        _CHECKED[key] = [(name.encode("ascii"), value.encode("ascii")) for name, value in items]
+        return request
+    headers = [*checked, (b"Content-Length", content_length.encode("ascii"))]
+    return h11.Request(method=b"POST", target=path.encode("ascii"), headers=headers, _parsed=True)
 
 
 def _decoder(headers: Mapping[str, str]) -> zlib._Decompress | None:
@@ -289,7 +325,7 @@ class LightClient:
 
     def _request_bytes(
         self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes
-    ) -> bytes:
+    ) -> tuple[bytes, ...]:
         defaults = {
             "Host": target.authority,
             "Accept": "*/*",
@@ -300,12 +336,11 @@ class LightClient:
         given = {name.lower() for name in headers}
         items = [(name, value) for name, value in defaults.items() if name.lower() not in given]
         items += [(name, value) for name, value in headers.items() if name.lower() not in ("content-length", "host")]
-        items.append(("Content-Length", str(len(body))))
         if "host" in given:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
-        request = h11.Request(method="POST", target=target.path, headers=items)
+        request = _post_request(target.path, items, len(body))
         protocol = connection.protocol
-        return protocol.send(request) + protocol.send(h11.Data(data=body)) + protocol.send(h11.EndOfMessage())
+        return protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())
 
     def preconnect(self, url: str, timeout: float | None) -> None:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which

@@ -16,7 +16,7 @@ from pi_harness.ai.types import AssistantMessage
 
 
 class AssistantMessageEventStream:
-    __slots__ = ("_closed", "_events", "_result", "_result_future", "_started_at", "_started_monotonic", "_waiter")
+    __slots__ = ("_closed", "_events", "_result", "_result_future", "_started_at", "_started_monotonic", "_waiters")
 
     def __init__(self) -> None:
         # The final message is timed from here (``durationMs``), on a monotonic clock.
@@ -25,7 +25,9 @@ class AssistantMessageEventStream:
         self._events: list[AssistantMessageEvent] = []
         self._closed = False
         self._result: AssistantMessage | None = None
-        self._waiter: asyncio.Future[None] | None = None
+        # One future per waiting consumer: cancelling one consumer cancels only its own (no
+        # ``shield``, which costs a second future and callbacks on every wait).
+        self._waiters: list[asyncio.Future[None]] = []
         self._result_future: asyncio.Future[AssistantMessage | None] | None = None
 
     @property
@@ -71,11 +73,12 @@ class AssistantMessageEventStream:
             self._result_future.set_result(self._result)
 
     def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
+        waiters = self._waiters
+        if waiters:
+            self._waiters = []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
         index = 0
@@ -86,9 +89,9 @@ class AssistantMessageEventStream:
                 yield event
             if self._closed:
                 return
-            if self._waiter is None or self._waiter.done():
-                self._waiter = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._waiter)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
 
     async def result(self) -> AssistantMessage:
         """The final message; resolves once the stream has ended. Never raises for request failures."""

@@ -23,7 +23,10 @@ IMAGE_CHARS = 4800
 
 def js_length(text: str) -> int:
     """``text.length`` in JavaScript: characters outside the BMP count twice."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    # UTF-16 code units; ``surrogatepass`` keeps a lone surrogate one unit, as in JavaScript.
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _json_length(value: object) -> int:

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from pi_harness.ai.api import stream_simple
 from pi_harness.ai.env_keys import AUTHENTICATED, get_env_api_key, provider_settings
@@ -24,8 +24,9 @@ from pi_harness.ai.options import SimpleStreamOptions, StreamOptions
 from pi_harness.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi_harness.ai.stream import AssistantMessageEventStream
 from pi_harness.ai.types import AssistantMessage, Context, Model
+from pi_harness.coding.auth_flows.credentials import is_fresh
 from pi_harness.coding.auth_flows.refresh import fresh_api_key
-from pi_harness.coding.config.auth import AuthStorage
+from pi_harness.coding.config.auth import AuthStorage, entry_api_key
 from pi_harness.coding.config.models_json import (
     ModelsJsonError,
     ProviderConfig,
@@ -228,13 +229,19 @@ class ModelRuntime:
         """Resolve the key at request time; ``None`` when there is none."""
         if provider in self._runtime_keys:
             return self._runtime_keys[provider]
-        # An expired signed-in token is refreshed here, under the auth.json lock.
-        stored = fresh_api_key(self.auth, provider)
+        return self._resolve_key(provider, self.auth.get(provider))
+
+    def _resolve_key(self, provider: str, entry: dict[str, Any] | None) -> str | None:
+        if entry is not None and entry.get("type") == "oauth" and not is_fresh(entry):
+            # An expired signed-in token is refreshed here, under the auth.json lock.
+            stored = fresh_api_key(self.auth, provider)
+        else:
+            stored = entry_api_key(entry)  # what ``fresh_api_key`` gives for such an entry
         if stored:
             return stored
         configured = self._configured_key_value(provider)
         # Any stored credential, even one with only settings, replaces models.json's key (Pi 1.4).
-        if configured and not self.auth.has(provider):
+        if configured and entry is None:
             resolved = resolve_config_value(configured)
             if resolved:
                 return resolved
@@ -244,6 +251,34 @@ class ModelRuntime:
         if self._needs_no_key(provider):
             return ""
         return None
+
+    def api_key_now(self, provider: str) -> tuple[bool, str | None]:
+        """``(True, get_api_key(provider))`` when resolving it cannot wait on anything, with
+        auth.json read once; ``(False, None)`` when it may (see ``api_key_may_block``): the
+        caller then resolves it where waiting does no harm."""
+        if provider in self._runtime_keys:
+            return True, self._runtime_keys[provider]
+        entry = self.auth.get(provider)
+        if self._may_block(provider, entry):
+            return False, None
+        return True, self._resolve_key(provider, entry)
+
+    def api_key_may_block(self, provider: str) -> bool:
+        """Whether ``get_api_key(provider)`` may wait on something: a ``!command`` value it would
+        run, or an expired sign-in it would refresh over the network. Otherwise it reads small
+        local files at most (auth.json), quickly enough for the event loop, and callers spare
+        the hand-off to a worker thread."""
+        return provider not in self._runtime_keys and self._may_block(provider, self.auth.get(provider))
+
+    def _may_block(self, provider: str, entry: dict[str, Any] | None) -> bool:
+        if entry is not None:
+            # A stored credential decides alone: models.json's key is not consulted (see above).
+            kind, key = entry.get("type"), entry.get("key")
+            if kind == "oauth":
+                return not is_fresh(entry)
+            return kind == "api_key" and isinstance(key, str) and is_command_value(key)
+        configured = self._configured_key_value(provider)
+        return configured is not None and is_command_value(configured)
 
     def configured_credentials(self) -> list[tuple[str, str]]:
         """``(provider, value)`` of every credential configured in this process, as written (``$VAR``

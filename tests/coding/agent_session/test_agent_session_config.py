@@ -15,7 +15,7 @@ from pi_harness.coding.extensions.types import ExtensionErrorRecord
 from pi_harness.coding.sdk import create_agent_session, resolve_project_trust
 from pi_harness.coding.session_runtime.services import durability, tool_options_from_settings
 from pi_harness.coding.session_store import SessionManager
-from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep
+from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
 TRUST_EXTENSION = """
 def extension(pi):
@@ -156,6 +156,39 @@ async def test_models_json_command_key_is_resolved_per_request(
     first, second = (r.headers["authorization"] for r in server.requests)
     # Run at request time and never cached: each request ran the command again.
     assert first.startswith("Bearer cmd-key-") and second.startswith("Bearer cmd-key-") and first != second
+    await result.runtime.shutdown()
+
+
+async def test_a_command_key_runs_once_per_request_of_a_tool_loop(
+    server: FakeLLMServer, tmp_path: Path, agent_dir: Path
+) -> None:
+    counter = tmp_path / "count"
+    counter.write_text("")
+    (tmp_path / "notes.txt").write_text("notes\n")
+    config = {
+        "providers": {
+            "local": {
+                "baseUrl": server.base_url(API),
+                "api": API,
+                "apiKey": f"!echo x >> {counter}; printf cmd-key",
+                "models": [{"id": "local-model", "contextWindow": 64000}],
+            }
+        }
+    }
+    (agent_dir / "models.json").write_text(json.dumps(config))
+    read = ToolCallStep("read", {"path": "notes.txt"})
+    server.push(*(ScriptedResponse(steps=[read]) for _ in range(3)), ScriptedResponse(steps=[TextStep("done")]))
+    result = await create_agent_session(
+        cwd=str(tmp_path),
+        model="local/local-model",
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+        settings_manager=SettingsManager.in_memory(),
+    )
+    await result.session.prompt("go")
+    assert [r.headers["authorization"] for r in server.requests] == ["Bearer cmd-key"] * 4
+    # Each request ran the command, and the compaction check after the run; the checks between
+    # the turns need a key only when they compact.
+    assert counter.read_text().count("x") == 5
     await result.runtime.shutdown()
 
 

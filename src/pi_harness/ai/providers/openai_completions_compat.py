@@ -9,6 +9,7 @@ over them: a field the model sets wins, every other field keeps its detected val
 
 from __future__ import annotations
 
+import functools
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast
 from urllib.parse import urlsplit
 
@@ -74,9 +75,13 @@ def _is_loopback_url(base_url: str) -> bool:
 def detect_compat(model: Model) -> OpenAICompletionsCompat:
     """The flags implied by ``provider`` and ``baseUrl`` alone (the model's ``compat`` ignored),
     by the same vendor list as Pi 1.4.0."""
-    provider = model.get("provider", "")
-    base_url = model.get("baseUrl", "")
-    model_id = model.get("id", "")
+    detected = _detected(model.get("provider", ""), model.get("baseUrl", ""), model.get("id", ""))
+    # A copy the caller owns, nested maps included (every request asks again).
+    return cast(OpenAICompletionsCompat, {key: dict(v) if isinstance(v, dict) else v for key, v in detected.items()})
+
+
+@functools.lru_cache(maxsize=64)
+def _detected(provider: str, base_url: str, model_id: str) -> OpenAICompletionsCompat:
     is_zai = _is(provider, base_url, ("zai", "zai-coding-cn"), ("api.z.ai", "open.bigmodel.cn"))
     is_together = _is(provider, base_url, ("together",), ("api.together.ai", "api.together.xyz"))
     is_moonshot = _is(provider, base_url, ("moonshotai", "moonshotai-cn"), ("api.moonshot.",))

@@ -83,7 +83,6 @@ def connect_agent(
     agent.set_get_api_key(request.get_api_key)
     agent.set_on_payload(request.on_payload)
     agent.set_on_response(request.on_response)
-    agent.set_on_stream_event(request.on_stream_event)
     agent.set_prepare_request(request.prepare)
     agent.set_before_tool_call(tool_hooks.before_tool_call)
     agent.set_after_tool_call(tool_hooks.after_tool_call)

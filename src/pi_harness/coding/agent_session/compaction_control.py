@@ -38,7 +38,6 @@ from pi_harness.coding.compaction import (
 from pi_harness.coding.compaction.estimate import estimate_context_tokens
 from pi_harness.coding.compaction.retry import SummaryRetryPolicy
 from pi_harness.coding.compaction.trigger import AutoCompactionReason, should_compact
-from pi_harness.coding.session_store.context import SessionProjection
 from pi_harness.coding.session_store.entries import CompactionEntry
 from pi_harness.coding.virtual_models import is_virtual_model
 
@@ -92,18 +91,24 @@ class CompactionControl:
         self.runner.abort()
 
     def _prepare(self) -> tuple[Model | None, str | None]:
+        model = self._prepare_model()
+        return model, self._key(model)
+
+    def _prepare_model(self) -> Model | None:
         # Settings of the selection; limits (and the summary request) of the model that answers,
         # which under a virtual selection is the physical model it was routed to.
         self.runner.settings = self.settings_for(self._state.model)
-        model = self._state.limits_model()
-        key = self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
-        return model, key
+        return self._state.limits_model()
+
+    def _key(self, model: Model | None) -> str | None:
+        return self._state.model_runtime.get_api_key(model["provider"]) if model is not None else None
 
     def _reason(
         self,
         assistant: AssistantMessage,
         model: Model | None,
-        projection: SessionProjection,
+        messages: Sequence[AgentMessage],
+        compaction: CompactionEntry | None,
         *,
         before_prompt: bool = False,
     ) -> AutoCompactionReason | None:
@@ -111,8 +116,8 @@ class CompactionControl:
             assistant,
             settings=self.runner.settings,
             model=model,
-            latest_compaction=projection.compaction,
-            messages=projection.messages,
+            latest_compaction=compaction,
+            messages=messages,
             before_prompt=before_prompt,
         )
 
@@ -126,10 +131,10 @@ class CompactionControl:
         assistant = last_assistant(projection.messages)
         if assistant is None:
             return
-        model, key = self._prepare()
-        reason = self._reason(assistant, model, projection, before_prompt=True)
+        model = self._prepare_model()
+        reason = self._reason(assistant, model, projection.messages, projection.compaction, before_prompt=True)
         if reason is not None:
-            await self.runner.run_auto(reason, model, key)
+            await self.runner.run_auto(reason, model, self._key(model))
 
     async def mid_run(self, messages: Sequence[AgentMessage]) -> None:
         """Check point 2: inside a run, before the next request (threshold only)."""
@@ -140,10 +145,14 @@ class CompactionControl:
             return
         if is_virtual_model(self._state.model):
             return  # checked per request against the routed model (``before_routed_request``)
-        projection = self._state.manager.build_session_projection()
-        model, key = self._prepare()
-        if self._reason(assistant, model, projection) == "threshold":
-            await self.runner.run_auto("threshold", model, key)
+        # The messages and the latest compaction only: a whole projection copies the path and
+        # entries too, on every turn of a run however long.
+        manager = self._state.manager
+        messages, compaction = manager.build_session_context().messages, manager.get_latest_compaction()
+        model = self._prepare_model()
+        if self._reason(assistant, model, messages, compaction) == "threshold":
+            # The key only when compacting: resolving it may run a ``!command`` on every turn.
+            await self.runner.run_auto("threshold", model, self._key(model))
 
     async def after_run(self, assistant: AssistantMessage) -> CheckOutcome:
         """Check point 3: overflow (compact and retry once), length truncation or threshold."""

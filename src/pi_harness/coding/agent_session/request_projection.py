@@ -5,12 +5,14 @@ the active branch (compaction and ``context_edit`` applied) and the prompt recor
 branch's ``system`` messages, with the session's active tools (see sessions.md). Then the
 extension request chain runs: ``context`` (messages), ``context_with_system`` (messages and
 prompt), ``before_provider_headers`` (merged over the model's resolved headers),
-``before_provider_request`` (the provider payload) and ``after_provider_response`` (status and
-headers). A failing handler is reported and the previous value kept.
+``before_provider_request`` (the provider payload), ``provider_stream_event`` (each event of the
+response, for the requests sent while a handler is registered) and ``after_provider_response``
+(status and headers). A failing handler is reported and the previous value kept.
 
 Credentials and header values are resolved per request (``!command`` values run each time, in a
-worker thread so the event loop keeps running). The headers travel in the request options the
-``prepare_request`` hook returns, so the agent's own options never change.
+worker thread so the event loop keeps running; values that cannot block resolve on the loop).
+The headers travel in the request options the ``prepare_request`` hook returns, so the agent's
+own options never change.
 """
 
 from __future__ import annotations
@@ -76,7 +78,13 @@ class RequestProjection:
         return list(done)
 
     async def get_api_key(self, provider: str) -> str | None:
-        return await asyncio.to_thread(self._state.model_runtime.get_api_key, provider)
+        runtime = self._state.model_runtime
+        # A worker thread only when resolving may wait (a ``!command``, a token refresh): the
+        # hand-off costs more than reading auth.json, on every request.
+        resolved, key = runtime.api_key_now(provider)
+        if resolved:
+            return key
+        return await asyncio.to_thread(runtime.get_api_key, provider)
 
     async def prepare(self, request: PrepareRequestContext, signal: AbortSignal) -> PreparedRequest:
         """The ``prepare_request`` hook: the projected context and this request's options."""
@@ -116,6 +124,12 @@ class RequestProjection:
                 base,
                 headers={**(base.headers or {}), **headers} or None,
                 env=self._state.model_runtime.get_request_env(model["provider"]),
+                # Only with a handler to show them to: the provider then parses every event twice.
+                on_stream_event=(
+                    self.on_stream_event
+                    if extensions.has_handlers("provider_stream_event")
+                    else base.on_stream_event
+                ),
             ),
         )
 
@@ -148,16 +162,17 @@ class RequestProjection:
         state.routed_model = routed.model
         return routed
 
-    async def _headers(self, model: Model) -> dict[str, str]:
-        """The model's resolved headers, after the ``before_provider_headers`` handlers."""
+    async def _resolved_headers(self, model: Model) -> dict[str, str]:
         runtime = self._state.model_runtime
         # A thread only when resolving may block (a ``!command`` value, reading a key): a hand-off
         # to a worker costs a good part of a millisecond on every request.
-        headers = (
-            await asyncio.to_thread(runtime.get_request_headers, model)
-            if runtime.request_headers_need_work(model)
-            else {}
-        )
+        if runtime.request_headers_need_work(model):
+            return await asyncio.to_thread(runtime.get_request_headers, model)
+        return {}
+
+    async def _headers(self, model: Model) -> dict[str, str]:
+        """The model's resolved headers, after the ``before_provider_headers`` handlers."""
+        headers = await self._resolved_headers(model)
         extensions = self._state.extensions
         if extensions.has_handlers("before_provider_headers"):
             result = await extensions.emit_transform(
@@ -196,8 +211,7 @@ class RequestProjection:
             )
             model = routed.model
         key = opts.api_key or await self.get_api_key(model["provider"])
-        headers = await asyncio.to_thread(self._state.model_runtime.get_request_headers, model)
-        headers = self._with_attribution(model, headers)
+        headers = self._with_attribution(model, await self._resolved_headers(model))
         base = self._base
         opts = dataclasses.replace(
             opts,

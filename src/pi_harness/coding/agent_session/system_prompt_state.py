@@ -14,6 +14,7 @@ written by Pi gets our sections patched over Pi's, by name, so the prompt is sen
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pi_harness.agent.types import AgentTool, SystemMessage
@@ -53,6 +54,9 @@ class SystemPromptState:
         self.guidelines: list[str] = []
         # A whole prompt returned by ``before_agent_start``: this run only.
         self.run_override: str | None = None
+        # The last ``sections()``: its inputs and overrides, and the result (the sections are a
+        # function of those alone, and every turn asks for them).
+        self._last_sections: tuple[SystemPromptInputs, dict[str, str | None], dict[str, str]] | None = None
 
     # -- building ------------------------------------------------------------------------------
 
@@ -90,12 +94,24 @@ class SystemPromptState:
 
     def sections(self) -> dict[str, str]:
         """The current section map, extension changes included."""
-        sections = build_system_prompt_sections(self._inputs(self.guidelines, self.extension_sections))
+        inputs = self._inputs(self.guidelines, self.extension_sections)
+        last = self._last_sections
+        if last is not None and last[0] == inputs and last[1] == self.section_overrides:
+            return dict(last[2])
+        sections = build_system_prompt_sections(inputs)
         for name, text in self.section_overrides.items():
             if text is None:
                 sections.pop(name, None)
             else:
                 sections[name] = text
+        # Copies: the caller may change the map it gets, or these inputs' containers later.
+        saved = dataclasses.replace(
+            inputs,
+            tools=list(inputs.tools),
+            extra_guidelines=list(inputs.extra_guidelines),
+            extension_sections=dict(inputs.extension_sections),
+        )
+        self._last_sections = (saved, dict(self.section_overrides), dict(sections))
         return sections
 
     def render(self) -> str:

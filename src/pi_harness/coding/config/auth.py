@@ -19,6 +19,29 @@ from pi_harness.coding.config.paths import AUTH_FILE
 from pi_harness.coding.config.values import resolve_config_value
 
 
+def entry_api_key(entry: dict[str, Any] | None) -> str | None:
+    """``AuthStorage.get_api_key`` of an entry already read."""
+    if entry is None:
+        return None
+    if entry.get("type") == "api_key":
+        key = entry.get("key")
+        return resolve_config_value(key, entry_env(entry)) if isinstance(key, str) else None
+    if entry.get("type") == "oauth":
+        access = entry.get("access")
+        expires = entry.get("expires")
+        if isinstance(access, str) and (not isinstance(expires, int | float) or expires > time.time() * 1000):
+            return access
+    return None
+
+
+def entry_env(entry: dict[str, Any] | None) -> dict[str, str]:
+    """``AuthStorage.get_env`` of an entry already read."""
+    env = entry.get("env") if entry is not None and entry.get("type") == "api_key" else None
+    if not isinstance(env, dict):
+        return {}
+    return {str(k): v for k, v in env.items() if isinstance(v, str)}
+
+
 class AuthStorage:
     def __init__(self, agent_directory: Path | None, *, in_memory: dict[str, Any] | None = None) -> None:
         self.path = agent_directory / AUTH_FILE if agent_directory is not None else None
@@ -42,34 +65,31 @@ class AuthStorage:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def change_token(self) -> object:
+        """The stored credentials as they are now, in a form to compare with an earlier answer
+        (equal: nothing changed): the file's bytes (``None`` without a readable file), or the
+        in-memory store's contents."""
+        if self._memory is not None:
+            return repr(self._memory)
+        assert self.path is not None
+        try:
+            return self.path.read_bytes()
+        except OSError:
+            return None
+
     def get(self, provider: str) -> dict[str, Any] | None:
         entry = self.read_all().get(provider)
         return entry if isinstance(entry, dict) else None
 
     def get_api_key(self, provider: str) -> str | None:
         """The stored API key (resolved like models.json values) or a non-expired OAuth token."""
-        entry = self.get(provider)
-        if entry is None:
-            return None
-        if entry.get("type") == "api_key":
-            key = entry.get("key")
-            return resolve_config_value(key, self.get_env(provider)) if isinstance(key, str) else None
-        if entry.get("type") == "oauth":
-            access = entry.get("access")
-            expires = entry.get("expires")
-            if isinstance(access, str) and (not isinstance(expires, int | float) or expires > time.time() * 1000):
-                return access
-        return None
+        return entry_api_key(self.get(provider))
 
     def get_env(self, provider: str) -> dict[str, str]:
         """The ``env`` object of a stored API-key credential: settings for that provider (e.g.
         ``CLOUDFLARE_ACCOUNT_ID``) that win over the process environment. Non-string values are
         ignored."""
-        entry = self.get(provider)
-        env = entry.get("env") if entry is not None and entry.get("type") == "api_key" else None
-        if not isinstance(env, dict):
-            return {}
-        return {str(k): v for k, v in env.items() if isinstance(v, str)}
+        return entry_env(self.get(provider))
 
     def has(self, provider: str) -> bool:
         return self.get(provider) is not None

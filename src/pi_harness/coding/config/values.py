@@ -21,6 +21,8 @@ COMMAND_TIMEOUT_S = 10.0
 # (``pi_harness.coding.secrets``) knows what it produced; it is never reused as a value.
 _COMMAND_OUTPUTS: dict[str, str] = {}
 _MAX_COMMAND_OUTPUTS = 64
+# Counts the changes of ``_COMMAND_OUTPUTS`` (``command_outputs_generation``).
+_command_outputs_changes = 0
 
 
 class ValueResolutionError(RuntimeError):
@@ -135,6 +137,9 @@ def run_value_command(command: str) -> str | None:
         return None
     out = completed.stdout.strip()
     if out:
+        global _command_outputs_changes
+        if _COMMAND_OUTPUTS.get(command) != out:
+            _command_outputs_changes += 1
         _COMMAND_OUTPUTS.pop(command, None)
         _COMMAND_OUTPUTS[command] = out
         while len(_COMMAND_OUTPUTS) > _MAX_COMMAND_OUTPUTS:
@@ -145,6 +150,11 @@ def run_value_command(command: str) -> str | None:
 def last_command_output(command: str) -> str | None:
     """What ``!command`` printed the last time this process ran it (``None``: never run)."""
     return _COMMAND_OUTPUTS.get(command)
+
+
+def command_outputs_generation() -> int:
+    """A number that changes whenever ``last_command_output`` may answer differently."""
+    return _command_outputs_changes
 
 
 def resolve_headers(headers: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -88,6 +88,10 @@ class SecretMasker:
     ) -> None:
         self._secrets = secrets
         self._enabled = enabled
+        # The last collection seen and its pattern: a source that answers with the same object
+        # while nothing changed (``CollectedSecrets``, ``of``) is sorted and compiled once.
+        self._last: Iterable[NamedSecret] | None = None
+        self._last_compiled: _Compiled | None = None
 
     @classmethod
     def of(cls, secrets: Iterable[NamedSecret]) -> SecretMasker:
@@ -101,8 +105,14 @@ class SecretMasker:
     def _compiled(self) -> _Compiled | None:
         if not self.enabled:
             return None
-        secrets = tuple(sorted(set(self._secrets()), key=lambda s: (-len(s.value), s.value, s.name)))
-        return _compile(secrets) if secrets else None
+        found = self._secrets()
+        if found is self._last:
+            return self._last_compiled
+        secrets = tuple(sorted(set(found), key=lambda s: (-len(s.value), s.value, s.name)))
+        compiled = _compile(secrets) if secrets else None
+        if isinstance(found, tuple):  # an immutable answer: the same object means the same secrets
+            self._last, self._last_compiled = found, compiled
+        return compiled
 
     def snapshot(self) -> SecretMasker:
         """A masker of the secrets known now (for the many chunks of one running command, without

@@ -8,8 +8,8 @@ the hint by one program and without it by the other would be declared again on e
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
+from typing import cast
 
 from pi_harness.agent.types import AgentTool
 from pi_harness.coding.session_store.system_messages import ConstrainedSampling, JsonSchemaSampling, ToolDeclaration
@@ -32,8 +32,17 @@ class DeclaredTool(AgentTool):
         }
         if self.constrained_sampling is not None:
             # A copy: declarations end up in session entries, which are never shared.
-            declaration["constrainedSampling"] = copy.deepcopy(self.constrained_sampling)
+            declaration["constrainedSampling"] = cast(ConstrainedSampling, _copy(self.constrained_sampling))
         return declaration
+
+
+def _copy(value: object) -> object:
+    """A copy of JSON-like data (``copy.deepcopy`` costs ten times as much, on every request)."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
 
 
 __all__ = ["PREFER_JSON_SCHEMA", "DeclaredTool"]

@@ -23,17 +23,25 @@ CHUNK_SIZE = 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
 
 
-async def _existing_variant(operations: ReadOperations, resolved: str) -> str:
-    """The first spelling of the path that exists (see ``paths.read_path_variants``)."""
-    for candidate in (resolved, *read_path_variants(resolved)):
+async def _existing_variant(operations: ReadOperations, resolved: str) -> tuple[str, bool]:
+    """The first spelling of the path that exists (see ``paths.read_path_variants``), and whether
+    it passed the access check (else the check below reports the problem)."""
+    try:
+        await operations.access(resolved)
+        return resolved, True
+    except FileNotFoundError:
+        pass
+    except Exception:
+        return resolved, False
+    for candidate in read_path_variants(resolved):  # only for a path that does not exist
         try:
             await operations.access(candidate)
-            return candidate
+            return candidate, True
         except FileNotFoundError:
             continue
         except Exception:
-            return candidate  # it exists; the access check below reports the problem
-    return resolved
+            return candidate, False
+    return resolved, False
 
 
 async def _check_readable(operations: ReadOperations, path: str, shown: str) -> None:
@@ -141,8 +149,9 @@ async def _read_text(
 async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     operations = call.operations
     shown = call.text("path")
-    path = await _existing_variant(operations, resolve_to_cwd(shown, call.cwd))
-    await _check_readable(operations, path, shown)
+    path, readable = await _existing_variant(operations, resolve_to_cwd(shown, call.cwd))
+    if not readable:
+        await _check_readable(operations, path, shown)
     mime_type = await operations.detect_image_mime_type(path)
     raise_if_aborted(call.signal)
     if mime_type is not None:

@@ -84,6 +84,10 @@ class _WindowBuilder:
                 self.line += chunk.count(b"\n", pos)
                 return
             if self.storing:
+                if not self.current:
+                    pos = self._store_lines(chunk, pos)  # whole lines at once, while they fit
+                    if pos >= size or not self.storing or not self._in_selection():
+                        continue
                 newline = chunk.find(b"\n", pos)
                 stop = size if newline < 0 else newline
                 self._add_to_current(chunk[pos:stop])
@@ -106,6 +110,35 @@ class _WindowBuilder:
             self.selected_content_bytes += new_pos - pos - remaining
             pos = new_pos
             self.line += remaining
+
+    def _store_lines(self, chunk: bytes, pos: int) -> int:
+        """``_add_to_current`` and ``_finish_line`` for each whole line from ``pos`` (a line
+        start) while the selection goes on and the budget allows storing: the same outcome, a
+        few operations a line. Returns the position after the last line stored."""
+        kept = self.kept
+        end = self.end
+        max_lines, max_bytes = self.max_lines, self.max_bytes
+        while True:
+            newline = chunk.find(b"\n", pos)
+            if newline < 0:
+                return pos
+            piece = chunk[pos:newline]
+            length = newline - pos
+            line = self.line
+            if end is not None and line == end - 1:
+                self.end_line_empty = length == 0
+            if line == self.start:
+                self.first_line_bytes += length
+            self.selected_content_bytes += length
+            kept.append(piece.decode("utf-8", "replace"))
+            self.kept_bytes += length + (1 if len(kept) > 1 else 0)
+            self.line = line + 1
+            pos = newline + 1
+            if len(kept) >= max_lines or self.kept_bytes > max_bytes:
+                self.storing = False
+                return pos
+            if end is not None and self.line >= end:
+                return pos
 
     def _add_to_current(self, piece: bytes) -> None:
         if self.current_size <= self.max_bytes:  # beyond that the line cannot be shown anyway
