@@ -284,6 +284,11 @@ class KeyMap:
         (``escape/ctrl+c``), or "" when it is unbound."""
         return "/".join(self.keys(action))
 
+    def display_label(self, action: str) -> str:
+        """The capitalised form some hints use (``Escape/Ctrl+C``, ``Alt+Up``): every key of the
+        action joined with "/", each part of a key starting with a capital; "" when unbound."""
+        return "/".join("+".join(part[:1].upper() + part[1:] for part in key.split("+")) for key in self.keys(action))
+
     def matches(self, action: str, key: str) -> bool:
         normalized = normalize_key(key)
         return normalized is not None and normalized in self.keys(action)
