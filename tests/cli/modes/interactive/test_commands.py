@@ -23,7 +23,7 @@ async def test_model_selector_switches_the_model_of_the_next_request(server: Fak
     async with run_pi() as pi:
         await pi.started()
         await pi.submit("/model")
-        await pi.wait_for(lambda: "Select a model" in pi.screen(), "the model selector")
+        await pi.wait_for(lambda: "to set as default" in pi.screen(), "the model selector")
         pi.type("other")
         await pi.wait_for(lambda: "other-model" in pi.selected_row(), "the filtered selection")
         await pi.press("enter")
@@ -37,9 +37,9 @@ async def test_ctrl_l_opens_the_selector_and_ctrl_p_cycles_models(server: FakeLL
     async with run_pi() as pi:
         await pi.started()
         await pi.press("ctrl+l")
-        await pi.wait_for(lambda: "Select a model" in pi.screen(), "the model selector")
+        await pi.wait_for(lambda: "to set as default" in pi.screen(), "the model selector")
         await pi.press("escape")
-        await pi.wait_for(lambda: "Select a model" not in pi.screen(), "the selector closed")
+        await pi.wait_for(lambda: "to set as default" not in pi.screen(), "the selector closed")
         pi.type("\x10")  # ctrl+p
         await pi.wait_for(lambda: (pi.mode.session.model or {}).get("id") == "other-model", "the next model")
 

@@ -101,7 +101,7 @@ async def test_keybindings_json_moves_an_action_to_another_key(
         await pi.started()
         await pi.press("ctrl+l")
         pi.type("\x18")  # ctrl+x
-        await pi.wait_for(lambda: "Select a model" in pi.screen(), "the model selector on the new key")
+        await pi.wait_for(lambda: "to set as default" in pi.screen(), "the model selector on the new key")
         # The header's full form (Ctrl+O) names the configured key.
         pi.mode.shell.context.set_expand_tools(True)
         assert pi.mode.header is not None

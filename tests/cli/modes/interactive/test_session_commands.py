@@ -53,7 +53,7 @@ async def test_clone_new_and_resume_switch_sessions(server: FakeLLMServer, proje
         await pi.wait_for(lambda: "Started a new session" in pi.scrollback(), "the new session")
         assert "Kept answer." not in pi.scrollback() and pi.mode.session.get_messages() == []
         await pi.submit("/resume")
-        await pi.wait_for(lambda: "Resume a session" in pi.screen(), "the picker")
+        await pi.wait_for(lambda: "Resume Session (" in pi.screen(), "the picker")
         await pi.wait_for(lambda: "keep this" in pi.selected_row(), "a session in the list")
         await pi.press("enter")
         await pi.wait_for(lambda: "Kept answer." in pi.scrollback(), "the resumed conversation")
@@ -64,13 +64,14 @@ async def test_thinking_scoped_models_login_and_logout(server: FakeLLMServer, pr
     async with run_pi() as pi:
         await pi.started()
         await pi.submit("/scoped-models")
-        await pi.wait_for(lambda: "Models to cycle through" in pi.screen(), "the scoped models view")
-        await pi.press("enter")  # enable the first model
-        await pi.press("down", "enter")  # and the second
+        await pi.wait_for(lambda: "Model Configuration" in pi.screen(), "the scoped models view")
+        assert "all enabled" in pi.screen()  # no scope yet: every model is ticked, as in Pi
+        await pi.press("enter")  # disable the first model
+        await pi.wait_for(lambda: "1/2 enabled" in pi.screen() and "(unsaved)" in pi.screen(), "the count")
         pi.type("\x13")  # ctrl+s saves
-        await pi.wait_for(lambda: "Cycling through 2 models (saved)" in pi.scrollback(), "the confirmation")
+        await pi.wait_for(lambda: "Cycling through 1 model (saved)" in pi.scrollback(), "the confirmation")
         settings = json.loads((agent_dir / "settings.json").read_text())
-        assert settings["enabledModels"] == ["fake/fake-model", "fake/other-model"]
+        assert settings["enabledModels"] == ["fake/other-model"]
 
         await pi.submit("/login acme")
         await pi.wait_for(lambda: "API key for acme" in pi.screen(), "the key prompt")
