@@ -60,7 +60,7 @@ async def test_tree_moves_the_leaf_back_and_puts_the_message_in_the_editor(
         first = next(e for e in manager.get_entries() if e["type"] == "message" and e["message"]["role"] == "user")
         assert "15/128k" in pi.screen()  # the second answer's context
         await pi.submit("/tree")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
         await pi.press("up", "up", "up")
         await pi.wait_for(lambda: "user: first question" in pi.screen(), "the first message in view")
         await pi.press("enter")
@@ -88,7 +88,7 @@ async def test_tree_does_not_ask_about_a_summary_with_branch_summary_skip_prompt
             await pi.wait_for(lambda answer=answer: answer in pi.scrollback(), "an answer")
             await pi.idle()
         await pi.submit("/tree")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
         await pi.press("up", "up", "up")
         await pi.wait_for(lambda: "user: first question" in pi.screen(), "the first message in view")
         await pi.press("enter")

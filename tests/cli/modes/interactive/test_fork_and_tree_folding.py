@@ -24,7 +24,7 @@ async def _converse(pi: Pi, prompt: str, answer: str) -> None:
 async def _branch_back_to_the_first_question(pi: Pi) -> None:
     """/tree to the first question (no summary): the second question's branch is left behind."""
     await pi.submit("/tree")
-    await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+    await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
     await pi.press("up", "up", "up")
     await pi.wait_for(lambda: "user: first question" in _selected_tree_row(pi), "the first question selected")
     await pi.press("enter")
@@ -85,7 +85,7 @@ async def test_tree_folds_a_segment_and_unfolds_it(server: FakeLLMServer, projec
         await _converse(pi, "third question", "Gamma.")
 
         await pi.submit("/tree")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
         await pi.wait_for(lambda: pi.screen_has("⊟ user: first question"), "the foldable segment")
         while "first question" not in _selected_tree_row(pi):
             await pi.press("up")
@@ -97,4 +97,4 @@ async def test_tree_folds_a_segment_and_unfolds_it(server: FakeLLMServer, projec
         await pi.wait_for(lambda: "user: second question" in pi.screen(), "the unfolded segment")
         assert pi.screen_has("⊟ user: first question")
         await pi.press("escape")
-        await pi.wait_for(lambda: "Session tree" not in pi.screen(), "the tree closed")
+        await pi.wait_for(lambda: "Session Tree" not in pi.screen(), "the tree closed")

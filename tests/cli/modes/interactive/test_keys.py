@@ -74,7 +74,7 @@ async def test_double_escape_opens_the_tree(server: FakeLLMServer, project: Path
         await pi.wait_for(lambda: "Hi." in pi.scrollback(), "the answer")
         await pi.idle()
         pi.type("\x1b\x1b")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the fake editor is a shell script")
