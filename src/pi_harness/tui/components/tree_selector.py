@@ -422,9 +422,11 @@ class TreeSelector:
     def render(self, width: int) -> list[str]:
         theme = self.context.theme
         rule = theme.fg("border", "─" * max(1, width))
-        search = "  " + theme.fg("muted", "Type to search:") + (" " + theme.fg("accent", self.query) if self.query else "")
-        header = ["", rule, truncate(" " + bold("  Session Tree"), width), *tree_help(self.context.keymap, theme, width)]
-        lines = [*header, truncate(search, width), rule, ""]
+        search = "  " + theme.fg("muted", "Type to search:")
+        if self.query:
+            search += " " + theme.fg("accent", self.query)
+        title = truncate(" " + bold("  Session Tree"), width)
+        lines = ["", rule, title, *tree_help(self.context.keymap, theme, width), truncate(search, width), rule, ""]
         if not self.rows:
             lines.append(truncate(theme.fg("muted", "  No entries found"), width))
             lines.append(truncate(theme.fg("muted", f"  (0/0){self._status()}"), width))
