@@ -28,7 +28,7 @@ async def test_fork_starts_a_new_session_before_an_earlier_message(server: FakeL
         await _converse(pi, "question beta", "Beta.")
         old_file = pi.mode.session.session_manager.get_session_file()
         await pi.submit("/fork")
-        await pi.wait_for(lambda: "Fork from a message" in pi.screen(), "the fork selector")
+        await pi.wait_for(lambda: "Fork from Message" in pi.screen(), "the fork selector")
         assert "question beta" in pi.selected_row()  # newest first
         await pi.press("enter")
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "question beta", "the message in the editor")
