@@ -102,7 +102,8 @@ def test_startup_header(context: RenderContext, golden: Golden, width: int) -> N
 
 
 def test_selectors_and_dialogs(context: RenderContext, golden: Golden) -> None:
-    model = ModelSelector(MODELS, context, current="openai/gpt-5")
+    model = ModelSelector(MODELS, context, current="openai/gpt-5", default="google/gemini-2.5-pro",
+                          on_save_default=lambda chosen: None)  # fmt: skip
     golden("model_selector_80", model.render(80), 80)
     entries = session_entries()
     roots = build_tree(entries, {e["id"]: e for e in entries}, resolve_labels(entries))  # type: ignore[arg-type]

@@ -168,3 +168,29 @@ def test_session_picker_scopes_and_empty_states(context: RenderContext) -> None:
     assert [session_age(datetime.fromtimestamp(1_700_000_000 - ago, UTC), 1_700_000_000)
             for ago in (30, 300, 7200, 86400 * 3, 86400 * 14, 86400 * 60, 86400 * 800)] == [
         "now", "5m", "2h", "3d", "2w", "2mo", "2y"]  # fmt: skip
+
+
+def test_model_selector_scope_and_empty_state(context: RenderContext) -> None:
+    """Pi 1.4.0: with scoped models the note gives way to ``Scope: all | scoped`` (Tab switches,
+    the scoped list first); no match reads ``No matching models``; no save callback, no hint."""
+    selector = ModelSelector(MODELS, context, current="openai/gpt-5", scoped=["google/gemini-2.5-pro"])
+    lines = plain(selector.render(80)).split("\n")
+    assert lines[2:4] == ["Scope: all | scoped", "tab scope (all/scoped)"]
+    assert [line for line in lines if "[" in line] == ["→   gemini-2.5-pro [google]"]
+    selector.handle_action("tui.input.tab")
+    assert [line for line in plain(selector.render(80)).split("\n") if "[" in line][0] == "→ ✓ gpt-5 [openai]"
+    for ch in "zzz":
+        selector.handle_text(ch)
+    text = plain(selector.render(80))
+    assert "> zzz" in text and "  No matching models" in text and "to set as default" not in text
+
+
+def test_model_selector_shows_ten_rows_centred_on_the_selection(context: RenderContext) -> None:
+    many = [{"id": f"m{n:02d}", "name": f"M{n}", "provider": "p"} for n in range(30)]
+    selector = ModelSelector(many, context, current="p/m15")
+    rows = [line for line in plain(selector.render(80)).split("\n") if "[p]" in line]
+    assert len(rows) == 10 and rows[:2] == ["→ ✓ m15 [p]", "    m00 [p]"]  # the current model comes first
+    for _ in range(12):
+        selector.handle_action("tui.select.down")
+    rows = [line for line in plain(selector.render(80)).split("\n") if "[p]" in line]
+    assert len(rows) == 10 and rows[5] == "→   m11 [p]" and "  (13/30)" in plain(selector.render(80))

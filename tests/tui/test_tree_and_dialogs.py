@@ -192,10 +192,15 @@ def test_confirm_dialog_counts_down_and_defaults_to_no(context: RenderContext) -
     results: list[bool] = []
     dialog = ConfirmDialog("Delete the file?", "It cannot be undone.", context, on_result=results.append,
                            timeout=5, clock=clock)  # fmt: skip
-    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (5s)"
+    # Pi 1.4.0's confirm: the title and message as one heading, the countdown after it, Yes/No
+    assert plain(dialog.render(60)).split("\n")[1:10] == [
+        "", " Delete the file?", " It cannot be undone. (5s)", "", " → Yes", "   No", "",
+        " ↑↓ navigate  enter select  escape/ctrl+c cancel", "",
+    ]  # fmt: skip
+    assert_fits(dialog.render(30), 30)
     clock.now += 2.2
     assert dialog.tick()
-    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (3s)"
+    assert plain(dialog.render(40)).split("\n")[3] == " It cannot be undone. (3s)"
     clock.now += 3
     dialog.tick()
     assert results == [False] and dialog.done
@@ -211,8 +216,10 @@ def test_select_and_input_dialogs(context: RenderContext) -> None:
     assert picked == ["No"]
     typed: list[str | None] = []
     field = InputDialog("Name the session", context, placeholder="a short name", on_result=typed.append)
-    assert "a short name" in plain(field.render(40))
+    assert "> a short name" in plain(field.render(40))
     field.handle_text("release")
+    assert plain(field.render(40)).split("\n")[1:8] == [
+        "", " Name the session", "", "> release", "", " enter submit  escape/ctrl+c cancel", ""]  # fmt: skip
     field.handle_action("tui.input.newLine")  # ignored in a one-line field
     field.handle_text(" notes")
     field.handle_action("tui.input.submit")
