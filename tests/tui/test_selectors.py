@@ -178,7 +178,7 @@ def test_model_selector_scope_and_empty_state(context: RenderContext) -> None:
     assert lines[2:4] == ["Scope: all | scoped", "tab scope (all/scoped)"]
     assert [line for line in lines if "[" in line] == ["→   gemini-2.5-pro [google]"]
     selector.handle_action("tui.input.tab")
-    assert [line for line in plain(selector.render(80)).split("\n") if "[" in line][0] == "→ ✓ gpt-5 [openai]"
+    assert next(line for line in plain(selector.render(80)).split("\n") if "[" in line) == "→ ✓ gpt-5 [openai]"
     for ch in "zzz":
         selector.handle_text(ch)
     text = plain(selector.render(80))
