@@ -13,6 +13,7 @@ from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.cli.modes.interactive.clipboard import copy_text
 from pi_harness.cli.modes.interactive.cmd_bug import report_bug
 from pi_harness.cli.modes.interactive.debug import write_debug_log
+from pi_harness.cli.modes.interactive.hotkeys import HotkeysBlock, hotkeys_markdown
 from pi_harness.cli.modes.interactive.settings_apply import apply_setting
 from pi_harness.cli.modes.interactive.settings_submenu import open_settings_submenu
 from pi_harness.cli.modes.interactive.shell import Overlay
@@ -22,7 +23,7 @@ from pi_harness.coding.virtual_models import is_virtual_model
 from pi_harness.tui.components.footer import format_tokens
 from pi_harness.tui.components.settings_items import setting_items
 from pi_harness.tui.components.settings_view import SettingsView
-from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
+from pi_harness.tui.keybindings import KeyMap
 from pi_harness.tui.theme import SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry
 
@@ -150,15 +151,9 @@ async def reload(mode: ModeContext, args: str) -> None:
 
 
 async def hotkeys(mode: ModeContext, args: str) -> None:
-    keymap = mode.shell.keymap
-    rows = []
-    for action, description in DESCRIPTIONS.items():
-        keys = keymap.keys(action)
-        if keys:
-            rows.append((", ".join(keys), description))
-    rows += [("/", "Commands"), ("!  /  !!", "Run a shell command (!! keeps it out of the context)"),
-             ("@", "Reference a file")]  # fmt: skip
-    mode.shell.transcript.add_component(TextBlock("Keyboard shortcuts", rows, mode.shell.context))
+    shortcuts = [(shortcut.key, shortcut.description or path) for shortcut, path in mode.session.extensions.shortcuts()]
+    markdown = hotkeys_markdown(mode.shell.keymap, shortcuts)
+    mode.shell.transcript.add_component(HotkeysBlock(markdown, mode.shell.context))
     mode.shell.refresh()
 
 
