@@ -12,6 +12,7 @@ from pi_harness.tui.components.footer import (
     context_tokens,
     format_tokens,
     git_branch,
+    to_fixed,
     usage_totals,
 )
 from pi_harness.tui.theme import Theme
@@ -123,3 +124,9 @@ def test_cache_hit_rate_of_the_latest_prompt() -> None:
     assert cache_hit_rate([answer(0, 10), answer(75, 25)]) == 75.0
     assert cache_hit_rate([answer(75, 25), answer(0, 0)]) is None
     assert cache_hit_rate([user("a")]) is None
+
+
+def test_ties_round_up_as_in_pi() -> None:
+    """Pi's figures come from JavaScript's toFixed and Math.round, which round a tie up."""
+    assert [format_tokens(n) for n in (1250, 2500, 12_500, 1_250_000, 12_500_000)] == ["1.3k", "2.5k", "13k", "1.3M", "13M"]
+    assert [to_fixed(v, 1) for v in (0.05, 0.25, 12.35)] == ["0.1", "0.3", "12.3"]  # 12.35 is 12.3499… in binary

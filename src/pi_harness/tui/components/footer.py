@@ -10,9 +10,11 @@ history included).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from pi_harness.tui.ansi import truncate, visible_width
@@ -63,17 +65,28 @@ class FooterData:
     cache_hit_rate: float | None = None  # percent of the latest prompt read from the cache
 
 
+def to_fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, a tie rounded up as JavaScript's ``toFixed`` does
+    (``1.25`` → ``1.3``, where Python's formatting gives ``1.2``)."""
+    exact = Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{exact:.{digits}f}"
+
+
+def _js_round(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
 def format_tokens(count: int) -> str:
-    """``950``, ``1.2k``, ``12k``, ``1.5M``."""
+    """``950``, ``1.2k``, ``12k``, ``1.5M`` (rounded as Pi rounds them)."""
     if count < 1000:
         return str(count)
     if count < 10_000:
-        return f"{count / 1000:.1f}k"
+        return f"{to_fixed(count / 1000, 1)}k"
     if count < 1_000_000:
-        return f"{round(count / 1000)}k"
+        return f"{_js_round(count / 1000)}k"
     if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
+        return f"{to_fixed(count / 1_000_000, 1)}M"
+    return f"{_js_round(count / 1_000_000)}M"
 
 
 def usage_totals(messages: Iterable[Mapping[str, object]]) -> UsageTotals:
@@ -189,9 +202,9 @@ class Footer:
         if totals.cache_write:
             parts.append(f"W{format_tokens(totals.cache_write)}")
         if (totals.cache_read or totals.cache_write) and data.cache_hit_rate is not None:
-            parts.append(f"CH{data.cache_hit_rate:.1f}%")
+            parts.append(f"CH{to_fixed(data.cache_hit_rate, 1)}%")
         if totals.cost or data.subscription:
-            parts.append(f"${totals.cost:.3f}" + (" (sub)" if data.subscription else ""))
+            parts.append(f"${to_fixed(totals.cost, 3)}" + (" (sub)" if data.subscription else ""))
         parts.append(self._context())
         return " ".join(parts)
 
@@ -206,7 +219,7 @@ class Footer:
         if data.context_tokens is None:
             return f"?/{window}{auto}"
         percent = data.context_tokens / data.context_window * 100
-        text = f"{percent:.1f}%/{window}{auto}"
+        text = f"{to_fixed(percent, 1)}%/{window}{auto}"
         if percent > 90:
             return self.theme.fg("error", text)
         if percent > 70:

@@ -153,7 +153,8 @@ async def test_session_name_and_user_bash(server: FakeLLMServer, project: Path) 
         await pi.wait_for(lambda: "Seen it." in pi.scrollback(), "the answer")
         await pi.submit("/session")
         # "/name" already printed the name: wait for what only the session info shows.
-        await pi.wait_for(lambda: "1 user, 1 assistant" in pi.scrollback(), "the session info")
-        assert "Release prep" in pi.scrollback()
+        await pi.wait_for(lambda: "Session Info" in pi.scrollback(), "the session info")
+        await pi.wait_for(lambda: "Name: Release prep" in pi.scrollback(), "the name in the session info")
+        assert "Tools: 0 calls, 0 results" in pi.scrollback()
     request = json.dumps(server.requests[0].json)
     assert "visible-output" in request and "hidden-output" not in request
