@@ -247,6 +247,8 @@ def test_toasts_status_and_widgets(context: RenderContext) -> None:
     status = StatusBar(context)
     status.set("mcp", "MCP: 2 servers")
     status.set("git", "dirty")
+    assert plain(status.render(40)) == "dirty MCP: 2 servers"  # Pi's order: by key, one space between
+    assert plain(status.render(12)) == "dirty MCP..."
     status.set("mcp", None)
     assert plain(status.render(40)) == "dirty"
     widgets = Widgets()

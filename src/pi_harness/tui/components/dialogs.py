@@ -283,7 +283,9 @@ class Toasts:
 
 
 class StatusBar:
-    """``ctx.ui.setStatus(key, text)`` entries, one line under the footer (insertion order)."""
+    """``ctx.ui.setStatus(key, text)`` entries, one line under the footer, as Pi 1.4.0 draws them:
+    sorted by key, each on one line with runs of blanks collapsed, joined by a space, cut with a
+    dim ``...``."""
 
     def __init__(self, context: RenderContext) -> None:
         self.context = context
@@ -298,8 +300,8 @@ class StatusBar:
     def render(self, width: int) -> list[str]:
         if not self.entries:
             return []
-        joined = " · ".join(" ".join(sanitize(text).split()) for text in self.entries.values())
-        return [truncate(self.context.theme.fg("muted", joined), width)]
+        joined = " ".join(" ".join(sanitize(self.entries[key]).split()) for key in sorted(self.entries, key=lambda k: (k.lower(), k)))
+        return [truncate(joined, width, self.context.theme.fg("dim", "..."))]
 
 
 Placement = Literal["aboveEditor", "belowEditor"]
