@@ -300,7 +300,8 @@ class StatusBar:
     def render(self, width: int) -> list[str]:
         if not self.entries:
             return []
-        joined = " ".join(" ".join(sanitize(self.entries[key]).split()) for key in sorted(self.entries, key=lambda k: (k.lower(), k)))
+        keys = sorted(self.entries, key=lambda key: (key.lower(), key))
+        joined = " ".join(" ".join(sanitize(self.entries[key]).split()) for key in keys)
         return [truncate(joined, width, self.context.theme.fg("dim", "..."))]
 
 
