@@ -89,7 +89,7 @@ class SessionBrowser:
             self.shell.refresh()
 
     async def _rename(self, info: SessionInfo) -> None:
-        name = await self.shell.ask_input("Rename session", prefill=info.name or "")
+        name = await self.shell.ask_input("Rename Session", prefill=info.name or "")
         if name is None or not name.strip():
             return
         try:
