@@ -81,9 +81,9 @@ def start(tmp_path: Path, agent_dir: Path) -> Iterator[Callable[[str], Terminal]
 def test_custom_footer_in_a_real_terminal(start: Callable[[str], Terminal]) -> None:
     terminal = start("custom_footer")
     screen = terminal.wait_for(lambda s: "$0.000 · fake-model" in s, "the usage footer")
-    assert "(fake) fake-model" not in screen  # the built-in footer's model column is gone
+    assert "(auto)" not in screen  # the built-in footer's context column is gone
     terminal.keys("/footer", "Enter")
-    terminal.wait_for(lambda s: "(fake) fake-model" in s, "the built-in footer back")
+    terminal.wait_for(lambda s: "(auto)" in s, "the built-in footer back")
 
 
 def test_custom_header_in_a_real_terminal(start: Callable[[str], Terminal]) -> None:

@@ -7,9 +7,12 @@ from pi_harness.tui.ansi import strip_ansi, visible_width
 from pi_harness.tui.components.footer import (
     Footer,
     FooterData,
+    UsageTotals,
+    cache_hit_rate,
     context_tokens,
     format_tokens,
     git_branch,
+    to_fixed,
     usage_totals,
 )
 from pi_harness.tui.theme import Theme
@@ -70,11 +73,60 @@ def test_ui_settings_defaults_and_clamping() -> None:
     assert ui_settings({"doubleEscapeAction": "explode", "treeFilterMode": 3}).double_escape_action == "tree"
 
 
-def test_a_long_directory_gives_way_to_the_branch_and_session_name(theme: Theme) -> None:
+def test_a_long_directory_is_cut_at_its_end_as_pi_does(theme: Theme) -> None:
     cwd = "/srv/" + "/".join(f"level{n:02d}" for n in range(40)) + "/project"
     data = FooterData(cwd=cwd, git_branch="main", session_name="Release prep", model="m", provider="p")
     first = strip_ansi(Footer(data, theme).render(80)[0])
-    assert visible_width(first) <= 80
-    assert first.startswith("…") and first.endswith("/project (main) • Release prep")
+    assert visible_width(first) == 80
+    assert first.startswith("/srv/level00/") and first.endswith("...")
     short = strip_ansi(Footer(FooterData(cwd="/srv/app", git_branch="main"), theme).render(80)[0])
     assert short == "/srv/app (main)"
+
+
+def stats_row(theme: Theme, width: int = 80, **fields: object) -> str:
+    data = FooterData(cwd="/srv/app", **fields)  # type: ignore[arg-type]
+    return strip_ansi(Footer(data, theme).render(width)[1])
+
+
+def test_stats_row_shows_only_what_is_non_zero(theme: Theme) -> None:
+    assert stats_row(theme).split() == ["0.0%/0", "(auto)", "unknown"]
+    fresh = stats_row(theme, model="m1", provider="p", context_window=200_000, context_tokens=0, auto_compact=False)
+    assert fresh.split() == ["0.0%/200k", "m1"]
+    totals = UsageTotals(input=1200, output=300, cache_read=800, cache_write=100, cost=0.0123)
+    row = stats_row(theme, model="m1", provider="p", context_window=200_000, context_tokens=30_000, totals=totals,
+                    cache_hit_rate=38.1, subscription=True)  # fmt: skip
+    assert row.startswith("↑1.2k ↓300 R800 W100 CH38.1% $0.012 (sub) 15.0%/200k (auto)")
+    assert stats_row(theme, model="m1", context_window=1000, context_tokens=None).startswith("?/1.0k (auto)")
+
+
+def test_provider_is_named_only_when_several_are_in_use(theme: Theme) -> None:
+    one = stats_row(theme, model="m1", provider="p", thinking_level="high", context_window=1000, provider_count=1)
+    assert one.endswith("  m1 • high")
+    two = stats_row(theme, model="m1", provider="p", thinking_level="off", context_window=1000, provider_count=2)
+    assert two.endswith("  (p) m1 • thinking off")
+    narrow = stats_row(theme, 24, model="model-one", provider="p", context_window=1000, context_tokens=0, provider_count=2)
+    assert narrow == "0.0%/1.0k (auto)  model-"
+
+
+def test_context_share_colours(theme: Theme) -> None:
+    def coloured(tokens: int) -> str:
+        return Footer(FooterData(cwd="/", model="m", context_window=100, context_tokens=tokens), theme).render(80)[1]
+
+    assert theme.fg("error", "91.0%/100 (auto)") in coloured(91)
+    assert theme.fg("warning", "71.0%/100 (auto)") in coloured(71)
+    assert theme.fg("warning", "70.0%/100 (auto)") not in coloured(70)
+
+
+def test_cache_hit_rate_of_the_latest_prompt() -> None:
+    def answer(read: int, fresh: int) -> dict[str, object]:
+        return {"role": "assistant", "usage": {"input": fresh, "cacheRead": read, "cacheWrite": 0}}
+
+    assert cache_hit_rate([answer(0, 10), answer(75, 25)]) == 75.0
+    assert cache_hit_rate([answer(75, 25), answer(0, 0)]) is None
+    assert cache_hit_rate([user("a")]) is None
+
+
+def test_ties_round_up_as_in_pi() -> None:
+    """Pi's figures come from JavaScript's toFixed and Math.round, which round a tie up."""
+    assert [format_tokens(n) for n in (1250, 2500, 12_500, 1_250_000, 12_500_000)] == ["1.3k", "2.5k", "13k", "1.3M", "13M"]
+    assert [to_fixed(v, 1) for v in (0.05, 0.25, 12.35)] == ["0.1", "0.3", "12.3"]  # 12.35 is 12.3499… in binary

@@ -15,8 +15,13 @@ def test_messages_of_every_branch_with_their_position(context: RenderContext) ->
     selector = ForkSelector(MESSAGES, context, active_ids={"u1", "u3"}, on_select=chosen.append)
     text = plain(selector.render(80))
     assert text.index("first question") < text.index("second question") < text.index("third question")
-    assert "→ third question" in text  # the newest is selected
-    assert "Message 2 of 3 · other branch" in text and "Message 3 of 3 · other" not in text
+    assert "› third question" in text  # the newest is selected
+    assert text.split("\n")[:3] == [
+        "",
+        " Fork from Message",
+        " Select a user message to copy the active path up to that point into a new",
+    ]
+    assert "  second question\n  Message 2 of 3\n\n" in text  # Pi's rows: text, position, blank
     selector.handle_action("tui.select.up")
     selector.handle_action("tui.select.confirm")
     assert chosen == ["u2"] and selector.done
@@ -31,7 +36,7 @@ def test_typing_filters_and_the_list_fits_any_width(context: RenderContext) -> N
     for ch in "second":
         selector.handle_text(ch)
     text = plain(selector.render(80))
-    assert "→ second question" in text and "third question" not in text
+    assert "  > second" in text and "› second question" in text and "third question" not in text
     for ch in "zzz":
         selector.handle_text(ch)
     assert "No matching messages" in plain(selector.render(80))
@@ -39,3 +44,4 @@ def test_typing_filters_and_the_list_fits_any_width(context: RenderContext) -> N
     assert not selector.done
     selector.handle_action("tui.select.cancel")
     assert cancelled == [True]
+    assert "  No user messages found" in plain(ForkSelector([], context).render(80))

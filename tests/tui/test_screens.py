@@ -102,7 +102,8 @@ def test_startup_header(context: RenderContext, golden: Golden, width: int) -> N
 
 
 def test_selectors_and_dialogs(context: RenderContext, golden: Golden) -> None:
-    model = ModelSelector(MODELS, context, current="openai/gpt-5")
+    model = ModelSelector(MODELS, context, current="openai/gpt-5", default="google/gemini-2.5-pro",
+                          on_save_default=lambda chosen: None)  # fmt: skip
     golden("model_selector_80", model.render(80), 80)
     entries = session_entries()
     roots = build_tree(entries, {e["id"]: e for e in entries}, resolve_labels(entries))  # type: ignore[arg-type]
@@ -117,14 +118,16 @@ def test_selectors_and_dialogs(context: RenderContext, golden: Golden) -> None:
 
 
 def test_footer_variants(context: RenderContext) -> None:
-    assert footer(context).render(120)[1].endswith("(anthropic) claude-sonnet-4-5 • medium\x1b[39m")
-    narrow = footer(context).render(60)
+    assert footer(context, provider_count=2).render(120)[1].endswith("(anthropic) claude-sonnet-4-5 • medium\x1b[39m")
+    assert "anthropic" not in footer(context).render(120)[1]  # one provider in use: not named
+    narrow = footer(context, provider_count=2).render(60)
     assert "anthropic" not in narrow[1]
     after_compaction = footer(context, context_tokens=None).render(120)[1]
     assert "?/200k (auto)" in after_compaction
     full = footer(context, context_tokens=190_000).render(120)[1]
-    assert context.theme.fg_code("error") + "190k/200k (95.0%)" in full
+    assert context.theme.fg_code("error") + "95.0%/200k (auto)" in full
     no_reasoning = footer(context, thinking_level=None, provider=None).render(120)[1]
     assert no_reasoning.rstrip("\x1b[39m").endswith("claude-sonnet-4-5")
-    routed = footer(context, model="auto", provider="router", thinking_level="high", routed="gpt-5 • medium")
+    routed = footer(context, model="auto", provider="router", thinking_level="high", routed="gpt-5 • medium",
+                    provider_count=2)  # fmt: skip
     assert routed.render(120)[1].endswith("(router) auto • high → gpt-5 • medium\x1b[39m")

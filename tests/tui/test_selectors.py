@@ -9,7 +9,7 @@ from pi_harness.tui.ansi import strip_ansi
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.model_selector import ModelSelector
 from pi_harness.tui.components.selector import SelectItem, Selector
-from pi_harness.tui.components.session_picker import SessionPicker
+from pi_harness.tui.components.session_picker import SessionPicker, session_age
 
 from .conftest import assert_fits, plain
 
@@ -99,9 +99,11 @@ def test_session_picker_toggles(context: RenderContext) -> None:
     picker = SessionPicker(sessions, context, on_select=lambda s: picked.append(str(s.path)),
                            on_delete=lambda s: deleted.append(str(s.path)), now=lambda: 1_700_000_000)  # fmt: skip
     lines = plain(picker.render(100)).split("\n")
-    assert lines[3].startswith("→ fix the parser tests") and "30 msgs · 6m ago" in lines[3]
-    assert "release notes" in lines[4] and "2h ago" in lines[4]
-    assert "2d ago" in lines[5]
+    assert lines[3].startswith("Resume Session (All)") and lines[3].endswith("Name: All  Sort: Threaded")
+    assert lines[5] == "ctrl+s sort · ctrl+n named · ctrl+d delete · ctrl+p path (off)"  # no rename: no hint
+    assert lines[9].startswith("› fix the parser tests") and lines[9].endswith("~/project 30 6m")
+    assert "release notes" in lines[10] and lines[10].endswith(" 4 2h")
+    assert lines[11].endswith(" 12 2d")
     for ch in "parser":
         picker.handle_text(ch)
     assert picker.sort == "threaded"  # Pi's default: a search is ranked by relevance
@@ -138,3 +140,57 @@ def test_every_selector_fits_narrow_widths(context: RenderContext) -> None:
         for width in (12, 30, 80):
             assert_fits(view.render(width), width)
     assert strip_ansi(views[0].render(12)[0]) == "─" * 12
+
+
+def test_session_picker_scopes_and_empty_states(context: RenderContext) -> None:
+    sessions = [
+        session("/s/here.jsonl", None, "work here", 1, 2),
+        SessionInfo(Path("/s/there.jsonl"), "t", "/elsewhere", *(2 * [datetime.fromtimestamp(1_699_990_000, UTC)]),
+                    5, "work there", "work there", None),
+    ]  # fmt: skip
+    picker = SessionPicker(sessions, context, cwd="/work/project", on_rename=lambda s: None, now=lambda: 1_700_000_000)
+    lines = plain(picker.render(100)).split("\n")
+    assert lines[3].startswith("Resume Session (Current Folder)") and "◉ Current Folder | ○ All" in lines[3]
+    assert lines[5].endswith("ctrl+p path (off) · ctrl+r rename")
+    assert [item.value for item in picker.selector.filtered] == ["/s/here.jsonl"]
+    picker.handle_action("tui.input.tab")
+    assert "○ Current Folder | ◉ All" in plain(picker.render(100))
+    assert [item.value for item in picker.selector.filtered] == ["/s/here.jsonl", "/s/there.jsonl"]
+    picker.handle_action("app.session.toggleNamedFilter")
+    assert "  No named sessions found. Press ctrl+n to show all." in plain(picker.render(100))
+    picker.handle_action("tui.input.tab")
+    assert "  No named sessions in current folder. Press ctrl+n to show all, or Tab to view all." in plain(
+        picker.render(100)
+    )
+    picker.handle_action("app.session.toggleNamedFilter")
+    picker.set_sessions(sessions[1:])
+    assert "  No sessions in current folder. Press Tab to view all." in plain(picker.render(100))
+    assert [session_age(datetime.fromtimestamp(1_700_000_000 - ago, UTC), 1_700_000_000)
+            for ago in (30, 300, 7200, 86400 * 3, 86400 * 14, 86400 * 60, 86400 * 800)] == [
+        "now", "5m", "2h", "3d", "2w", "2mo", "2y"]  # fmt: skip
+
+
+def test_model_selector_scope_and_empty_state(context: RenderContext) -> None:
+    """Pi 1.4.0: with scoped models the note gives way to ``Scope: all | scoped`` (Tab switches,
+    the scoped list first); no match reads ``No matching models``; no save callback, no hint."""
+    selector = ModelSelector(MODELS, context, current="openai/gpt-5", scoped=["google/gemini-2.5-pro"])
+    lines = plain(selector.render(80)).split("\n")
+    assert lines[2:4] == ["Scope: all | scoped", "tab scope (all/scoped)"]
+    assert [line for line in lines if "[" in line] == ["→   gemini-2.5-pro [google]"]
+    selector.handle_action("tui.input.tab")
+    assert next(line for line in plain(selector.render(80)).split("\n") if "[" in line) == "→ ✓ gpt-5 [openai]"
+    for ch in "zzz":
+        selector.handle_text(ch)
+    text = plain(selector.render(80))
+    assert "> zzz" in text and "  No matching models" in text and "to set as default" not in text
+
+
+def test_model_selector_shows_ten_rows_centred_on_the_selection(context: RenderContext) -> None:
+    many = [{"id": f"m{n:02d}", "name": f"M{n}", "provider": "p"} for n in range(30)]
+    selector = ModelSelector(many, context, current="p/m15")
+    rows = [line for line in plain(selector.render(80)).split("\n") if "[p]" in line]
+    assert len(rows) == 10 and rows[:2] == ["→ ✓ m15 [p]", "    m00 [p]"]  # the current model comes first
+    for _ in range(12):
+        selector.handle_action("tui.select.down")
+    rows = [line for line in plain(selector.render(80)).split("\n") if "[p]" in line]
+    assert len(rows) == 10 and rows[5] == "→   m11 [p]" and "  (13/30)" in plain(selector.render(80))

@@ -42,6 +42,14 @@ def session_entries() -> list[dict[str, Any]]:
     ]
 
 
+def tree_rows(lines: list[str]) -> list[str]:
+    """The entry rows: after the header's closing rule and blank row, before the position line."""
+    text = plain(lines).split("\n")
+    rules = [index for index, line in enumerate(text) if line and set(line) == {"─"}]
+    body = text[rules[1] + 2 : rules[2]]
+    return body[: next(index for index, line in enumerate(body) if line.startswith("  ("))]
+
+
 def tree(context: RenderContext, **kwargs: Any) -> TreeSelector:
     entries = session_entries()
     by_id = {e["id"]: e for e in entries}
@@ -53,14 +61,14 @@ def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> 
     selector = tree(context, leaf_id="a4")
     lines = selector.render(70)
     assert_fits(lines, 70)
-    assert plain(lines).split("\n")[3:10] == [
-        " user: hello",
-        " assistant: hi, how can I help?",
-        " ├⊟ user: do Y instead",  # the active branch first (Pi's order)
-        " │  assistant: Y is done ← current",
-        " └⊟ [checkpoint] user: do X",
-        "    [read result]",  # the assistant message that only called the tool is left out (Pi)
-        "    assistant: X is done",
+    assert tree_rows(lines)[:7] == [
+        "  • user: hello",  # "•": on the path to the current leaf (Pi's marker)
+        "  • assistant: hi, how can I help?",
+        "  ├⊟ • user: do Y instead",  # the active branch first (Pi's order)
+        "› │  • assistant: Y is done",
+        "  └⊟ [checkpoint] user: do X",
+        "     [read result]",  # the assistant message that only called the tool is left out (Pi)
+        "     assistant: X is done",
     ]
     assert selector.selected_id == "a4"  # opens on the current leaf
     selector.handle_action("app.tree.filter.all")
@@ -76,14 +84,14 @@ def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) ->
     text = plain(selector.render(70))
     assert "[read result]" not in text and "assistant: X is done" in text
     selector.handle_action("app.tree.filter.userOnly")
-    rows = plain(selector.render(70)).split("\n")[3:6]
-    assert rows == [" user: hello", " ├─ user: do Y instead ← current", " └─ [checkpoint] user: do X"]
+    rows = tree_rows(selector.render(70))[:3]
+    assert rows == ["  • user: hello", "› ├─ • user: do Y instead", "  └─ [checkpoint] user: do X"]
     selector.handle_action("app.tree.filter.userOnly")  # pressed again: back to default
     assert selector.filter_mode == "default"
     selector.handle_action("app.tree.filter.all")
     assert "[model] openai/gpt-5" in plain(selector.render(70))
     selector.handle_action("app.tree.filter.labeledOnly")
-    assert plain(selector.render(70)).split("\n")[3] == " [checkpoint] user: do X"
+    assert tree_rows(selector.render(70))[0] == "› [checkpoint] user: do X"
     selector.handle_action("app.tree.filter.cycleForward")
     assert selector.filter_mode == "all"
 
@@ -107,13 +115,13 @@ def test_folding_a_segment_hides_its_entries_and_shows_the_marker(context: Rende
     selector = tree(context, leaf_id="a4")
     selector._select_id("u2")
     selector.handle_action("app.tree.foldOrUp")
-    rows = plain(selector.render(70)).split("\n")[3:8]
+    rows = tree_rows(selector.render(70))[:5]
     assert rows == [
-        " user: hello",
-        " assistant: hi, how can I help?",
-        " ├⊟ user: do Y instead",
-        " │  assistant: Y is done ← current",
-        " └⊞ [checkpoint] user: do X",
+        "  • user: hello",
+        "  • assistant: hi, how can I help?",
+        "  ├⊟ • user: do Y instead",
+        "  │  • assistant: Y is done",
+        "› └⊞ [checkpoint] user: do X",
     ]
     assert selector.selected_id == "u2"
     selector.handle_action("app.tree.unfoldOrDown")
@@ -127,8 +135,8 @@ def test_a_folded_root_and_what_cannot_fold(context: RenderContext) -> None:
     selector.handle_action("app.tree.foldOrUp")
     assert selector.selected_id == "u1" and not selector.folded
     selector.handle_action("app.tree.foldOrUp")  # the root folds
-    rows = plain(selector.render(70)).split("\n")
-    assert rows[3] == " ⊞ user: hello ← current" and "Y is done" not in rows[4]  # the leaf is inside
+    rows = tree_rows(selector.render(70))
+    assert rows == ["› ⊞ • user: hello"]  # the leaf is inside
     selector.handle_action("app.tree.filter.noTools")  # another filter unfolds everything
     assert "user: do Y instead" in plain(selector.render(70))
 
@@ -184,10 +192,15 @@ def test_confirm_dialog_counts_down_and_defaults_to_no(context: RenderContext) -
     results: list[bool] = []
     dialog = ConfirmDialog("Delete the file?", "It cannot be undone.", context, on_result=results.append,
                            timeout=5, clock=clock)  # fmt: skip
-    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (5s)"
+    # Pi 1.4.0's confirm: the title and message as one heading, the countdown after it, Yes/No
+    assert plain(dialog.render(60)).split("\n")[1:10] == [
+        "", " Delete the file?", " It cannot be undone. (5s)", "", " → Yes", "   No", "",
+        " ↑↓ navigate  enter select  escape/ctrl+c cancel", "",
+    ]  # fmt: skip
+    assert_fits(dialog.render(30), 30)
     clock.now += 2.2
     assert dialog.tick()
-    assert plain(dialog.render(40)).split("\n")[1] == "Delete the file? (3s)"
+    assert plain(dialog.render(40)).split("\n")[3] == " It cannot be undone. (3s)"
     clock.now += 3
     dialog.tick()
     assert results == [False] and dialog.done
@@ -203,8 +216,10 @@ def test_select_and_input_dialogs(context: RenderContext) -> None:
     assert picked == ["No"]
     typed: list[str | None] = []
     field = InputDialog("Name the session", context, placeholder="a short name", on_result=typed.append)
-    assert "a short name" in plain(field.render(40))
+    assert "> a short name" in plain(field.render(40))
     field.handle_text("release")
+    assert plain(field.render(40)).split("\n")[1:8] == [
+        "", " Name the session", "", "> release", "", " enter submit  escape/ctrl+c cancel", ""]  # fmt: skip
     field.handle_action("tui.input.newLine")  # ignored in a one-line field
     field.handle_text(" notes")
     field.handle_action("tui.input.submit")
@@ -232,6 +247,8 @@ def test_toasts_status_and_widgets(context: RenderContext) -> None:
     status = StatusBar(context)
     status.set("mcp", "MCP: 2 servers")
     status.set("git", "dirty")
+    assert plain(status.render(40)) == "dirty MCP: 2 servers"  # Pi's order: by key, one space between
+    assert plain(status.render(12)) == "dirty MCP..."
     status.set("mcp", None)
     assert plain(status.render(40)) == "dirty"
     widgets = Widgets()
@@ -241,3 +258,25 @@ def test_toasts_status_and_widgets(context: RenderContext) -> None:
     assert widgets.render_placement("belowEditor", 40) == ["under the editor"]
     widgets.set("plan", None)
     assert widgets.render_placement("aboveEditor", 40) == []
+
+
+def test_tree_header_and_position_line_read_as_pi(context: RenderContext) -> None:
+    """Pi 1.4.0 at 80 columns: the title, two rows of key help, the search line, and the
+    position line that names the filter in use."""
+    selector = tree(context, leaf_id="a4")
+    text = plain(selector.render(80)).split("\n")
+    assert text[2:6] == [
+        "   Session Tree",
+        "  ↑/↓ move · ←/→ page · ctrl+←/→ branch · ctrl+x copy · shift+l label",
+        "  shift+t label time · filters ctrl+d/t/u/l/a · cycle ctrl+o/shift+ctrl+o",
+        "  Type to search:",
+    ]
+    assert "  (4/7)" in text
+    selector.handle_action("app.tree.filter.noTools")
+    selector.handle_action("app.tree.toggleLabelTimestamp")
+    assert any(line.startswith("  (") and line.endswith(") [no-tools] [+label time]") for line in plain(
+        selector.render(80)).split("\n"))  # fmt: skip
+    for ch in "zzzz":
+        selector.handle_text(ch)
+    text = plain(selector.render(80)).split("\n")
+    assert "  Type to search: zzzz" in text and "  No entries found" in text and "  (0/0) [no-tools] [+label time]" in text

@@ -92,7 +92,10 @@ def _miss(previous: _Previous | None, message: Mapping[str, object], read_price:
 
 
 def _scan(
-    entries: Sequence[Mapping[str, object]], read_price: CacheReadPrice, stop_at: Mapping[str, object] | None
+    entries: Sequence[Mapping[str, object]],
+    read_price: CacheReadPrice,
+    stop_at: Mapping[str, object] | None,
+    on_miss: Callable[[CacheMiss], None] | None = None,
 ) -> _Previous | None:
     previous: _Previous | None = None
     for entry in entries:
@@ -110,6 +113,8 @@ def _scan(
                 continue
             if stop_at is not None and _same(message, stop_at):
                 break
+            if on_miss is not None and (miss := _miss(previous, message, read_price)) is not None:
+                on_miss(miss)
             usage = message.get("usage")
             if isinstance(usage, Mapping) and _prompt(usage) > 0:
                 cached = _tokens(usage, "cacheRead") + _tokens(usage, "cacheWrite")
@@ -131,6 +136,26 @@ def detect_cache_miss(
     return _miss(_scan(entries, read_price, message), message, read_price)
 
 
+@dataclass
+class CacheWaste:
+    """Every miss of a session added up (``/session``'s "Cache Re-billed")."""
+
+    missed_tokens: int = 0
+    missed_cost: float = 0.0
+    miss_count: int = 0
+
+    def add(self, miss: CacheMiss) -> None:
+        self.missed_tokens += miss.missed_tokens
+        self.missed_cost += miss.missed_cost
+        self.miss_count += 1
+
+
+def cache_waste(entries: Sequence[Mapping[str, object]], read_price: CacheReadPrice) -> CacheWaste:
+    waste = CacheWaste()
+    _scan(entries, read_price, None, waste.add)
+    return waste
+
+
 def describe_cache_miss(miss: CacheMiss, format_tokens: Callable[[int], str]) -> str | None:
     """The notice for a miss worth mentioning (20k tokens or $0.10), else ``None``."""
     if miss.missed_tokens < NOTICE_MIN_TOKENS and miss.missed_cost < NOTICE_MIN_COST:
@@ -145,4 +170,4 @@ def describe_cache_miss(miss: CacheMiss, format_tokens: Callable[[int], str]) ->
     return f"Prompt cache missed{cause}: {format_tokens(miss.missed_tokens)} tokens paid again{cost}"
 
 
-__all__ = ["CacheMiss", "describe_cache_miss", "detect_cache_miss"]
+__all__ = ["CacheMiss", "CacheWaste", "cache_waste", "describe_cache_miss", "detect_cache_miss"]

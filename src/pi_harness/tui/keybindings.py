@@ -223,6 +223,8 @@ def _normalized(keys: Iterable[str]) -> tuple[str, ...]:
 
 
 _NORMALIZED_DEFAULTS = {action: _normalized(keys) for action, keys in DEFAULT_KEYBINDINGS.items()}
+# How hints spell a default key whose modifiers Pi writes in another order ("shift+ctrl+p").
+_SPELLINGS = {_normalized((key,))[0]: key for keys in DEFAULT_KEYBINDINGS.values() for key in keys}
 
 
 @dataclass
@@ -279,10 +281,22 @@ class KeyMap:
     def keys(self, action: str) -> tuple[str, ...]:
         return self.bindings.get(action, ())
 
+    @staticmethod
+    def spelled(key: str) -> str:
+        """A key as hints write it: a default key as the table spells it (``shift+ctrl+p``)."""
+        return _SPELLINGS.get(key, key)
+
     def label(self, action: str) -> str:
         """How hints name the action's keys, all of them joined with "/" as Pi's hints do
         (``escape/ctrl+c``), or "" when it is unbound."""
-        return "/".join(self.keys(action))
+        return "/".join(self.spelled(key) for key in self.keys(action))
+
+    def display_label(self, action: str) -> str:
+        """The capitalised form some hints use (``Escape/Ctrl+C``, ``Alt+Up``): every key of the
+        action joined with "/", each part of a key starting with a capital; "" when unbound."""
+        return "/".join(
+            "+".join(part[:1].upper() + part[1:] for part in self.spelled(key).split("+")) for key in self.keys(action)
+        )
 
     def matches(self, action: str, key: str) -> bool:
         normalized = normalize_key(key)

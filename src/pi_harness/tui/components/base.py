@@ -121,6 +121,10 @@ class RenderContext:
         """The key hint for an action (``ctrl+o``), or the action id when it is unbound."""
         return self.keymap.label(action) or action
 
+    def key_display(self, action: str) -> str:
+        """The capitalised key names of an action (``Escape/Ctrl+C``), "" when it is unbound."""
+        return self.keymap.display_label(action)
+
     def short_path(self, path: str) -> str:
         return shorten_path(path, self.home)
 

@@ -1,6 +1,9 @@
 """Extension UI (``ctx.ui``, ``docs/extensions.md``): dialogs, toasts, status entries and widgets.
 
-Dialogs with a timeout show a live countdown in the title (``Title (5s)``); the owner calls
+Dialogs are drawn as Pi 1.4.0's extension selector and input: a rule, the title in the accent
+colour (a confirm's message under it), the options or the ``> `` input line, and the key hint
+(``↑↓ navigate  enter select  escape/ctrl+c cancel``). Dialogs with a timeout show a live
+countdown after the title (``Title (5s)``); the owner calls
 ``tick()`` a few times a second and a dialog that ran out resolves to its default (``False``
 for confirm, ``None`` otherwise). ``dismiss()`` is for a caller's abort signal. Each dialog
 reports exactly once through ``on_result``.
@@ -14,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from pi_harness.tui.ansi import sanitize, truncate, wrap
+from pi_harness.tui.ansi import sanitize, truncate, visible_width, wrap
 from pi_harness.tui.components.base import Component, RenderContext
 from pi_harness.tui.components.editor import Editor
 from pi_harness.tui.components.editor_view import EditorView
 from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.theme import inverse
 
 R = TypeVar("R")
 Clock = Callable[[], float]
@@ -74,11 +78,19 @@ class _Dialog(Generic[R]):
             self.resolve(self.default)
         return True
 
-    def _frame(self, width: int, body: list[str], hint: str) -> list[str]:
+    def _frame(self, width: int, title: list[str], body: list[str], hint: str) -> list[str]:
+        """Pi 1.4.0's dialog box: rule, blank, title, blank, body, blank, hint, blank, rule; the
+        title and hint are indented by one column, as is the body where the caller says so."""
         theme = self.context.theme
-        rule = theme.fg("borderAccent", "─" * width)
-        title_rows = [theme.style(row, "accent", bold=True) for row in wrap(self.shown_title(), width)]
-        return [rule, *title_rows, *body, truncate(theme.fg("dim", hint), width), rule]
+        rule = theme.fg("border", "─" * max(1, width))
+        hints = [" " + row for row in wrap(hint, max(1, width - 2))]
+        rows = ["", *(" " + row for row in title), "", *body, "", *hints, ""]
+        return [rule, *(truncate(row, width) for row in rows), rule]
+
+    def _hint(self, *parts: tuple[str, str]) -> str:
+        """``enter select  escape/ctrl+c cancel``: keys dim, words muted, two blanks between."""
+        theme = self.context.theme
+        return "  ".join(theme.fg("dim", keys) + theme.fg("muted", f" {words}") for keys, words in parts)
 
 
 class _ChoiceDialog(_Dialog[R]):
@@ -111,14 +123,21 @@ class _ChoiceDialog(_Dialog[R]):
         return self.selector.handle_action(action)
 
     def render(self, width: int) -> list[str]:
-        body: list[str] = []
-        for paragraph in sanitize(self.message).split("\n") if self.message else []:
-            body.extend(wrap(paragraph, width))
-        if body:
-            body.append("")
-        body.extend(self.selector.body_lines(width))
+        theme, room = self.context.theme, max(1, width - 2)
+        heading = self.title + (f"\n{sanitize(self.message)}" if self.message else "")
+        remaining = self.remaining_seconds()
+        if remaining is not None:
+            heading += f" ({remaining}s)"
+        title = [theme.style(row, "accent", bold=True) for line in heading.split("\n") for row in wrap(line, room)]
+        body = []
+        for item in self.selector.items:
+            chosen = self.selector.selected is item
+            text = theme.fg("accent", "→ " + item.label) if chosen else "  " + theme.fg("text", item.label)
+            body.append(" " + text)
         keys = self.context.key
-        return self._frame(width, body, f"{keys('tui.select.confirm')} choose · {keys('tui.select.cancel')} cancel")
+        confirm, cancel = keys("tui.select.confirm"), keys("tui.select.cancel")
+        hint = self._hint(("↑↓", "navigate"), (confirm, "select"), (cancel, "cancel"))
+        return self._frame(width, title, body, hint)
 
 
 class ConfirmDialog(_ChoiceDialog[bool]):
@@ -195,15 +214,31 @@ class InputDialog(_Dialog[str | None]):
             return True
         return self.editor.handle_action(action)
 
+    def _input_line(self, width: int) -> str:
+        """Pi's one-line input: ``> `` then the text, the cursor drawn inverted, scrolled to it."""
+        theme = self.context.theme
+        before, text = self.editor.text_before_cursor, self.editor.text
+        after = text[len(before) :]
+        if not text and self.placeholder:
+            return "> " + inverse(self.placeholder[:1]) + theme.fg("dim", self.placeholder[1:])
+        room = max(1, width - 2 - 1)
+        while visible_width(before) > room:
+            before = before[1:]
+        return "> " + before + inverse(after[:1] or " ") + after[1:]
+
     def render(self, width: int) -> list[str]:
-        body = self.view.render(width)
-        if self.editor.is_empty and self.placeholder:
-            body.insert(1, truncate(self.context.theme.fg("dim", self.placeholder), width))
-        keys = self.context.key
-        hint = f"{keys('tui.input.submit')} submit · {keys('tui.select.cancel')} cancel"
+        theme, keys = self.context.theme, self.context.key
+        title = [theme.fg("accent", row) for row in wrap(self.shown_title(), max(1, width - 2))]
         if self.multiline:
-            hint += f" · {keys('tui.input.newLine')} new line"
-        return self._frame(width, body, hint)
+            body = self.view.render(width)
+            hint = self._hint(
+                (keys("tui.select.confirm"), "submit"), (keys("tui.input.newLine"), "newline"),
+                (keys("tui.select.cancel"), "cancel"), (keys("app.editor.external"), "external editor"),
+            )  # fmt: skip
+        else:
+            body = [self._input_line(width)]
+            hint = self._hint((keys("tui.select.confirm"), "submit"), (keys("tui.select.cancel"), "cancel"))
+        return self._frame(width, title, body, hint)
 
 
 NotifyType = Literal["info", "warning", "error"]
@@ -248,7 +283,9 @@ class Toasts:
 
 
 class StatusBar:
-    """``ctx.ui.setStatus(key, text)`` entries, one line under the footer (insertion order)."""
+    """``ctx.ui.setStatus(key, text)`` entries, one line under the footer, as Pi 1.4.0 draws them:
+    sorted by key, each on one line with runs of blanks collapsed, joined by a space, cut with a
+    dim ``...``."""
 
     def __init__(self, context: RenderContext) -> None:
         self.context = context
@@ -263,8 +300,9 @@ class StatusBar:
     def render(self, width: int) -> list[str]:
         if not self.entries:
             return []
-        joined = " · ".join(" ".join(sanitize(text).split()) for text in self.entries.values())
-        return [truncate(self.context.theme.fg("muted", joined), width)]
+        keys = sorted(self.entries, key=lambda key: (key.lower(), key))
+        joined = " ".join(" ".join(sanitize(self.entries[key]).split()) for key in keys)
+        return [truncate(joined, width, self.context.theme.fg("dim", "..."))]
 
 
 Placement = Literal["aboveEditor", "belowEditor"]

@@ -1,19 +1,23 @@
 """The footer: where we are (cwd, git branch, session name) and what it costs.
 
-Second row: cumulative tokens ``↑input ↓output``, cache ``R``ead/``W``rite, cost ``$0.123`` and
-the context in use ``12.3k/200k (6.2%)`` — ``?`` right after a compaction, until the next response
-reports usage — with the model and thinking level on the right. Totals cover the whole session
-(compacted history included); the context figure is the latest response's prompt size.
+Second row, as Pi draws it: cumulative tokens ``↑input ↓output`` and cache ``R``ead/``W``rite
+(each only once non-zero), the cache hit rate of the latest prompt ``CH12.3%``, the cost
+``$0.123`` (``(sub)`` under a subscription plan), and the share of the context window in use
+``6.2%/200k (auto)`` — ``?`` right after a compaction, until the next response reports usage —
+with the model and thinking level on the right. Totals cover the whole session (compacted
+history included).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from pi_harness.tui.ansi import align_right, truncate, truncate_start, visible_width
+from pi_harness.tui.ansi import truncate, visible_width
 from pi_harness.tui.components.base import shorten_path
 from pi_harness.tui.theme import Theme
 
@@ -56,19 +60,33 @@ class FooterData:
     totals: UsageTotals = field(default_factory=UsageTotals)
     auto_compact: bool = True
     home: str | None = None
+    provider_count: int = 0  # providers among the selectable models; over 1 names the model's
+    subscription: bool = False  # signed in with a subscription plan: the cost reads "(sub)"
+    cache_hit_rate: float | None = None  # percent of the latest prompt read from the cache
+
+
+def to_fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, a tie rounded up as JavaScript's ``toFixed`` does
+    (``1.25`` → ``1.3``, where Python's formatting gives ``1.2``)."""
+    exact = Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{exact:.{digits}f}"
+
+
+def _js_round(value: float) -> int:
+    return math.floor(value + 0.5)
 
 
 def format_tokens(count: int) -> str:
-    """``950``, ``1.2k``, ``12k``, ``1.5M``."""
+    """``950``, ``1.2k``, ``12k``, ``1.5M`` (rounded as Pi rounds them)."""
     if count < 1000:
         return str(count)
     if count < 10_000:
-        return f"{count / 1000:.1f}k"
+        return f"{to_fixed(count / 1000, 1)}k"
     if count < 1_000_000:
-        return f"{round(count / 1000)}k"
+        return f"{_js_round(count / 1000)}k"
     if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
+        return f"{to_fixed(count / 1_000_000, 1)}M"
+    return f"{_js_round(count / 1_000_000)}M"
 
 
 def usage_totals(messages: Iterable[Mapping[str, object]]) -> UsageTotals:
@@ -97,6 +115,19 @@ def context_tokens(messages: Iterable[Mapping[str, object]]) -> int | None:
                 if total:
                     latest = total
     return latest
+
+
+def cache_hit_rate(messages: Iterable[Mapping[str, object]]) -> float | None:
+    """Percent of the latest response's prompt that was read from the cache (None: no prompt)."""
+    rate: float | None = None
+    for message in messages:
+        usage = message.get("usage")
+        if message.get("role") != "assistant" or not isinstance(usage, Mapping):
+            continue
+        read = _count(usage.get("cacheRead"))
+        prompt = _count(usage.get("input")) + read + _count(usage.get("cacheWrite"))
+        rate = read / prompt * 100 if prompt > 0 else None
+    return rate
 
 
 def git_branch(cwd: str | os.PathLike[str]) -> str | None:
@@ -133,58 +164,72 @@ class Footer:
 
     def render(self, width: int) -> list[str]:
         theme, data = self.theme, self.data
-        path = shorten_path(data.cwd, data.home)
-        suffix = f" ({data.git_branch})" if data.git_branch else ""
+        where = shorten_path(data.cwd, data.home)
+        if data.git_branch:
+            where += f" ({data.git_branch})"
         if data.session_name:
-            suffix += f" • {data.session_name}"
-        # A long path gives way from its start, so the branch and the session name stay in view.
-        room = width - visible_width(suffix)
-        if visible_width(path + suffix) > width and room >= 8:
-            path = truncate_start(path, room)
-        first = theme.fg("dim", truncate(path + suffix, width))
+            where += f" • {data.session_name}"
+        first = truncate(theme.fg("dim", where), width, theme.fg("dim", "..."))
         return [first, self._second_row(width)]
 
     def _second_row(self, width: int) -> str:
-        """Usage on the left, the model on the right; the model gives way first (provider, then name)."""
+        """Usage on the left, the model on the right (the provider only when several are in use
+        and there is room); the right side is cut before the left."""
         left = self._stats()
+        if visible_width(left) > width:
+            left = truncate(left, width, "...")
         left_width = visible_width(left)
-        for right in (self._model(with_provider=True), self._model(with_provider=False)):
-            if left_width + 2 + visible_width(right) <= width:
-                return align_right(left, right, width, min_gap=2)
-        room = width - left_width - 2
-        if room >= 12:
-            return left + "  " + truncate(self._model(with_provider=False), room)
-        return truncate(left, width)
+        right = self._model(with_provider=False)
+        if self.data.provider_count > 1 and self.data.model:
+            with_provider = self._model(with_provider=True)
+            if left_width + 2 + visible_width(with_provider) <= width:
+                right = with_provider
+        if left_width + 2 + visible_width(right) > width:
+            room = width - left_width - 2
+            right = truncate(right, room, "") if room > 0 else ""
+        gap = " " * max(0, width - left_width - visible_width(right))
+        return self.theme.fg("dim", left) + self.theme.fg("dim", gap + right)
 
     def _stats(self) -> str:
-        theme, totals = self.theme, self.data.totals
-        parts = [f"↑{format_tokens(totals.input)}", f"↓{format_tokens(totals.output)}"]
+        totals, data = self.data.totals, self.data
+        parts: list[str] = []
+        if totals.input:
+            parts.append(f"↑{format_tokens(totals.input)}")
+        if totals.output:
+            parts.append(f"↓{format_tokens(totals.output)}")
         if totals.cache_read:
             parts.append(f"R{format_tokens(totals.cache_read)}")
         if totals.cache_write:
             parts.append(f"W{format_tokens(totals.cache_write)}")
-        parts.append(f"${totals.cost:.3f}")
-        stats = theme.fg("dim", " ".join(parts))
-        return stats + " " + self._context()
+        if (totals.cache_read or totals.cache_write) and data.cache_hit_rate is not None:
+            parts.append(f"CH{to_fixed(data.cache_hit_rate, 1)}%")
+        if totals.cost or data.subscription:
+            parts.append(f"${to_fixed(totals.cost, 3)}" + (" (sub)" if data.subscription else ""))
+        parts.append(self._context())
+        return " ".join(parts)
 
     def _context(self) -> str:
-        theme, data = self.theme, self.data
-        window = format_tokens(data.context_window) if data.context_window else "?"
+        """``12.3%/200k (auto)``: the share of the window in use, ``?`` right after a compaction;
+        over 70% in the warning colour, over 90% in the error colour."""
+        data = self.data
         auto = " (auto)" if data.auto_compact else ""
-        if data.context_tokens is None:
-            return theme.fg("dim", f"?/{window}{auto}")
+        window = format_tokens(data.context_window or 0)
         if not data.context_window:
-            return theme.fg("dim", f"{format_tokens(data.context_tokens)}/?{auto}")
+            return f"0.0%/{window}{auto}"  # no window known: nothing to measure against
+        if data.context_tokens is None:
+            return f"?/{window}{auto}"
         percent = data.context_tokens / data.context_window * 100
-        token = "error" if percent > 90 else "warning" if percent > 70 else "dim"
-        return theme.fg(token, f"{format_tokens(data.context_tokens)}/{window} ({percent:.1f}%)") + theme.fg(
-            "dim", auto
-        )
+        text = f"{to_fixed(percent, 1)}%/{window}{auto}"
+        if percent > 90:
+            return self.theme.fg("error", text)
+        if percent > 70:
+            return self.theme.fg("warning", text)
+        return text
 
     def _model(self, *, with_provider: bool) -> str:
         data = self.data
         if not data.model:
-            return self.theme.fg("dim", "no model")
+            return "unknown"  # the name the agent gives its placeholder model
         text = data.model
         if data.provider and with_provider:
             text = f"({data.provider}) {text}"
@@ -192,4 +237,4 @@ class Footer:
             text += " • thinking off" if data.thinking_level == "off" else f" • {data.thinking_level}"
         if data.routed:
             text += f" → {data.routed}"
-        return self.theme.fg("dim", text)
+        return text

@@ -1,9 +1,10 @@
 """``/fork``: pick a user message, from any branch of the session tree, to start a new session at.
 
 Messages are listed oldest first, as they appear in the session file, with the newest selected
-(Pi's order). Each message takes two rows: its text on one line, then its position (``Message 3
-of 7``) and, for a message the active branch does not pass through, ``other branch``. Typing
-filters the list; Enter forks, Escape cancels.
+(Pi's order). Drawn as Pi 1.4.0 draws it: each message takes its text on one row, its position
+(``Message 3 of 7``) on the next, then a blank row; up to ``max_visible`` messages centred on the
+selection. Typing filters the list (our addition; the filter shows above the list while it is
+on); Enter forks, Escape cancels.
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from pi_harness.tui.ansi import truncate
+from pi_harness.tui.ansi import truncate, wrap
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.list_cursor import moved_index
-from pi_harness.tui.components.selector import scroll_start
 from pi_harness.tui.fuzzy import fuzzy_score
-from pi_harness.tui.theme import inverse
+from pi_harness.tui.theme import bold, inverse
 
-TITLE = "Fork from a message"
-SUBTITLE = "A new session starts with the conversation up to the chosen message, which returns to the editor"
+TITLE = "Fork from Message"
+SUBTITLE = "Select a user message to copy the active path up to that point into a new session"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ForkSelector:
         active_ids: Collection[str] = (),
         on_select: Callable[[str], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
-        max_visible: int = 8,
+        max_visible: int = 10,
     ) -> None:
         """``messages``: ``(entry_id, text)`` in file order; ``active_ids``: the active branch's entries."""
         self.context = context
@@ -55,7 +55,6 @@ class ForkSelector:
         self.index = max(0, len(self.shown) - 1)
         self.chosen: str | None = None
         self.cancelled = False
-        self._scroll = 0
 
     @property
     def done(self) -> bool:
@@ -99,30 +98,26 @@ class ForkSelector:
 
     def render(self, width: int) -> list[str]:
         theme = self.context.theme
-        rule = theme.fg("borderAccent", "─" * width)
-        lines = [
-            rule,
-            truncate(theme.style(TITLE, "accent", bold=True), width),
-            truncate(theme.fg("muted", SUBTITLE), width),
-            truncate(theme.fg("muted", "> ") + self.query + inverse(" "), width),
-        ]
+        rule = theme.fg("border", "─" * max(1, width))
+        room = max(1, width - 2)
+        lines = ["", *(" " + row for row in wrap(bold(TITLE), room))]
+        lines += [" " + row for row in wrap(theme.fg("muted", SUBTITLE), room)]
+        lines += ["", rule, ""]
+        if self.query:  # typing filters the list (our addition); the filter shows while it is on
+            lines.append(truncate(theme.fg("muted", "  > ") + self.query + inverse(" "), width))
         total = len(self.candidates)
         if not self.shown:
-            lines.append(truncate(theme.fg("muted", "  No matching messages"), width))
-        self._scroll = scroll_start(self.index, len(self.shown), self.max_visible, self._scroll)
-        for position in range(self._scroll, min(len(self.shown), self._scroll + self.max_visible)):
+            text = "  No matching messages" if self.query else "  No user messages found"
+            lines.append(truncate(theme.fg("muted", text), width))
+        start = max(0, min(self.index - self.max_visible // 2, len(self.shown) - self.max_visible))
+        end = min(start + self.max_visible, len(self.shown))
+        for position in range(start, end):
             candidate = self.shown[position]
             chosen = position == self.index
-            text = ("→ " if chosen else "  ") + candidate.text
-            lines.append(truncate(theme.style(text, "accent", bold=True) if chosen else text, width))
-            where = f"    Message {candidate.position} of {total}"
-            if not candidate.on_active_branch:
-                where += " · other branch"
-            lines.append(truncate(theme.fg("muted", where), width))
-        if len(self.shown) > self.max_visible:
-            lines.append(truncate(theme.fg("muted", f"  ({self.index + 1}/{len(self.shown)})"), width))
-        keys = self.context.key
-        hint = f"{keys('tui.select.confirm')} fork · {keys('tui.select.cancel')} cancel · type to filter"
-        lines.append(truncate(theme.fg("dim", hint), width))
-        lines.append(rule)
-        return lines
+            text = truncate(candidate.text, max(1, width - 2))
+            lines.append((theme.fg("accent", "› ") + bold(text)) if chosen else "  " + text)
+            lines.append(theme.fg("muted", f"  Message {candidate.position} of {total}"))
+            lines.append("")
+        if start > 0 or end < len(self.shown):
+            lines.append(theme.fg("muted", f"  ({self.index + 1}/{len(self.shown)})"))
+        return [*(truncate(line, width) for line in lines), "", rule]

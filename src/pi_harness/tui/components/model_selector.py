@@ -2,14 +2,24 @@
 
 Enter switches the session's model; ``app.model.saveDefault`` (Ctrl+S) also keeps it as the
 default for new sessions (seed 20.6.3). The caller passes only models that have credentials.
+
+Drawn as Pi 1.4.0 draws it: a note (or, with scoped models, the ``Scope: all | scoped`` line
+that Tab switches), the search line, up to ten models centred on the selection as
+``→ ✓ id [provider] · default``, the selected model's name, and the key hint. The current model
+comes first, the default second, the rest by provider.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from pi_harness.tui.ansi import truncate
 from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.selector import SelectItem, Selector
+from pi_harness.tui.theme import inverse
+
+MAX_VISIBLE = 10
+NO_SCOPE_NOTE = "Only showing models from configured providers. Use /login to add providers."
 
 
 def model_key(model: Mapping[str, object]) -> str:
@@ -23,47 +33,42 @@ class ModelSelector:
         context: RenderContext,
         *,
         current: str | None = None,
+        default: str | None = None,
+        scoped: Sequence[str] = (),
         on_select: Callable[[Mapping[str, object]], None] | None = None,
         on_save_default: Callable[[Mapping[str, object]], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
-        max_visible: int = 10,
-        title: str = "Select a model",
     ) -> None:
-        """``current`` is ``provider/id`` of the session's model."""
+        """``current``/``default`` are ``provider/id``; ``scoped`` the keys of the scoped models."""
         self.context = context
         self.on_save_default = on_save_default
+        self.current = current
+        self.default = default
         by_key = {model_key(model): model for model in models}
-        items = [
-            SelectItem(
-                value=key,
-                label=str(model.get("id")),
-                detail=str(model.get("provider")),
-                search_text=f"{key} {model.get('name', '')}",
-                marker="✓" if key == current else "",
-            )
-            for key, model in by_key.items()
-        ]
-        self._models = by_key
-        keys = context.key
-        hint = f"{keys('tui.select.confirm')} use · {keys('app.model.saveDefault')} use and save as default · "
-        hint += f"{keys('tui.select.cancel')} cancel"
+        rank = {key: (key != current, key != default, str(model.get("provider"))) for key, model in by_key.items()}
+        self._models = dict(sorted(by_key.items(), key=lambda pair: rank[pair[0]]))
+        self.scoped = [key for key in scoped if key in by_key]
+        self.scope = "scoped" if self.scoped else "all"
 
         def chosen(key: str) -> None:
             if on_select is not None:
                 on_select(self._models[key])
 
         self.selector: Selector[str] = Selector(
-            items,
-            context,
-            title=title,
-            hint=hint,
-            max_visible=max_visible,
-            on_select=chosen,
-            on_cancel=on_cancel,
-            empty_text="No matching models",
-            initial=current,
+            self._items(), context, on_select=chosen, on_cancel=on_cancel, initial=current
         )
         self.saved: Mapping[str, object] | None = None
+
+    def _items(self) -> list[SelectItem[str]]:
+        keys = self.scoped if self.scope == "scoped" else list(self._models)
+        items = []
+        for key in keys:
+            model = self._models[key]
+            search = f"{model.get('id')} {model.get('provider')} {model.get('name', '')}"
+            if key == self.default:
+                search += " default"
+            items.append(SelectItem(key, str(model.get("id")), str(model.get("provider")), search_text=search))
+        return items
 
     @property
     def done(self) -> bool:
@@ -73,6 +78,13 @@ class ModelSelector:
         return self.selector.handle_text(text)
 
     def handle_action(self, action: str) -> bool:
+        if action == "tui.input.tab":
+            if self.scoped:
+                self.scope = "all" if self.scope == "scoped" else "scoped"
+                self.selector.set_items(self._items())
+                if self.current is not None:
+                    self.selector.select_value(self.current)
+            return True
         if action == "app.model.saveDefault":
             item = self.selector.selected
             if item is None:
@@ -84,5 +96,49 @@ class ModelSelector:
             return True
         return self.selector.handle_action(action)
 
+    # --- drawing -----------------------------------------------------------------------------
+
+    def _header(self) -> list[str]:
+        theme, keys = self.context.theme, self.context.key
+        if not self.scoped:
+            return [theme.fg("warning", NO_SCOPE_NOTE)]
+        names = [theme.fg("accent" if self.scope == name else "muted", name) for name in ("all", "scoped")]
+        return [
+            theme.fg("muted", "Scope: ") + names[0] + theme.fg("muted", " | ") + names[1],
+            theme.fg("dim", keys("tui.input.tab")) + theme.fg("muted", " scope") + theme.fg("muted", " (all/scoped)"),
+        ]
+
+    def _list(self) -> list[str]:
+        theme, selector = self.context.theme, self.selector
+        items, index = selector.filtered, selector.index
+        start = max(0, min(index - MAX_VISIBLE // 2, len(items) - MAX_VISIBLE))
+        end = min(start + MAX_VISIBLE, len(items))
+        lines = []
+        for position in range(start, end):
+            item = items[position]
+            chosen = position == index
+            cursor = theme.fg("accent", "→ ") if chosen else "  "
+            tick = theme.fg("accent", "✓ ") if item.value == self.current else "  "
+            name = theme.fg("accent", item.label) if chosen else item.label
+            badge = theme.fg("muted", " · default") if item.value == self.default else ""
+            lines.append(f"{cursor}{tick}{name} {theme.fg('muted', f'[{item.detail}]')}{badge}")
+        if start > 0 or end < len(items):
+            lines.append(theme.fg("muted", f"  ({index + 1}/{len(items)})"))
+        selected = selector.selected
+        if selected is None:
+            lines.append(theme.fg("muted", "  No matching models"))
+        else:
+            title = self._models[selected.value].get("name") or selected.label
+            lines += ["", theme.fg("muted", f"  Model Name: {title}")]
+        return lines
+
     def render(self, width: int) -> list[str]:
-        return self.selector.render(width)
+        theme, show = self.context.theme, self.context.key_display
+        rule = theme.fg("border", "─" * max(1, width))
+        search = "> " + self.selector.query + inverse(" ")
+        lines = [rule, "", *self._header(), "", search, "", *self._list(), ""]
+        if self.on_save_default is not None:
+            hint = f"  {show('tui.select.confirm')} to select · {show('app.model.saveDefault')} to set as default · "
+            lines.append(theme.fg("dim", hint + f"{show('tui.select.cancel')} to cancel"))
+        lines.append(rule)
+        return [truncate(line, width) for line in lines]

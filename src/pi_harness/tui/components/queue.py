@@ -1,4 +1,4 @@
-"""Messages waiting for the agent (``queue_update``), shown above the editor."""
+"""Messages waiting for the agent (``queue_update``), shown above the editor as Pi 1.4.0 shows them."""
 
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ class QueueView:
         if self.empty:
             return []
         theme = self.context.theme
-        lines = []
+        lines = [""]  # Pi 1.4.0: a blank row, the messages, then the hint, all dim and one column in
         for label, texts in (("Steering", self.steering), ("Follow-up", self.follow_up)):
             for text in texts:
                 one_line = " ".join(text.split())
-                lines.append(truncate(theme.fg("muted", f" {label}: ") + one_line, width))
-        hint = f" ↳ {self.context.key('app.message.dequeue')} to edit queued messages"
+                lines.append(truncate(" " + theme.fg("dim", f"{label}: {one_line}"), width))
+        hint = f" ↳ {self.context.key_display('app.message.dequeue')} to edit all queued messages"
         lines.append(truncate(theme.fg("dim", hint), width))
         return lines

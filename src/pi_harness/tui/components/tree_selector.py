@@ -1,8 +1,10 @@
 """``/tree``: the session's entry tree, to move the leaf to another point of the conversation.
 
 A chain of entries is drawn at one indentation; only where the conversation branched do the
-children get ``├─``/``└─`` connectors. The active path (root → current leaf) is drawn normally,
-other branches dimmed, and the current leaf says ``← current``. Labels show as ``[label]``.
+children get ``├─``/``└─`` connectors. Entries on the active path (root → current leaf) are
+marked ``•``, as in Pi 1.4.0, whose header (title, key help, search line) and ``(3/9)``
+position line (`` [no-tools]`` and the like while a filter is on) are drawn the same way.
+Labels show as ``[label]``.
 
 Filter modes (setting ``treeFilterMode``): ``default`` hides bookkeeping entries (model and
 thinking changes, labels, extension data, usage, session info, system prompts),
@@ -30,8 +32,9 @@ from pi_harness.tui.components.base import RenderContext
 from pi_harness.tui.components.content import blocks, content_text, first_line, mapping
 from pi_harness.tui.components.notices import format_count
 from pi_harness.tui.components.selector import scroll_start
+from pi_harness.tui.components.tree_help import tree_help
 from pi_harness.tui.fuzzy import fuzzy_score
-from pi_harness.tui.theme import inverse
+from pi_harness.tui.theme import bold
 
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 _BOOKKEEPING = frozenset({"label", "custom", "usage", "session_info", "context_edit", "model_change",
@@ -411,44 +414,49 @@ class TreeSelector:
 
     # --- drawing -----------------------------------------------------------------------------
 
+    def _status(self) -> str:
+        """`` [no-tools]`` and the like after the position, as Pi marks a filter in use."""
+        labels = {"no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]", "all": " [all]"}
+        return labels.get(self.filter_mode, "") + (" [+label time]" if self.show_label_timestamps else "")
+
     def render(self, width: int) -> list[str]:
         theme = self.context.theme
-        rule = theme.fg("borderAccent", "─" * width)
-        title = theme.style("Session tree", "accent", bold=True) + theme.fg("muted", f"  filter: {self.filter_mode}")
-        lines = [rule, truncate(title, width), truncate(theme.fg("muted", "> ") + self.query + inverse(" "), width)]
+        rule = theme.fg("border", "─" * max(1, width))
+        search = "  " + theme.fg("muted", "Type to search:")
+        if self.query:
+            search += " " + theme.fg("accent", self.query)
+        title = truncate(" " + bold("  Session Tree"), width)
+        lines = ["", rule, title, *tree_help(self.context.keymap, theme, width), truncate(search, width), rule, ""]
         if not self.rows:
-            lines.append(truncate(theme.fg("muted", "  No entries match"), width))
+            lines.append(truncate(theme.fg("muted", "  No entries found"), width))
+            lines.append(truncate(theme.fg("muted", f"  (0/0){self._status()}"), width))
         else:
             self._scroll = scroll_start(self.index, len(self.rows), self.max_visible, self._scroll)
             for position in range(self._scroll, min(len(self.rows), self._scroll + self.max_visible)):
                 lines.append(self._render_row(self.rows[position], position == self.index, width))
-            if len(self.rows) > self.max_visible:
-                lines.append(truncate(theme.fg("muted", f"  ({self.index + 1}/{len(self.rows)})"), width))
-        keys = self.context.key
-        hint = (f"{keys('tui.select.confirm')} go to · {keys('app.tree.editLabel')} label · "
-                f"{keys('app.tree.filter.cycleForward')} filter · {keys('tui.select.cancel')} close")  # fmt: skip
-        lines.append(truncate(theme.fg("dim", hint), width))
-        lines.append(rule)
-        return lines
+            position_text = f"  ({self.index + 1}/{len(self.rows)}){self._status()}"
+            lines.append(truncate(theme.fg("muted", position_text), width))
+        return [*lines, "", rule]
 
     def _render_row(self, row: TreeRow, selected: bool, width: int) -> str:
         theme = self.context.theme
         node = row.node
         entry_id = node.entry["id"]
-        text = describe_entry(node.entry)
-        on_path = entry_id in self._active
-        body = text if on_path else theme.fg("muted", text)
+        body = describe_entry(node.entry)
+        if selected:
+            body = bold(body)
         if node.label:
             label = f"[{node.label}]"
             if self.show_label_timestamps and node.label_timestamp:
                 label = f"[{node.label} {node.label_timestamp}]"
             body = theme.fg("warning", label) + " " + body
-        if entry_id == self._current_id:
-            body += theme.fg("accent", " ← current")
         prefix = theme.fg("dim", _fold_prefix(row))
         if row.folded and not row.prefix:
             prefix += theme.fg("accent", FOLDED + " ")  # a root has no connector to carry the marker
-        line = truncate(" " + prefix + body, width)
+        if entry_id in self._active:
+            prefix += theme.fg("accent", "• ")  # on the path to the current leaf
+        cursor = theme.fg("accent", "› ") if selected else "  "
+        line = truncate(cursor + prefix + body, width)
         return with_background(line, width, theme.bg_code("selectedBg")) if selected else line
 
 

@@ -154,8 +154,8 @@ class Pi:
         return "\n".join(strip_ansi(line).rstrip() for line in self.mode.shell.pane.render(WIDTH, HEIGHT).lines)
 
     def selected_row(self) -> str:
-        """The highlighted row of the open selector (the one starting with the arrow)."""
-        return next((line for line in self.screen().splitlines() if line.lstrip().startswith("→")), "")
+        """The highlighted row of the open selector (the one starting with its cursor, → or ›)."""
+        return next((line for line in self.screen().splitlines() if line.lstrip().startswith(("→", "›"))), "")
 
     def output(self) -> str:
         return strip_ansi(self.buffer.getvalue())

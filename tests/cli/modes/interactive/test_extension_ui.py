@@ -69,7 +69,7 @@ async def test_a_timed_confirm_counts_down_and_defaults_to_no(
     async with run_pi() as pi:
         await pi.started()
         await pi.submit("/ask late.txt 0.4")
-        await pi.wait_for(lambda: "Proceed? (1s)" in pi.screen(), "the countdown in the title")
+        await pi.wait_for(lambda: "The extension wants to know. (1s)" in pi.screen(), "the countdown after the title")
         await pi.wait_for((project / "late.txt").exists, "the dialog timing out")
         assert (project / "late.txt").read_text() == "False"
         await pi.wait_for(lambda: "Proceed?" not in pi.screen(), "the dialog closed")

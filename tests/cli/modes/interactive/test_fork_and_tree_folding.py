@@ -24,7 +24,7 @@ async def _converse(pi: Pi, prompt: str, answer: str) -> None:
 async def _branch_back_to_the_first_question(pi: Pi) -> None:
     """/tree to the first question (no summary): the second question's branch is left behind."""
     await pi.submit("/tree")
-    await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+    await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
     await pi.press("up", "up", "up")
     await pi.wait_for(lambda: "user: first question" in _selected_tree_row(pi), "the first question selected")
     await pi.press("enter")
@@ -60,9 +60,9 @@ async def test_fork_offers_a_message_of_another_branch_and_forks_from_it(server:
         old_file = manager.get_session_file()
 
         await pi.submit("/fork")
-        await pi.wait_for(lambda: "Fork from a message" in pi.screen(), "the fork selector")
+        await pi.wait_for(lambda: "Fork from Message" in pi.screen(), "the fork selector")
         assert "third question" in pi.selected_row()  # the newest is selected
-        assert pi.screen_has("second question") and pi.screen_has("Message 2 of 3 · other branch")
+        assert pi.screen_has("second question") and pi.screen_has("Message 2 of 3")
         await pi.press("up")
         await pi.wait_for(lambda: "second question" in pi.selected_row(), "the other branch's message selected")
         await pi.press("enter")
@@ -85,7 +85,7 @@ async def test_tree_folds_a_segment_and_unfolds_it(server: FakeLLMServer, projec
         await _converse(pi, "third question", "Gamma.")
 
         await pi.submit("/tree")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
         await pi.wait_for(lambda: pi.screen_has("⊟ user: first question"), "the foldable segment")
         while "first question" not in _selected_tree_row(pi):
             await pi.press("up")
@@ -97,4 +97,4 @@ async def test_tree_folds_a_segment_and_unfolds_it(server: FakeLLMServer, projec
         await pi.wait_for(lambda: "user: second question" in pi.screen(), "the unfolded segment")
         assert pi.screen_has("⊟ user: first question")
         await pi.press("escape")
-        await pi.wait_for(lambda: "Session tree" not in pi.screen(), "the tree closed")
+        await pi.wait_for(lambda: "Session Tree" not in pi.screen(), "the tree closed")

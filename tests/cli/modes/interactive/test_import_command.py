@@ -34,7 +34,7 @@ async def test_import_opens_a_copy_of_the_file(server: FakeLLMServer, project: P
     async with run_pi() as pi:
         await pi.started()
         await pi.submit(f"/import {source}")
-        await pi.wait_for(lambda: pi.screen_has("Replace the current session"), "the confirmation")
+        await pi.wait_for(lambda: pi.screen_has("Replace current session"), "the confirmation")
         await pi.press("enter")
         await pi.wait_for(lambda: pi.scrollback_has("Session imported from"), "the notice")
         await pi.wait_for(lambda: pi.scrollback_has("Lima, of course"), "the imported conversation")

@@ -74,7 +74,7 @@ async def test_double_escape_opens_the_tree(server: FakeLLMServer, project: Path
         await pi.wait_for(lambda: "Hi." in pi.scrollback(), "the answer")
         await pi.idle()
         pi.type("\x1b\x1b")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the fake editor is a shell script")
@@ -101,7 +101,7 @@ async def test_keybindings_json_moves_an_action_to_another_key(
         await pi.started()
         await pi.press("ctrl+l")
         pi.type("\x18")  # ctrl+x
-        await pi.wait_for(lambda: "Select a model" in pi.screen(), "the model selector on the new key")
+        await pi.wait_for(lambda: "to set as default" in pi.screen(), "the model selector on the new key")
         # The header's full form (Ctrl+O) names the configured key.
         pi.mode.shell.context.set_expand_tools(True)
         assert pi.mode.header is not None

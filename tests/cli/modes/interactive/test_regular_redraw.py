@@ -33,7 +33,7 @@ async def test_tree_redraw_prints_the_conversation_first(server: FakeLLMServer, 
             await pi.wait_for(lambda answer=answer: answer in pi.scrollback(), "an answer")
             await pi.idle()
         await pi.submit("/tree")
-        await pi.wait_for(lambda: "Session tree" in pi.screen(), "the tree selector")
+        await pi.wait_for(lambda: "Session Tree" in pi.screen(), "the tree selector")
         await pi.press("up", "up", "up")
         await pi.wait_for(lambda: "user: first question" in pi.screen(), "the first message in view")
         await pi.press("enter")

@@ -28,7 +28,7 @@ async def test_fork_starts_a_new_session_before_an_earlier_message(server: FakeL
         await _converse(pi, "question beta", "Beta.")
         old_file = pi.mode.session.session_manager.get_session_file()
         await pi.submit("/fork")
-        await pi.wait_for(lambda: "Fork from a message" in pi.screen(), "the fork selector")
+        await pi.wait_for(lambda: "Fork from Message" in pi.screen(), "the fork selector")
         assert "question beta" in pi.selected_row()  # newest first
         await pi.press("enter")
         await pi.wait_for(lambda: pi.mode.shell.editor.text == "question beta", "the message in the editor")
@@ -53,7 +53,7 @@ async def test_clone_new_and_resume_switch_sessions(server: FakeLLMServer, proje
         await pi.wait_for(lambda: "Started a new session" in pi.scrollback(), "the new session")
         assert "Kept answer." not in pi.scrollback() and pi.mode.session.get_messages() == []
         await pi.submit("/resume")
-        await pi.wait_for(lambda: "Resume a session" in pi.screen(), "the picker")
+        await pi.wait_for(lambda: "Resume Session (" in pi.screen(), "the picker")
         await pi.wait_for(lambda: "keep this" in pi.selected_row(), "a session in the list")
         await pi.press("enter")
         await pi.wait_for(lambda: "Kept answer." in pi.scrollback(), "the resumed conversation")
@@ -64,13 +64,14 @@ async def test_thinking_scoped_models_login_and_logout(server: FakeLLMServer, pr
     async with run_pi() as pi:
         await pi.started()
         await pi.submit("/scoped-models")
-        await pi.wait_for(lambda: "Models to cycle through" in pi.screen(), "the scoped models view")
-        await pi.press("enter")  # enable the first model
-        await pi.press("down", "enter")  # and the second
+        await pi.wait_for(lambda: "Model Configuration" in pi.screen(), "the scoped models view")
+        assert "all enabled" in pi.screen()  # no scope yet: every model is ticked, as in Pi
+        await pi.press("enter")  # disable the first model
+        await pi.wait_for(lambda: "1/2 enabled" in pi.screen() and "(unsaved)" in pi.screen(), "the count")
         pi.type("\x13")  # ctrl+s saves
-        await pi.wait_for(lambda: "Cycling through 2 models (saved)" in pi.scrollback(), "the confirmation")
+        await pi.wait_for(lambda: "Cycling through 1 model (saved)" in pi.scrollback(), "the confirmation")
         settings = json.loads((agent_dir / "settings.json").read_text())
-        assert settings["enabledModels"] == ["fake/fake-model", "fake/other-model"]
+        assert settings["enabledModels"] == ["fake/other-model"]
 
         await pi.submit("/login acme")
         await pi.wait_for(lambda: "API key for acme" in pi.screen(), "the key prompt")
@@ -94,8 +95,8 @@ async def test_hotkeys_debug_copy_and_reload(server: FakeLLMServer, project: Pat
         await pi.started()
         await _converse(pi, "say something", "Copy me.")
         await pi.submit("/hotkeys")
-        await pi.wait_for(lambda: "Keyboard shortcuts" in pi.scrollback(), "the shortcuts")
-        assert "alt+enter" in pi.scrollback() and "Queue a follow-up message" in pi.scrollback()
+        await pi.wait_for(lambda: "Keyboard Shortcuts" in pi.scrollback(), "the shortcuts")
+        assert "│ Alt+Enter" in pi.scrollback() and "Queue follow-up message" in pi.scrollback()
         await pi.submit("/copy")
         await pi.wait_for(lambda: "Copied the last response" in pi.screen(), "the copy toast")
         assert "\x1b]52;c;Q29weSBtZS4=\x07" in pi.buffer.getvalue()  # OSC 52 with base64("Copy me.")

@@ -92,7 +92,7 @@ async def test_resume_picks_a_session_and_shows_its_conversation(server: FakeLLM
         first_file = pi.mode.session.session_manager.get_session_file()
 
     async with run_pi(["--resume"]) as pi:
-        await pi.wait_for(lambda: "Resume a session" in pi.output(), "the session picker")
+        await pi.wait_for(lambda: "Resume Session (" in pi.output(), "the session picker")
         await pi.wait_for(lambda: "What should I remember?" in pi.output(), "the session in the list")
         await pi.press("enter")
         await pi.started()
@@ -104,7 +104,7 @@ async def test_resume_picks_a_session_and_shows_its_conversation(server: FakeLLM
 
 async def test_resume_with_nothing_picked_exits_cleanly(server: FakeLLMServer, project: Path, capsys: object) -> None:
     async with run_pi(["--resume"]) as pi:
-        await pi.wait_for(lambda: "Resume a session" in pi.output(), "the session picker")
+        await pi.wait_for(lambda: "Resume Session (" in pi.output(), "the session picker")
         await pi.press("escape")
         assert await pi.exit_code() == 0  # nothing picked: pi ends by itself
     assert "No session selected" in capsys.readouterr().out  # type: ignore[attr-defined]

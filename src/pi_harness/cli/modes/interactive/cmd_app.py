@@ -8,73 +8,54 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pi_harness.cli.export import export_session_html
-from pi_harness.cli.modes.interactive.blocks import TextBlock
 from pi_harness.cli.modes.interactive.builtin import Builtin
 from pi_harness.cli.modes.interactive.clipboard import copy_text
 from pi_harness.cli.modes.interactive.cmd_bug import report_bug
 from pi_harness.cli.modes.interactive.debug import write_debug_log
+from pi_harness.cli.modes.interactive.hotkeys import HotkeysBlock, hotkeys_markdown
+from pi_harness.cli.modes.interactive.session_info import (
+    SessionFacts,
+    SessionInfoBlock,
+    cost_breakdown,
+    warming_status_text,
+)
 from pi_harness.cli.modes.interactive.settings_apply import apply_setting
 from pi_harness.cli.modes.interactive.settings_submenu import open_settings_submenu
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.cli.modes.interactive.startup import custom_unsupported
-from pi_harness.coding.cache_warming import describe_warming_status
-from pi_harness.coding.virtual_models import is_virtual_model
-from pi_harness.tui.components.footer import format_tokens
+from pi_harness.coding.cache_misses import cache_waste
 from pi_harness.tui.components.settings_items import setting_items
 from pi_harness.tui.components.settings_view import SettingsView
-from pi_harness.tui.keybindings import DESCRIPTIONS, KeyMap
+from pi_harness.tui.keybindings import KeyMap
 from pi_harness.tui.theme import SYSTEM_THEME
 from pi_harness.tui.theme_registry import ThemeRegistry
 
 if TYPE_CHECKING:
     from pi_harness.cli.modes.interactive.context import ModeContext
-    from pi_harness.coding.agent_session import AgentSession
 
 
 async def session_info(mode: ModeContext, args: str) -> None:
     session = mode.session
     manager = session.session_manager
-    stats = session.get_session_stats()
-    tokens = stats.get("tokens") or {}
-    file = stats.get("sessionFile") or ("(not written yet)" if manager.is_persisted() else "(in memory)")
-    rows = [("File", str(file)), ("ID", str(stats.get("sessionId")))]
-    if manager.get_session_name():
-        rows.append(("Name", str(manager.get_session_name())))
-    rows.append(("Messages", f"{stats['userMessages']} user, {stats['assistantMessages']} assistant, "
-                             f"{stats['toolCalls']} tool calls, {stats['toolResults']} tool results"))  # fmt: skip
-    rows.append(("Tokens", f"{tokens.get('input', 0):,} in, {tokens.get('output', 0):,} out, "
-                           f"{tokens.get('cacheRead', 0):,} cache read, {tokens.get('cacheWrite', 0):,} cache write "
-                           f"({tokens.get('total', 0):,} total)"))  # fmt: skip
-    rows.append(("Cost", f"${float(stats.get('cost') or 0.0):.4f}"))
-    rows += _cost_by_model(session)
+    entries = manager.get_entries()
+    runtime = session.model_runtime
+
+    def read_price(provider: str, model_id: str) -> float:
+        found = runtime.find(provider, model_id)
+        return float(found["cost"]["cacheRead"]) if found is not None else 0.0
+
     warmer = session.cache_warmer
-    rows.append(("Cache warming", describe_warming_status(warmer.status, warmer.clock.now_ms())))
-    usage = stats.get("contextUsage")
-    if isinstance(usage, dict):
-        used, window = usage.get("tokens"), usage.get("contextWindow")
-        shown = "?" if used is None else format_tokens(int(used))
-        percent = f" ({usage['percent']:.1f}%)" if isinstance(usage.get("percent"), int | float) else ""
-        rows.append(("Context", f"{shown}/{format_tokens(int(window or 0))}{percent}"))
-    mode.shell.transcript.add_component(TextBlock("Session", rows, mode.shell.context))
+    status = warmer.status
+    model = session.model
+    facts = SessionFacts(
+        stats=session.get_session_stats(), name=manager.get_session_name(),
+        warming_mode=str(session.settings.get("cacheWarming") or "streaming"),
+        warming_status=warming_status_text(status, warmer.clock.now_ms()), decision=status.get("decision"),
+        shares=cost_breakdown(entries), waste=cache_waste(entries, read_price),
+        selected_key=f"{model.get('provider') if model else None}/{model.get('id') if model else None}",
+    )  # fmt: skip
+    mode.shell.transcript.add_component(SessionInfoBlock(facts, mode.shell.context))
     mode.shell.refresh()
-
-
-def _cost_by_model(session: AgentSession) -> list[tuple[str, str]]:
-    """Under a virtual selection, what each model it routed to cost (responses and warming)."""
-    if not is_virtual_model(session.model):
-        return []
-    costs: dict[str, float] = {}
-    for entry in session.session_manager.get_entries():
-        message = entry.get("message") if entry["type"] == "message" else None
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            name, usage = f"{message.get('provider')}/{message.get('model')}", message.get("usage")
-        elif entry["type"] == "usage":
-            name, usage = f"{entry.get('provider')}/{entry.get('model')}", entry.get("usage")
-        else:
-            continue
-        cost = usage.get("cost") if isinstance(usage, dict) else None
-        costs[name] = costs.get(name, 0.0) + float((cost or {}).get("total") or 0.0)
-    return [(f"  {name}", f"${total:.4f}") for name, total in costs.items()]
 
 
 async def compact(mode: ModeContext, args: str) -> None:
@@ -155,15 +136,9 @@ async def reload(mode: ModeContext, args: str) -> None:
 
 
 async def hotkeys(mode: ModeContext, args: str) -> None:
-    keymap = mode.shell.keymap
-    rows = []
-    for action, description in DESCRIPTIONS.items():
-        keys = keymap.keys(action)
-        if keys:
-            rows.append((", ".join(keys), description))
-    rows += [("/", "Commands"), ("!  /  !!", "Run a shell command (!! keeps it out of the context)"),
-             ("@", "Reference a file")]  # fmt: skip
-    mode.shell.transcript.add_component(TextBlock("Keyboard shortcuts", rows, mode.shell.context))
+    shortcuts = [(shortcut.key, shortcut.description or path) for shortcut, path in mode.session.extensions.shortcuts()]
+    markdown = hotkeys_markdown(mode.shell.keymap, shortcuts)
+    mode.shell.transcript.add_component(HotkeysBlock(markdown, mode.shell.context))
     mode.shell.refresh()
 
 

@@ -39,7 +39,7 @@ async def import_session(mode: ModeContext, args: str) -> None:
     if not path.is_file():
         shell.notice("error", f"Cannot import {given}: no such file")
         return
-    if not await shell.ask_confirm("Import session", f"Replace the current session with {given}?"):
+    if not await shell.ask_confirm("Import session", f"Replace current session with {given}?"):
         shell.notice("info", "Import cancelled")
         return
     try:

@@ -60,10 +60,15 @@ async def model(mode: ModeContext, args: str) -> None:
     saved: list[Mapping[str, object]] = []
     context = shell.context
 
+    settings = session.settings
+    default_provider, default_id = settings.get("defaultProvider"), settings.get("defaultModel")
+    default = f"{default_provider}/{default_id}" if default_provider and default_id else None
+    scoped = [model_key(scoped_model) for scoped_model, _level in session.models.scoped]
+
     def build(done: Callable[[Mapping[str, object] | None], None]) -> Overlay:
         return ModelSelector(
-            available, context, current=model_key(current) if current is not None else None,
-            on_select=done, on_save_default=saved.append, on_cancel=lambda: done(None),
+            available, context, current=model_key(current) if current is not None else None, default=default,
+            scoped=scoped, on_select=done, on_save_default=saved.append, on_cancel=lambda: done(None),
         )  # fmt: skip
 
     chosen = await shell.ask(build)

@@ -20,6 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from pi_harness.ai.types import Usage
 from pi_harness.cli.modes.interactive.extra_usage import ExtraUsageWarning
+from pi_harness.cli.modes.interactive.footer_state import fill_footer_extras
 from pi_harness.cli.modes.interactive.terminal_progress import TerminalProgress
 from pi_harness.coding.agent_session.agent_session import AgentSession
 from pi_harness.coding.cache_misses import describe_cache_miss, detect_cache_miss
@@ -404,6 +405,7 @@ class SessionController:
         data.context_tokens = usage.get("tokens") if isinstance(usage, Mapping) else None
         if isinstance(usage, Mapping) and usage.get("contextWindow"):
             data.context_window = int(usage["contextWindow"])  # the routed model's, for a virtual one
+        fill_footer_extras(data, session)
         shell.editor_view.thinking_level = data.thinking_level
 
 

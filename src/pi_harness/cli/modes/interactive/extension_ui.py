@@ -113,8 +113,9 @@ class InteractiveExtensionUI:
         timeout: float | None = None,
     ) -> str | None:
         context = self._shell.context
+        del placeholder  # Pi 1.4.0's input dialog does not show it either
         return await self._dialog(
-            lambda done: InputDialog(title, context, placeholder=placeholder, on_result=done, timeout=timeout),
+            lambda done: InputDialog(title, context, on_result=done, timeout=timeout),
             signal,
             None,
         )

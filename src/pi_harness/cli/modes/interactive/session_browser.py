@@ -1,6 +1,6 @@
 """The session picker of ``--resume`` and ``/resume``, with renaming and deleting.
 
-Sessions of the current project are listed with those of every other project (newest first;
+Sessions of the current folder are listed first; Tab shows those of every folder (newest first;
 ``app.session.togglePath`` shows where each lives). Rename asks for a name and appends a
 ``session_info`` entry; delete asks for confirmation, refuses the open session, and uses the
 ``trash`` command when it is installed, so a deleted session can be restored.
@@ -68,6 +68,7 @@ class SessionBrowser:
                 on_rename=lambda info: self._spawn(self._rename(info)),
                 on_delete=lambda info: self._spawn(self._delete(info)),
                 current_path=self.current_path,
+                cwd=self.cwd,
             )
             return self.picker
 
@@ -88,7 +89,7 @@ class SessionBrowser:
             self.shell.refresh()
 
     async def _rename(self, info: SessionInfo) -> None:
-        name = await self.shell.ask_input("Rename session", prefill=info.name or "")
+        name = await self.shell.ask_input("Rename Session", prefill=info.name or "")
         if name is None or not name.strip():
             return
         try:
