@@ -129,7 +129,7 @@ def test_a_kitty_terminal_reports_shift_enter_and_gets_its_flags_popped_on_exit(
     terminals.append(terminal)
     terminal.wait_for(QUERY, "the keyboard protocol query")
     terminal.send(b"\x1b[?7u\x1b[?62;22c")  # kitty: flags 7, then the DA sentinel
-    terminal.wait_for(b"(fake)", "the footer")
+    terminal.wait_for(b"(auto)", "the footer")
     terminal.send(b"one")
     terminal.send(b"\x1b[13;2u")  # shift+enter
     terminal.send(b"two\r")
@@ -152,7 +152,7 @@ def test_without_kitty_modify_other_keys_is_used_and_switched_off_while_suspende
     terminal.wait_for(QUERY, "the keyboard protocol query")
     terminal.send(b"\x1b[?62;22c")  # Device Attributes only: no kitty protocol
     terminal.wait_for(MOK_ON, "modifyOtherKeys switched on")
-    terminal.wait_for(b"(fake)", "the footer")
+    terminal.wait_for(b"(auto)", "the footer")
 
     terminal.send(b"\x1a")  # ctrl+z
     output = terminal.wait_for(MOK_OFF, "modifyOtherKeys switched off before stopping")

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 OVERLAY_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "overlay_qa_tests.py"
 REFUSED = "Close active overlays before changing TUI mode"
-FOOTER = "(fake) fake-model"
+FOOTER = "(auto)"  # the footer's context figure ends with the auto-compaction mark
 DRAFT = "kept draft text"
 F5 = "\x1b[15~"
 # Puts a draft into the editor on F5, even while the settings list covers the editor.

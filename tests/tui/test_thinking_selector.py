@@ -21,7 +21,7 @@ def test_rows_mark_the_current_and_the_default_level(context: RenderContext) -> 
     assert text[1:3] == ["Thinking Level", "shift+tab cycles thinking levels in-session"]
     assert "→ ✓ low      Light reasoning (~2k tokens)" in text
     assert "    medium   Moderate reasoning (~8k tokens) · default" in text
-    assert text[-2] == "  enter to select · ctrl+s to set as default · escape/ctrl+c to cancel"
+    assert text[-2] == "  Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel"
     assert_fits(selector(context, []).render(20), 20)
 
 

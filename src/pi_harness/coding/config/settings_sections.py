@@ -119,14 +119,7 @@ class TerminalSettings(Section):
     """``terminal``: what the interactive UI asks of the terminal."""
 
     show_images: bool = setting(True, FLAG, "showImages", listed=True)
-    clear_on_shrink: bool = setting(
-        False,
-        FLAG,
-        "clearOnShrink",
-        listed=True,
-        status="not-implemented",
-        note="clearing rows left empty when the screen content shrinks",
-    )
+    clear_on_shrink: bool = setting(False, FLAG, "clearOnShrink", listed=True)
     image_width_cells: int = setting(60, POSITIVE, "imageWidthCells")  # inline images, at most this wide
     show_terminal_progress: bool = setting(False, FLAG, "showTerminalProgress")  # OSC 9;4 while working
     hyperlinks: AutoOrBool = setting("auto", Choice(_AUTO_OR_BOOL), "hyperlinks")  # OSC 8 links (regular mode)

@@ -84,7 +84,7 @@ class ThinkingSelector:
         return self.selector.handle_action(action)
 
     def hint(self) -> str:
-        keys = self.context.key
+        keys = self.context.key_display  # capitalised, as Pi's keyDisplayText
         return (
             f"{keys('tui.select.confirm')} to select · {keys('app.thinking.save')} to set as default · "
             f"{keys('tui.select.cancel')} to cancel"

@@ -28,7 +28,7 @@ async def test_ctrl_s_in_the_selector_saves_the_default_level(
         await pi.submit("/thinking")
         await pi.wait_for(lambda: "Thinking Level" in pi.screen(), "the thinking-level selector")
         screen = pi.screen()
-        assert "enter to select · ctrl+s to set as default · escape/ctrl+c to cancel" in screen
+        assert "Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel" in screen
         assert "shift+tab cycles thinking levels in-session" in screen
         assert "Moderate reasoning (~8k tokens) · default" in screen  # defaultThinkingLevel is medium
         assert pi.selected_row().split()[1:3] == ["✓", "low"]
@@ -64,7 +64,7 @@ async def test_the_hint_names_the_configured_save_key(server: FakeLLMServer, pro
         await pi.started()
         await pi.submit("/thinking")
         await pi.wait_for(lambda: "Thinking Level" in pi.screen(), "the thinking-level selector")
-        assert "ctrl+y to set as default" in pi.screen()
+        assert "Ctrl+Y to set as default" in pi.screen()
         await pi.press("up")
         pi.type("\x19")  # ctrl+y
         await pi.wait_for(lambda: pi.scrollback_has("Default thinking level: low"), "the status")
