@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["moved_index"]
+__all__ = ["centred_rows", "moved_index"]
 
 
 def moved_index(action: str, index: int, count: int, page: int) -> int | None:
@@ -19,3 +19,10 @@ def moved_index(action: str, index: int, count: int, page: int) -> int | None:
     if action == "tui.select.pageDown":
         return min(count - 1, index + page)
     return None
+
+
+def centred_rows(index: int, count: int, visible: int) -> range:
+    """The positions of at most ``visible`` rows around ``index`` (the selection kept centred,
+    the window held inside the list), as Pi's selectors scroll."""
+    start = max(0, min(index - visible // 2, count - visible))
+    return range(start, min(start + visible, count))

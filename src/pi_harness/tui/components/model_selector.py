@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pi_harness.tui.ansi import truncate
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.list_cursor import centred_rows
 from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.theme import inverse
 
@@ -111,10 +112,9 @@ class ModelSelector:
     def _list(self) -> list[str]:
         theme, selector = self.context.theme, self.selector
         items, index = selector.filtered, selector.index
-        start = max(0, min(index - MAX_VISIBLE // 2, len(items) - MAX_VISIBLE))
-        end = min(start + MAX_VISIBLE, len(items))
         lines = []
-        for position in range(start, end):
+        shown = centred_rows(index, len(items), MAX_VISIBLE)
+        for position in shown:
             item = items[position]
             chosen = position == index
             cursor = theme.fg("accent", "→ ") if chosen else "  "
@@ -122,7 +122,7 @@ class ModelSelector:
             name = theme.fg("accent", item.label) if chosen else item.label
             badge = theme.fg("muted", " · default") if item.value == self.default else ""
             lines.append(f"{cursor}{tick}{name} {theme.fg('muted', f'[{item.detail}]')}{badge}")
-        if start > 0 or end < len(items):
+        if len(shown) < len(items):
             lines.append(theme.fg("muted", f"  ({index + 1}/{len(items)})"))
         selected = selector.selected
         if selected is None:

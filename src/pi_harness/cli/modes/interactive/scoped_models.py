@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pi_harness.tui.ansi import truncate, wrap
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.list_cursor import centred_rows
 from pi_harness.tui.components.model_selector import model_key
 from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.theme import inverse
@@ -141,17 +142,16 @@ class ScopedModelsView:
         items, index = selector.filtered, selector.index
         if not items:
             return [theme.fg("muted", "  No matching models")]
-        start = max(0, min(index - MAX_VISIBLE // 2, len(items) - MAX_VISIBLE))
-        end = min(start + MAX_VISIBLE, len(items))
         lines = []
-        for position in range(start, end):
+        shown = centred_rows(index, len(items), MAX_VISIBLE)
+        for position in shown:
             item = items[position]
             chosen = position == index
             cursor = theme.fg("accent", "→ ") if chosen else "  "
             tick = theme.fg("accent", "✓ ") if self._is_enabled(item.value) else "  "
             name = theme.fg("accent", item.label) if chosen else item.label
             lines.append(f"{cursor}{tick}{name}{theme.fg('muted', f' [{item.detail}]')}")
-        if start > 0 or end < len(items):
+        if len(shown) < len(items):
             lines.append(theme.fg("muted", f"  ({index + 1}/{len(items)})"))
         selected = self.models[items[index].value]
         lines += ["", theme.fg("muted", f"  Model Name: {selected.get('name') or selected.get('id')}")]
