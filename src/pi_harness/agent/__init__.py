@@ -2,92 +2,197 @@
 
 ``Agent`` runs the double loop over a pluggable stream function, executes tool calls, manages
 steering and follow-up queues and emits agent events (every event of a run carries ``runId``).
+
+Importing the package imports none of its modules: each name below comes from its module on
+first use (PEP 562 ``__getattr__``), so code that needs one module does not load the others.
 """
 
-from pi_harness.agent.agent import (
-    ALREADY_PROCESSING_CONTINUE,
-    ALREADY_PROCESSING_PROMPT,
-    CANNOT_CONTINUE_FROM_ASSISTANT,
-    NO_MESSAGES_TO_CONTINUE,
-    NO_MODEL,
-    Agent,
-    AgentError,
-    user_message,
-)
-from pi_harness.agent.budget import RunBudget
-from pi_harness.agent.hooks import (
-    ConvertToLlm,
-    DeclareToolChangesHook,
-    FinishTurnContext,
-    FinishTurnHook,
-    FinishTurnResult,
-    GetApiKey,
-    ListenerErrorHandler,
-    PreparedRequest,
-    PrepareNextTurnContext,
-    PrepareNextTurnHook,
-    PrepareRequestContext,
-    PrepareRequestHook,
-    StreamFn,
-    TransformContext,
-    default_convert_to_llm,
-)
-from pi_harness.agent.loop import (
-    NO_MESSAGES_IN_CONTEXT,
-    AgentLoop,
-    AgentLoopError,
-    LoopConfig,
-    run_agent_loop,
-    run_agent_loop_continue,
-)
-from pi_harness.agent.options import AgentOptions, InitialAgentState, QueueMode, Transport
-from pi_harness.agent.queues import MessageQueue, MessageSource
-from pi_harness.agent.state import AgentState
-from pi_harness.agent.tool_execution import (
-    ABORTED_TEXT,
-    BLOCKED_TEXT,
-    BatchOutcome,
-    ToolEnvironment,
-    execute_tool_batch,
-    execute_tool_call,
-    length_guard_text,
-    not_found_text,
-)
-from pi_harness.agent.types import (
-    LLM_ROLES,
-    AfterToolCallContext,
-    AfterToolCallHook,
-    AfterToolCallResult,
-    AgentContext,
-    AgentEndEvent,
-    AgentEvent,
-    AgentListener,
-    AgentMessage,
-    AgentStartEvent,
-    AgentTool,
-    AgentToolResult,
-    BashExecutionMessage,
-    BeforeToolCallContext,
-    BeforeToolCallHook,
-    BeforeToolCallResult,
-    BranchSummaryMessage,
-    BudgetExceededEvent,
-    BudgetInfo,
-    CompactionSummaryMessage,
-    CustomMessage,
-    MessageEndEvent,
-    MessageStartEvent,
-    MessageUpdateEvent,
-    SystemMessage,
-    ToolExecute,
-    ToolExecutionEndEvent,
-    ToolExecutionStartEvent,
-    ToolExecutionUpdateEvent,
-    ToolUpdateCallback,
-    TurnEndEvent,
-    TurnStartEvent,
-)
-from pi_harness.ai.types import Message
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.agent.agent import (
+        ALREADY_PROCESSING_CONTINUE,
+        ALREADY_PROCESSING_PROMPT,
+        CANNOT_CONTINUE_FROM_ASSISTANT,
+        NO_MESSAGES_TO_CONTINUE,
+        NO_MODEL,
+        Agent,
+        AgentError,
+        user_message,
+    )
+    from pi_harness.agent.budget import RunBudget
+    from pi_harness.agent.hooks import (
+        ConvertToLlm,
+        DeclareToolChangesHook,
+        FinishTurnContext,
+        FinishTurnHook,
+        FinishTurnResult,
+        GetApiKey,
+        ListenerErrorHandler,
+        PreparedRequest,
+        PrepareNextTurnContext,
+        PrepareNextTurnHook,
+        PrepareRequestContext,
+        PrepareRequestHook,
+        StreamFn,
+        TransformContext,
+        default_convert_to_llm,
+    )
+    from pi_harness.agent.loop import (
+        NO_MESSAGES_IN_CONTEXT,
+        AgentLoop,
+        AgentLoopError,
+        LoopConfig,
+        run_agent_loop,
+        run_agent_loop_continue,
+    )
+    from pi_harness.agent.options import AgentOptions, InitialAgentState, QueueMode, Transport
+    from pi_harness.agent.queues import MessageQueue, MessageSource
+    from pi_harness.agent.state import AgentState
+    from pi_harness.agent.tool_execution import (
+        ABORTED_TEXT,
+        BLOCKED_TEXT,
+        BatchOutcome,
+        ToolEnvironment,
+        execute_tool_batch,
+        execute_tool_call,
+        length_guard_text,
+        not_found_text,
+    )
+    from pi_harness.agent.types import (
+        LLM_ROLES,
+        AfterToolCallContext,
+        AfterToolCallHook,
+        AfterToolCallResult,
+        AgentContext,
+        AgentEndEvent,
+        AgentEvent,
+        AgentListener,
+        AgentMessage,
+        AgentStartEvent,
+        AgentTool,
+        AgentToolResult,
+        BashExecutionMessage,
+        BeforeToolCallContext,
+        BeforeToolCallHook,
+        BeforeToolCallResult,
+        BranchSummaryMessage,
+        BudgetExceededEvent,
+        BudgetInfo,
+        CompactionSummaryMessage,
+        CustomMessage,
+        MessageEndEvent,
+        MessageStartEvent,
+        MessageUpdateEvent,
+        SystemMessage,
+        ToolExecute,
+        ToolExecutionEndEvent,
+        ToolExecutionStartEvent,
+        ToolExecutionUpdateEvent,
+        ToolUpdateCallback,
+        TurnEndEvent,
+        TurnStartEvent,
+    )
+    from pi_harness.ai.types import Message
+
+# Each public name and the module of ``pi_harness.agent`` it comes from.
+_SOURCES: dict[str, str] = {
+    "Message": "pi_harness.ai.types",
+    "ALREADY_PROCESSING_CONTINUE": "agent",
+    "ALREADY_PROCESSING_PROMPT": "agent",
+    "CANNOT_CONTINUE_FROM_ASSISTANT": "agent",
+    "NO_MESSAGES_TO_CONTINUE": "agent",
+    "NO_MODEL": "agent",
+    "Agent": "agent",
+    "AgentError": "agent",
+    "user_message": "agent",
+    "RunBudget": "budget",
+    "ConvertToLlm": "hooks",
+    "DeclareToolChangesHook": "hooks",
+    "FinishTurnContext": "hooks",
+    "FinishTurnHook": "hooks",
+    "FinishTurnResult": "hooks",
+    "GetApiKey": "hooks",
+    "ListenerErrorHandler": "hooks",
+    "PreparedRequest": "hooks",
+    "PrepareNextTurnContext": "hooks",
+    "PrepareNextTurnHook": "hooks",
+    "PrepareRequestContext": "hooks",
+    "PrepareRequestHook": "hooks",
+    "StreamFn": "hooks",
+    "TransformContext": "hooks",
+    "default_convert_to_llm": "hooks",
+    "NO_MESSAGES_IN_CONTEXT": "loop",
+    "AgentLoop": "loop",
+    "AgentLoopError": "loop",
+    "LoopConfig": "loop",
+    "run_agent_loop": "loop",
+    "run_agent_loop_continue": "loop",
+    "AgentOptions": "options",
+    "InitialAgentState": "options",
+    "QueueMode": "options",
+    "Transport": "options",
+    "MessageQueue": "queues",
+    "MessageSource": "queues",
+    "AgentState": "state",
+    "ABORTED_TEXT": "tool_execution",
+    "BLOCKED_TEXT": "tool_execution",
+    "BatchOutcome": "tool_execution",
+    "ToolEnvironment": "tool_execution",
+    "execute_tool_batch": "tool_execution",
+    "execute_tool_call": "tool_execution",
+    "length_guard_text": "tool_execution",
+    "not_found_text": "tool_execution",
+    "LLM_ROLES": "types",
+    "AfterToolCallContext": "types",
+    "AfterToolCallHook": "types",
+    "AfterToolCallResult": "types",
+    "AgentContext": "types",
+    "AgentEndEvent": "types",
+    "AgentEvent": "types",
+    "AgentListener": "types",
+    "AgentMessage": "types",
+    "AgentStartEvent": "types",
+    "AgentTool": "types",
+    "AgentToolResult": "types",
+    "BashExecutionMessage": "types",
+    "BeforeToolCallContext": "types",
+    "BeforeToolCallHook": "types",
+    "BeforeToolCallResult": "types",
+    "BranchSummaryMessage": "types",
+    "BudgetExceededEvent": "types",
+    "BudgetInfo": "types",
+    "CompactionSummaryMessage": "types",
+    "CustomMessage": "types",
+    "MessageEndEvent": "types",
+    "MessageStartEvent": "types",
+    "MessageUpdateEvent": "types",
+    "SystemMessage": "types",
+    "ToolExecute": "types",
+    "ToolExecutionEndEvent": "types",
+    "ToolExecutionStartEvent": "types",
+    "ToolExecutionUpdateEvent": "types",
+    "ToolUpdateCallback": "types",
+    "TurnEndEvent": "types",
+    "TurnStartEvent": "types",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _SOURCES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next lookup is an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SOURCES))
+
 
 __all__ = [
     "ABORTED_TEXT",

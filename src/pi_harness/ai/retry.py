@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import math
-import random
 import re
 import time
 from collections.abc import Mapping
@@ -64,6 +63,8 @@ def agent_retry_delay_ms(attempt: int, base_delay_ms: int, max_delay_ms: int) ->
 
 def provider_backoff_ms(attempt_index: int) -> int:
     """Provider-level backoff for 0-based ``attempt_index``: min(0.5 * 2^i, 8) s with jitter."""
+    import random  # only a retry needs it
+
     seconds = min(0.5 * (2**attempt_index), 8.0)
     return int(seconds * 1000 * (0.75 + random.random() * 0.5))
 

@@ -13,7 +13,6 @@ later upstream order); the remaining messages are sent one by one afterwards.
 
 from __future__ import annotations
 
-import base64
 import os
 import sys
 from dataclasses import dataclass, field
@@ -69,6 +68,8 @@ def _image_attachment(path: str, data: bytes, mime_type: str, auto_resize: bool)
             data, mime_type = fitted.data, fitted.mime_type
             if fitted.resized:
                 note = fitted.dimension_note()
+    import base64  # only an @image argument needs it
+
     image: ImageContent = {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}
     return image, _file_reference(path, note)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,6 +199,8 @@ def atomic_write(path: str | os.PathLike[str], records: Iterable[object], *, syn
 
     Readers see either the old or the new file, never a half-written one. The file's mode is kept.
     """
+    import tempfile  # only rewrites need it; appends and reads are most runs
+
     target = Path(path)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
