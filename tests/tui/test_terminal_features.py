@@ -144,6 +144,9 @@ def test_without_a_protocol_an_image_is_pi_s_placeholder(context: RenderContext)
                           {"type": "image", "data": data, "mimeType": "image/png"}]}  # fmt: skip
     view = ToolCallView("t1", "read", {"path": "a.png"}, context)
     view.finish(result, False)
+    assert "[Image:" not in plain(view.render(80))  # collapsed, a read shows only its title (as Pi)
+    context.set_expand_tools(True)
+    view.touch()
     text = plain(view.render(80))
     assert "[Image: [image/png] 800x600]" in text and "\x1b_G" not in "".join(view.render(80))
     context.capabilities = KITTY

@@ -47,17 +47,43 @@ def test_background_follows_the_state(context: RenderContext) -> None:
     assert ok.render(40)[0].startswith(theme.bg_code("toolSuccessBg"))
 
 
-def test_read_shows_path_range_and_an_excerpt(context: RenderContext) -> None:
+def test_a_collapsed_read_shows_its_title_and_an_expanded_one_the_file(context: RenderContext) -> None:
     view = ToolCallView("c1", "read", {"path": "/work/project/app.py", "offset": 10, "limit": 20}, context)
     assert body(view) == ["read ~/project/app.py:10-29"]
-    done(view, "\n".join(f"x = {n}" for n in range(20)))
+    done(view, "\n".join(f"x = {n}" for n in range(20)) + "\n\n")
+    assert body(view) == ["read ~/project/app.py:10-29"]  # as Pi: the content is for the model
+    context.set_expand_tools(True)
     lines = body(view)
-    assert lines[1:3] == ["x = 0", "x = 1"] and lines[-1] == "… (10 more lines, ctrl+o to expand)"
+    assert lines[1:3] == ["x = 0", "x = 1"] and lines[-1] == "x = 19" and len(lines) == 21
     assert context.theme.fg_code("syntaxNumber") in "".join(view.render(60))  # highlighted as Python
+    context.set_expand_tools(False)
     failed = ToolCallView("c2", "read", {"path": "missing.txt"}, context)
     done(failed, "File not found: missing.txt", error=True)
-    assert body(failed) == ["read missing.txt", "File not found: missing.txt"]
+    assert body(failed) == ["read missing.txt", "File not found: missing.txt"]  # errors always show
     assert context.theme.fg_code("error") in "".join(failed.render(60))
+
+
+def test_reads_of_skills_context_files_and_our_docs_get_compact_titles(context: RenderContext) -> None:
+    from pi_harness.coding.system_prompt import default_docs_dir
+
+    context.cwd = "/work/project"
+    skill = ToolCallView("s", "read", {"path": "/home/dev/.pi/agent/skills/pdf-tools/SKILL.md"}, context)
+    assert body(skill) == ["[skill] pdf-tools (ctrl+o to expand)"]
+    assert context.theme.fg_code("customMessageLabel") in "".join(skill.render(60))
+    agents = ToolCallView("a", "read", {"path": "docs/AGENTS.md", "offset": 5}, context)
+    assert body(agents) == ["read resource docs/AGENTS.md:5 (ctrl+o to expand)"]
+    outside = ToolCallView("o", "read", {"path": "/etc/CLAUDE.md"}, context)
+    assert body(outside) == ["read resource /etc/CLAUDE.md (ctrl+o to expand)"]
+    docs = default_docs_dir()
+    readme = ToolCallView("r", "read", {"path": str(docs / "README.md")}, context)
+    assert body(readme) == ["read docs README.md (ctrl+o to expand)"]
+    sdk = ToolCallView("d", "read", {"path": str(docs / "sdk.md")}, context)
+    assert body(sdk) == ["read docs docs/sdk.md (ctrl+o to expand)"]
+    plain_file = ToolCallView("p", "read", {"path": "notes/README.md"}, context)
+    assert body(plain_file) == ["read notes/README.md"]
+    context.set_expand_tools(True)  # expanded, every read is titled with its path
+    skill.touch()
+    assert body(skill) == [f"read {context.short_path('/home/dev/.pi/agent/skills/pdf-tools/SKILL.md')}"]
 
 
 def test_edit_shows_a_coloured_diff(context: RenderContext) -> None:

@@ -190,7 +190,7 @@ def test_other_roles(context: RenderContext) -> None:
         {"role": "branchSummary", "summary": "Tried Y.", "fromId": "abc", "timestamp": 3},
         {"role": "system", "content": "prompt", "timestamp": 0},
         user("with image") | {"content": [{"type": "text", "text": "see"}, {"type": "image", "data": "", "mimeType": "image/png"}]},
-        tool_result("orphan", "read", "lonely result"),
+        tool_result("orphan", "bash", "lonely result"),
     ])  # fmt: skip
     text = plain(transcript.take_finished(60))
     assert "[note]" in text and "A note" in text and "secret" not in text

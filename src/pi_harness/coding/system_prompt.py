@@ -105,7 +105,7 @@ def default_docs_dir() -> Path:
 
 
 @functools.cache  # as default_docs_dir: two file-system checks per turn otherwise
-def _examples_dir(docs_dir: Path) -> Path:
+def examples_dir(docs_dir: Path) -> Path:
     """Installed wheels carry the examples beside the docs; a source checkout has them at its root."""
     installed = docs_dir / "examples"
     if installed.is_dir():
@@ -116,7 +116,7 @@ def _examples_dir(docs_dir: Path) -> Path:
 
 def _docs_section(docs_dir: Path) -> str:
     readme = docs_dir / "README.md"
-    examples = _examples_dir(docs_dir)
+    examples = examples_dir(docs_dir)
     return "\n".join(
         [
             "pi-harness documentation (read it only when the user asks about pi-harness itself, its SDK, "

@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_harness.tui.ansi import sanitize
 from pi_harness.tui.components.base import RenderContext
+from pi_harness.tui.components.read_display import classify_read, compact_read_title, read_path
 from pi_harness.tui.hyperlinks import link_path
 from pi_harness.tui.syntax import highlight
 
@@ -111,17 +112,31 @@ def format_bash(args: Mapping[str, object], output: str | None, context: RenderC
 
 
 def format_read(args: Mapping[str, object], output: str | None, is_error: bool, context: RenderContext) -> ToolDisplay:
+    """Collapsed, only the title (a compact one for skills, context files and our docs); the
+    file's content is shown when tool output is expanded, an error always."""
     offset, limit = _int(args, "offset"), _int(args, "limit")
     where = ""
     if offset is not None or limit is not None:
         start = offset if offset and offset > 0 else 1
         where = f":{start}-{start + limit - 1}" if limit else f":{start}"
-    title = _title("read", _path(args, context) + context.theme.fg("warning", where), context)
+    line_range = context.theme.fg("warning", where) if where else ""
+    path = read_path(args)
+    compact = None if context.expand_tools else classify_read(path, context.cwd)
+    if compact is not None:
+        title = compact_read_title(compact, line_range, context)
+    else:
+        title = _title(
+            "read",
+            _path(args, context, "path" if _str(args, "path") is not None else "file_path") + line_range,
+            context,
+        )
     if output is None:
         return ToolDisplay(title, [])
     if is_error:
         return ToolDisplay(title, _plain(output, context, "error"))
-    return ToolDisplay(title, highlighted_preview(output, _str(args, "path"), PREVIEW_LINES, context) if output else [])
+    if not context.expand_tools or not output:
+        return ToolDisplay(title, [])
+    return ToolDisplay(title, highlight(output.rstrip("\n"), context.theme, path=path, base_token="toolOutput"))
 
 
 def format_edit(

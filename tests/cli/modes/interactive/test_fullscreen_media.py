@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import os
 import sys
 import zlib
@@ -197,13 +198,17 @@ async def test_kitty_image_is_placed_moved_cropped_and_freed(server: FakeLLMServ
 
 
 async def test_iterm2_images_stay_placeholders_in_fullscreen(
-    server: FakeLLMServer, project: Path, monkeypatch: pytest.MonkeyPatch, kitty: None
+    server: FakeLLMServer, project: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch, kitty: None
 ) -> None:
     monkeypatch.setenv("PI_IMAGE_PROTOCOL", "iterm2")
+    settings = json.loads((agent_dir / "settings.json").read_text())
+    settings["quietStartup"] = True  # the expanded header would fill the screen above the read
+    (agent_dir / "settings.json").write_text(json.dumps(settings))
     await _picture_then_text(server, project)
     async with run_pi() as pi:
         await pi.started()
         screen = Screen(pi)
+        await pi.press("ctrl+o")  # a read's output, the placeholder with it, shows expanded (as in Pi)
         await _look_then_scroll_away(pi, screen)
         await pi.press("ctrl+home")
         await pi.wait_for(lambda: screen.update().find("[Image: [image/png] 36x18]") is not None, "the placeholder")

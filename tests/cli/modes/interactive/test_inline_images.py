@@ -38,14 +38,17 @@ def kitty(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM_PROGRAM", "kitty")
 
 
-async def _read_picture(server: FakeLLMServer, project: Path) -> tuple[str, str]:
-    """The raw output and the transcript's text after reading a picture."""
+async def _read_picture(server: FakeLLMServer, project: Path, *, expanded: bool = False) -> tuple[str, str]:
+    """The raw output and the transcript's text after reading a picture (with tool output
+    ``expanded``: a collapsed read shows no output, a placeholder neither, as in Pi)."""
     picture = _png(36, 18)
     (project / "pic.png").write_bytes(picture)
     server.push(ScriptedResponse(steps=[ToolCallStep("read", {"path": "pic.png"}, id="call_1")]))
     server.push(ScriptedResponse(steps=[TextStep("A small picture.")]))
     async with run_pi() as pi:
         await pi.started()
+        if expanded:
+            await pi.press("ctrl+o")
         await pi.submit("look at pic.png")
         await pi.wait_for(lambda: "A small picture." in pi.scrollback(), "the answer")
         await pi.idle()
@@ -73,4 +76,6 @@ async def test_show_images_off_gives_the_placeholder(
     settings["terminal"] = {"showImages": False}
     (agent_dir / "settings.json").write_text(json.dumps(settings))
     raw, text = await _read_picture(server, project)
+    assert "\x1b_G" not in raw and "[Image:" not in text
+    raw, text = await _read_picture(server, project, expanded=True)
     assert "\x1b_G" not in raw and "[Image: [image/png] 36x18]" in text
