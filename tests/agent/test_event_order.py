@@ -209,3 +209,43 @@ async def test_a_response_failing_before_its_start_opens_with_its_final_state() 
     assert started["stopReason"] == "error" and started["errorMessage"] == "500: boom"
     assert started["durationMs"] == ended["durationMs"]
     faux.close()
+
+
+async def test_message_start_shows_the_message_as_opened_even_when_the_stream_is_ahead(faux: FauxProvider) -> None:
+    """A fast server's whole answer may be in the shared partial before the loop reads ``start``;
+    ``message_start`` still carries the message as the provider opened it (Pi's shape)."""
+    from pi_harness.ai.stream import create_assistant_message_event_stream
+    from pi_harness.ai.types import new_assistant_message
+
+    def stream_fn(model: Any, context: Any, options: Any) -> Any:
+        stream = create_assistant_message_event_stream()
+        partial = new_assistant_message(model, 1_000)
+        stream.push({"type": "start", "partial": partial})
+        # Everything below happens before the consumer takes the first event.
+        partial["responseId"] = "resp-1"
+        partial["usage"] = {**partial["usage"], "input": 10, "output": 5, "totalTokens": 15}
+        partial["content"].append({"type": "text", "text": "done"})
+        stream.push({"type": "text_start", "contentIndex": 0, "partial": partial})
+        final = {**partial, "content": list(partial["content"]), "stopReason": "stop"}
+        stream.push({"type": "done", "reason": "stop", "message": final})
+        stream.end(final)
+        return stream
+
+    agent = make_agent(faux, stream_fn=stream_fn)
+    rec = Recorder(agent)
+    await agent.prompt("hi")
+    start = rec.of("message_start")[1]["message"]
+    assert start == {
+        "role": "assistant",
+        "content": [],
+        "api": faux.model["api"],
+        "provider": faux.model["provider"],
+        "model": faux.model["id"],
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                  "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}},
+        "stopReason": "pending",
+        "timestamp": 1_000,
+    }  # fmt: skip
+    assert list(start) == ["role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"]
+    end = rec.of("message_end")[1]["message"]
+    assert end["responseId"] == "resp-1" and end["usage"]["input"] == 10

@@ -15,7 +15,7 @@ from pi_harness.agent.options import AgentOptions
 from pi_harness.agent.types import AgentContext, AgentEvent
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.ai.options import SimpleStreamOptions
-from pi_harness.ai.types import AssistantMessage, Context, Model, ThinkingLevel
+from pi_harness.ai.types import AssistantMessage, Context, Model, ThinkingLevel, empty_usage
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 
@@ -31,6 +31,26 @@ def in_flight(partial: AssistantMessage) -> AssistantMessage:
     snapshot.pop("errorMessage", None)
     snapshot.pop("durationMs", None)
     return snapshot
+
+
+def opened(partial: AssistantMessage) -> AssistantMessage:
+    """The message as ``message_start`` carries it: as the provider opened it, before any chunk.
+
+    ``start`` precedes every content event, but the shared partial may already be ahead of it
+    (a fast server's whole answer can be read before the loop takes the first event), and a
+    listener may encode the event only later: so nothing the stream filled in since (content,
+    usage, response id, stop reason) is taken from it, as Pi's ``message_start`` shows.
+    """
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": partial["api"],
+        "provider": partial["provider"],
+        "model": partial["model"],
+        "usage": empty_usage(),
+        "stopReason": "pending",
+        "timestamp": partial["timestamp"],
+    }
 
 
 async def build_stream_options(
@@ -88,11 +108,7 @@ async def stream_assistant_response(
         if event["type"] == "start":
             partial = event["partial"]
             transcript.append(partial)
-            # ``start`` precedes every content event; the shared partial may already be ahead of it.
-            started = in_flight(partial)
-            started["content"] = []
-            started.pop("rawStopReason", None)
-            await emit({"type": "message_start", "message": started, "runId": run_id})
+            await emit({"type": "message_start", "message": opened(partial), "runId": run_id})
         elif event["type"] == "done" or event["type"] == "error":
             continue  # the final message is taken from ``result()``
         elif partial is not None:  # content events before ``start`` are dropped
