@@ -14,9 +14,9 @@ from typing import Literal
 from pi_harness.tui.ansi import truncate, wrap
 from pi_harness.tui.components.base import RenderContext
 
-NoticeKind = Literal["info", "success", "warning", "error", "muted"]
+NoticeKind = Literal["info", "success", "warning", "error", "muted", "dim"]  # dim: Pi's status lines
 _TOKENS: Mapping[str, str] = {"info": "accent", "success": "success", "warning": "warning", "error": "error",
-                              "muted": "muted"}  # fmt: skip
+                              "muted": "muted", "dim": "dim"}  # fmt: skip
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 

@@ -68,10 +68,16 @@ async def test_thinking_scoped_models_login_and_logout(server: FakeLLMServer, pr
         assert "all enabled" in pi.screen()  # no scope yet: every model is ticked, as in Pi
         await pi.press("enter")  # disable the first model
         await pi.wait_for(lambda: "1/2 enabled" in pi.screen() and "(unsaved)" in pi.screen(), "the count")
+        # As in Pi, the change applies to the session at once, and Ctrl+S saves with the view open.
+        assert [model["id"] for model, _level in pi.mode.session.models.scoped] == ["other-model"]
         pi.type("\x13")  # ctrl+s saves
-        await pi.wait_for(lambda: "Cycling through 1 model (saved)" in pi.scrollback(), "the confirmation")
+        await pi.wait_for(lambda: "Model selection saved to settings" in pi.scrollback(), "the confirmation")
         settings = json.loads((agent_dir / "settings.json").read_text())
         assert settings["enabledModels"] == ["fake/other-model"]
+        await pi.wait_for(lambda: "(unsaved)" not in pi.screen(), "the saved state")
+        assert "Model Configuration" in pi.screen()  # still open
+        await pi.press("escape")
+        await pi.wait_for(lambda: "Model Configuration" not in pi.screen(), "the view closed")
 
         await pi.submit("/login acme")
         await pi.wait_for(lambda: "API key for acme" in pi.screen(), "the key prompt")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 from pi_harness.ai.types import THINKING_LEVELS, Model
 from pi_harness.cli.modes.interactive.builtin import Builtin, complete_from
 from pi_harness.cli.modes.interactive.cmd_login import login, logout
-from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeResult
+from pi_harness.cli.modes.interactive.scoped_models import ScopedModelsView, ScopeKeys
 from pi_harness.cli.modes.interactive.shell import Overlay
 from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
 from pi_harness.tui.components.autocomplete import CompletionItem
@@ -92,14 +92,20 @@ async def scoped_models(mode: ModeContext, args: str) -> None:
         return
     enabled = [model_key(model) for model, _level in session.models.scoped]
     context = shell.context
-    result: ScopeResult = await shell.ask(lambda done: ScopedModelsView(available, enabled, context, on_done=done))
-    keys, save = result
     by_key = {model_key(model): model for model in available}
-    session.set_scoped_models([(by_key[key], None) for key in keys if key in by_key])
-    if save:
+
+    def apply(keys: ScopeKeys) -> None:  # each change, for this session (Pi's onChange)
+        session.set_scoped_models([(by_key[key], None) for key in keys if key in by_key])
+        shell.refresh()
+
+    def save(keys: ScopeKeys) -> None:  # the view stays open (Pi's onPersist)
         session.settings.set("enabledModels", keys or None)
-    scope = f"{len(keys)} model{'s' if len(keys) != 1 else ''}" if keys else "every available model"
-    shell.notice("success", f"Cycling through {scope}" + (" (saved)" if save else ""))
+        shell.notice("dim", "Model selection saved to settings")
+
+    def build(done: Callable[[None], None]) -> ScopedModelsView:
+        return ScopedModelsView(available, enabled, context, on_change=apply, on_save=save, on_done=done)
+
+    await shell.ask(build)
 
 
 async def thinking(mode: ModeContext, args: str) -> None:

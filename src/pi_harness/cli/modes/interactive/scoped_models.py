@@ -4,8 +4,9 @@ As in Pi 1.4.0, no scope means every model is enabled (all ticked, "all enabled"
 the selected model, ``app.models.enableAll``/``clearAll`` enable or clear every model (those
 matching the search while one is typed), ``app.models.toggleProvider`` toggles every model of
 the selected one's provider, and ``reorderUp``/``reorderDown`` move an enabled model in the
-cycle. Escape applies the scope to this session; ``app.models.save`` also stores it as
-``enabledModels`` in the settings. Enabling every model again returns to no scope.
+cycle. As in Pi, each change applies to this session at once (``on_change``);
+``app.models.save`` stores the scope as ``enabledModels`` in the settings (``on_save``) and the
+view stays open; Escape closes it. Enabling every model again returns to no scope.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pi_harness.tui.components.model_selector import model_key
 from pi_harness.tui.components.selector import SelectItem, Selector
 from pi_harness.tui.theme import inverse
 
-ScopeResult = tuple[list[str], bool]  # enabled model keys in cycle order ([]: all), and whether to save them
+# The enabled model keys in cycle order ([]: every model).
+ScopeKeys = list[str]
 MAX_VISIBLE = 8
 
 
@@ -30,16 +32,20 @@ class ScopedModelsView:
         enabled: Sequence[str],
         context: RenderContext,
         *,
-        on_done: Callable[[ScopeResult], None],
+        on_change: Callable[[ScopeKeys], None],
+        on_save: Callable[[ScopeKeys], None],
+        on_done: Callable[[None], None],
     ) -> None:
         self.context = context
+        self.on_change = on_change
+        self.on_save = on_save
         self.on_done = on_done
         self.models = {model_key(model): model for model in models}
         kept = [key for key in enabled if key in self.models]
         self.enabled: list[str] | None = self._normalized(kept) if kept else None  # None: every model
         self.dirty = False
         self.selector: Selector[str] = Selector(
-            [], context, on_select=self._toggle, on_cancel=lambda: self.on_done((list(self.enabled or []), False))
+            [], context, on_select=self._toggle, on_cancel=lambda: self.on_done(None)
         )
         self.selector.sort_by_score = False
         self._rebuild()
@@ -74,8 +80,12 @@ class ScopedModelsView:
             self.enabled.remove(key)
         else:
             self.enabled = self._normalized([*self.enabled, key])
+        self._changed()
+
+    def _changed(self) -> None:
         self.dirty = True
         self._rebuild()
+        self.on_change(list(self.enabled or []))
 
     def _targets(self) -> list[str] | None:
         """The models matching the search while one is typed, else None (every model)."""
@@ -119,7 +129,8 @@ class ScopedModelsView:
 
     def handle_action(self, action: str) -> bool:
         if action == "app.models.save":
-            self.on_done((list(self.enabled or []), True))
+            self.on_save(list(self.enabled or []))
+            self.dirty = False
             return True
         if action == "app.models.enableAll":
             self._enable(self._targets())
@@ -131,8 +142,7 @@ class ScopedModelsView:
             self._move(-1 if action.endswith("Up") else 1)
         else:
             return self.selector.handle_action(action)
-        self.dirty = True
-        self._rebuild()
+        self._changed()
         return True
 
     # --- drawing -----------------------------------------------------------------------------
