@@ -117,9 +117,34 @@ def test_session_picker_toggles(context: RenderContext) -> None:
     picker.selector.set_query("")
     picker.handle_action("app.session.toggleNamedFilter")
     assert [item.value for item in picker.selector.filtered] == ["/s/new.jsonl"]
+    picker.handle_action("app.session.delete")  # asks in place, as Pi does
+    lines = plain(picker.render(100)).split("\n")
+    assert lines[4] == "Delete session? enter confirm · escape/ctrl+c cancel" and lines[5] == ""
+    assert context.theme.fg_code("error") in picker.render(100)[9]  # the row to delete is red
+    picker.handle_text("x")
+    picker.handle_action("tui.select.down")
+    assert picker.confirming == "/s/new.jsonl" and picker.selector.query == ""  # other keys wait
+    picker.handle_action("tui.select.cancel")
+    assert deleted == [] and picker.confirming is None and not picker.done  # Escape: kept, still open
     picker.handle_action("app.session.delete")
     picker.handle_action("tui.select.confirm")
-    assert deleted == ["/s/new.jsonl"] and picked == ["/s/new.jsonl"]
+    assert deleted == ["/s/new.jsonl"] and picked == []  # Enter answered the question, chose nothing
+
+
+def test_the_open_session_cannot_be_deleted_and_statuses_go_away(context: RenderContext) -> None:
+    clock = [1_700_000_000.0]
+    redraws: list[float] = []
+    deleted: list[str] = []
+    sessions = [session("/s/open.jsonl", None, "the open one", 1, 3), session("/s/other.jsonl", None, "other", 2, 3)]
+    picker = SessionPicker(sessions, context, on_delete=lambda s: deleted.append(str(s.path)),
+                           current_path="/s/open.jsonl", now=lambda: clock[0], on_status=redraws.append)  # fmt: skip
+    picker.handle_action("app.session.delete")
+    assert picker.confirming is None and deleted == [] and redraws == [3.0]
+    assert plain(picker.render(100)).split("\n")[4] == "Cannot delete the currently active session"
+    clock[0] += 3.5
+    assert plain(picker.render(100)).split("\n")[4].startswith("tab scope")
+    picker.show_status("info", "Session deleted", 2.0)
+    assert plain(picker.render(100)).split("\n")[4] == "Session deleted" and redraws == [3.0, 2.0]
 
 
 def test_session_search_ranks_an_exact_name_first(context: RenderContext) -> None:

@@ -6,8 +6,11 @@ age, with the folder in the "All" scope and the file with the path shown).
 
 Toggles from the key table: ``app.session.togglePath`` shows where each session lives,
 ``app.session.toggleSort`` switches between newest-first and best-match ordering while
-searching, ``app.session.toggleNamedFilter`` keeps only named sessions. ``rename`` and
-``delete`` are handed to the caller, which asks and then calls ``set_sessions``.
+searching, ``app.session.toggleNamedFilter`` keeps only named sessions. ``rename`` is handed
+to the caller. ``delete`` asks in place, as Pi does: the row turns red and the hint line asks
+"Delete session?" until Enter (then the caller deletes it and calls ``set_sessions``) or Escape;
+other keys wait. The open session cannot be deleted. ``show_status`` puts a short message in
+the hint line for a few seconds (``on_status`` is told when the picker should be drawn again).
 """
 
 from __future__ import annotations
@@ -66,11 +69,15 @@ class SessionPicker:
         current_path: str | None = None,
         cwd: str | None = None,
         now: Callable[[], float] = time.time,
+        on_status: Callable[[float], None] | None = None,
     ) -> None:
         """``cwd``: the current folder; its sessions are listed first (Tab shows every folder's)."""
         self.context = context
         self.on_rename = on_rename
         self.on_delete = on_delete
+        self.on_status = on_status
+        self.confirming: str | None = None  # the path whose deletion waits for Enter or Escape
+        self._status: tuple[Literal["info", "error"], str, float] | None = None  # kind, text, until
         self.current_path = current_path
         self.cwd = cwd
         self.scope: Literal["current", "all"] = "current" if cwd is not None else "all"
@@ -116,9 +123,35 @@ class SessionPicker:
         return self.selector.done
 
     def handle_text(self, text: str) -> bool:
+        if self.confirming is not None:
+            return True  # typing waits for the answer
         return self.selector.handle_text(text)
 
+    def show_status(self, kind: Literal["info", "error"], text: str, seconds: float) -> None:
+        self._status = (kind, text, self.now() + seconds)
+        if self.on_status is not None:
+            self.on_status(seconds)
+
+    def _answer_delete(self, action: str) -> None:
+        path, self.confirming = self.confirming, None
+        info = self._by_path.get(path or "")
+        if action == "tui.select.confirm" and info is not None and self.on_delete is not None:
+            self.on_delete(info)
+
+    def _ask_delete(self) -> None:
+        info = self.selected
+        if info is None or self.on_delete is None:
+            return
+        if str(info.path) == self.current_path:
+            self.show_status("error", "Cannot delete the currently active session", 3.0)
+        else:
+            self.confirming = str(info.path)
+
     def handle_action(self, action: str) -> bool:
+        if self.confirming is not None:
+            if action in ("tui.select.confirm", "tui.select.cancel"):
+                self._answer_delete(action)
+            return True  # every other key waits for the answer
         if action == "tui.input.tab":
             if self.cwd is None:
                 return True
@@ -137,8 +170,7 @@ class SessionPicker:
         elif action in ("app.session.delete", "app.session.deleteNoninvasive"):
             if action == "app.session.deleteNoninvasive" and self.selector.query:
                 return False
-            if self.selected is not None and self.on_delete is not None:
-                self.on_delete(self.selected)
+            self._ask_delete()
             return True
         else:
             return self.selector.handle_action(action)
@@ -171,6 +203,14 @@ class SessionPicker:
             return theme.fg("dim", key(action)) + muted(f" {text}")
 
         sep = muted(" · ")
+        if self.confirming is not None:
+            question = (
+                f"Delete session? {hint('tui.select.confirm', 'confirm')} · {hint('tui.select.cancel', 'cancel')}"
+            )
+            return [first, theme.fg("error", truncate(question, width)), ""]
+        status = self._status
+        if status is not None and self.now() < status[2]:
+            return [first, theme.fg("error" if status[0] == "error" else "accent", truncate(status[1], width)), ""]
         line1 = hint("tui.input.tab", "scope") + sep + muted('re:<pattern> regex · "phrase" exact')
         parts = [hint("app.session.toggleSort", "sort"), hint("app.session.toggleNamedFilter", "named"),
                  hint("app.session.delete", "delete"),
@@ -198,12 +238,15 @@ class SessionPicker:
             right = f"{self.context.short_path(str(info.path))} {right}"
         title = " ".join((info.name or info.first_message or "").split())
         title = truncate(title, max(10, width - 2 - visible_width(right) - 2))
-        colour = "accent" if str(info.path) == self.current_path else "warning" if info.name else None
+        deleting = str(info.path) == self.confirming
+        current = str(info.path) == self.current_path
+        colour = "error" if deleting else "accent" if current else "warning" if info.name else None
         text = theme.fg(colour, title) if colour else title
         if chosen:
             text = bold(text)
         left = (theme.fg("accent", "› ") if chosen else "  ") + text
-        line = left + " " * max(1, width - visible_width(left) - visible_width(right)) + theme.fg("dim", right)
+        right_text = theme.fg("error" if deleting else "dim", right)
+        line = left + " " * max(1, width - visible_width(left) - visible_width(right)) + right_text
         line = truncate(line, width)
         return with_background(line, width, theme.bg_code("selectedBg")) if chosen else line
 

@@ -60,6 +60,29 @@ async def test_clone_new_and_resume_switch_sessions(server: FakeLLMServer, proje
         assert pi.mode.session.session_manager.get_session_file() in (original, clone)
 
 
+async def test_resume_asks_in_place_before_deleting_a_session(server: FakeLLMServer, project: Path) -> None:
+    server.push(_answer("Old answer."))
+    async with run_pi() as pi:
+        await pi.started()
+        await _converse(pi, "an old question", "Old answer.")
+        old = Path(str(pi.mode.session.session_manager.get_session_file()))
+        await pi.submit("/new")
+        await pi.wait_for(lambda: "Started a new session" in pi.scrollback(), "the new session")
+        await pi.submit("/resume")
+        await pi.wait_for(lambda: "an old question" in pi.selected_row(), "the old session in the list")
+        await pi.press("ctrl+d")
+        await pi.wait_for(lambda: "Delete session?" in pi.screen(), "the question")
+        await pi.press("escape")  # cancels the question, not the picker
+        await pi.wait_for(lambda: "Delete session?" not in pi.screen(), "the question gone")
+        assert old.exists() and "Resume Session" in pi.screen()
+        await pi.press("ctrl+d")
+        await pi.wait_for(lambda: "Delete session?" in pi.screen(), "the question again")
+        await pi.press("enter")
+        await pi.wait_for(lambda: not old.exists(), "the file deleted")
+        await pi.wait_for(lambda: "an old question" not in pi.screen(), "the list without it")
+        assert "Resume Session" in pi.screen()  # the picker stays open
+
+
 async def test_thinking_scoped_models_login_and_logout(server: FakeLLMServer, project: Path, agent_dir: Path) -> None:
     async with run_pi() as pi:
         await pi.started()

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Coroutine
+from typing import Literal
 
 from pi_harness.cli.modes.interactive.shell import Overlay, Shell
 from pi_harness.coding.session_store import SessionManager
@@ -27,11 +28,17 @@ def list_sessions(cwd: str, session_dir: str | None) -> list[SessionInfo]:
     return [*own, *others]
 
 
-def delete_session_file(path: str) -> None:
+def delete_session_file(path: str) -> Literal["trash", "unlink"]:
+    """Move the file to the trash (the ``trash`` command, where there is one) or remove it;
+    says which. Raises ``OSError`` when neither worked."""
     trash = shutil.which("trash")
-    if trash is not None and subprocess.run([trash, path], check=False, capture_output=True).returncode == 0:
-        return
+    if trash is not None:
+        arguments = ["--", path] if path.startswith("-") else [path]
+        done = subprocess.run([trash, *arguments], check=False, capture_output=True)
+        if done.returncode == 0 or not os.path.exists(path):
+            return "trash"
     os.unlink(path)
+    return "unlink"
 
 
 class SessionBrowser:
@@ -69,6 +76,7 @@ class SessionBrowser:
                 on_delete=lambda info: self._spawn(self._delete(info)),
                 current_path=self.current_path,
                 cwd=self.cwd,
+                on_status=self._redraw_after,
             )
             return self.picker
 
@@ -106,17 +114,20 @@ class SessionBrowser:
             return
         await self._reload()
 
+    def _redraw_after(self, seconds: float) -> None:
+        """A status message in the picker goes away by itself: draw again when it has."""
+        asyncio.get_running_loop().call_later(seconds + 0.05, self.shell.refresh)
+
     async def _delete(self, info: SessionInfo) -> None:
-        if str(info.path) == self.current_path:
-            self.shell.toast("The open session cannot be deleted", "warning")
-            return
-        title = " ".join((info.name or info.first_message or "(no messages)").split())
-        confirmed = await self.shell.ask_confirm("Delete this session?", title)
-        if not confirmed:
-            return
+        """Confirmed in the picker (which never offers the open session)."""
         try:
-            delete_session_file(str(info.path))
+            method = await asyncio.to_thread(delete_session_file, str(info.path))
         except OSError as error:
-            self.shell.toast(f"Could not delete the session: {error.strerror or error}", "error")
+            if self.picker is not None:
+                self.picker.show_status("error", f"Failed to delete: {error.strerror or error}", 3.0)
+            self.shell.refresh()
             return
         await self._reload()
+        if self.picker is not None:
+            self.picker.show_status("info", "Session moved to trash" if method == "trash" else "Session deleted", 2.0)
+        self.shell.refresh()
