@@ -32,7 +32,11 @@ def session_entries() -> list[dict[str, Any]]:
         message("a1", "m1", 3, "assistant", "hi, how can I help?"),
         message("u2", "a1", 4, "user", "do X"),
         message(
-            "a2", "u2", 5, "assistant", content=[{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]
+            "a2",
+            "u2",
+            5,
+            "assistant",
+            content=[{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/x.py"}}],
         ),
         message("t1", "a2", 6, "toolResult", toolName="read", toolCallId="c1", content=[], isError=False),
         message("a3", "t1", 7, "assistant", "X is done"),
@@ -67,29 +71,29 @@ def test_tree_draws_branches_labels_and_current_leaf(context: RenderContext) -> 
         "  ├⊟ • user: do Y instead",  # the active branch first (Pi's order)
         "› │  • assistant: Y is done",
         "  └⊟ [checkpoint] user: do X",
-        "     [read result]",  # the assistant message that only called the tool is left out (Pi)
+        "     [read: src/x.py]",  # a result shows its call; the message that only called it is left out (Pi)
         "     assistant: X is done",
     ]
     assert selector.selected_id == "a4"  # opens on the current leaf
     selector.handle_action("app.tree.filter.all")
-    assert "[calls read]" not in plain(selector.render(70))  # in every filter
+    assert "(no content)" not in plain(selector.render(70))  # in every filter
 
 
 def test_a_current_leaf_that_only_calls_tools_is_shown(context: RenderContext) -> None:
-    assert "assistant: [calls read]" in plain(tree(context, leaf_id="a2").render(70))
+    assert "assistant: (no content)" in plain(tree(context, leaf_id="a2").render(70))  # Pi's words
 
 
 def test_filter_modes_hide_entries_and_keep_structure(context: RenderContext) -> None:
     selector = tree(context, leaf_id="a4", filter_mode="no-tools")
     text = plain(selector.render(70))
-    assert "[read result]" not in text and "assistant: X is done" in text
+    assert "[read: src/x.py]" not in text and "assistant: X is done" in text
     selector.handle_action("app.tree.filter.userOnly")
     rows = tree_rows(selector.render(70))[:3]
     assert rows == ["  • user: hello", "› ├─ • user: do Y instead", "  └─ [checkpoint] user: do X"]
     selector.handle_action("app.tree.filter.userOnly")  # pressed again: back to default
     assert selector.filter_mode == "default"
     selector.handle_action("app.tree.filter.all")
-    assert "[model] openai/gpt-5" in plain(selector.render(70))
+    assert "[model: gpt-5]" in plain(selector.render(70))
     selector.handle_action("app.tree.filter.labeledOnly")
     assert tree_rows(selector.render(70))[0] == "› [checkpoint] user: do X"
     selector.handle_action("app.tree.filter.cycleForward")
@@ -279,4 +283,45 @@ def test_tree_header_and_position_line_read_as_pi(context: RenderContext) -> Non
     for ch in "zzzz":
         selector.handle_text(ch)
     text = plain(selector.render(80)).split("\n")
-    assert "  Type to search: zzzz" in text and "  No entries found" in text and "  (0/0) [no-tools] [+label time]" in text
+    assert (
+        "  Type to search: zzzz" in text and "  No entries found" in text and "  (0/0) [no-tools] [+label time]" in text
+    )
+
+
+def test_rows_say_what_each_entry_is_in_pis_words(context: RenderContext) -> None:
+    from pi_harness.tui.components.tree_entry_text import entry_parts, format_tool_call, plain_text
+
+    system = message("s1", None, 1, "system", content="prompt")
+    assert plain_text(entry_parts(system, {})) == "[system]"
+    compaction = entry("c1", None, 1, type="compaction", summary="S", tokensBefore=49_500, firstKeptEntryId="u1")
+    assert plain_text(entry_parts(compaction, {})) == "[compaction: 50k tokens]"
+    bash = message("b1", None, 1, "bashExecution", command="ls\n-la", output="", exitCode=0)
+    assert plain_text(entry_parts(bash, {})) == "[bash]: ls -la"
+    info = entry("i1", None, 1, type="session_info", name="release")
+    assert plain_text(entry_parts(info, {})) == "[title: release]"
+    assert plain_text(entry_parts(entry("i2", None, 1, type="session_info"), {})) == "[title: empty]"
+    failed = message("a1", None, 1, "assistant", content=[], stopReason="error", errorMessage="boom\nagain")
+    assert plain_text(entry_parts(failed, {})) == "assistant: boom again"
+    orphan = message("t1", None, 1, "toolResult", toolName="grep", toolCallId="gone", content=[], isError=False)
+    assert plain_text(entry_parts(orphan, {})) == "[grep]"
+    assert (
+        format_tool_call("read", {"path": "/home/u/a.py", "offset": 10, "limit": 20}, "/home/u")
+        == "[read: ~/a.py:10-29]"
+    )
+    assert format_tool_call("bash", {"command": "x" * 60}) == f"[bash: {'x' * 50}...]"
+    assert format_tool_call("grep", {"pattern": "TODO"}) == "[grep: /TODO/ in .]"
+    assert format_tool_call("mcp_fetch", {"url": "https://example.com/a/very/long/path"}) == (
+        '[mcp_fetch: {"url":"https://example.com/a/very/long/...]'
+    )
+
+
+def test_the_system_prompt_has_a_row_and_search_matches_every_word(context: RenderContext) -> None:
+    entries = [message("s1", None, 1, "system", content="prompt"), *session_entries()]
+    entries[1] = {**entries[1], "parentId": "s1"}
+    by_id = {e["id"]: e for e in entries}
+    roots = build_tree(entries, by_id, resolve_labels(entries))  # type: ignore[arg-type]
+    selector = TreeSelector(roots, context, leaf_id="a4")
+    assert tree_rows(selector.render(70))[0] == "  • [system]"  # shown in the default view, as in Pi
+    for ch in "done Y":
+        selector.handle_text(ch)
+    assert [row.strip(" ›•│├└─⊟⊞") for row in tree_rows(selector.render(70))] == ["assistant: Y is done"]

@@ -7,7 +7,7 @@ position line (`` [no-tools]`` and the like while a filter is on) are drawn the 
 Labels show as ``[label]``.
 
 Filter modes (setting ``treeFilterMode``): ``default`` hides bookkeeping entries (model and
-thinking changes, labels, extension data, usage, session info, system prompts),
+thinking changes, labels, extension data, usage, session info),
 ``no-tools`` also hides tool results, ``user-only`` keeps user messages, ``labeled-only`` keeps
 labelled entries, ``all`` shows everything. Hidden entries pass their children up to the
 nearest visible ancestor. In every mode (as Pi) usage records and assistant messages that only
@@ -29,11 +29,17 @@ from dataclasses import dataclass
 from pi_harness.coding.session_store.tree import SessionTreeNode
 from pi_harness.tui.ansi import truncate, with_background
 from pi_harness.tui.components.base import RenderContext
-from pi_harness.tui.components.content import blocks, content_text, first_line, mapping
-from pi_harness.tui.components.notices import format_count
+from pi_harness.tui.components.content import blocks, mapping
 from pi_harness.tui.components.selector import scroll_start
+from pi_harness.tui.components.tree_entry_text import (
+    ToolCalls,
+    entry_parts,
+    matches_search,
+    plain_text,
+    styled_text,
+    tool_call_index,
+)
 from pi_harness.tui.components.tree_help import tree_help
-from pi_harness.tui.fuzzy import fuzzy_score
 from pi_harness.tui.theme import bold
 
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
@@ -73,58 +79,9 @@ def entry_copy_text(entry: Mapping[str, object]) -> str | None:
     return text if text and text.strip() else None
 
 
-def describe_entry(entry: Mapping[str, object]) -> str:
-    """A one-line description of a session entry for the tree."""
-    kind = entry.get("type")
-    if kind == "message":
-        return _describe_message(mapping(entry.get("message")))
-    if kind == "custom_message":
-        return f"[{entry.get('customType')}] {first_line(content_text(entry.get('content')))}"
-    if kind == "compaction":
-        tokens = entry.get("tokensBefore")
-        return f"[compaction] {format_count(tokens)} tokens" if isinstance(tokens, int) else "[compaction]"
-    if kind == "branch_summary":
-        return f"[branch summary] {first_line(str(entry.get('summary') or ''))}"
-    if kind == "model_change":
-        return f"[model] {entry.get('provider')}/{entry.get('modelId')}"
-    if kind == "thinking_level_change":
-        return f"[thinking] {entry.get('thinkingLevel')}"
-    if kind == "label":
-        return f"[label] {entry.get('label') or '(cleared)'}"
-    if kind == "session_info":
-        return f"[name] {entry.get('name') or ''}"
-    if kind == "custom":
-        return f"[custom] {entry.get('customType')}"
-    if kind == "usage":
-        return f"[usage] {entry.get('kind')}"
-    if kind == "context_edit":
-        return "[context edit]"
-    return f"[{kind}]"
-
-
-def _describe_message(message: Mapping[str, object]) -> str:
-    role = message.get("role")
-    if role == "user":
-        return "user: " + first_line(content_text(message.get("content"), images=False))
-    if role == "assistant":
-        content = blocks(message.get("content"))
-        text = first_line("\n".join(str(b.get("text", "")) for b in content if b.get("type") == "text"))
-        if message.get("stopReason") in ("error", "aborted"):
-            return f"assistant: ({message.get('stopReason')}) {message.get('errorMessage') or text}".rstrip()
-        if text:
-            return "assistant: " + text
-        tools = [str(b.get("name")) for b in content if b.get("type") == "toolCall"]
-        return f"assistant: [calls {', '.join(tools)}]" if tools else "assistant: (thinking)"
-    if role == "toolResult":
-        return f"[{message.get('toolName')} result{' (error)' if message.get('isError') else ''}]"
-    if role == "bashExecution":
-        prefix = "!!" if message.get("excludeFromContext") else "!"
-        return f"{prefix} {message.get('command')}"
-    if role == "custom":
-        return f"[{message.get('customType')}] {first_line(content_text(message.get('content')))}"
-    if role == "system":
-        return "[system prompt]"
-    return f"[{role}]"
+def describe_entry(entry: Mapping[str, object], calls: ToolCalls | None = None) -> str:
+    """A tree row's text for ``entry`` without colours (``tree_entry_text``)."""
+    return plain_text(entry_parts(entry, calls or {}))
 
 
 def _only_tool_calls(message: Mapping[str, object]) -> bool:
@@ -150,7 +107,7 @@ def entry_visible(entry: Mapping[str, object], mode: str, labelled: bool, *, cur
         return labelled
     if mode == "user-only":
         return role == "user"
-    if kind in _BOOKKEEPING or role == "system":
+    if kind in _BOOKKEEPING:
         return False
     return not (mode == "no-tools" and role == "toolResult")
 
@@ -200,6 +157,7 @@ class TreeSelector:
         self._parents: dict[str, SessionTreeNode | None] = {}
         self._current_id: str | None = None
         self._index_nodes()
+        self._calls = tool_call_index(self.roots)  # tool results are shown as the call they answer
         self._active = self._active_path()
         self.rows: list[TreeRow] = []
         self._rebuild(select=leaf_id)
@@ -272,7 +230,7 @@ class TreeSelector:
                     stack.append((children[index], child_prefix + connector, child_prefix + ("   " if last else "│  "),
                                   depth + 1, True))  # fmt: skip
         if self.query.strip():
-            rows = [row for row in rows if fuzzy_score(self.query, self._row_text(row)) is not None]
+            rows = [row for row in rows if matches_search(self.query, row.node)]
         self.rows = rows
         self.index = 0
         shown = {row.node.entry["id"] for row in rows}
@@ -301,12 +259,6 @@ class TreeSelector:
                 return
             parent = self._parents.get(current)
             current = parent.entry["id"] if parent is not None else None
-
-    def _row_text(self, row: TreeRow) -> str:
-        text = describe_entry(row.node.entry)
-        if row.node.label:
-            text = f"[{row.node.label}] {text}"
-        return text
 
     # --- input -------------------------------------------------------------------------------
 
@@ -442,9 +394,7 @@ class TreeSelector:
         theme = self.context.theme
         node = row.node
         entry_id = node.entry["id"]
-        body = describe_entry(node.entry)
-        if selected:
-            body = bold(body)
+        body = styled_text(entry_parts(node.entry, self._calls, self.context.home), theme, selected=selected)
         if node.label:
             label = f"[{node.label}]"
             if self.show_label_timestamps and node.label_timestamp:
