@@ -39,6 +39,13 @@ def test_wrap_splits_long_words_and_wide_characters() -> None:
     assert all(visible_width(r) <= 5 for r in rows)
 
 
+def test_a_word_longer_than_a_row_starts_a_row_of_its_own() -> None:
+    """As Pi's wrapTextWithAnsi: the text before it ends its row, the word is cut from a new one."""
+    rows = wrap("see https://example.com/a/very/long/url end", 20)
+    assert rows == ["see", "https://example.com/", "a/very/long/url end"]
+    assert wrap("  " + "x" * 24, 20) == ["  " + "x" * 18, "x" * 6]  # indentation alone stays
+
+
 def test_wrap_keeps_empty_lines_and_indentation() -> None:
     assert wrap("a\n\n  b", 10) == ["a", "", "  b"]
 

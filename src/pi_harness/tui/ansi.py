@@ -186,7 +186,11 @@ class _LineBuilder:
             self.used = width
             self.row_has_text = True
             return
-        # A word longer than a row (or a row that only holds indentation): split it by cells.
+        # A word longer than a row: split by cells, starting on a row of its own as Pi's
+        # wrapTextWithAnsi does (a row that only holds indentation keeps it, and the word).
+        if self.row_has_text:
+            self._break()
+            self.pending_space = ""
         if self.pending_space and self.used + len(self.pending_space) < self.width:
             self.parts.append(self.pending_space)
             self.used += len(self.pending_space)
@@ -208,8 +212,8 @@ def wrap(text: str, width: int) -> list[str]:
     """Word-wrap ``text`` (which may hold SGR styles and ``\\n``) into rows of ``width`` cells.
 
     Styles active at a break are closed at the row's end and re-opened on the next row, so each
-    row can be printed on its own. Spaces at a break are dropped; words longer than a row are
-    split between graphemes.
+    row can be printed on its own. Spaces at a break are dropped; words longer than a row start a
+    row of their own and are split between graphemes (as Pi).
     """
     width = max(1, width)
     state = _StyleState()
