@@ -106,3 +106,54 @@ def test_the_global_settings_reach_the_boot_and_the_session(
     scoped = [model["id"] for model, _level in launched.runtime.session.models.scoped]
     assert scoped == ["a", "c"]  # the entry that is not a string is dropped, with a warning
     assert any("enabledModels: expected a list of strings" in line for line in startup.started[0].diagnostics)
+
+
+@pytest.mark.parametrize("pauses", [True, False])
+def test_the_collector_paused_for_the_imports_is_on_again_once_the_session_started(pauses: bool) -> None:
+    """``cli/gc_pause.py``: off while the modules load, on again when startup is over, whichever
+    way the mode loads its session (collector paused for the load, or not)."""
+    import gc
+
+    from pi_harness.cli import gc_pause
+
+    startup = RecordingStartup(True)
+    startup.pauses_collection = pauses
+    seen: list[bool] = []
+
+    async def run() -> None:
+        gc_pause.pause()
+        seen.append(gc.isenabled())
+        launched = await start_session(parse_args(["--no-session"]), startup)
+        assert isinstance(launched, Launched)
+        seen.append(gc.isenabled())
+        await launched.runtime.shutdown()
+
+    assert gc.isenabled()
+    threshold = gc.get_threshold()
+    try:
+        asyncio.run(run())
+    finally:
+        gc_pause.resume()
+        gc.enable()
+        gc.unfreeze()  # what the paused load froze belongs to this test process
+        gc.set_threshold(*threshold)
+    assert seen == [False, True]
+
+
+def test_a_pause_that_nothing_took_over_ends_with_resume() -> None:
+    import gc
+
+    from pi_harness.cli import gc_pause
+
+    assert gc.isenabled()
+    gc_pause.pause()
+    assert not gc.isenabled()
+    gc_pause.resume()
+    assert gc.isenabled()
+    gc.disable()  # a collector someone else switched off stays off
+    try:
+        gc_pause.pause()
+        gc_pause.resume()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

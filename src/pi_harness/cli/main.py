@@ -136,14 +136,20 @@ def _run_session(parsed: ParsedArgs) -> int:
             raise
         print("Error: running a session is not available in this build of pi-harness", file=sys.stderr)
         return 1
-    result: object = run_session(parsed)
-    if inspect.isawaitable(result):
-        pending = result
+    from pi_harness.cli import gc_pause
 
-        async def wait() -> object:
-            return await pending
+    gc_pause.pause()  # while the session's modules load; startup switches it on again
+    try:
+        result: object = run_session(parsed)
+        if inspect.isawaitable(result):
+            pending = result
 
-        result = asyncio.run(wait())
+            async def wait() -> object:
+                return await pending
+
+            result = asyncio.run(wait())
+    finally:
+        gc_pause.resume()
     return int(result) if isinstance(result, int) else 0
 
 

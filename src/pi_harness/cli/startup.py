@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from pi_harness.cli import gc_pause
 from pi_harness.cli.bootstrap import Boot, Started, StartupError, fatal_diagnostics, prepare_boot, start_runtime
 from pi_harness.cli.initial_input import FileArgumentError, PromptInput, prepare_initial_input
 
@@ -47,7 +48,7 @@ def startup_collection_paused() -> Iterator[None]:
     frees everything as usual. The youngest generation is also collected less often: building
     one request for a long session allocates hundreds of thousands of short-lived containers.
     """
-    enabled = gc.isenabled()
+    enabled = gc.isenabled() or gc_pause.take()  # off since the modules loaded (``cli/gc_pause.py``)
     gc.disable()
     try:
         yield
@@ -112,6 +113,8 @@ class Launched:
 
 async def start_session(parsed: ParsedArgs, startup: ModeStartup) -> Launched | int:
     """Run the startup sequence for ``startup``'s mode: the launched session, or an exit code."""
+    if not startup.pauses_collection:
+        gc_pause.resume()
     paused = startup_collection_paused() if startup.pauses_collection else contextlib.nullcontext()
     try:
         with paused:
