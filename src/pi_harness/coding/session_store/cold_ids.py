@@ -69,11 +69,15 @@ class ColdIds:
         if self._positions is not None:
             return entry_id in self._positions
         if self._set is None:
-            if self._list is None and self._searches < _SEARCHES:
-                self._searches += 1
-                if self._recent is not None and entry_id in self._recent:
+            if self._list is None:
+                # The ids asked about most (the parent of the entry after the covered part) are
+                # among the newest; the others are searched for, up to a point.
+                recent = self._recent if self._recent is not None else self._decode_recent()
+                if entry_id in recent:
                     return True
-                return b"\x00" + entry_id.encode("utf-8", "surrogatepass") + b"\x00" in self._blob
+                if self._searches < _SEARCHES:
+                    self._searches += 1
+                    return b"\x00" + entry_id.encode("utf-8", "surrogatepass") + b"\x00" in self._blob
             self._set = set(self.as_list())
         return entry_id in self._set
 

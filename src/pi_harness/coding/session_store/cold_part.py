@@ -5,10 +5,11 @@ session is mostly ``user``, ``assistant`` and ``toolResult`` messages there, and
 context reads none of them but the last few before the compaction. So an open keeps that part as
 it was scanned (``cold_scan.py``) or as the index file recorded it (``scan_index.py``): per entry
 its id (``cold_ids.py``), its role (or ``FULL`` for an entry parsed in full: every entry of
-another type, and messages of other roles), its line's offset and length; the entries parsed in
-full themselves; and the chain as *runs*: most entries are the child of the line before, so only
-where a run starts is a parent recorded, as the position of an earlier entry. Such a part is
-*clean*: unique ids, every parent an earlier entry (or none), so no repair can change it.
+another type, and messages of other roles), its line's offset (the line ends at the first
+newline after it); the entries parsed in full themselves; and the chain as *runs*: most entries
+are the child of the line before, so only where a run starts is a parent recorded, as the
+position of an earlier entry. Such a part is *clean*: unique ids, every parent an earlier entry
+(or none), so no repair can change it.
 
 No entry object exists for a message there until one is asked for: ``entry`` makes a *stub*
 ``{"type", "id", "parentId"}`` (kept, so that it stays the same object), ``fill`` completes stubs
@@ -50,8 +51,7 @@ class ColdPart:
     header: tuple[int, int]  # the header line's offset and length
     ids: ColdIds
     roles: bytearray  # per entry: its role code (``ROLE_CODE``), ``FULL`` when parsed in full
-    offsets: array[int] = field(default_factory=_offsets)
-    lengths: array[int] = field(default_factory=_offsets)
+    offsets: array[int] = field(default_factory=_offsets)  # per entry: where its line starts
     records: dict[int, SessionEntry] = field(default_factory=dict)  # the entries parsed in full
     starts: list[int] = field(default_factory=lambda: [0])  # where a run starts
     start_parents: list[int] = field(default_factory=lambda: [-1])  # its parent's position, -1: none
@@ -121,6 +121,15 @@ class ColdPart:
         pieces.reverse()
         return pieces
 
+    def line(self, fd: int, position: int) -> bytes:
+        """The line of the entry at ``position``, read from the file: up to the next entry's line
+        (or the end of the part), cut at its newline (lines that are no entry may lie between)."""
+        start = self.offsets[position]
+        stop = self.offsets[position + 1] if position + 1 < len(self.offsets) else self.end
+        data = os.pread(fd, stop - start, start)
+        newline = data.find(b"\n")
+        return data if newline < 0 else data[: newline + 1]
+
     def full_between(self, start: int, end: int) -> list[int]:
         """The positions in ``[start, end)`` of entries parsed in full."""
         full = self.full_positions()
@@ -151,13 +160,12 @@ class ColdPart:
     def _fill(self, wanted: list[tuple[int, SessionEntry]]) -> None:
         if not wanted:
             return
-        offsets, lengths = self.offsets, self.lengths
-        wanted.sort(key=lambda item: offsets[item[0]])
+        wanted.sort(key=lambda item: item[0])  # file order
         try:
             with open(self.path, "rb") as handle:
                 fd = handle.fileno()
                 for position, entry in wanted:
-                    record = _parse(os.pread(fd, lengths[position], offsets[position]))
+                    record = _parse(self.line(fd, position))
                     if record is None or record.get("id") != entry["id"] or record.get("type") != "message":
                         raise ValueError("the session file changed")
                     complete(entry, record)

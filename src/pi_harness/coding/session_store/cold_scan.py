@@ -19,7 +19,7 @@ import os
 from array import array
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import eq, itemgetter, ne, sub
+from operator import eq, itemgetter, ne
 from typing import BinaryIO, cast
 
 import msgspec
@@ -48,7 +48,7 @@ class _Shape(msgspec.Struct, gc=False):
 
 
 _decode_lines = msgspec.json.Decoder(_Shape).decode_lines
-_CODES: dict[str | None, int] = dict(ROLE_CODE.items())
+_CODES: dict[tuple[str, str | None], int] = {("message", role): code for role, code in ROLE_CODE.items()}
 _CHUNK_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 _FIRST = object()  # the "entry before" the first one: no parent is it, so position 0 starts a run
 
@@ -64,7 +64,6 @@ class ColdColumns:
     ids: list[str] = field(default_factory=list)
     roles: bytearray = field(default_factory=bytearray)
     offsets: array[int] = field(default_factory=_offsets)
-    lengths: array[int] = field(default_factory=_offsets)
     records: dict[int, SessionEntry] = field(default_factory=dict)
     # Position → parent of the entries that are not the child of the entry before them.
     breaks: dict[int, str | None] = field(default_factory=dict)
@@ -84,14 +83,13 @@ class ColdColumns:
         self.records[position] = cast(SessionEntry, record)  # an entry: the store checks its shape
         return entry_id, parent
 
-    def add(self, entry_id: str, parent: str | None, role: int, offset: int, length: int) -> None:
+    def add(self, entry_id: str, parent: str | None, role: int, offset: int) -> None:
         """One line: a stub's id and parent, or what ``checked`` gave for a record (role FULL)."""
         if parent != self.previous or self.previous is _FIRST:
             self.breaks[len(self.ids)] = parent
         self.ids.append(entry_id)
         self.roles.append(role)
         self.offsets.append(offset)
-        self.lengths.append(length)
         self.previous = entry_id
 
     def parents(self) -> list[str | None]:
@@ -105,9 +103,7 @@ class ColdColumns:
     def extending(cls, part: ColdPart) -> ColdColumns:
         """Columns that go on from ``part`` (read from an index), to scan the lines after it."""
         ids = list(part.ids.as_list())
-        columns = cls(
-            ids, bytearray(part.roles), array("q", part.offsets), array("q", part.lengths), dict(part.records)
-        )
+        columns = cls(ids, bytearray(part.roles), array("q", part.offsets), dict(part.records))
         columns.previous = ids[-1] if ids else _FIRST
         columns.runs = (list(part.starts), list(part.start_parents))
         return columns
@@ -117,7 +113,7 @@ class ColdColumns:
         parent missing, later or of the wrong type: the repairs decide)."""
         ids = ColdIds(self.ids)
         ids.with_set(known)
-        part.ids, part.roles, part.offsets, part.lengths = ids, self.roles, self.offsets, self.lengths
+        part.ids, part.roles, part.offsets = ids, self.roles, self.offsets
         part.records = self.records
         part.__post_init__()
         runs = resolve_runs(ids, self.breaks, *self.runs) if self.clean else None
@@ -127,38 +123,40 @@ class ColdColumns:
         return True
 
 
-def _line_starts(buffer: bytes) -> list[int] | None:
-    """Where each line of ``buffer`` starts; None unless every line starts with ``{`` and ends with
-    ``}`` (then no JSON value can span two lines: ``}`` then ``{`` is never valid inside one)."""
-    if not buffer:
+def _line_starts(buffer: bytes, end: int) -> list[int] | None:
+    """Where each line of ``buffer[:end]`` starts; None unless every line starts with ``{`` and
+    ends with ``}`` (then no JSON value can span two lines: ``}`` then ``{`` is never valid inside
+    one)."""
+    if end <= 0:
         return None
     starts = [0]
     find, add = buffer.find, starts.append
-    position = find(b"\n") + 1  # memchr speed; the one step per line of the scan
+    position = find(b"\n", 0, end) + 1  # memchr speed; the one step per line of the scan
     while position:
         add(position)
-        position = find(b"\n", position) + 1
-    if starts[-1] >= len(buffer):
+        position = find(b"\n", position, end) + 1
+    if starts[-1] >= end:
         return None
-    if len(starts) == 1:
-        return starts if buffer[:1] == b"{" and buffer[-1:] == b"}" else None
     # The first and the last byte of every line, picked in one call each.
-    firsts = bytes(itemgetter(*starts)(buffer))
-    lasts = bytes(itemgetter(*[start - 2 for start in starts[1:]], len(buffer) - 1)(buffer))
-    if firsts.count(b"{") != len(starts) or lasts.count(b"}") != len(starts):
+    firsts = bytes(itemgetter(*starts, 0)(buffer))
+    lasts = bytes(itemgetter(*map((-2).__add__, starts[1:]), end - 1, end - 1)(buffer))
+    if firsts.count(b"{") != len(starts) + 1 or lasts.count(b"}") != len(starts) + 1:
         return None
     return starts
 
 
-def scan_chunk(buffer: bytes, base: int, columns: ColdColumns) -> bool:
-    """Add the lines of ``buffer`` (whole lines separated by newlines, without the one that ends
-    the last) to ``columns``; ``base`` is the file offset of its first line. False, with nothing
-    added, when a line is not exactly one JSON object of the expected field types."""
-    starts = _line_starts(buffer)
+def scan_chunk(buffer: bytes, base: int, columns: ColdColumns, end: int | None = None) -> bool:
+    """Add the lines of ``buffer[:end]`` (whole lines separated by newlines, without the one that
+    ends the last; default: all of it) to ``columns``; ``base`` is the file offset of its first
+    line. False, with nothing added, when a line is not exactly one JSON object of the expected
+    field types."""
+    if end is None:
+        end = len(buffer)
+    starts = _line_starts(buffer, end)
     if starts is None:
         return False
     try:
-        shapes = _decode_lines(buffer)
+        shapes = _decode_lines(memoryview(buffer)[:end])
     except _CHUNK_ERRORS:
         return False
     count = len(starts)
@@ -166,11 +164,10 @@ def scan_chunk(buffer: bytes, base: int, columns: ColdColumns) -> bool:
         return False
     ids: list[str] = [shape.id for shape in shapes]
     parents: list[str | None] = [shape.parentId for shape in shapes]
-    codes = bytearray(map(_CODES.get, [shape.message.role for shape in shapes], repeat(FULL)))
     # A stub is a message of one of those roles; the few other entries are parsed in full.
-    for k in compress(range(count), map(ne, [shape.type for shape in shapes], repeat("message"))):
-        codes[k] = FULL
-    ends = [*starts[1:], len(buffer) + 1]
+    kinds = zip([shape.type for shape in shapes], [shape.message.role for shape in shapes], strict=True)
+    codes = bytearray(map(_CODES.get, kinds, repeat(FULL)))
+    ends = [*starts[1:], end + 1]
     position = len(columns.ids)
     for k in compress(range(count), map(eq, codes, repeat(FULL))):
         record = loads_tolerant(buffer[starts[k] : ends[k] - 1])
@@ -186,8 +183,7 @@ def scan_chunk(buffer: bytes, base: int, columns: ColdColumns) -> bool:
         breaks[position] = parents[0]
     columns.ids.extend(ids)
     columns.roles += codes
-    columns.offsets.extend([base + start for start in starts])
-    columns.lengths.extend(map(sub, ends, starts))  # each line with its newline
+    columns.offsets.extend(map(base.__add__, starts))
     columns.previous = ids[-1]
     return True
 
@@ -216,12 +212,12 @@ def scan_lines(handle: BinaryIO, begin: int, end: int, columns: ColdColumns) -> 
             and shape.message.role in ROLE_CODE
             and (shape.parentId is None or isinstance(shape.parentId, str))
         ):
-            columns.add(shape.id, shape.parentId, ROLE_CODE[shape.message.role], start, len(raw))
+            columns.add(shape.id, shape.parentId, ROLE_CODE[shape.message.role], start)
             continue
         record = loads_tolerant(raw)
         if isinstance(record, dict):
             entry_id, parent = columns.checked(record, len(columns.ids))
-            columns.add(entry_id, parent, FULL, start, len(raw))
+            columns.add(entry_id, parent, FULL, start)
 
 
 def _line_end(fd: int, offset: int, tail: int) -> int:
@@ -245,18 +241,14 @@ def scan_covered(handle: BinaryIO, start: int, tail: int, columns: ColdColumns) 
         if len(buffer) != want - position:
             scan_lines(handle, position, tail, columns)  # the file shrank under us: see what is there
             return
-        if want < tail:
-            cut = buffer.rfind(b"\n")
-            if cut < 0:  # one line longer than a chunk: the chunk is that line
-                end = _line_end(fd, want, tail)
-                buffer = os.pread(fd, end - position, position)
-                if len(buffer) != end - position:
-                    scan_lines(handle, position, tail, columns)
-                    return
-            else:
-                buffer = buffer[:cut]
-        else:
-            buffer = buffer[:-1]  # ``tail`` is a line start: the newline before it ends the chunk
-        if not scan_chunk(buffer, position, columns):
-            scan_lines(handle, position, position + len(buffer) + 1, columns)
-        position += len(buffer) + 1
+        # The chunk ends at its last newline (not copied out: the bytes after it are read again).
+        end = len(buffer) - 1 if want == tail else buffer.rfind(b"\n")
+        if end < 0:  # one line longer than a chunk: the chunk is that line
+            end = _line_end(fd, want, tail) - position
+            buffer = os.pread(fd, end, position)
+            if len(buffer) != end:
+                scan_lines(handle, position, tail, columns)
+                return
+        if not scan_chunk(buffer, position, columns, end):
+            scan_lines(handle, position, position + end + 1, columns)
+        position += end + 1

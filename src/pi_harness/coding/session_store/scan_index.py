@@ -2,7 +2,7 @@
 
 ``<session>.jsonl.idx`` records the columns of the covered part (the lines of the file before its
 latest compaction, ``cold_part.py``) in their machine form, so an open reads them with a few
-copies and no step per entry: every entry's id (NUL-joined), role, line offset and length; the
+copies and no step per entry: every entry's id (NUL-joined), role and line offset; the
 run starts of the chain and their parents; where the header and the entries parsed in full are
 (those lines are read again from the session); and the ids of the entries after the covered part
 that were already found not to reuse a covered id. The index is a cache, never required: Pi and
@@ -47,7 +47,7 @@ _BLOCKS = 16
 _BLOCK = 4096
 _TAIL = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
-_SECTIONS = ("ids", "roles", "offsets", "lengths", "checked")
+_SECTIONS = ("ids", "roles", "offsets", "checked")
 _ROLE_BYTES = bytes([0, 1, 2, FULL])
 
 
@@ -87,7 +87,7 @@ def save(session: Path, cold: ColdPart, checked: Sequence[object] = ()) -> bool:
     if not cold.sample or ids.count(b"\x00") != max(0, cold.count - 1):
         return False
     after = _joined(checked) or b""
-    sections = (ids, bytes(cold.roles), cold.offsets.tobytes(), cold.lengths.tobytes(), after)
+    sections = (ids, bytes(cold.roles), cold.offsets.tobytes(), after)
     target = index_path(session)
     try:
         with open(session, "rb") as handle:
@@ -205,15 +205,14 @@ def load(session: Path, handle: BinaryIO, size: int) -> Loaded | None:
     for length in sizes:
         sections.append(raw[base : base + length])
         base += length
-    blob, role_bytes, offset_bytes, length_bytes, checked_blob = (bytes(section) for section in sections)
+    blob, role_bytes, offset_bytes, checked_blob = (bytes(section) for section in sections)
     roles = bytearray(role_bytes)
-    offsets, lengths = _ints(offset_bytes, count), _ints(length_bytes, count)
+    offsets = _ints(offset_bytes, count)
     starts = _positions(meta.get("starts"), max(count, 1))
     full = _positions(meta.get("full"), count)
     parents = meta.get("startParents")
     if (
         offsets is None
-        or lengths is None
         or len(roles) != count
         or roles.translate(None, _ROLE_BYTES)
         or full is None
@@ -232,7 +231,7 @@ def load(session: Path, handle: BinaryIO, size: int) -> Loaded | None:
     if sample(handle, end) != meta.get("sample"):
         return None
     ids = ColdIds(blob=blob, count=count)
-    cold = ColdPart(session, end, (header[0], header[1]), ids, roles, offsets, lengths)
+    cold = ColdPart(session, end, (header[0], header[1]), ids, roles, offsets)
     cold.starts, cold.start_parents, cold.sample = starts, cast(list[int], parents), str(meta["sample"])
     record = _read_records(handle, cold, full)
     if record is None:
@@ -251,7 +250,7 @@ def _read_records(handle: BinaryIO, cold: ColdPart, full: list[int]) -> dict[str
         return None
     records: dict[int, SessionEntry] = {}
     for position in full:
-        record = loads_tolerant(os.pread(fd, cold.lengths[position], cold.offsets[position]))
+        record = loads_tolerant(cold.line(fd, position))
         if (
             not isinstance(record, dict)
             or not isinstance(record.get("id"), str)
