@@ -9,10 +9,22 @@ that the path from the root to a covered entry is a few list slices, not a step 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pi_harness.coding.session_store.cold_part import ColdPart
 from pi_harness.coding.session_store.entries import SessionEntry
+
+
+def thaw(
+    cold: ColdPart, after: list[SessionEntry], by_id: dict[str, SessionEntry]
+) -> tuple[list[SessionEntry], dict[str, SessionEntry]]:
+    """The store's entries and id map with the covered part made into entries in front of
+    ``after`` (the entries after it, mapped in ``by_id``), in file order."""
+    covered = cold.materialize(cold.parents())
+    every = dict(zip(cold.ids.as_list(), covered, strict=True))
+    every.update(by_id)
+    return [*covered, *after], every
 
 
 @dataclass
@@ -35,7 +47,7 @@ class ColdChain:
         return path, full
 
     def branch_path(
-        self, by_id: dict[str, SessionEntry], leaf_id: str | None
+        self, by_id: Mapping[str, SessionEntry], leaf_id: str | None
     ) -> tuple[list[SessionEntry], list[int] | None]:
         """``tree.branch_path`` for the store's entries, and the indices on the path of the
         covered entries parsed in full (None when unknown). A path that reaches the covered part

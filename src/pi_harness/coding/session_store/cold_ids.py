@@ -11,6 +11,8 @@ entries of the whole file).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 _RECENT = 64  # how many of the newest ids are decoded from the end of the bytes at first
 _SEARCHES = 16  # membership tests by a search of the bytes before the set of every id is built
 
@@ -90,3 +92,13 @@ class ColdIds:
         if self._list is None:
             return self._blob[1:-1]
         return "\x00".join(self._list).encode("utf-8", "surrogatepass")
+
+
+class TakenIds:
+    """The ids a new entry must not take: the store's and those of the covered part."""
+
+    def __init__(self, taken: Container[str], covered: ColdIds) -> None:
+        self._taken, self._covered = taken, covered
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._taken or entry_id in self._covered

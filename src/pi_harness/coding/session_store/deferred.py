@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 import orjson
 
@@ -190,8 +190,3 @@ def _check_ids(cold: ColdPart, hot: list[dict[str, object]], checked: list[str])
         raise _Refused
     if len(new) > _RECHECK:
         cold.unsaved = True  # renew the index with them, so the next open need not search again
-
-
-def checked_ids(entries: list[object]) -> list[object]:
-    """The ids of ``entries`` (those after the covered part), for ``scan_index.save``."""
-    return [cast(dict[str, object], entry).get("id") for entry in entries]

@@ -21,7 +21,6 @@ when it reads it, and falls back to a full read of the file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import tempfile
@@ -34,6 +33,11 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 import orjson
+
+try:  # the BLAKE2 module alone: ``hashlib`` would load OpenSSL's first, a few ms of every reopen
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from pi_harness.coding.session_store.cold_ids import ColdIds
 from pi_harness.coding.session_store.cold_part import FULL, ColdPart
@@ -57,7 +61,7 @@ def index_path(session: Path) -> Path:
 
 def sample(handle: BinaryIO, end: int) -> str:
     """A digest of the header line, spread blocks and the last bytes of ``[0, end)``."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     digest.update(end.to_bytes(8, "little"))
     fd = handle.fileno()
     first = os.pread(fd, min(end, _TAIL), 0)

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from itertools import chain as chained
 from pathlib import Path
 from types import MappingProxyType
 from typing import cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
+from pi_harness.coding.session_store.active_path import walk_columns, walk_entries
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
 from pi_harness.coding.session_store.clean_open import load_scanned
-from pi_harness.coding.session_store.cold_chain import ColdChain
+from pi_harness.coding.session_store.cold_chain import ColdChain, thaw
+from pi_harness.coding.session_store.cold_ids import TakenIds
 from pi_harness.coding.session_store.cold_part import ColdPart
-from pi_harness.coding.session_store.cold_path import ColdPath, walk_cold
+from pi_harness.coding.session_store.cold_path import ColdPath
 from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
@@ -29,7 +30,6 @@ from pi_harness.coding.session_store.context import (
     WalkedPath,
     stored_message,
 )
-from pi_harness.coding.session_store.context_window import context_window
 from pi_harness.coding.session_store.deferred import ScannedSession, scan_session_file
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
@@ -270,12 +270,8 @@ class SessionManager(SessionFinders):
         if cold is None:
             return
         self._cold = None
-        covered = cold.materialize(cold.parents())
-        by_id = dict(zip(cold.ids.as_list(), covered, strict=True))
-        by_id.update(self._by_id)
+        self._entries, self._by_id = thaw(cold, self._entries, self._by_id)
         self._generation += 1
-        self._entries = [*covered, *self._entries]
-        self._by_id = by_id
         self._stubs = cold
         self._chain = ColdChain(self._entries, cold, self._generation)
 
@@ -422,7 +418,7 @@ class SessionManager(SessionFinders):
     ) -> str:
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
-        entry_id = new_entry_id(self._by_id if self._cold is None else _Taken(self._by_id, self._cold))
+        entry_id = new_entry_id(self._by_id if self._cold is None else TakenIds(self._by_id, self._cold.ids))
         # ``kind`` and ``fields`` are one of the entry types of entries.py (the ``append_*`` methods).
         base = {"id": entry_id, "parentId": self._leaf_id, "timestamp": timestamp or iso_now()}
         # Key order as Pi writes it: ``custom`` entries put their own fields before the base ones.
@@ -671,31 +667,11 @@ class SessionManager(SessionFinders):
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
     def _walk_active_path(self) -> WalkedPath:
-        cold = self._cold
-        if cold is not None:
-            walked = walk_cold(cold, self._by_id, self._leaf_id)
-            full = walked.full_indices()
-            hot = zip(range(len(walked) - 1, walked.cold_length - 1, -1), reversed(walked.hot), strict=True)
-            records = ((index, walked[index]) for index in reversed(full))
-            wanted, low = context_window(walked, chained(hot, records), walked.id_at, walked.stub_role)
-            walked.fill(wanted)
-            # Before ``low`` the path holds unread stubs and the covered entries parsed in full.
-            return WalkedPath(walked, [*(index for index in full if index < low), *range(low, len(walked))])
-        chain = self._chain
-        relevant: list[int] | None = None
-        if chain is not None and chain.generation == self._generation and chain.entries is self._entries:
-            path, covered = chain.branch_path(self._by_id, self._leaf_id)
-        else:
-            path, covered = branch_path(self._by_id, self._leaf_id), None
-        stubs = self._stubs
-        if stubs is not None and stubs.unfilled():
-            candidates = zip(range(len(path) - 1, -1, -1), reversed(path), strict=True)
-            wanted, low = context_window(path, candidates, lambda i: path[i]["id"], lambda i: stubs.role_of(path[i]))
-            stubs.fill_entries([path[index] for index in wanted])
-            if covered is not None:
-                relevant = [index for index in covered if index < low]
-                relevant.extend(range(low, len(path)))
-        return WalkedPath(path, relevant)
+        if self._cold is not None:
+            return walk_columns(self._cold, self._by_id, self._leaf_id)
+        runs = self._chain
+        current = runs is not None and runs.generation == self._generation and runs.entries is self._entries
+        return walk_entries(self._by_id, self._leaf_id, runs if current else None, self._stubs)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
@@ -787,16 +763,6 @@ class SessionManager(SessionFinders):
 
     def is_read_only(self) -> bool:
         return self._read_only
-
-
-class _Taken:
-    """The ids a new entry must not take: the store's and those of the covered part."""
-
-    def __init__(self, by_id: Mapping[str, SessionEntry], cold: ColdPart) -> None:
-        self._by_id, self._cold = by_id, cold
-
-    def __contains__(self, entry_id: object) -> bool:
-        return entry_id in self._by_id or entry_id in self._cold.ids
 
 
 def _add_optional(fields: dict[str, object], **values: object) -> None:
