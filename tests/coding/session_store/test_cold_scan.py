@@ -152,13 +152,14 @@ def test_entries_of_the_covered_part_still_set_level_model_and_system(tmp_path: 
     assert_same(lazy, full)
 
 
-def test_a_leaf_inside_the_covered_part_is_walked_step_by_step(tmp_path: Path, scanned_always: None) -> None:
+def test_a_leaf_inside_the_covered_part_is_walked_in_ranges(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     lazy, full = open_both(path)
     for manager in (lazy, full):
         manager.branch("0010as42")
-    assert lazy._walk_active_path().relevant is None
     assert dump(lazy.build_session_context().messages) == dump(full.build_session_context().messages)
+    assert lazy._cold is not None  # moving the leaf there made no entry of the whole file
+    assert [e["id"] for e in lazy.get_branch()] == [e["id"] for e in full.get_branch()]
     side = SessionManager.open(path)
     side.branch("side1")  # the side branch leaves the chain in the middle of the covered part
     side.append_message({"role": "user", "content": [{"type": "text", "text": "on the side"}], "timestamp": 3})
@@ -225,4 +226,34 @@ def test_a_last_line_without_its_newline_is_noticed(tmp_path: Path, scanned_alwa
     assert path.read_bytes().endswith(b"\n")
     lazy, full = open_both(path)
     assert lazy.get_entries()[-1]["message"]["content"][0]["text"] == "after"  # type: ignore[typeddict-item]
+    assert_same(lazy, full)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # A value split over two lines and a line with two values: as many values as lines.
+        [
+            b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":',
+            b'"x"}}',
+            b'{"type":"custom","id":"b","parentId":null,"customType":"t"} {"type":"custom","id":"c","parentId":null,"customType":"t"}',
+        ],  # fmt: skip
+        [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":{', b"}}}"],
+        [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}\r'],
+        [b'{"type":"message","id":"a","message":{"role":"user","content":"no parent"}}'],
+        [b'{"type":"message","id":"a","parentId":null,"message":null}'],
+        [b'{"type":"label","id":7,"parentId":null}'],
+    ],
+)
+def test_lines_the_fast_scan_refuses_are_decided_one_by_one(
+    tmp_path: Path, scanned_always: None, small_chunks: None, lines: list[bytes]
+) -> None:
+    from pi_harness.coding.session_store.cold_scan import ColdColumns, scan_chunk
+
+    assert not scan_chunk(b"\n".join(lines), 0, ColdColumns())
+    path = write_session(tmp_path / "s.jsonl")
+    data = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(data[:20] + [line + b"\n" for line in lines] + data[20:]))
+    lazy, full = open_both(path)
+    assert covered_part(lazy) is not None
     assert_same(lazy, full)

@@ -233,7 +233,7 @@ def resolve_runs(
     the child of the entry before (``breaks``, position → parent id; position 0 is one): each
     run start with the position of its parent, -1 for none. None when a parent is missing, later
     or the entry itself (then the repairs decide)."""
-    if not starts and 0 not in breaks:
+    if not starts and breaks and 0 not in breaks:
         return None
     for start in sorted(breaks):
         parent = breaks[start]

@@ -223,8 +223,8 @@ def load(session: Path, handle: BinaryIO, size: int) -> Loaded | None:
         or len(full) != roles.count(FULL)
         or any(roles[p] != FULL for p in full)
         or starts is None
-        or not starts
-        or starts[0] != 0
+        or bool(starts) != bool(count)
+        or (starts and starts[0] != 0)
         or not isinstance(parents, list)
         or len(parents) != len(starts)
         or not all(type(p) is int and -1 <= p < s for p, s in zip(parents, starts, strict=True))

@@ -275,6 +275,10 @@ class SessionManager(SessionFinders):
         self._stubs = cold
         self._chain = ColdChain(self._entries, cold, self._generation)
 
+    def _has(self, entry_id: str) -> bool:
+        """Whether there is an entry of that id (without making the covered part's entries)."""
+        return entry_id in self._by_id or (self._cold is not None and entry_id in self._cold.ids)
+
     def _thaw_for(self, entry_id: str | None) -> None:
         """Thaw when ``entry_id`` is a covered entry's."""
         if (
@@ -543,8 +547,7 @@ class SessionManager(SessionFinders):
 
     def append_label(self, target_id: str, label: str | None = None) -> str:
         """Set (or with an empty label, clear) the bookmark of an entry."""
-        self._thaw_for(target_id)
-        if target_id not in self._by_id:
+        if not self._has(target_id):
             raise EntryNotFoundError(target_id)
         fields: dict[str, object] = {"targetId": target_id}
         if label:
@@ -634,8 +637,7 @@ class SessionManager(SessionFinders):
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf (not persisted); the next append starts a new branch there."""
-        self._thaw_for(entry_id)
-        if entry_id not in self._by_id:
+        if not self._has(entry_id):
             raise EntryNotFoundError(entry_id)
         self._leaf_id = entry_id
 
@@ -652,8 +654,7 @@ class SessionManager(SessionFinders):
         usage: Usage | None = None,
     ) -> str:
         """Move the leaf to ``entry_id`` (``None``: before the first entry) and append a summary there."""
-        self._thaw_for(entry_id)
-        if entry_id is not None and entry_id not in self._by_id:
+        if entry_id is not None and not self._has(entry_id):
             raise EntryNotFoundError(entry_id)
         self._leaf_id = entry_id
         return self.append_branch_summary(entry_id or "root", summary, details, from_hook, usage)
