@@ -229,6 +229,9 @@ def test_a_last_line_without_its_newline_is_noticed(tmp_path: Path, scanned_alwa
     assert_same(lazy, full)
 
 
+_CUSTOM = b'{"type":"custom","id":"%s","parentId":null,"customType":"t"}'
+
+
 @pytest.mark.parametrize(
     "lines",
     [
@@ -236,8 +239,8 @@ def test_a_last_line_without_its_newline_is_noticed(tmp_path: Path, scanned_alwa
         [
             b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":',
             b'"x"}}',
-            b'{"type":"custom","id":"b","parentId":null,"customType":"t"} {"type":"custom","id":"c","parentId":null,"customType":"t"}',
-        ],  # fmt: skip
+            _CUSTOM % b"b" + b" " + _CUSTOM % b"c",
+        ],
         [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":{', b"}}}"],
         [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}\r'],
         [b'{"type":"message","id":"a","message":{"role":"user","content":"no parent"}}'],
