@@ -193,3 +193,18 @@ def test_a_torn_compaction_line_leaves_nothing_after_the_covered_part(tmp_path: 
     assert lazy.get_leaf_id() == full.get_leaf_id() == "edit1"
     assert dump(lazy.build_session_context().messages) == dump(full.build_session_context().messages)
     assert dump(lazy.get_entries()) == dump(full.get_entries())
+
+
+def test_the_path_reads_as_a_list_would(tmp_path: Path, scanned_always: None) -> None:
+    lazy, full = open_both(write_session(tmp_path / "s.jsonl"))
+    path = lazy.build_session_projection().path
+    branch = full.get_branch()
+    ids = [e["id"] for e in branch]
+    assert len(path) == len(branch)
+    for chosen in (slice(None), slice(3, 40), slice(-5, None), slice(None, None, -7), slice(100, 20, -3)):
+        assert [e["id"] for e in path[chosen]] == ids[chosen]
+    assert [path[i]["id"] for i in (0, 1, -1, len(path) // 2)] == [ids[i] for i in (0, 1, -1, len(ids) // 2)]
+    assert [e["id"] for e in reversed(path)] == ids[::-1]
+    with pytest.raises(IndexError):
+        path[len(path)]
+    assert lazy._cold is not None

@@ -47,9 +47,11 @@ class ColdPath(Sequence[SessionEntry]):
     def __getitem__(self, index: int | slice) -> SessionEntry | list[SessionEntry]:
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
-            if step == 1 and start >= self.cold_length:
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            if start >= self.cold_length:
                 return self.hot[start - self.cold_length : stop - self.cold_length]
-            return self.pick(range(start, stop, step))
+            return self.pick(range(start, stop))
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
