@@ -63,7 +63,12 @@ class ColdPart:
     _full: list[int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        self.recount()
+
+    def recount(self) -> None:
+        """Count the stubs again, after the columns or records were given."""
         self._stubs = self._left = len(self.roles) - self.roles.count(FULL)
+        self._full = None
 
     @property
     def count(self) -> int:

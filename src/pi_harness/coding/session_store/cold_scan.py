@@ -115,7 +115,7 @@ class ColdColumns:
         ids.with_set(known)
         part.ids, part.roles, part.offsets = ids, self.roles, self.offsets
         part.records = self.records
-        part.__post_init__()
+        part.recount()
         runs = resolve_runs(ids, self.breaks, *self.runs) if self.clean else None
         if runs is None:
             return False

@@ -266,7 +266,7 @@ def _read_records(handle: BinaryIO, cold: ColdPart, full: list[int]) -> dict[str
             return None
         records[position] = cast(SessionEntry, record)
     cold.records = records
-    cold.__post_init__()
+    cold.recount()
     return cast(dict[str, object], header)
 
 
