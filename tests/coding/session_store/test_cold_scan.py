@@ -11,7 +11,16 @@ from pathlib import Path
 
 import orjson
 import pytest
-from test_deferred_open import _line, _message, dump, flatten, open_both, scanned_always, write_session
+from test_deferred_open import (
+    _line,
+    _message,
+    covered_part,
+    dump,
+    flatten,
+    open_both,
+    scanned_always,
+    write_session,
+)
 
 from pi_harness.coding.session_store import cold_scan
 from pi_harness.coding.session_store.store import SessionManager
@@ -49,11 +58,12 @@ def small_chunks() -> Iterator[None]:
 
 def test_a_clean_file_opens_on_the_fast_path(tmp_path: Path, scanned_always: None) -> None:
     lazy, full = open_both(write_session(tmp_path / "s.jsonl"))
-    assert lazy._chain is not None  # clean covered part: walked in slices, only the others repaired
+    assert lazy._cold is not None  # clean covered part: kept as columns, only the others repaired
     walked = lazy._walk_active_path()
     assert walked.relevant is not None and len(walked.relevant) < len(walked.entries) // 2
     lazy.build_session_context()
-    assert lazy._deferred is not None and lazy._deferred._slots is None  # no map of every stub
+    # Entries were made only of the messages the context reads.
+    assert lazy._cold is not None and len(lazy._cold.made) < 10
     assert_same(lazy, full)
 
 
@@ -65,7 +75,7 @@ def test_chunks_of_any_size_read_the_same(tmp_path: Path, scanned_always: None, 
         lazy, full = open_both(write_session(tmp_path / "s.jsonl", turns=80))
     finally:
         cold_scan.CHUNK = previous
-    assert lazy._chain is not None
+    assert lazy._cold is not None
     assert_same(lazy, full)
 
 
@@ -89,7 +99,7 @@ def test_a_damaged_line_leaves_only_its_chunk_to_the_line_by_line_scan(
     lines.insert(20, damage + b"\n")
     path.write_bytes(b"".join(lines))
     lazy, full = open_both(path)
-    assert lazy._deferred
+    assert covered_part(lazy) is not None
     assert_same(lazy, full)
 
 
@@ -108,7 +118,7 @@ def test_parents_the_repairs_decide_take_the_full_path(tmp_path: Path, scanned_a
         [_line(_message("orphan", "nowhere", "user", "names a missing parent"))],
     ):
         lazy, full = open_both(_covered_extra(tmp_path, extra))
-        assert lazy._deferred and lazy._chain is None
+        assert lazy._stubs is not None and lazy._chain is None  # every entry made at once, no runs
         assert_same(lazy, full)
 
 
@@ -133,7 +143,7 @@ def test_entries_of_the_covered_part_still_set_level_model_and_system(tmp_path: 
     path = tmp_path / "s.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     lazy, full = open_both(path)
-    assert lazy._chain is not None
+    assert lazy._cold is not None
     context = lazy.build_session_context()
     assert context.thinking_level == "high"
     assert context.model == {"provider": "other", "modelId": "covered-model"}
@@ -142,13 +152,14 @@ def test_entries_of_the_covered_part_still_set_level_model_and_system(tmp_path: 
     assert_same(lazy, full)
 
 
-def test_a_leaf_inside_the_covered_part_is_walked_step_by_step(tmp_path: Path, scanned_always: None) -> None:
+def test_a_leaf_inside_the_covered_part_is_walked_in_ranges(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     lazy, full = open_both(path)
     for manager in (lazy, full):
         manager.branch("0010as42")
-    assert lazy._walk_active_path().relevant is None
     assert dump(lazy.build_session_context().messages) == dump(full.build_session_context().messages)
+    assert lazy._cold is not None  # moving the leaf there made no entry of the whole file
+    assert [e["id"] for e in lazy.get_branch()] == [e["id"] for e in full.get_branch()]
     side = SessionManager.open(path)
     side.branch("side1")  # the side branch leaves the chain in the middle of the covered part
     side.append_message({"role": "user", "content": [{"type": "text", "text": "on the side"}], "timestamp": 3})
@@ -157,20 +168,23 @@ def test_a_leaf_inside_the_covered_part_is_walked_step_by_step(tmp_path: Path, s
 
 
 def test_the_fast_scan_agrees_with_the_line_by_line_scan(tmp_path: Path, scanned_always: None) -> None:
-    from pi_harness.coding.session_store.covered import CoveredLines
-
     path = write_session(tmp_path / "s.jsonl")
     data = path.read_bytes()
     start = data.index(b"\n") + 1
     tail = data.rindex(b'\n{"type":"compaction"') + 1
-    fast, records = CoveredLines(), []
-    assert cold_scan.scan_chunk(data[start - 1 : tail - 1], start, fast, records)
-    lazy = SessionManager.open(path, read_only=True)
-    assert lazy._deferred is not None
-    assert fast.stub_ids == lazy._deferred.ids
-    assert list(fast.stub_offsets) == list(lazy._deferred.offsets)
-    assert list(fast.stub_lengths) == list(lazy._deferred.lengths)
-    assert [orjson.loads(data[o : o + n]) for o, n in zip(fast.line_offsets, fast.line_lengths, strict=True)] == records
+    fast, slow = cold_scan.ColdColumns(), cold_scan.ColdColumns()
+    assert cold_scan.scan_chunk(data[start : tail - 1], start, fast)
+    with open(path, "rb") as handle:
+        cold_scan.scan_lines(handle, start, tail, slow)
+    assert fast.ids == slow.ids
+    assert fast.roles == slow.roles
+    assert list(fast.offsets) == list(slow.offsets)
+    assert fast.records == slow.records
+    assert fast.breaks == slow.breaks
+    ends = [*fast.offsets[1:], tail]
+    assert [orjson.loads(data[o:n]) for o, n in zip(fast.offsets, ends, strict=True)] == [
+        orjson.loads(line) for line in data[start:tail].splitlines()
+    ]
 
 
 @pytest.mark.parametrize(
@@ -191,7 +205,7 @@ def test_damage_after_the_latest_compaction_is_read_as_the_full_reader_reads_it(
     lines.insert(len(lines) - 3, damage + b"\n")
     path.write_bytes(b"".join(lines))
     lazy, full = open_both(path)
-    assert lazy._deferred
+    assert covered_part(lazy) is not None
     assert_same(lazy, full)
 
 
@@ -212,4 +226,37 @@ def test_a_last_line_without_its_newline_is_noticed(tmp_path: Path, scanned_alwa
     assert path.read_bytes().endswith(b"\n")
     lazy, full = open_both(path)
     assert lazy.get_entries()[-1]["message"]["content"][0]["text"] == "after"  # type: ignore[typeddict-item]
+    assert_same(lazy, full)
+
+
+_CUSTOM = b'{"type":"custom","id":"%s","parentId":null,"customType":"t"}'
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # A value split over two lines and a line with two values: as many values as lines.
+        [
+            b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":',
+            b'"x"}}',
+            _CUSTOM % b"b" + b" " + _CUSTOM % b"c",
+        ],
+        [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":{', b"}}}"],
+        [b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}\r'],
+        [b'{"type":"message","id":"a","message":{"role":"user","content":"no parent"}}'],
+        [b'{"type":"message","id":"a","parentId":null,"message":null}'],
+        [b'{"type":"label","id":7,"parentId":null}'],
+    ],
+)
+def test_lines_the_fast_scan_refuses_are_decided_one_by_one(
+    tmp_path: Path, scanned_always: None, small_chunks: None, lines: list[bytes]
+) -> None:
+    from pi_harness.coding.session_store.cold_scan import ColdColumns, scan_chunk
+
+    assert not scan_chunk(b"\n".join(lines), 0, ColdColumns())
+    path = write_session(tmp_path / "s.jsonl")
+    data = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(data[:20] + [line + b"\n" for line in lines] + data[20:]))
+    lazy, full = open_both(path)
+    assert covered_part(lazy) is not None
     assert_same(lazy, full)

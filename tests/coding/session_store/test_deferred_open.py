@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from pi_harness.coding.session_store import deferred
+from pi_harness.coding.session_store.cold_part import ColdPart
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.tree import SessionTreeNode
 
@@ -145,6 +146,18 @@ def open_both(path: Path) -> tuple[SessionManager, SessionManager]:
     return lazy, full
 
 
+def covered_part(manager: SessionManager) -> ColdPart | None:
+    """The covered part of a large file the store opened by a scan (kept as columns, or made into
+    entries with stubs), None when the file was read in full."""
+    return manager._cold or manager._stubs
+
+
+def unread(manager: SessionManager) -> int:
+    """How many messages of the covered part have not been read from the file."""
+    part = covered_part(manager)
+    return part.unfilled() if part is not None else 0
+
+
 def dump(value: object) -> bytes:
     return orjson.dumps(value, default=repr)
 
@@ -162,13 +175,15 @@ def flatten(roots: list[SessionTreeNode]) -> list[bytes]:
 
 def test_context_is_the_same_and_older_messages_stay_unparsed(tmp_path: Path, scanned_always: None) -> None:
     lazy, full = open_both(write_session(tmp_path / "s.jsonl"))
-    assert lazy._deferred  # the scan was used
+    assert lazy._cold is not None  # the scan was used; the covered part stays columns
     context_lazy, context_full = lazy.build_session_context(), full.build_session_context()
     assert dump(context_lazy.messages) == dump(context_full.messages)
     assert (context_lazy.model, context_lazy.thinking_level) == (context_full.model, context_full.thinking_level)
     assert context_lazy.messages[0]["role"] == "compactionSummary"
-    # Only the part after the latest compaction's cut was read: most messages are still stubs.
-    assert len(lazy._deferred) > 150
+    # Only the part after the latest compaction's cut was read: most messages are still stubs,
+    # and but those few no entry was made of them.
+    assert unread(lazy) > 150
+    assert lazy._cold is not None and len(lazy._cold.made) < 10
     outline = lazy.get_branch_outline()
     assert [e["id"] for e in outline] == [e["id"] for e in full.get_branch()]
 
@@ -194,7 +209,7 @@ def test_every_accessor_sees_complete_entries(tmp_path: Path, scanned_always: No
 def test_appending_and_branching_after_a_scanned_open(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     manager = SessionManager.open(path)
-    assert manager._deferred
+    assert manager._cold is not None
     manager.append_message({"role": "user", "content": [{"type": "text", "text": "more"}], "timestamp": 2})
     first_user = next(e for e in SessionManager.open(path, read_only=True).get_entries() if e["type"] == "message")
     branched = manager.create_branched_session(first_user["id"])
@@ -225,7 +240,7 @@ def test_damaged_lines_are_read_as_the_full_reader_reads_them(
     lines.insert(len(lines) // 3, damage + b"\n")
     path.write_bytes(b"".join(lines))
     lazy, full = open_both(path)
-    assert lazy._deferred
+    assert covered_part(lazy) is not None
     assert dump(lazy.build_session_context().messages) == dump(full.build_session_context().messages)
     assert dump(lazy.get_entries()) == dump(full.get_entries())
 
@@ -234,7 +249,7 @@ def test_files_the_scan_leaves_to_the_full_reader(tmp_path: Path, scanned_always
     # Duplicate ids need the repair's renaming; an old version needs migration; no compaction
     # means the whole branch is read anyway.
     duplicate = write_session(tmp_path / "dup.jsonl", extra=[_line(_message("0001us5", None, "user", "again"))])
-    assert not SessionManager.open(duplicate, read_only=True)._deferred
+    assert covered_part(SessionManager.open(duplicate, read_only=True)) is None
     no_compaction = tmp_path / "plain.jsonl"
     lines = [
         line
@@ -242,10 +257,10 @@ def test_files_the_scan_leaves_to_the_full_reader(tmp_path: Path, scanned_always
         if '"compaction"' not in line
     ]
     no_compaction.write_text("".join(lines))
-    assert not SessionManager.open(no_compaction, read_only=True)._deferred
+    assert covered_part(SessionManager.open(no_compaction, read_only=True)) is None
     old = tmp_path / "old.jsonl"
     old.write_text(write_session(tmp_path / "tmp2.jsonl").read_text().replace('"version":3', '"version":2', 1))
-    assert not SessionManager.open(old, read_only=True)._deferred
+    assert covered_part(SessionManager.open(old, read_only=True)) is None
 
 
 def test_a_file_rewritten_by_another_program_is_still_read(tmp_path: Path, scanned_always: None) -> None:
@@ -266,7 +281,7 @@ def test_compaction_plans_on_the_outline_without_reading_older_messages(tmp_path
 
     lazy, full = open_both(write_session(tmp_path / "s.jsonl"))
     lazy.build_session_context()
-    stubs = len(lazy._deferred)
+    stubs = unread(lazy)
     settings = CompactionSettings(keep_recent_tokens=20)
     planned, expected = (
         prepare_compaction(lazy.get_branch_outline(), settings),
@@ -274,4 +289,4 @@ def test_compaction_plans_on_the_outline_without_reading_older_messages(tmp_path
     )
     assert planned is not None and expected is not None
     assert dump(planned) == dump(expected)
-    assert len(lazy._deferred) == stubs > 150  # nothing before the latest compaction was read
+    assert unread(lazy) == stubs > 150  # nothing before the latest compaction was read

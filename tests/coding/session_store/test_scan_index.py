@@ -7,15 +7,14 @@ the same file, so an index that were trusted wrongly would show up as a differen
 
 from __future__ import annotations
 
-import base64
 import json
-from array import array
+import zlib
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from test_deferred_open import _line, _message, dump, flatten, open_both, scanned_always, write_session
+from test_deferred_open import _line, _message, covered_part, dump, flatten, open_both, scanned_always, write_session
 
 from pi_harness.coding.session_store import scan_index
 from pi_harness.coding.session_store.listing import session_file_names
@@ -26,7 +25,7 @@ __all__ = ["scanned_always"]  # the fixture, imported for the tests below
 
 def assert_same_as_full_read(path: Path) -> SessionManager:
     lazy, full = open_both(path)
-    assert lazy._deferred
+    assert covered_part(lazy) is not None
     assert dump(lazy.build_session_context().messages) == dump(full.build_session_context().messages)
     assert lazy.get_leaf_id() == full.get_leaf_id()
     assert flatten(lazy.get_tree()) == flatten(full.get_tree())
@@ -52,10 +51,12 @@ def indexed(path: Path) -> Path:
 def used_index(path: Path) -> bool:
     """Whether opening the file now takes the index as it is (nothing new to save)."""
     manager = SessionManager.open(path)
+    part = covered_part(manager)
     try:
-        return manager._deferred is not None and manager._deferred.unsaved is None
+        return part is not None and not part.unsaved
     finally:
-        manager._deferred = None  # do not rewrite the index from this probe
+        if part is not None:
+            part.unsaved = False  # do not rewrite the index from this probe
         manager.close()
 
 
@@ -167,47 +168,58 @@ def test_a_garbage_index_is_ignored_and_replaced(tmp_path: Path, scanned_always:
     assert used_index(path)
 
 
-def _read_index(index: Path) -> tuple[bytes, dict[str, Any], bytes]:
+def _read_index(index: Path) -> tuple[bytes, dict[str, Any], list[bytes]]:
     checksum, _, body = index.read_bytes().partition(b"\n")
-    meta, _, blob = body.partition(b"\n")
-    return checksum, orjson.loads(meta), blob
+    meta, _, rest = body.partition(b"\n")
+    record = orjson.loads(meta)
+    sections: list[bytes] = []
+    for size in record["sizes"]:
+        sections.append(rest[:size])
+        rest = rest[size:]
+    return checksum, record, sections
 
 
-def _rewrite_index(index: Path, record: dict[str, object], blob: bytes) -> None:
-    """Store ``record`` and ``blob`` as the index with a valid checksum, as a buggy writer could."""
-    body = orjson.dumps(record) + b"\n" + blob
-    index.write_bytes(scan_index._checksum(body) + b"\n" + body)
+def _rewrite_index(index: Path, record: dict[str, object], sections: list[bytes]) -> None:
+    """Store ``record`` and ``sections`` as the index with a valid checksum, as a buggy writer could."""
+    body = orjson.dumps(record) + b"\n" + b"".join(sections)
+    index.write_bytes(b"%08x" % zlib.crc32(body) + b"\n" + body)
 
 
 def test_an_index_with_altered_fields_is_ignored(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
     index = indexed(path)
-    checksum, good, blob = _read_index(index)
+    checksum, good, sections = _read_index(index)
     body = index.read_bytes().partition(b"\n")[2]
     index.write_bytes(checksum + b"\n" + body.replace(b"us", b"uz", 1))  # altered, checksum not
     assert not used_index(path)
     index.write_bytes(checksum + b"\n" + body[: len(body) // 2])  # torn
     assert not used_index(path)
-    short = base64.b64encode(array("q", [0] * (good["stubs"] - 1)).tobytes()).decode()
+    count = good["count"]
     for key, value in (
-        ("stubs", good["stubs"] - 1),
-        ("stubOffsets", "%%%"),
-        ("stubLengths", short),
-        ("lineOffsets", short),
-        ("roles", "ff" * good["stubs"]),
-        ("kinds", good["kinds"].replace("f", "s", 1)),
+        ("count", count - 1),
         ("end", good["end"] + 1),
         ("version", 99),
-        ("breaks", [[good["stubs"], None]]),  # no such stub
-        ("breaks", [[0, 1]]),  # a parent is a string or null
-        ("breaks", {"0": None}),
+        ("header", [0]),
+        ("starts", [1]),  # the first entry starts a run
+        ("starts", [0, 0]),
+        ("startParents", [0]),  # a run's parent comes before it
+        ("full", good["full"][1:]),  # every entry parsed in full is named
+        ("full", [count]),
+        ("sizes", [1, 2, 3, 4]),
+        ("checked", "x"),
     ):
-        _rewrite_index(index, {**good, key: value}, blob)
+        _rewrite_index(index, {**good, key: value}, sections)
         assert not used_index(path), key
         assert_same_as_full_read(path)
-    _rewrite_index(index, good, blob.rsplit(b"\x00", 1)[0])  # an id missing
-    assert not used_index(path)
-    _rewrite_index(index, good, blob)  # the same fields again: accepted
+    ids, roles, offsets, checked = sections
+    for altered in (
+        [ids.rsplit(b"\x00", 1)[0], roles, offsets, checked],  # an id missing
+        [ids, roles[:-1] + b"\x07", offsets, checked],  # no such role
+        [ids, roles, offsets[:-8], checked],
+    ):
+        _rewrite_index(index, {**good, "sizes": [len(section) for section in altered]}, altered)
+        assert not used_index(path)
+    _rewrite_index(index, good, sections)  # the same fields again: accepted
     assert used_index(path)
 
 
@@ -226,22 +238,26 @@ def test_a_concurrent_writer_after_the_index(tmp_path: Path, scanned_always: Non
     assert_same_as_full_read(path)
 
 
-def test_ids_with_escapes_are_read_in_full(tmp_path: Path, scanned_always: None) -> None:
+def test_ids_with_escapes_are_read_as_strings(tmp_path: Path, scanned_always: None) -> None:
     path = write_session(tmp_path / "s.jsonl")
-    data = path.read_bytes().replace(b'"0002us', b'"0002\\u0000us', 2)  # the id and its child's parent
+    data = path.read_bytes().replace(b'"0002us', b'"0002\\u00fcus', 2)  # the id and its child's parent
     path.write_bytes(data)
+    indexed(path)
+    assert used_index(path)
+    assert_same_as_full_read(path)
+    # An id with a NUL character the index cannot hold: no index, the same reading.
+    path.write_bytes(data.replace(b"\\u00fcus", b"\\u0000us"))
     manager = SessionManager.open(path)
     manager.close()
-    # An escaped id is no stub (its bytes are not its string): its line is kept in full, which
-    # the index can hold.
-    assert used_index(path)
+    assert not used_index(path)
     assert_same_as_full_read(path)
 
 
 def test_stub_ids_the_index_cannot_hold_leave_no_index(tmp_path: Path) -> None:
-    from pi_harness.coding.session_store.covered import CoveredLines
+    from pi_harness.coding.session_store.cold_ids import ColdIds
+    from pi_harness.coding.session_store.cold_part import ColdPart
 
     path = write_session(tmp_path / "s.jsonl")
-    covered = CoveredLines(end=10, kinds=bytearray(b"hs"), stub_ids=["a\x00b"], stub_parents=[None])
-    assert not scan_index.save(path, covered)
+    part = ColdPart(path, 10, (0, 10), ColdIds(["a\x00b"]), bytearray([0]), sample="x", unsaved=True)
+    assert not scan_index.save(path, part)
     assert not scan_index.index_path(path).exists()

@@ -101,9 +101,9 @@ async def build_session(
 ) -> BuiltSession:
     runner, diagnostics = await load_extensions(services, config)
     context = manager.build_session_context()
-    # Entry types, model changes and system messages only: the outline does (a large file's
-    # older messages stay unparsed).
-    branch = manager.get_branch_outline()
+    # Levels, model changes and system messages only: the branch's records have them all (a large
+    # file's older messages are not even made into entries).
+    branch = manager.get_branch_records()
     has_messages = manager.has_messages()
     recorded_level = context.thinking_level if any(e["type"] == "thinking_level_change" for e in branch) else None
     fallback_message: str | None = None

@@ -1,5 +1,10 @@
-"""Loading a large session whose covered part is clean (``cold_chain.py``): only the entries
-parsed in full are repaired, the covered entries are taken as the scan found them."""
+"""Loading a large session from its scan (``deferred.py``).
+
+A clean covered part (``cold_part.py``) stays columns: no repair can change it, so only the
+entries parsed in full are repaired (its own with their ids and parents taken as they are, the
+ones after it as any entries are). A covered part that is not clean (a parent missing or later,
+an id of the wrong type) is made into entries at once and the whole tree repaired, as for any file.
+"""
 
 from __future__ import annotations
 
@@ -7,39 +12,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from pi_harness.coding.session_store.cold_chain import ColdChain
+from pi_harness.coding.session_store.cold_part import ColdPart
 from pi_harness.coding.session_store.deferred import ScannedSession
 from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.repair import report_repairs
 
 
 @dataclass
-class CleanLoad:
-    """What the store loads: every entry (file order), those that are not stubs, by id."""
+class ScannedLoad:
+    """What the store loads."""
 
-    entries: list[SessionEntry]
-    others: list[SessionEntry]
-    by_id: dict[str, SessionEntry]
-    chain: ColdChain
+    entries: list[SessionEntry]  # after the covered part (``cold`` kept), else every entry
+    others: list[SessionEntry]  # the entries that are not stubs, in file order (labels, name)
+    cold: ColdPart | None = None  # the covered part, kept as columns
+    stubs: ColdPart | None = None  # the covered part made into entries: its stubs to fill
 
 
-def clean_load(file: Path, scanned: ScannedSession, others: list[SessionEntry]) -> CleanLoad | None:
-    """The scanned entries with ``others`` (the non-stubs, migrated) repaired, a repaired copy in
-    its original's place; None when the covered part is not clean or an entry is unusable (then
-    the whole tree is repaired as for any file)."""
-    chain, by_id = scanned.chain, scanned.by_id
-    if chain is None or by_id is None:
-        return None
-    if not all(isinstance(e.get("id"), str) and isinstance(e.get("type"), str) for e in others):
-        return None
-    entries = cast(list[SessionEntry], scanned.entries)
-    # No repair can change a covered entry's id or parent; the covered ids are "known" to come
-    # before every entry that names them.
-    fixed = report_repairs(file, others, by_id.keys())
-    swaps = {id(old): new for old, new in zip(others, fixed, strict=True) if old is not new}
-    if swaps:
-        entries = [swaps.get(id(entry), entry) for entry in entries]
-    # The covered entries are already mapped by id; the others are mapped now.
-    for entry in (*entries[chain.count :], *swaps.values()):
-        by_id[entry["id"]] = entry
-    return CleanLoad(entries, fixed, by_id, chain)
+def load_scanned(file: Path, scanned: ScannedSession) -> ScannedLoad:
+    cold = scanned.cold
+    after = cast(list[SessionEntry], scanned.hot)
+    if scanned.parents is not None:
+        cold.unsaved = False  # an index holds only a clean part
+        entries = report_repairs(file, [*cold.materialize(scanned.parents), *after])
+        return ScannedLoad(entries, entries, stubs=cold)
+    positions = cold.full_positions()
+    records = [cold.records[position] for position in positions]
+    usable = [e for e in after if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+    # The covered ids are "known" to come before every entry that names them.
+    fixed = report_repairs(file, [*records, *usable], cold.ids, verified=len(records))
+    for position, record in zip(positions, fixed, strict=False):
+        cold.records[position] = record
+    return ScannedLoad(fixed[len(records) :], fixed, cold=cold)

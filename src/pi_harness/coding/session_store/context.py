@@ -15,7 +15,7 @@ are new dicts, so callers must not mutate the messages they get.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, cast
 
@@ -26,6 +26,7 @@ from pi_harness.agent.types import (
     CustomMessage,
     SystemMessage,
 )
+from pi_harness.coding.session_store.cold_path import ColdPath
 from pi_harness.coding.session_store.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -60,14 +61,17 @@ class SessionProjection(SessionContext):
     """(1.4.0) ``buildSessionProjection()``: the context plus where each message came from.
 
     ``entries[i]`` is the entry that produced ``messages[i]`` (the compaction entry for the
-    summary message). ``path`` is the whole active path, ``compaction`` the latest compaction on
-    it, and ``system`` the prompt sections and tools replayed from its system messages.
+    summary message). ``path`` is the whole active path (for a large file, a ``ColdPath`` whose
+    older entries are made when read), ``compaction`` the latest compaction on it, and ``system``
+    the prompt sections and tools replayed from its system messages. ``relevant``: the indices of
+    ``path`` that may hold anything but an unread stub, when known (``WalkedPath``).
     """
 
     entries: list[SessionEntry] = field(default_factory=list)
-    path: list[SessionEntry] = field(default_factory=list)
+    path: list[SessionEntry] | ColdPath = field(default_factory=list)
     compaction: CompactionEntry | None = None
     system: SystemState = field(default_factory=SystemState)
+    relevant: list[int] | None = None
 
     def context(self) -> SessionContext:
         return SessionContext(self.messages, self.thinking_level, self.model)
@@ -165,19 +169,26 @@ class WalkedPath:
     unread stub of a large file (``deferred.py``): those are all the projection's scan of the
     path needs to look at (a stub has no model, system prompt, level, compaction or edit)."""
 
-    entries: list[SessionEntry]
+    entries: list[SessionEntry] | ColdPath
     relevant: Sequence[int] | None = None
 
 
 def build_session_projection(path: Sequence[SessionEntry], relevant: Sequence[int] | None = None) -> SessionProjection:
     """Project the active ``path`` (root → leaf) into the model context (``relevant``: see
     ``WalkedPath``)."""
-    projection = SessionProjection(path=list(path))
+    projection = SessionProjection(
+        path=path.copy() if isinstance(path, ColdPath) else list(path),
+        relevant=list(relevant) if relevant is not None else None,
+    )
     compaction_index = -1
     model_entry: SessionEntry | None = None
     edits: dict[str, ContextEditReplacement | None] = {}
     system_messages: list[SystemMessage] = []
-    walk = enumerate(path) if relevant is None else ((index, path[index]) for index in relevant)
+    if relevant is None:
+        walk: Iterable[tuple[int, SessionEntry]] = enumerate(path)
+    else:
+        picked = path.pick(relevant) if isinstance(path, ColdPath) else [path[i] for i in relevant]
+        walk = zip(relevant, picked, strict=True)
     for index, entry in walk:
         kind = entry["type"]
         if kind == "message":
@@ -283,6 +294,8 @@ def extend_session_projection(projection: SessionProjection, appended: Sequence[
     if any(entry["type"] in ("compaction", "context_edit") for entry in appended):
         return False
     for entry in appended:
+        if projection.relevant is not None:
+            projection.relevant.append(len(projection.path))
         projection.path.append(entry)
         kind = entry["type"]
         if kind == "thinking_level_change":
@@ -349,8 +362,9 @@ class ProjectionMemo:
             cached,
             messages=list(cached.messages),
             entries=list(cached.entries),
-            path=list(cached.path),
+            path=cached.path.copy(),
             system=cached.system.copy(),
+            relevant=list(cached.relevant) if cached.relevant is not None else None,
         )
 
     def _extended(

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -201,11 +200,13 @@ def _cut_cycles(entries: list[SessionEntry], index_of: Mapping[str, int]) -> int
     return cut
 
 
-def repair_entries(entries: list[SessionEntry], known: AbstractSet[str] = frozenset()) -> RepairResult:
+def repair_entries(entries: list[SessionEntry], known: Container[str] = frozenset(), verified: int = 0) -> RepairResult:
     """The entries (file order) with ids, parents and content blocks made consistent.
 
     ``known``: ids of entries left out of ``entries`` that need no repair and come before any
-    entry that names them (the clean covered part of a large file, ``cold_chain.py``)."""
+    entry that names them (the clean covered part of a large file, ``cold_part.py``).
+    ``verified``: the first entries of ``entries`` are from that part too (its entries parsed in
+    full): unique ids, parents before them; only their content blocks can need a repair."""
     all_ids = {e["id"] for e in entries}
     latest: dict[str, str] = {}  # an id as written → the id of its latest entry in memory
     seen_count: dict[str, int] = {}
@@ -214,7 +215,13 @@ def repair_entries(entries: list[SessionEntry], known: AbstractSet[str] = frozen
     # When every parent named comes earlier in the file, following parents always goes back in
     # the file, so there can be no cycle: the search for them (a second pass) is then skipped.
     forward_parents = False
-    for entry in entries:
+    for entry in entries[:verified]:
+        latest[entry["id"]] = entry["id"]
+        with_blocks = _repaired_blocks(entry)
+        if with_blocks is not None:
+            blocks += 1
+        repaired.append(entry if with_blocks is None else with_blocks)
+    for entry in entries[verified:] if verified else entries:
         original = entry["id"]
         parent = entry.get("parentId")
         if (
@@ -289,12 +296,12 @@ def repair_entries(entries: list[SessionEntry], known: AbstractSet[str] = frozen
 
 
 def report_repairs(
-    path: str | os.PathLike[str], entries: list[SessionEntry], known: AbstractSet[str] = frozenset()
+    path: str | os.PathLike[str], entries: list[SessionEntry], known: Container[str] = frozenset(), verified: int = 0
 ) -> list[SessionEntry]:
     """``repair_entries`` for a file being loaded, with one notice per file and process (the same
     damage found again on a later load of the same file is not reported again)."""
     usable = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
-    result = repair_entries(usable, known)
+    result = repair_entries(usable, known, verified)
     if result.diagnostics:
         key = (os.fspath(path), tuple(result.diagnostics))
         if key not in _reported:

@@ -16,9 +16,13 @@ from typing import cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
+from pi_harness.coding.session_store.active_path import walk_columns, walk_entries
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
-from pi_harness.coding.session_store.clean_open import CleanLoad, clean_load
-from pi_harness.coding.session_store.cold_chain import ColdChain
+from pi_harness.coding.session_store.clean_open import load_scanned
+from pi_harness.coding.session_store.cold_chain import ColdChain, thaw
+from pi_harness.coding.session_store.cold_ids import TakenIds
+from pi_harness.coding.session_store.cold_part import ColdPart
+from pi_harness.coding.session_store.cold_path import ColdPath
 from pi_harness.coding.session_store.context import (
     ProjectionMemo,
     SessionContext,
@@ -26,7 +30,7 @@ from pi_harness.coding.session_store.context import (
     WalkedPath,
     stored_message,
 )
-from pi_harness.coding.session_store.deferred import DeferredMessages, ScannedSession, context_part, scan_session_file
+from pi_harness.coding.session_store.deferred import ScannedSession, scan_session_file
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
     CompactionEntry,
@@ -99,9 +103,12 @@ class SessionManager(SessionFinders):
         self._on_disk = False
         self._generation = 0  # bumped whenever the entries are replaced (not appended to)
         self._projections = ProjectionMemo()
-        # Messages of a large file not parsed yet (deferred.py); empty for every other session.
-        self._deferred: DeferredMessages | None = None
-        self._chain: ColdChain | None = None  # its covered part as runs of a chain (cold_chain.py)
+        # A large file's covered part (deferred.py): kept as columns, its entries not in
+        # ``_entries`` (``_cold``); or made into entries whose messages are not all read yet
+        # (``_stubs``, and then ``_chain``, its runs, cold_chain.py). None for every other session.
+        self._cold: ColdPart | None = None
+        self._stubs: ColdPart | None = None
+        self._chain: ColdChain | None = None
 
     # --- factories ----------------------------------------------------------------------------
 
@@ -227,20 +234,24 @@ class SessionManager(SessionFinders):
             self._writer = None
 
     def _load_entries(
-        self, entries: list[SessionEntry], deferred: DeferredMessages | None = None, *, clean: CleanLoad | None = None
+        self,
+        entries: list[SessionEntry],
+        *,
+        others: list[SessionEntry] | None = None,
+        cold: ColdPart | None = None,
+        stubs: ColdPart | None = None,
     ) -> None:
-        """Replace the entries (``clean``: a large file's clean scan, ``clean_open.py``, whose
-        entries are all usable and whose labels and name can only be among the non-stubs)."""
+        """Replace the entries. A large file (``clean_open.py``) gives its covered part, as
+        columns (``cold``: ``entries`` are those after it) or as entries with stubs (``stubs``),
+        and its entries that are not stubs (``others``: labels and the name are among them)."""
         self._save_scan_index()  # of the session being left, if it was a large one
-        self._deferred = deferred
-        if clean is None:
-            kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
-            others, by_id, chain = kept, {e["id"]: e for e in kept}, None
-        else:
-            kept, others, by_id, chain = entries, clean.others, clean.by_id, clean.chain
+        self._cold, self._stubs, self._chain = cold, stubs, None
+        kept = [e for e in entries if isinstance(e.get("id"), str) and isinstance(e.get("type"), str)]
+        if others is None:
+            others = kept
         self._generation += 1
         self._entries = kept
-        self._by_id = by_id
+        self._by_id = {e["id"]: e for e in kept}
         self._labels = resolve_labels(others)
         self._name = None
         # The latest session_info entry names the session (one pass, no call per entry).
@@ -250,10 +261,33 @@ class SessionManager(SessionFinders):
                 if isinstance(name, str):
                     self._name = normalize_session_name(name) or None
                     break
-        self._leaf_id = kept[-1]["id"] if kept else None
-        self._chain = chain
-        if chain is not None:
-            chain.entries, chain.generation = kept, self._generation
+        self._leaf_id = kept[-1]["id"] if kept else (cold.ids[cold.count - 1] if cold and cold.count else None)
+
+    def _thaw(self) -> None:
+        """Make the covered part kept as columns into entries (stubs for its messages), for the
+        views of the whole file; the entries handed out so far stay the same objects."""
+        cold = self._cold
+        if cold is None:
+            return
+        self._cold = None
+        self._entries, self._by_id = thaw(cold, self._entries, self._by_id)
+        self._generation += 1
+        self._stubs = cold
+        self._chain = ColdChain(self._entries, cold, self._generation)
+
+    def _has(self, entry_id: str) -> bool:
+        """Whether there is an entry of that id (without making the covered part's entries)."""
+        return entry_id in self._by_id or (self._cold is not None and entry_id in self._cold.ids)
+
+    def _thaw_for(self, entry_id: str | None) -> None:
+        """Thaw when ``entry_id`` is a covered entry's."""
+        if (
+            entry_id is not None
+            and self._cold is not None
+            and entry_id not in self._by_id
+            and entry_id in self._cold.ids
+        ):
+            self._thaw()
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
         """Start a fresh, empty session (new file path when persistent, nothing written yet)."""
@@ -304,7 +338,8 @@ class SessionManager(SessionFinders):
     def _open_scanned(self, file: Path, scanned: ScannedSession) -> bool:
         """Open a large file from its scan; False (nothing changed) when it needs a rewrite."""
         # Stubs are current-format messages: only the other entries can need a migration.
-        records = migrate_records(scanned.header_record, scanned.others)
+        covered = [cast(dict[str, object], scanned.cold.records[p]) for p in scanned.cold.full_positions()]
+        records = migrate_records(scanned.header_record, [*covered, *scanned.hot])
         if records.changed:
             return False
         writer = SessionWriter(file, fsync=self._fsync, lock=self._lock)
@@ -314,21 +349,21 @@ class SessionManager(SessionFinders):
         self._release_writer()
         self._header = records.header
         self._cwd = records.header.get("cwd") or os.getcwd()
-        clean = clean_load(file, scanned, records.entries)
-        if clean is not None:
-            self._load_entries(clean.entries, scanned.deferred, clean=clean)
-        else:
-            self._load_entries(report_repairs(file, cast(list[SessionEntry], scanned.entries)), scanned.deferred)
+        load = load_scanned(file, scanned)
+        self._load_entries(load.entries, others=load.others, cold=load.cold, stubs=load.stubs)
         self._session_file = file
         self._writer = writer
         self._on_disk = True
         return True
 
     def _complete(self, entries: list[SessionEntry] | None = None) -> list[SessionEntry]:
-        """Fill the stubs among ``entries`` (default: all) before anyone reads their content."""
+        """Fill the stubs among ``entries`` (default: all, the covered part made into entries
+        first) before anyone reads their content."""
+        if entries is None:
+            self._thaw()
         chosen = self._entries if entries is None else entries
-        if self._deferred:
-            self._deferred.fill(chosen)
+        if self._stubs is not None and self._stubs.unfilled():
+            self._stubs.fill_entries(chosen)
         return chosen
 
     def close(self) -> None:
@@ -338,13 +373,14 @@ class SessionManager(SessionFinders):
         self._save_scan_index()
 
     def _save_scan_index(self) -> None:
-        deferred = self._deferred
-        if deferred is None or deferred.unsaved is None or self._read_only or self._session_file is None:
+        part = self._cold or self._stubs
+        if part is None or not part.unsaved or self._read_only or self._session_file is None:
             return
         from pi_harness.coding.session_store import scan_index
 
-        scan_index.save(self._session_file, deferred.unsaved)
-        deferred.unsaved = None
+        after = self._entries if self._cold is not None else self._entries[part.count :]
+        scan_index.save(self._session_file, part, [entry["id"] for entry in after])
+        part.unsaved = False
 
     def __enter__(self) -> SessionManager:
         return self
@@ -386,7 +422,7 @@ class SessionManager(SessionFinders):
     ) -> str:
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
-        entry_id = new_entry_id(self._by_id)
+        entry_id = new_entry_id(self._by_id if self._cold is None else TakenIds(self._by_id, self._cold.ids))
         # ``kind`` and ``fields`` are one of the entry types of entries.py (the ``append_*`` methods).
         base = {"id": entry_id, "parentId": self._leaf_id, "timestamp": timestamp or iso_now()}
         # Key order as Pi writes it: ``custom`` entries put their own fields before the base ones.
@@ -511,7 +547,7 @@ class SessionManager(SessionFinders):
 
     def append_label(self, target_id: str, label: str | None = None) -> str:
         """Set (or with an empty label, clear) the bookmark of an entry."""
-        if target_id not in self._by_id:
+        if not self._has(target_id):
             raise EntryNotFoundError(target_id)
         fields: dict[str, object] = {"targetId": target_id}
         if label:
@@ -542,9 +578,10 @@ class SessionManager(SessionFinders):
         return self.get_entry(self._leaf_id) if self._leaf_id is not None else None
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
+        self._thaw_for(entry_id)
         entry = self._by_id.get(entry_id)
-        if entry is not None and self._deferred:
-            self._deferred.fill([entry])
+        if entry is not None and self._stubs is not None and self._stubs.unfilled():
+            self._stubs.fill_entries([entry])
         return entry
 
     def entries_by_id(self) -> Mapping[str, SessionEntry]:
@@ -553,7 +590,8 @@ class SessionManager(SessionFinders):
         return MappingProxyType(self._by_id)
 
     def get_children(self, parent_id: str | None) -> list[SessionEntry]:
-        return children_of(self._complete(), parent_id)
+        entries = self._complete()  # before ``children_of`` reads the parents: every entry is there
+        return children_of(entries, parent_id)
 
     def get_label(self, entry_id: str) -> str | None:
         info = self._labels.get(entry_id)
@@ -561,6 +599,7 @@ class SessionManager(SessionFinders):
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root → ``from_id`` (default: the leaf), every entry type."""
+        self._thaw()
         if from_id is None or from_id == self._leaf_id:
             # The active path is memoised with the projection: a copy instead of a walk.
             return self._complete(list(self._current_projection().path))
@@ -570,17 +609,35 @@ class SessionManager(SessionFinders):
         """The active branch for walks over entry types: every entry is there, but the ``user``,
         ``assistant`` and ``toolResult`` messages of a large file may lack their ``message``
         (only ``type``, ``id`` and ``parentId`` are certain). System messages are complete."""
+        self._thaw()
         return list(self._current_projection().path)
 
+    def get_branch_records(self) -> list[SessionEntry]:
+        """The active branch without the older ``user``, ``assistant`` and ``toolResult`` messages
+        of a large file (those before the part the model context reads): every other entry, in
+        path order and complete. Enough for whatever looks for model changes, levels, system
+        messages or custom entries, without making an entry of every message of the branch."""
+        projection = self._current_projection()
+        path, relevant = projection.path, projection.relevant
+        if relevant is None:
+            return self._complete(list(path))
+        return path.pick(relevant) if isinstance(path, ColdPath) else [path[index] for index in relevant]
+
+    def entry_count(self) -> int:
+        """How many entries ``get_entries`` has, without making them."""
+        return len(self._entries) + (self._cold.count if self._cold is not None else 0)
+
     def has_messages(self) -> bool:
-        return any(entry["type"] == "message" for entry in self._entries)
+        if any(entry["type"] == "message" for entry in self._entries):
+            return True
+        return self._cold is not None and self._cold.has_messages()
 
     def get_tree(self) -> list[SessionTreeNode]:
         return build_tree(self._complete(), self._by_id, self._labels)
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf (not persisted); the next append starts a new branch there."""
-        if entry_id not in self._by_id:
+        if not self._has(entry_id):
             raise EntryNotFoundError(entry_id)
         self._leaf_id = entry_id
 
@@ -597,7 +654,7 @@ class SessionManager(SessionFinders):
         usage: Usage | None = None,
     ) -> str:
         """Move the leaf to ``entry_id`` (``None``: before the first entry) and append a summary there."""
-        if entry_id is not None and entry_id not in self._by_id:
+        if entry_id is not None and not self._has(entry_id):
             raise EntryNotFoundError(entry_id)
         self._leaf_id = entry_id
         return self.append_branch_summary(entry_id or "root", summary, details, from_hook, usage)
@@ -611,20 +668,11 @@ class SessionManager(SessionFinders):
         return self._projections.current(self._generation, self._entries, self._leaf_id, self._walk_active_path)
 
     def _walk_active_path(self) -> WalkedPath:
-        chain = self._chain
-        relevant: list[int] | None = None
-        if chain is not None and chain.generation == self._generation and chain.entries is self._entries:
-            path, covered = chain.branch_path(self._by_id, self._leaf_id)
-        else:
-            path, covered = branch_path(self._by_id, self._leaf_id), None
-        if self._deferred:
-            part, low = context_part(path, self._deferred)
-            self._deferred.fill(part)
-            if covered is not None:
-                # Before ``low`` the path holds unread stubs and the covered entries parsed in full.
-                relevant = [index for index in covered if index < low]
-                relevant.extend(range(low, len(path)))
-        return WalkedPath(path, relevant)
+        if self._cold is not None:
+            return walk_columns(self._cold, self._by_id, self._leaf_id)
+        runs = self._chain
+        current = runs is not None and runs.generation == self._generation and runs.entries is self._entries
+        return walk_entries(self._by_id, self._leaf_id, runs if current else None, self._stubs)
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
@@ -671,7 +719,7 @@ class SessionManager(SessionFinders):
         ``entry_id`` is a user message (of any branch). Forking at the first message gives an
         empty session whose ``parentSession`` is the current file.
         """
-        entry = self._by_id.get(entry_id)
+        entry = self.get_entry(entry_id)
         text = fork_text(entry)
         assert entry is not None
         parent = entry.get("parentId")

@@ -132,7 +132,7 @@ class SessionController:
                 context.custom_renderers.setdefault(custom_type, renderer)
             for custom_type, renderer in extension.entry_renderers.items():
                 context.entry_renderers.setdefault(custom_type, renderer)
-        self._entries_seen = len(session.session_manager.get_entries())
+        self._entries_seen = session.session_manager.entry_count()
         for definition, _path in session.extensions.tool_definitions():
             if definition.render_call is not None or definition.render_result is not None:
                 context.tool_renderers[definition.name] = ToolRenderer(definition.render_call, definition.render_result)
