@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
 from pi_harness.ai.abort import AbortError, AbortSignal
-from pi_harness.ai.body_encoding import encode_body
+from pi_harness.ai.body_encoding import EncodedBody, encode_body_parts
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http_transport import (
     StreamingResponse,
@@ -77,7 +77,7 @@ class RequestTimeout(Exception):
 
 
 async def _send_within(
-    timeout_ms: int | None, url: str, headers: Mapping[str, str], body: bytes, read_timeout: float | None
+    timeout_ms: int | None, url: str, headers: Mapping[str, str], body: bytes | EncodedBody, read_timeout: float | None
 ) -> StreamingResponse:
     """``send_post``, given at most ``timeout_ms`` (``0``: no limit) to return the response's head."""
     if not timeout_ms:
@@ -120,7 +120,7 @@ async def post_stream(
     url: str,
     *,
     headers: Mapping[str, str],
-    body: bytes,
+    body: bytes | EncodedBody,
     options: StreamOptions,
     format_error: ErrorFormatter = default_error_message,
 ) -> AsyncIterator[StreamingResponse]:
@@ -257,8 +257,9 @@ async def open_event_stream(
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
     async with open_encoded_event_stream(
-        # Only what is new since the last request is encoded (``body_encoding``).
-        url, headers=headers, body=encode_body(payload), options=options, format_error=format_error
+        # Only what is new since the last request is encoded, and the rest is not copied again
+        # (``body_encoding``).
+        url, headers=headers, body=encode_body_parts(payload), options=options, format_error=format_error
     ) as events:
         yield events
 
@@ -268,7 +269,7 @@ async def open_encoded_event_stream(
     url: str,
     *,
     headers: Mapping[str, str],
-    body: bytes,
+    body: bytes | EncodedBody,
     options: StreamOptions,
     format_error: ErrorFormatter = default_error_message,
 ) -> AsyncIterator[AsyncGenerator[ServerSentEvent, None]]:

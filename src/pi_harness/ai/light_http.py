@@ -21,6 +21,7 @@ import os
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urlsplit
 
 import h11
@@ -30,6 +31,8 @@ from pi_harness.ai.read_deadline import ReadDeadline
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
+
+    from pi_harness.ai.body_encoding import EncodedBody
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 READ_SIZE = 65536
@@ -151,7 +154,7 @@ class _Connection:
 
     async def write(self, parts: tuple[bytes, ...], timeout: float | None) -> None:
         # Part by part: the transport sends each at once when it can, so a body of megabytes is
-        # not copied behind its header first.
+        # not copied behind its header first (nor joined from its parts, ``EncodedBody``).
         for part in parts:
             if part:
                 self.writer.write(part)
@@ -324,7 +327,7 @@ class LightClient:
         return _Connection(reader, writer)
 
     def _request_bytes(
-        self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes
+        self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes | EncodedBody
     ) -> tuple[bytes, ...]:
         defaults = {
             "Host": target.authority,
@@ -340,7 +343,12 @@ class LightClient:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
         request = _post_request(target.path, items, len(body))
         protocol = connection.protocol
-        return protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())
+        head = protocol.send(request)
+        if isinstance(body, bytes):
+            return head, protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())
+        # h11 counts the parts' length against Content-Length and passes the body through as it is.
+        protocol.send_with_data_passthrough(h11.Data(data=cast(bytes, body)))  # h11 only takes its len()
+        return (head, *body.parts, protocol.send(h11.EndOfMessage()))
 
     def preconnect(self, url: str, timeout: float | None) -> None:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which
@@ -362,7 +370,9 @@ class LightClient:
         except TransportError:
             return None  # the request connects again and reports its own failure
 
-    async def post(self, url: str, headers: Mapping[str, str], body: bytes, timeouts: Timeouts) -> LightResponse:
+    async def post(
+        self, url: str, headers: Mapping[str, str], body: bytes | EncodedBody, timeouts: Timeouts
+    ) -> LightResponse:
         """Send a POST and return once the response's status and headers arrived."""
         target = _target(url)
         connection = self._pooled(target.key) or await self._preconnected(target.key)
@@ -377,7 +387,12 @@ class LightClient:
         return await self._exchange(connection, target, headers, body, timeouts)
 
     async def _exchange(
-        self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes, timeouts: Timeouts
+        self,
+        connection: _Connection,
+        target: _Target,
+        headers: Mapping[str, str],
+        body: bytes | EncodedBody,
+        timeouts: Timeouts,
     ) -> LightResponse:
         reused = connection.used
         connection.used = True

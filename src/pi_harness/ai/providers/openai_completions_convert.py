@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, cast
 
-from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.append_memo import AppendMemo, Lineage, issue
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
@@ -135,11 +135,11 @@ def convert_messages(
     key = (model["provider"], model["id"], role, system_prompt, result_key, user_key, assistant_key)
     start, state = _RESUME.resume(messages, key)
     if state is None:
-        start, state = 0, ([], [])
+        start, state = 0, ([], [], Lineage())
         if system_prompt:
             system: SystemMessageParam = {"role": role, "content": system_prompt}
             state[0].append(system)
-    out, pending_images = state
+    out, pending_images, lineage = state
     memo = _MEMO.get
     for message in messages[start:]:
         if message["role"] == "toolResult":
@@ -157,9 +157,11 @@ def convert_messages(
             converted = memo(message, assistant_key, _assistant, compat)
         if converted is not None:
             _emit(out, converted, after_tool)
+    _RESUME.save(messages, key, state)
+    if not pending_images:
+        return issue(out, lineage)  # ``out`` is only appended to
     result = list(out)
     _flush_images(result, list(pending_images), after_tool)  # the end of this request only
-    _RESUME.save(messages, key, state)
     return result
 
 
@@ -182,7 +184,7 @@ def _flush_images(out: list[ChatMessage], pending_images: list[ImagePart], after
         pending_images.clear()
 
 
-_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart]]] = AppendMemo()
+_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart], Lineage]] = AppendMemo()
 # The converted messages of earlier requests (``conversion_memo.py``): shared, never changed.
 _MEMO = ConversionMemo()
 
