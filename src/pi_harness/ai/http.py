@@ -9,6 +9,7 @@ Aborting is done by cancelling the request task (see ``provider_stream``): leavi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
@@ -278,7 +279,7 @@ async def open_encoded_event_stream(
         events = iter_sse_events(response)
         try:
             yield events
-            await _finish_body(events)
+            await _finish_body(events, bool(getattr(response, "complete", False)))
         finally:
             await events.aclose()
 
@@ -287,7 +288,7 @@ async def open_encoded_event_stream(
 _FINISH_BODY_LIMIT_S = 0.5
 
 
-async def _finish_body(events: AsyncGenerator[ServerSentEvent, None]) -> None:
+async def _finish_body(events: AsyncGenerator[ServerSentEvent, None], complete: bool = False) -> None:
     """Read what is left of a response whose reader stopped early, without looking at it.
 
     A reader may stop at its protocol's last event (``data: [DONE]``) a few bytes before the body
@@ -295,7 +296,14 @@ async def _finish_body(events: AsyncGenerator[ServerSentEvent, None]) -> None:
     the session does not open (and, for HTTPS, handshake) a new one, and the HTTP library's
     generators end in order instead of through the event loop's finalizer. A server that keeps
     sending or holds the body open after its last event is cut off after a short wait, as before.
+    When the whole body has arrived already (``complete``), what is left is only read, with no
+    timer to set and cancel.
     """
+    if complete:
+        with contextlib.suppress(ConnectionError):
+            async for _event in events:
+                pass
+        return
     try:
         async with asyncio.timeout(_FINISH_BODY_LIMIT_S):
             async for _event in events:

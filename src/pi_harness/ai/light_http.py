@@ -158,9 +158,13 @@ class _Connection:
         # Part by part: the transport sends each at once when it can, so a body of megabytes is
         # not copied behind its header first (nor joined from its parts, ``EncodedBody``).
         self.response = ResponseParser()
+        writer = self.writer
         for part in parts:
             if part:
-                self.writer.write(part)
+                writer.write(part)
+        transport = writer.transport
+        if not transport.get_write_buffer_size() and not transport.is_closing():
+            return  # all of it is with the kernel already: nothing to wait for
         try:
             async with asyncio.timeout(timeout):
                 await self.writer.drain()
@@ -277,6 +281,12 @@ class LightResponse:
                 await connection.receive(self._read_timeout)
         except ResponseError as exc:
             raise RemoteProtocolError(str(exc)) from exc
+
+    @property
+    def complete(self) -> bool:
+        """The whole body has been received (what is left to iterate needs no more reading)."""
+        response = self._connection.response
+        return response is not None and response.done
 
     async def aread(self) -> bytes:
         return b"".join([chunk async for chunk in self.aiter_bytes()])

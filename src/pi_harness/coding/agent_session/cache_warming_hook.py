@@ -36,7 +36,7 @@ class WarmingStream:
             on_warmed=state.events.announce_entry_soon,
             clock=clock,
         )
-        state.events.subscribe(self._on_event)
+        state.events.subscribe(self._on_event, ("agent_settled",))
 
     def __call__(
         self, model: Model, context: Context, options: SimpleStreamOptions

@@ -88,7 +88,9 @@ class EventPump:
             # On disk before any listener hears of it: JSON and RPC mode print events from a
             # listener, so a message a client saw is in the file even after a kill -9.
             await self.persist(cast(AgentMessage, message))
-        await self._state.events.emit(event)
+        events = self._state.events
+        if events.wants(kind):  # most of a turn's events, in print mode (``message_update``...)
+            await events.emit(event)
 
         if ended and isinstance(message, dict):
             if message.get("role") == "assistant":
