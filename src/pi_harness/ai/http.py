@@ -257,10 +257,11 @@ async def open_event_stream(
     connection, even when the events were not read to the end.
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
+    # Only what is new since the last request is encoded, and the rest is not copied again
+    # (``body_encoding``).
+    encoded = encode_body_parts(payload)
     async with open_encoded_event_stream(
-        # Only what is new since the last request is encoded, and the rest is not copied again
-        # (``body_encoding``).
-        url, headers=headers, body=encode_body_parts(payload), options=options, format_error=format_error
+        url, headers=headers, body=encoded, options=options, format_error=format_error
     ) as events:
         yield events
 
