@@ -51,7 +51,8 @@ async def test_the_idle_configuration_is_what_loading_finds(tmp_path: Path, agen
     started: list[Any] = []
 
     class Pi:
-        subscribed: list[str] = []
+        def __init__(self) -> None:
+            self.subscribed: list[str] = []
 
         def get_mcp_servers(self) -> list[dict[str, object]]:
             return []
