@@ -34,8 +34,10 @@ import orjson
 from pi_harness.ai.append_memo import Lineage, extends, lineage_of
 from pi_harness.ai.jsonutil import dumps
 
-# Item JSON is sealed into a block (reused as it is by later bodies) once this much is waiting.
-BLOCK_BYTES = 128 * 1024
+# Item JSON is sealed into a block (reused as it is by later bodies) once this much is waiting;
+# two blocks of the same size class are then joined into one of the next (so a body of any length
+# goes out in a few dozen parts at most, and each byte is copied a few times over a whole run).
+BLOCK_BYTES = 16 * 1024
 
 
 class EncodedBody:
@@ -58,13 +60,14 @@ class _Remembered:
     """One list of the last body: its items, and (once warm) each item's JSON, a comma before
     every item but the first, as sealed blocks and the items after them."""
 
-    __slots__ = ("blocks", "items", "lineage", "loose", "loose_bytes")
+    __slots__ = ("blocks", "items", "levels", "lineage", "loose", "loose_bytes")
 
     def __init__(self, items: Sequence[object]) -> None:
         self.lineage: Lineage | None = lineage_of(items)
         # An issued list is not changed in place (or leaves its lineage): no copy to compare later.
         self.items: Sequence[object] = items if self.lineage is not None else list(items)
         self.blocks: list[bytes] | None = None  # None: encoded whole by the caller
+        self.levels: list[int] = []  # each block's size class: BLOCK_BYTES * 2**level and more
         self.loose: list[bytes] = []
         self.loose_bytes = 0
 
@@ -127,6 +130,7 @@ class BodyEncoder:
         new = items[len(last.items) :] if warm else items
         # The previous body's blocks stay as they were (a failed encoding keeps them).
         blocks = list(last.blocks) if last.blocks is not None else []
+        levels = list(last.levels)
         loose = list(last.loose)
         size = last.loose_bytes
         for item in new:
@@ -137,9 +141,14 @@ class BodyEncoder:
             size += len(part)
             if size >= BLOCK_BYTES:
                 blocks.append(b"".join(loose))
+                levels.append(0)
                 loose, size = [], 0
+                while len(levels) > 1 and levels[-1] == levels[-2]:
+                    merged = blocks.pop(-2) + blocks.pop()
+                    blocks.append(merged)
+                    levels[-2:] = [levels[-1] + 1]
         self.items_encoded += len(new)
-        memo.blocks, memo.loose, memo.loose_bytes = blocks, loose, size
+        memo.blocks, memo.levels, memo.loose, memo.loose_bytes = blocks, levels, loose, size
         return memo
 
     def clear(self) -> None:
