@@ -138,6 +138,7 @@ class _Connection:
         self.reader = reader
         self.writer = writer
         self.used = False  # has carried a request before (a keep-alive reuse)
+        self.last_request = False  # the request asked the server to close (``Connection: close``)
         # The response of the request in flight (``None``: no request yet).
         self.response: ResponseParser | None = None
         self.read_deadline = ReadDeadline()  # the read timeout of every chunk, one timer
@@ -146,6 +147,7 @@ class _Connection:
         response = self.response
         return (
             (response is None or (response.done and response.keep_alive))
+            and not self.last_request
             and not self.writer.is_closing()
             and not self.reader.at_eof()
         )
@@ -412,6 +414,9 @@ class LightClient:
     ) -> LightResponse:
         reused = connection.used
         connection.used = True
+        connection.last_request = any(
+            name.lower() == "connection" and "close" in value.lower() for name, value in headers.items()
+        )
         try:
             await connection.write(self._request_bytes(target, headers, body), timeouts.write)
             head = await connection.read_head(timeouts.read)
