@@ -18,7 +18,7 @@ from dataclasses import dataclass
 # A head larger than this is refused (``h11``'s limit is 16 KiB; servers behind gateways send more).
 MAX_HEAD_BYTES = 64 * 1024
 _STATUS_LINE = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: [^\r\n]*)?")
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?")
+_CHUNK_HEAD = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r\n")
 
 
 class ResponseError(Exception):
@@ -156,46 +156,47 @@ class ResponseParser:
         return data
 
     def _chunks(self) -> bytes:
-        parts: list[bytes] = []
+        # Over one copy of what is buffered, by position (a deletion at the front per piece would
+        # cost as much as the rest of the work), the buffer cut once at the end.
         buffer = self._buffer
+        data = bytes(buffer)
+        pos, end = 0, len(data)
+        parts: list[bytes] = []
         while not self.done:
             if self._trailers:
-                end = buffer.find(b"\r\n")
-                if end < 0:
+                line_end = data.find(b"\r\n", pos)
+                if line_end < 0:
                     break
-                del buffer[: end + 2]
-                self.done = end == 0  # the blank line after the trailers
-                continue
-            if self._chunk_left:
-                data = self._take(self._chunk_left)
-                parts.append(data)
-                self._chunk_left -= len(data)
+                self.done = line_end == pos  # the blank line after the trailers
+                pos = line_end + 2
+            elif self._chunk_left:
+                taken = min(self._chunk_left, end - pos)
+                parts.append(data[pos : pos + taken])
+                pos += taken
+                self._chunk_left -= taken
                 if self._chunk_left:
                     break
                 self._crlf = True
-                continue
-            if self._crlf:  # after a chunk's data
-                if len(buffer) < 2:
+            elif self._crlf:  # after a chunk's data
+                if end - pos < 2:
                     break
-                if buffer[:2] != b"\r\n":
+                if data[pos : pos + 2] != b"\r\n":
                     raise ResponseError("a chunk does not end with CRLF")
-                del buffer[:2]
+                pos += 2
                 self._crlf = False
-                continue
-            end = buffer.find(b"\r\n")
-            if end < 0:
-                if len(buffer) > 1024:
-                    raise ResponseError("malformed chunk size line")
-                break
-            match = _CHUNK_SIZE.fullmatch(buffer, 0, end)
-            if match is None:
-                raise ResponseError("malformed chunk size line")
-            size = int(match.group(1), 16)
-            del buffer[: end + 2]
-            if size == 0:
-                self._trailers = True
             else:
-                self._chunk_left = size
+                match = _CHUNK_HEAD.match(data, pos)
+                if match is None:
+                    if data.find(b"\r\n", pos) < 0 and end - pos <= 1024:
+                        break  # the size line is still arriving
+                    raise ResponseError("malformed chunk size line")
+                size = int(match.group(1), 16)
+                pos = match.end()
+                if size == 0:
+                    self._trailers = True
+                else:
+                    self._chunk_left = size
+        del buffer[:pos]
         return b"".join(parts)
 
 
