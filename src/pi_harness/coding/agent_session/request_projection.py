@@ -24,6 +24,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
+from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
@@ -122,7 +123,7 @@ class RequestProjection:
             context=AgentContext(system_prompt, messages, self._tools.declared_tools()),
             model=model if model is not request.model else None,
             thinking_level=level if model is not request.model else None,
-            stream_options=dataclasses.replace(
+            stream_options=copy_with(
                 base,
                 headers={**(base.headers or {}), **headers} or None,
                 env=self._state.model_runtime.get_request_env(model["provider"]),
