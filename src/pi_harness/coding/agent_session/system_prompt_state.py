@@ -59,9 +59,7 @@ class SystemPromptState:
         # function of those alone, and every turn asks for them).
         self._last_sections: tuple[SystemPromptInputs, dict[str, str | None], dict[str, str]] | None = None
         # What the last ``patch`` that found nothing to change was given (see ``patch``).
-        self._unchanged: (
-            tuple[object, tuple[AgentTool, ...], dict[str, str], dict[str, Tool]] | None
-        ) = None
+        self._unchanged: tuple[object, tuple[AgentTool, ...], dict[str, str], dict[str, Tool]] | None = None
 
     # -- building ------------------------------------------------------------------------------
 
