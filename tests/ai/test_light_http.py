@@ -5,6 +5,7 @@ closed, TLS through ``SSL_CERT_FILE``, and the fall back to ``httpx2`` when a pr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import gzip
 import ssl
@@ -161,6 +162,24 @@ async def test_keep_alive_reuses_the_connection() -> None:
         for _ in range(3):
             assert await body_of(f"http://127.0.0.1:{port}/") == b"again"
     assert connections == 1
+
+
+async def test_a_request_that_asks_to_close_is_not_followed_on_its_connection() -> None:
+    requests_per_connection: list[int] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        requests_per_connection.append(0)
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:  # a server that keeps the connection open however it was asked
+                await read_request(reader)
+                requests_per_connection[-1] += 1
+                writer.write(ok(b"once"))
+                await writer.drain()
+
+    async with raw_server(handle) as port:
+        for _ in range(2):
+            assert await body_of(f"http://127.0.0.1:{port}/", {"Connection": "close"}) == b"once"
+    assert requests_per_connection == [1, 1]
 
 
 async def test_a_body_cut_short_is_a_retryable_connection_error() -> None:

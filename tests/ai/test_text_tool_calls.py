@@ -9,7 +9,8 @@ import pytest
 
 from pi_harness.ai.providers.openai_completions import OpenAICompletionsOptions, stream
 from pi_harness.ai.providers.openai_completions_compat import resolve_compat
-from pi_harness.ai.text_tool_calls import could_become_call, parse_text_tool_calls
+from pi_harness.ai.stream import AssistantMessageEventStream
+from pi_harness.ai.text_tool_calls import could_become_call, parse_text_tool_calls, recover_text_tool_calls
 from pi_harness.testing.fake_llm import FakeLLMServer, ScriptedResponse, TextStep, ToolCallStep
 
 TOOLS = {"read", "write", "bash"}
@@ -152,3 +153,15 @@ async def test_hosted_apis_keep_the_text() -> None:
     with FakeLLMServer([ScriptedResponse(steps=[TextStep(text)])]) as server:
         _, message = await run(server, compat={"recoverTextToolCalls": False})
     assert message["stopReason"] == "stop" and message["content"] == [{"type": "text", "text": text}]
+
+
+async def test_a_stream_that_ended_before_it_was_wrapped_ends_the_wrapper_too() -> None:
+    # A provider whose request was aborted before it started ends its stream at once.
+    inner = AssistantMessageEventStream()
+    failed: Any = {"role": "assistant", "content": [], "stopReason": "aborted", "timestamp": 0}
+    inner.push({"type": "error", "reason": "aborted", "error": failed})
+    context: Any = {"messages": [], "tools": [{"name": "read", "description": "", "parameters": {}}]}
+    outer = recover_text_tool_calls(inner, context)
+    assert outer is not inner and outer.closed
+    assert [event["type"] async for event in outer] == ["error"]
+    assert await outer.result() is failed

@@ -51,13 +51,20 @@ async def test_the_idle_configuration_is_what_loading_finds(tmp_path: Path, agen
     started: list[Any] = []
 
     class Pi:
+        def __init__(self) -> None:
+            self.subscribed: list[str] = []
+
         def get_mcp_servers(self) -> list[dict[str, object]]:
             return []
+
+        def on(self, event: str, handler: object) -> None:
+            self.subscribed.append(event)
 
     class Ctx:
         cwd = str(tmp_path)
 
-    front = _Front(Pi(), McpOptions(agent_dir=agent_dir, project_trusted=trusted))  # type: ignore[arg-type]
+    pi = Pi()
+    front = _Front(pi, McpOptions(agent_dir=agent_dir, project_trusted=trusted))  # type: ignore[arg-type]
     await front.on_session_start({}, Ctx())  # type: ignore[arg-type]
     assert front.idle is not None and front.client is None
     from pi_harness.extensions_builtin.mcp import extension
@@ -69,6 +76,8 @@ async def test_the_idle_configuration_is_what_loading_finds(tmp_path: Path, agen
     finally:
         extension._McpState.start = original  # type: ignore[method-assign]
     assert started == [(load_mcp_config(agent_dir, tmp_path, project_trusted=trusted), [])]
+    # Tool calls wait for servers only once there is a client to wait on.
+    assert pi.subscribed == ["tool_call"]
 
 
 @pytest.mark.parametrize("where", ["global", "untrusted project", "registered"])

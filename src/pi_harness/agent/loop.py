@@ -19,13 +19,13 @@ functional entry points; ``AgentLoop`` is one run.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pi_harness.agent.budget import RunBudget
+from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import (
     FinishTurnContext,
     PreparedRequest,
@@ -230,7 +230,7 @@ class AgentLoop:
                 level = prepared.thinking_level or level
                 if prepared.stream_options is not None:
                     # A copy for this request: the agent's own options stay as the host set them.
-                    options = dataclasses.replace(options, stream_options=prepared.stream_options)
+                    options = copy_with(options, stream_options=prepared.stream_options)
         self.model, self.thinking_level = model, level
         message = await stream_assistant_response(
             context=self.context,

@@ -7,9 +7,9 @@ final message (stamped with the thinking level used) replaces it at the end.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 
+from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import resolve
 from pi_harness.agent.options import AgentOptions
 from pi_harness.agent.types import AgentContext, AgentEvent
@@ -61,7 +61,7 @@ async def build_stream_options(
     if options.get_api_key is not None:
         api_key = await resolve(options.get_api_key(model["provider"]))
     base = options.stream_options or SimpleStreamOptions()
-    return dataclasses.replace(
+    return copy_with(
         base,
         api_key=api_key or options.api_key or base.api_key,
         signal=signal,

@@ -334,9 +334,43 @@ async def _execute(env: ToolEnvironment, call: _Call, push: Callable[[AgentEvent
     call.is_error = is_error
 
 
+async def _run_alone(env: ToolEnvironment, call: _Call) -> None:
+    """Execute one prepared call in this task (the usual batch: no task to start and wait for);
+    its updates, if it streams any, are emitted by a task started at the first of them."""
+    queue: _EventQueue | None = None
+    drainer: asyncio.Task[None] | None = None
+
+    def push(event: AgentEvent | None) -> None:
+        nonlocal queue, drainer
+        if queue is None:
+            queue = _EventQueue()
+            drainer = asyncio.get_running_loop().create_task(_drain(env, queue))
+        queue.push(event)
+
+    try:
+        await _execute(env, call, push)
+    finally:
+        if queue is not None and drainer is not None:
+            queue.push(None)
+            try:
+                await drainer
+            finally:
+                if not drainer.done():
+                    drainer.cancel()
+    await env.emit(_end_event(env, call))
+
+
+async def _drain(env: ToolEnvironment, queue: _EventQueue) -> None:
+    while (event := await queue.get()) is not None:
+        await env.emit(event)
+
+
 async def _run_concurrently(env: ToolEnvironment, calls: list[_Call]) -> None:
     """Execute prepared calls as tasks; emit their updates and ends as they happen."""
     if not calls:
+        return
+    if len(calls) == 1:
+        await _run_alone(env, calls[0])
         return
     queue = _EventQueue()
 

@@ -9,13 +9,14 @@ Aborting is done by cancelling the request task (see ``provider_stream``): leavi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
 from pi_harness.ai.abort import AbortError, AbortSignal
-from pi_harness.ai.body_encoding import encode_body
+from pi_harness.ai.body_encoding import EncodedBody, encode_body_parts
 from pi_harness.ai.env_keys import AUTHENTICATED
 from pi_harness.ai.http_transport import (
     StreamingResponse,
@@ -77,7 +78,7 @@ class RequestTimeout(Exception):
 
 
 async def _send_within(
-    timeout_ms: int | None, url: str, headers: Mapping[str, str], body: bytes, read_timeout: float | None
+    timeout_ms: int | None, url: str, headers: Mapping[str, str], body: bytes | EncodedBody, read_timeout: float | None
 ) -> StreamingResponse:
     """``send_post``, given at most ``timeout_ms`` (``0``: no limit) to return the response's head."""
     if not timeout_ms:
@@ -120,7 +121,7 @@ async def post_stream(
     url: str,
     *,
     headers: Mapping[str, str],
-    body: bytes,
+    body: bytes | EncodedBody,
     options: StreamOptions,
     format_error: ErrorFormatter = default_error_message,
 ) -> AsyncIterator[StreamingResponse]:
@@ -256,9 +257,11 @@ async def open_event_stream(
     connection, even when the events were not read to the end.
     """
     payload = await apply_payload_hook(options, {**body, **options.extra_body}, model)
+    # Only what is new since the last request is encoded, and the rest is not copied again
+    # (``body_encoding``).
+    encoded = encode_body_parts(payload)
     async with open_encoded_event_stream(
-        # Only what is new since the last request is encoded (``body_encoding``).
-        url, headers=headers, body=encode_body(payload), options=options, format_error=format_error
+        url, headers=headers, body=encoded, options=options, format_error=format_error
     ) as events:
         yield events
 
@@ -268,7 +271,7 @@ async def open_encoded_event_stream(
     url: str,
     *,
     headers: Mapping[str, str],
-    body: bytes,
+    body: bytes | EncodedBody,
     options: StreamOptions,
     format_error: ErrorFormatter = default_error_message,
 ) -> AsyncIterator[AsyncGenerator[ServerSentEvent, None]]:
@@ -277,7 +280,7 @@ async def open_encoded_event_stream(
         events = iter_sse_events(response)
         try:
             yield events
-            await _finish_body(events)
+            await _finish_body(events, bool(getattr(response, "complete", False)))
         finally:
             await events.aclose()
 
@@ -286,7 +289,7 @@ async def open_encoded_event_stream(
 _FINISH_BODY_LIMIT_S = 0.5
 
 
-async def _finish_body(events: AsyncGenerator[ServerSentEvent, None]) -> None:
+async def _finish_body(events: AsyncGenerator[ServerSentEvent, None], complete: bool = False) -> None:
     """Read what is left of a response whose reader stopped early, without looking at it.
 
     A reader may stop at its protocol's last event (``data: [DONE]``) a few bytes before the body
@@ -294,7 +297,14 @@ async def _finish_body(events: AsyncGenerator[ServerSentEvent, None]) -> None:
     the session does not open (and, for HTTPS, handshake) a new one, and the HTTP library's
     generators end in order instead of through the event loop's finalizer. A server that keeps
     sending or holds the body open after its last event is cut off after a short wait, as before.
+    When the whole body has arrived already (``complete``), what is left is only read, with no
+    timer to set and cancel.
     """
+    if complete:
+        with contextlib.suppress(ConnectionError):
+            async for _event in events:
+                pass
+        return
     try:
         async with asyncio.timeout(_FINISH_BODY_LIMIT_S):
             async for _event in events:

@@ -19,6 +19,8 @@ from pi_harness.ai import light_http, tls
 if TYPE_CHECKING:
     import httpx2
 
+    from pi_harness.ai.body_encoding import EncodedBody
+
 CONNECT_TIMEOUT_S = 30.0
 WRITE_TIMEOUT_S = 60.0
 POOL_TIMEOUT_S = 60.0
@@ -94,7 +96,7 @@ def preconnect(url: str) -> None:
 
 
 async def send_post(
-    url: str, headers: Mapping[str, str], body: bytes, *, read_timeout_s: float | None
+    url: str, headers: Mapping[str, str], body: bytes | EncodedBody, *, read_timeout_s: float | None
 ) -> StreamingResponse:
     """POST and return the response once its status line and headers arrived (body unread)."""
     if light_http.usable_for(url):
@@ -104,7 +106,8 @@ async def send_post(
 
     client = get_client(url)
     timeout = httpx2.Timeout(connect=CONNECT_TIMEOUT_S, read=read_timeout_s, write=WRITE_TIMEOUT_S, pool=POOL_TIMEOUT_S)
-    request = client.build_request("POST", url, headers=dict(headers), content=body, timeout=timeout)
+    content = body if isinstance(body, bytes) else bytes(body)
+    request = client.build_request("POST", url, headers=dict(headers), content=content, timeout=timeout)
     return await client.send(request, stream=True)
 
 

@@ -1,9 +1,10 @@
-"""A small HTTP/1.1 client for the provider stream requests: ``h11`` over asyncio streams.
+"""A small HTTP/1.1 client for the provider stream requests, over asyncio streams.
 
 Why: importing ``httpx2`` and building its first client (``httpcore2``, ``anyio``,
 ``importlib.metadata``, ``email``, ``urllib.request``) costs 50-100 ms, a third of the time from
 ``pi -p`` to the first request. Streaming one POST needs much less: a connection per host kept
-alive between turns, the request written by ``h11``, the response read chunk by chunk.
+alive between turns, the request head checked and written by ``h11`` (once per set of headers,
+then reused), the response framed by ``http1_response`` and read as it arrives.
 
 It is used only where it does exactly what the ``httpx2`` client would (``usable_for``): a plain
 ``http``/``https`` URL and no proxy in the environment. Everything else (``HTTP(S)_PROXY``,
@@ -25,11 +26,14 @@ from urllib.parse import urlsplit
 
 import h11
 
+from pi_harness.ai.http1_response import Head, ResponseError, ResponseParser
 from pi_harness.ai.read_deadline import ReadDeadline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
+
+    from pi_harness.ai.body_encoding import EncodedBody
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 READ_SIZE = 65536
@@ -133,14 +137,17 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.protocol = h11.Connection(h11.CLIENT)
         self.used = False  # has carried a request before (a keep-alive reuse)
+        self.last_request = False  # the request asked the server to close (``Connection: close``)
+        # The response of the request in flight (``None``: no request yet).
+        self.response: ResponseParser | None = None
         self.read_deadline = ReadDeadline()  # the read timeout of every chunk, one timer
 
     def reusable(self) -> bool:
+        response = self.response
         return (
-            self.protocol.our_state is h11.IDLE
-            and self.protocol.their_state is h11.IDLE
+            (response is None or (response.done and response.keep_alive))
+            and not self.last_request
             and not self.writer.is_closing()
             and not self.reader.at_eof()
         )
@@ -151,10 +158,15 @@ class _Connection:
 
     async def write(self, parts: tuple[bytes, ...], timeout: float | None) -> None:
         # Part by part: the transport sends each at once when it can, so a body of megabytes is
-        # not copied behind its header first.
+        # not copied behind its header first (nor joined from its parts, ``EncodedBody``).
+        self.response = ResponseParser()
+        writer = self.writer
         for part in parts:
             if part:
-                self.writer.write(part)
+                writer.write(part)
+        transport = writer.transport
+        if not transport.get_write_buffer_size() and not transport.is_closing():
+            return  # all of it is with the kernel already: nothing to wait for
         try:
             async with asyncio.timeout(timeout):
                 await self.writer.drain()
@@ -163,46 +175,55 @@ class _Connection:
         except OSError as exc:
             raise WriteError(str(exc) or type(exc).__name__) from exc
 
-    async def next_event(self, timeout: float | None) -> object:
-        while True:
-            try:
-                event = self.protocol.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise RemoteProtocolError(str(exc)) from exc
-            if event is not h11.NEED_DATA:
-                return event
-            try:
-                data = await self.read_deadline.run(self.reader.read(READ_SIZE), timeout)
-            except TimeoutError:
-                raise ReadTimeout("timed out waiting for the server") from None
-            except OSError as exc:
-                raise ReadError(str(exc) or type(exc).__name__) from exc
-            try:
-                self.protocol.receive_data(data)
-            except h11.RemoteProtocolError as exc:
-                raise RemoteProtocolError(str(exc)) from exc
+    async def receive(self, timeout: float | None) -> ResponseParser:
+        """Read what the server sent next into the response (its end too: ``feed_eof``)."""
+        response = self.response
+        assert response is not None
+        try:
+            data = await self.read_deadline.run(self.reader.read(READ_SIZE), timeout)
+        except TimeoutError:
+            raise ReadTimeout("timed out waiting for the server") from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+        if data:
+            response.feed(data)
+        else:
+            response.feed_eof()
+        return response
+
+    async def read_head(self, timeout: float | None) -> Head:
+        response = self.response
+        assert response is not None
+        try:
+            while True:
+                head = response.read_head()
+                if head is not None:
+                    return head
+                await self.receive(timeout)
+        except ResponseError as exc:
+            # Hung up before the status line: say so as httpx2 does.
+            raise RemoteProtocolError(DISCONNECTED if response.ended else str(exc)) from exc
 
 
-# Request lines and header lists h11 has checked once, encoded: a session's requests repeat the
-# same headers, and h11's checks (a regular expression per name and per value) are a good part of
-# building a request. Only ``Content-Length`` differs, and h11 still checks that one.
-_CHECKED: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[bytes, bytes]]] = {}
+# Request heads h11 has checked once, encoded up to their ``Content-Length``: a session's
+# requests repeat the same headers, and h11's checks (a regular expression per name and per
+# value) are a good part of building a request. Only ``Content-Length`` differs.
+_CHECKED: dict[tuple[str, tuple[tuple[str, str], ...]], bytes] = {}
 _MAX_CHECKED = 64
+_LENGTH_LINE = b"Content-Length: 0\r\n\r\n"
 
 
-def _post_request(path: str, items: list[tuple[str, str]], length: int) -> h11.Request:
+def _post_head(path: str, items: list[tuple[str, str]], length: int) -> bytes:
     key = (path, tuple(items))
-    checked = _CHECKED.get(key)
-    content_length = str(length)
-    if checked is None:
-        request = h11.Request(method="POST", target=path, headers=[*items, ("Content-Length", content_length)])
+    prefix = _CHECKED.get(key)
+    if prefix is None:
+        request = h11.Request(method="POST", target=path, headers=[*items, ("Content-Length", "0")])
+        encoded = h11.Connection(h11.CLIENT).send(request)
+        assert encoded is not None and encoded.endswith(_LENGTH_LINE)
         if len(_CHECKED) >= _MAX_CHECKED:
             _CHECKED.clear()
-        # As h11 encodes them (ASCII, which the check above has just accepted).
-        _CHECKED[key] = [(name.encode("ascii"), value.encode("ascii")) for name, value in items]
-        return request
-    headers = [*checked, (b"Content-Length", content_length.encode("ascii"))]
-    return h11.Request(method=b"POST", target=path.encode("ascii"), headers=headers, _parsed=True)
+        prefix = _CHECKED[key] = encoded[: -len(_LENGTH_LINE)]
+    return b"%sContent-Length: %d\r\n\r\n" % (prefix, length)
 
 
 def _decoder(headers: Mapping[str, str]) -> zlib._Decompress | None:
@@ -234,7 +255,6 @@ class LightResponse:
     _client: LightClient
     _key: tuple[str, str, int]
     _read_timeout: float | None
-    _done: bool = False
     _closed: bool = False
     _started: bool = field(default=False)
 
@@ -243,23 +263,32 @@ class LightResponse:
             raise RuntimeError("the response body was already read")
         self._started = True
         decoder = _decoder(self.headers)
-        while True:
-            event = await self._connection.next_event(self._read_timeout)
-            if isinstance(event, h11.Data):
-                chunk = bytes(event.data)
-                if decoder is not None:
+        connection = self._connection
+        response = connection.response
+        assert response is not None
+        try:
+            while True:
+                # Everything that arrived in one read goes on at once, however many chunks.
+                chunk = response.body()
+                if decoder is not None and chunk:
                     chunk = decoder.decompress(chunk)
                 if chunk:
                     yield chunk
-            elif isinstance(event, h11.EndOfMessage):
-                self._done = True
-                if decoder is not None:
-                    tail = decoder.flush()
-                    if tail:
-                        yield tail
-                return
-            elif event is h11.PAUSED or isinstance(event, h11.ConnectionClosed):
-                raise RemoteProtocolError("the server closed the connection before the response ended")
+                if response.done:
+                    if decoder is not None:
+                        tail = decoder.flush()
+                        if tail:
+                            yield tail
+                    return
+                await connection.receive(self._read_timeout)
+        except ResponseError as exc:
+            raise RemoteProtocolError(str(exc)) from exc
+
+    @property
+    def complete(self) -> bool:
+        """The whole body has been received (what is left to iterate needs no more reading)."""
+        response = self._connection.response
+        return response is not None and response.done
 
     async def aread(self) -> bytes:
         return b"".join([chunk async for chunk in self.aiter_bytes()])
@@ -270,11 +299,9 @@ class LightResponse:
             return
         self._closed = True
         connection = self._connection
-        if self._done and connection.protocol.our_state is h11.DONE and connection.protocol.their_state is h11.DONE:
-            connection.protocol.start_next_cycle()
-            if connection.reusable():
-                self._client.release(self._key, connection)
-                return
+        if connection.reusable():  # the whole response was read, and the server keeps it open
+            self._client.release(self._key, connection)
+            return
         connection.close()
 
 
@@ -324,7 +351,7 @@ class LightClient:
         return _Connection(reader, writer)
 
     def _request_bytes(
-        self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes
+        self, target: _Target, headers: Mapping[str, str], body: bytes | EncodedBody
     ) -> tuple[bytes, ...]:
         defaults = {
             "Host": target.authority,
@@ -338,9 +365,8 @@ class LightClient:
         items += [(name, value) for name, value in headers.items() if name.lower() not in ("content-length", "host")]
         if "host" in given:
             items.insert(0, ("Host", next(v for k, v in headers.items() if k.lower() == "host")))
-        request = _post_request(target.path, items, len(body))
-        protocol = connection.protocol
-        return protocol.send(request), protocol.send(h11.Data(data=body)), protocol.send(h11.EndOfMessage())
+        head = _post_head(target.path, items, len(body))
+        return (head, body) if isinstance(body, bytes) else (head, *body.parts)
 
     def preconnect(self, url: str, timeout: float | None) -> None:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which
@@ -362,7 +388,9 @@ class LightClient:
         except TransportError:
             return None  # the request connects again and reports its own failure
 
-    async def post(self, url: str, headers: Mapping[str, str], body: bytes, timeouts: Timeouts) -> LightResponse:
+    async def post(
+        self, url: str, headers: Mapping[str, str], body: bytes | EncodedBody, timeouts: Timeouts
+    ) -> LightResponse:
         """Send a POST and return once the response's status and headers arrived."""
         target = _target(url)
         connection = self._pooled(target.key) or await self._preconnected(target.key)
@@ -377,28 +405,25 @@ class LightClient:
         return await self._exchange(connection, target, headers, body, timeouts)
 
     async def _exchange(
-        self, connection: _Connection, target: _Target, headers: Mapping[str, str], body: bytes, timeouts: Timeouts
+        self,
+        connection: _Connection,
+        target: _Target,
+        headers: Mapping[str, str],
+        body: bytes | EncodedBody,
+        timeouts: Timeouts,
     ) -> LightResponse:
         reused = connection.used
         connection.used = True
+        connection.last_request = any(
+            name.lower() == "connection" and "close" in value.lower() for name, value in headers.items()
+        )
         try:
-            await connection.write(self._request_bytes(connection, target, headers, body), timeouts.write)
-            while True:
-                event = await connection.next_event(timeouts.read)
-                if isinstance(event, h11.Response):
-                    break
-                if isinstance(event, h11.InformationalResponse):
-                    continue
-                raise RemoteProtocolError(DISCONNECTED)
+            await connection.write(self._request_bytes(target, headers, body), timeouts.write)
+            head = await connection.read_head(timeouts.read)
         except RemoteProtocolError as exc:
             connection.close()
             exc.before_response = reused
-            if connection.protocol.their_state is not h11.SEND_RESPONSE:
-                raise
-            # Hung up before the status line: say so as httpx2 does.
-            error = RemoteProtocolError(DISCONNECTED)
-            error.before_response = reused
-            raise error from exc
+            raise
         except TransportError as exc:
             connection.close()
             exc.before_response = reused and not isinstance(exc, TimeoutException)
@@ -407,7 +432,7 @@ class LightClient:
             connection.close()
             raise
         merged: dict[str, str] = {}
-        for name, value in event.headers:
-            key, text = _text(bytes(name)).lower(), _text(bytes(value))
+        for name, value in head.headers:
+            key, text = _text(name).lower(), _text(value)
             merged[key] = f"{merged[key]}, {text}" if key in merged else text
-        return LightResponse(event.status_code, merged, connection, self, target.key, timeouts.read)
+        return LightResponse(head.status, merged, connection, self, target.key, timeouts.read)

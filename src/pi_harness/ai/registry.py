@@ -7,6 +7,7 @@ that API is streamed, so importing ``pi_harness.ai`` costs almost nothing.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -63,7 +64,9 @@ def get_api_provider(api: str) -> ApiProvider | None:
     module_name = BUILTIN_PROVIDER_MODULES.get(api)
     if module_name is None:
         return None
-    provider: ApiProvider = importlib.import_module(module_name).PROVIDER
+    # Every request asks: the import machinery (a lock, a finder pass) only the first time.
+    module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    provider: ApiProvider = module.PROVIDER
     return provider
 
 

@@ -13,7 +13,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through ``object.__setattr__``, which costs more
+# than the rest of decoding a short event, and a stream has one per chunk. Nothing changes them.
+@dataclass(slots=True)
 class ServerSentEvent:
     event: str = "message"
     data: str = ""
@@ -65,6 +67,16 @@ class SSEDecoder:
             return []
         buf = "".join(self._pending) + text
         events: list[ServerSentEvent] = []
+        if "\r" not in buf:
+            # Lines that all end in "\n" (what servers send): split in one go.
+            lines = buf.split("\n")
+            rest = lines.pop()  # after the last line ending
+            for line in lines:
+                event = self._line(line)
+                if event is not None:
+                    events.append(event)
+            self._pending = [rest] if rest else []
+            return events
         start = 0
         n = len(buf)
         while start < n:
@@ -90,6 +102,10 @@ class SSEDecoder:
     def _line(self, line: str) -> ServerSentEvent | None:
         if not line:
             return self._dispatch()
+        if line.startswith("data: "):  # the usual line, as the general case below reads it
+            self._data.append(line[6:])
+            self._has_data = True
+            return None
         if line[0] == ":":
             return None
         name, sep, value = line.partition(":")

@@ -10,13 +10,31 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from typing import Protocol
 
 from pi_harness.ai.events import AssistantMessageEvent
 from pi_harness.ai.types import AssistantMessage
 
 
+class Relay(Protocol):
+    """What ``relay_to`` hands the events of a stream to."""
+
+    def event(self, event: AssistantMessageEvent) -> None: ...
+
+    def ended(self, result: AssistantMessage | None) -> None: ...
+
+
 class AssistantMessageEventStream:
-    __slots__ = ("_closed", "_events", "_result", "_result_future", "_started_at", "_started_monotonic", "_waiters")
+    __slots__ = (
+        "_closed",
+        "_events",
+        "_relay",
+        "_result",
+        "_result_future",
+        "_started_at",
+        "_started_monotonic",
+        "_waiters",
+    )
 
     def __init__(self) -> None:
         # The final message is timed from here (``durationMs``), on a monotonic clock.
@@ -29,10 +47,21 @@ class AssistantMessageEventStream:
         # ``shield``, which costs a second future and callbacks on every wait).
         self._waiters: list[asyncio.Future[None]] = []
         self._result_future: asyncio.Future[AssistantMessage | None] | None = None
+        self._relay: Relay | None = None
 
     @property
     def closed(self) -> bool:
         return self._closed
+
+    def relay_to(self, relay: Relay) -> None:
+        """Hand every later event to ``relay`` as it is pushed, and the end of the stream: a
+        filter between a producer and its consumers without a task of its own (whose every event
+        would wait for another turn of the event loop). Events pushed before are handed on first."""
+        self._relay = relay
+        for event in self._events:
+            relay.event(event)
+        if self._closed:
+            relay.ended(self._result)
 
     def push(self, event: AssistantMessageEvent) -> None:
         if self._closed:
@@ -42,6 +71,8 @@ class AssistantMessageEventStream:
         elif event["type"] == "error":
             self._time(event["error"])
         self._events.append(event)
+        if self._relay is not None:
+            self._relay.event(event)
         if event["type"] == "done":
             self._result = event["message"]
             self._close()
@@ -68,6 +99,8 @@ class AssistantMessageEventStream:
 
     def _close(self) -> None:
         self._closed = True
+        if self._relay is not None:
+            self._relay.ended(self._result)
         self._wake()
         if self._result_future is not None and not self._result_future.done():
             self._result_future.set_result(self._result)

@@ -16,8 +16,6 @@ see exactly what a native call produces. Anything else is released unchanged, in
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import re
 import string
@@ -190,50 +188,61 @@ def recover_text_tool_calls(inner: AssistantMessageEventStream, context: Context
     if not tools:
         return inner
     outer = AssistantMessageEventStream()
-    task = asyncio.ensure_future(_forward(inner, outer, tools))
-    # The task holds itself while it runs; the stream keeps a reference so it is not collected.
-    _PENDING.add(task)
-    task.add_done_callback(_PENDING.discard)
+    inner.relay_to(_Recovery(outer, tools))
     return outer
 
 
-_PENDING: set[asyncio.Future[None]] = set()
+class _Recovery:
+    """Forwards the events of a stream as they are pushed (``AssistantMessageEventStream.relay_to``),
+    holding back the text events while the text could still be a whole-message call."""
 
+    __slots__ = ("_held", "_holding", "_outer", "_stopped", "_tools")
 
-async def _forward(
-    inner: AssistantMessageEventStream, outer: AssistantMessageEventStream, tools: Mapping[str, JsonObject]
-) -> None:
-    held: list[AssistantMessageEvent] = []
-    holding = True  # still possible that the message is one text call
-    try:
-        async for event in inner:
-            kind = event["type"]
-            if holding and kind in ("text_start", "text_delta", "text_end"):
-                held.append(event)
-                if event["type"] == "text_delta" and not could_become_call(_text_of(event["partial"])):
-                    holding = False
-                    _release(outer, held)
-                continue
-            if event["type"] == "done" and holding:
-                recovered = _recovered(event["message"], tools) if event["reason"] == "stop" else None
-                if recovered is not None:
-                    held.clear()
-                    _emit_calls(outer, event["message"], recovered)
-                    return
-            if held and kind not in ("start", "done", "error"):
-                # Another block after the text (a native call, thinking): not a whole-message call.
-                holding = False
-            _release(outer, held)
-            outer.push(event)
-    finally:
-        # Whatever happened inside, the outer stream ends, with everything that was held.
-        if not outer.closed:
-            _release(outer, held)
-            result = None
-            if inner.closed:
-                with contextlib.suppress(RuntimeError):
-                    result = await inner.result()
-            outer.end(result)
+    def __init__(self, outer: AssistantMessageEventStream, tools: Mapping[str, JsonObject]) -> None:
+        self._outer = outer
+        self._tools = tools
+        self._held: list[AssistantMessageEvent] = []
+        self._holding = True  # still possible that the message is one text call
+        self._stopped = False
+
+    def event(self, event: AssistantMessageEvent) -> None:
+        if self._stopped:
+            return
+        try:
+            self._event(event)
+        except Exception:
+            # Whatever went wrong here, the outer stream goes on with everything, as it came.
+            self._stopped = True
+            _release(self._outer, self._held)
+            self._outer.push(event)
+
+    def _event(self, event: AssistantMessageEvent) -> None:
+        outer, held = self._outer, self._held
+        kind = event["type"]
+        if self._holding and kind in ("text_start", "text_delta", "text_end"):
+            held.append(event)
+            if event["type"] == "text_delta" and not could_become_call(_text_of(event["partial"])):
+                self._holding = False
+                _release(outer, held)
+            return
+        if event["type"] == "done" and self._holding:
+            recovered = _recovered(event["message"], self._tools) if event["reason"] == "stop" else None
+            if recovered is not None:
+                held.clear()
+                self._stopped = True
+                _emit_calls(outer, event["message"], recovered)
+                return
+        if held and kind not in ("start", "done", "error"):
+            # Another block after the text (a native call, thinking): not a whole-message call.
+            self._holding = False
+        _release(outer, held)
+        outer.push(event)
+
+    def ended(self, result: AssistantMessage | None) -> None:
+        """The inner stream ended: so does the outer one, with everything that was held."""
+        if not self._outer.closed:
+            _release(self._outer, self._held)
+            self._outer.end(result)
 
 
 def _release(outer: AssistantMessageEventStream, held: list[AssistantMessageEvent]) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from types import FunctionType
 
-from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.append_memo import AppendMemo, Lineage, issue
 from pi_harness.ai.types import AssistantContent, AssistantMessage, ImageContent, Message, Model, ToolCall, UserContent
 
 IdNormalizer = Callable[[str], str]
@@ -97,7 +97,8 @@ class _Transformed:
     """The state of the transform after some messages (``AppendMemo``)."""
 
     renamed: dict[str, str] = field(default_factory=dict)
-    out: list[Message] = field(default_factory=list)
+    out: list[Message] = field(default_factory=list)  # only appended to: issued as ``AppendOnly``
+    lineage: Lineage = field(default_factory=Lineage)
     pending: list[ToolCall] = field(default_factory=list)
     answered: set[str] = field(default_factory=set)
 
@@ -137,10 +138,10 @@ def transform_messages(
             _repair_step(state, message if new_id is None else {**message, "toolCallId": new_id})
         else:
             _repair_step(state, message)
-    result = list(state.out)
-    if key is not None:
-        _MEMO.save(messages, key, state)
-    return result
+    if key is None:
+        return list(state.out)
+    _MEMO.save(messages, key, state)
+    return issue(state.out, state.lineage)
 
 
 def _transform_assistant(

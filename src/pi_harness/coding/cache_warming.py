@@ -271,9 +271,15 @@ class CacheWarmer:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def start(
-        self, model: Model, context: Context, options: SimpleStreamOptions, is_current: Callable[[], bool]
+        self,
+        model: Model,
+        context: Context,
+        options: SimpleStreamOptions,
+        watch: Callable[[], Callable[[], bool]],
     ) -> None:
-        """The session sent ``context`` to ``model``: keep the entry it writes warm."""
+        """The session sent ``context`` to ``model``: keep the entry it writes warm. ``watch``
+        makes the test of whether the run is still current; it is called only when a run starts
+        (it may copy the transcript, which a request that is not warmed need not pay for)."""
         self._clear()
         if self._get_mode() == "off":
             self._stop("cache warming disabled")
@@ -290,7 +296,7 @@ class CacheWarmer:
         if delay is None:
             self._stop("cache lifetime unavailable")
             return
-        self._run = _Run(model, context, options, is_current, ttl, delay, self.clock.now_ms())
+        self._run = _Run(model, context, options, watch(), ttl, delay, self.clock.now_ms())
         self._schedule(self._run)
 
     def on_agent_settled(self) -> None:

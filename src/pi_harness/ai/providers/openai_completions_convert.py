@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, cast
 
-from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.append_memo import AppendMemo, Lineage, issue
 from pi_harness.ai.json_values import JsonObject
 from pi_harness.ai.jsonutil import dumps_str, loads
 from pi_harness.ai.options import StreamOptions, resolve_cache_retention
@@ -135,11 +135,11 @@ def convert_messages(
     key = (model["provider"], model["id"], role, system_prompt, result_key, user_key, assistant_key)
     start, state = _RESUME.resume(messages, key)
     if state is None:
-        start, state = 0, ([], [])
+        start, state = 0, ([], [], Lineage())
         if system_prompt:
             system: SystemMessageParam = {"role": role, "content": system_prompt}
             state[0].append(system)
-    out, pending_images = state
+    out, pending_images, lineage = state
     memo = _MEMO.get
     for message in messages[start:]:
         if message["role"] == "toolResult":
@@ -157,9 +157,11 @@ def convert_messages(
             converted = memo(message, assistant_key, _assistant, compat)
         if converted is not None:
             _emit(out, converted, after_tool)
+    _RESUME.save(messages, key, state)
+    if not pending_images:
+        return issue(out, lineage)  # ``out`` is only appended to
     result = list(out)
     _flush_images(result, list(pending_images), after_tool)  # the end of this request only
-    _RESUME.save(messages, key, state)
     return result
 
 
@@ -182,7 +184,7 @@ def _flush_images(out: list[ChatMessage], pending_images: list[ImagePart], after
         pending_images.clear()
 
 
-_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart]]] = AppendMemo()
+_RESUME: AppendMemo[tuple[list[ChatMessage], list[ImagePart], Lineage]] = AppendMemo()
 # The converted messages of earlier requests (``conversion_memo.py``): shared, never changed.
 _MEMO = ConversionMemo()
 
@@ -297,19 +299,40 @@ def convert_tools(tools: list[Tool], compat: OpenAICompletionsCompat) -> list[To
     unknown key fails the request on some); it is ``true`` for a tool that asks for strict
     sampling and has a strict form of its schema, which is then the schema sent."""
     supports_strict = compat["supportsStrictMode"] is True
-    converted: list[ToolDefinition] = []
-    for tool in tools:
-        strict = strict_sampling(tool, supports_strict)
-        parameters = tool_parameters(tool, strict) if tool.get("parameters") else None
-        function: FunctionDefinition = {
-            "name": tool["name"],
-            "description": tool.get("description", ""),
-            "parameters": parameters or {"type": "object", "properties": {}},
-        }
-        if supports_strict:
-            function["strict"] = strict is True
-        converted.append({"type": "function", "function": function})
+    return [_converted_tool(tool, supports_strict) for tool in tools]
+
+
+# The last wire form of each tool, by name and strictness, with what it was made from: a session
+# declares the same tools (the same description and schema objects) on every request, and a body
+# whose tools are the very objects of the previous one is not encoded again (``body_encoding``).
+_TOOLS: dict[tuple[str, bool], tuple[object, object, object, ToolDefinition]] = {}
+
+
+def _converted_tool(tool: Tool, supports_strict: bool) -> ToolDefinition:
+    key = (tool["name"], supports_strict)
+    description, parameters = tool.get("description", ""), tool.get("parameters")
+    sampling = tool.get("constrainedSampling")
+    known = _TOOLS.get(key)
+    if known is not None and known[0] is description and known[1] is parameters and known[2] == sampling:
+        return known[3]
+    converted = _convert_tool(tool, supports_strict)
+    if len(_TOOLS) >= 256:
+        _TOOLS.clear()
+    _TOOLS[key] = (description, parameters, sampling, converted)
     return converted
+
+
+def _convert_tool(tool: Tool, supports_strict: bool) -> ToolDefinition:
+    strict = strict_sampling(tool, supports_strict)
+    parameters = tool_parameters(tool, strict) if tool.get("parameters") else None
+    function: FunctionDefinition = {
+        "name": tool["name"],
+        "description": tool.get("description", ""),
+        "parameters": parameters or {"type": "object", "properties": {}},
+    }
+    if supports_strict:
+        function["strict"] = strict is True
+    return {"type": "function", "function": function}
 
 
 # --- reasoning --------------------------------------------------------------------------------
@@ -432,7 +455,8 @@ def _apply_caching(
             messages[first_instruction] = copy
     tools = body.get("tools")
     if tools:
-        tools[-1]["cache_control"] = marker.copy()
+        # On a copy: the tools' wire forms are shared with later requests (``_converted_tool``).
+        tools[-1] = {**tools[-1], "cache_control": marker.copy()}
     for index in range(len(messages) - 1, -1, -1):
         if messages[index]["role"] not in ("user", "assistant", "tool"):
             continue

@@ -89,7 +89,7 @@ def connect_agent(
     agent.set_finish_turn(pump.finish_turn)
     agent.set_prepare_next_turn(turns.prepare_next_turn)
     agent.set_declare_tool_changes(turns.declare_tool_changes)
-    return agent.subscribe(pump)
+    return agent.subscribe(pump.listen)
 
 
 __all__ = ["agent_from_settings", "connect_agent", "stream_options_from_settings"]

@@ -36,14 +36,14 @@ class WarmingStream:
             on_warmed=state.events.announce_entry_soon,
             clock=clock,
         )
-        state.events.subscribe(self._on_event)
+        state.events.subscribe(self._on_event, ("agent_settled",))
 
     def __call__(
         self, model: Model, context: Context, options: SimpleStreamOptions
     ) -> MaybeAwaitable[AssistantMessageEventStream]:
         state = self._state
         if options.session_id is not None and options.session_id == state.manager.get_session_id():
-            self.warmer.start(model, context, options, self._is_current(model))
+            self.warmer.start(model, context, options, lambda: self._is_current(model))
         return self._stream_fn(model, context, options)
 
     def _is_current(self, sent_to: Model) -> Callable[[], bool]:

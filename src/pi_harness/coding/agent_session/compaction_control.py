@@ -17,7 +17,7 @@ cancel or supply the summary), ``session_compact`` and ``session_compact_failed`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.thinking import default_max_tokens
@@ -41,6 +41,9 @@ from pi_harness.coding.compaction.trigger import AutoCompactionReason, should_co
 from pi_harness.coding.session_store.entries import CompactionEntry
 from pi_harness.coding.virtual_models import is_virtual_model
 
+if TYPE_CHECKING:
+    from pi_harness.coding.config.settings_model import Settings
+
 
 def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
     for message in reversed(messages):
@@ -54,6 +57,7 @@ class CompactionControl:
         self._state = state
         # The output limit the session's requests ask for (``None``: the provider default).
         self._max_tokens = max_tokens
+        self._settings_for: tuple[Settings, str | None, CompactionSettings] | None = None
         self.runner = CompactionRunner(
             state.manager,
             settings=self.settings_for(state.model),
@@ -70,7 +74,15 @@ class CompactionControl:
     # -- settings and state ----------------------------------------------------------------------
 
     def settings_for(self, model: Model | None) -> CompactionSettings:
-        return self._state.settings.values.compaction_for(model_key(model) if model is not None else None)
+        values = self._state.settings.values
+        key = model_key(model) if model is not None else None
+        # Asked before every turn; a settings change replaces ``values`` (a frozen model).
+        last = self._settings_for
+        if last is not None and last[0] is values and last[1] == key:
+            return last[2]
+        resolved = values.compaction_for(key)
+        self._settings_for = (values, key, resolved)
+        return resolved
 
     def _retry_policy(self) -> SummaryRetryPolicy:
         retry = self._state.settings.values.retry
@@ -145,12 +157,12 @@ class CompactionControl:
             return
         if is_virtual_model(self._state.model):
             return  # checked per request against the routed model (``before_routed_request``)
-        # The messages and the latest compaction only: a whole projection copies the path and
-        # entries too, on every turn of a run however long.
-        manager = self._state.manager
-        messages, compaction = manager.build_session_context().messages, manager.get_latest_compaction()
+        # The latest compaction only: the messages serve the estimate of a failed response, and
+        # failed responses were left out above (copying them would cost a list of the whole
+        # conversation on every turn of a run however long).
+        compaction = self._state.manager.get_latest_compaction()
         model = self._prepare_model()
-        if self._reason(assistant, model, messages, compaction) == "threshold":
+        if self._reason(assistant, model, (), compaction) == "threshold":
             # The key only when compacting: resolving it may run a ``!command`` on every turn.
             await self.runner.run_auto("threshold", model, self._key(model))
 

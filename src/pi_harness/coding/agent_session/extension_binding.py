@@ -23,6 +23,8 @@ from pi_harness.coding.extensions.ui import ExtensionUI, HeadlessUI
 from pi_harness.coding.model_runtime import ModelRuntime
 
 _DISCOVERED_KEYS = ("skillPaths", "promptPaths", "themePaths")
+# The session events ``_forward`` passes on to extensions.
+_FORWARDED = ("session_info_changed", "agent_settled", "thinking_level_changed")
 
 
 def provider_applier(model_runtime: ModelRuntime) -> Callable[[ProviderAction], None]:
@@ -89,7 +91,7 @@ class ExtensionBinding:
         )
         tools.refresh_extension_tools()
         self._previous_level = state.thinking_level
-        state.events.subscribe(self._forward)
+        state.events.subscribe(self._forward, _FORWARDED)
         start: dict[str, object] = {"reason": reason}
         if previous_session_file is not None:
             start["previousSessionFile"] = previous_session_file

@@ -21,7 +21,7 @@ run has returned.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import cast
 
 from pi_harness.agent.hooks import FinishTurnContext, FinishTurnResult
@@ -37,6 +37,8 @@ from pi_harness.coding.agent_session.session_state import SessionState
 BOUNDARY_PATH = "<boundary>"
 
 _PERSISTED_AS_MESSAGE = frozenset({"user", "assistant", "toolResult", "system"})
+# Events the session does nothing with but hand on (see ``EventPump.__call__``).
+_PASSED_ON_ONLY = frozenset({"message_update", "tool_execution_update"})
 
 
 def _payload(event: Mapping[str, object]) -> dict[str, object]:
@@ -61,6 +63,18 @@ class EventPump:
 
     async def __call__(self, event: AgentEvent) -> None:
         await self.process(event)
+
+    def listen(self, event: AgentEvent) -> Awaitable[None] | None:
+        """The agent's listener: ``process``, except for the streaming updates the session only
+        hands on to extensions and session listeners: with nobody to act on them (print mode),
+        most of a turn's events end here, without a coroutine each."""
+        kind = event["type"]
+        if kind in _PASSED_ON_ONLY and not self._passed_on(kind):
+            return None
+        return self.process(event)
+
+    def _passed_on(self, kind: str) -> bool:
+        return self._state.extensions.has_handlers(kind) or self._state.events.wants(kind)
 
     async def process(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
@@ -88,7 +102,9 @@ class EventPump:
             # On disk before any listener hears of it: JSON and RPC mode print events from a
             # listener, so a message a client saw is in the file even after a kill -9.
             await self.persist(cast(AgentMessage, message))
-        await self._state.events.emit(event)
+        events = self._state.events
+        if events.wants(kind):  # most of a turn's events, in print mode (``message_update``...)
+            await events.emit(event)
 
         if ended and isinstance(message, dict):
             if message.get("role") == "assistant":

@@ -24,10 +24,11 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
+from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
-from pi_harness.ai.append_memo import AppendMemo
+from pi_harness.ai.append_memo import AppendMemo, Lineage, issue
 from pi_harness.ai.attribution import attribution_enabled, attribution_headers
 from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.options import SimpleStreamOptions
@@ -63,19 +64,21 @@ class RequestProjection:
         self._tools = tools
         self._base = base_options
         self._stream_fn = stream_fn
-        self._converted: AppendMemo[list[Message]] = AppendMemo()
+        self._converted: AppendMemo[tuple[Lineage, list[Message]]] = AppendMemo()
 
     def convert(self, messages: list[AgentMessage]) -> list[Message]:
         """The agent messages as LLM messages; a request that extends the previous one converts
         only its new messages (``AppendMemo``), and the earlier ones stay the same objects, which
-        the providers' conversion memos recognise."""
+        the providers' conversion memos recognise. The list is issued (``AppendOnly``), so the
+        passes after this one know without looking that it extends the previous request's."""
         block_images = self._state.settings.values.images.block_images
-        start, done = self._converted.resume(messages, block_images)
-        if done is None:
-            start, done = 0, []
+        start, state = self._converted.resume(messages, block_images)
+        if state is None:
+            start, state = 0, (Lineage(), [])
+        lineage, done = state
         done += convert_to_llm(messages[start:], block_images=block_images)
-        self._converted.save(messages, block_images, done)
-        return list(done)
+        self._converted.save(messages, block_images, state)
+        return issue(done, lineage)
 
     async def get_api_key(self, provider: str) -> str | None:
         runtime = self._state.model_runtime
@@ -120,7 +123,7 @@ class RequestProjection:
             context=AgentContext(system_prompt, messages, self._tools.declared_tools()),
             model=model if model is not request.model else None,
             thinking_level=level if model is not request.model else None,
-            stream_options=dataclasses.replace(
+            stream_options=copy_with(
                 base,
                 headers={**(base.headers or {}), **headers} or None,
                 env=self._state.model_runtime.get_request_env(model["provider"]),

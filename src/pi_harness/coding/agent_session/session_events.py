@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections import Counter
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 from pi_harness.agent.listeners import ListenerRegistry
@@ -106,15 +107,42 @@ def _as_dict(event: Mapping[str, object]) -> dict[str, object]:
 class SessionEvents:
     """The subscribers of one session, and the announcement of entries written to its file."""
 
-    __slots__ = ("_listeners", "_manager")
+    __slots__ = ("_kinds", "_listeners", "_manager", "_unfiltered")
 
     def __init__(self, manager: SessionManager) -> None:
         self._manager = manager
         self._listeners: ListenerRegistry[dict[str, object]] = ListenerRegistry(report_listener_error)
+        # Listeners that act on every event, and the event types the others act on (``wants``).
+        self._unfiltered = 0
+        self._kinds: Counter[str] = Counter()
 
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        """Register ``listener``; the returned function unsubscribes it (idempotent)."""
-        return self._listeners.subscribe(listener)
+    def subscribe(self, listener: SessionListener, kinds: Collection[str] | None = None) -> Callable[[], None]:
+        """Register ``listener``; the returned function unsubscribes it (idempotent). ``kinds``:
+        the only event types the listener acts on (it is still called with every event), so that
+        an event no listener acts on need not be delivered at all (``wants``)."""
+        unsubscribe = self._listeners.subscribe(listener)
+        wanted = frozenset(kinds) if kinds is not None else None
+        if wanted is None:
+            self._unfiltered += 1
+        else:
+            self._kinds.update(wanted)
+        subscribed = True
+
+        def forget() -> None:
+            nonlocal subscribed
+            if subscribed:
+                subscribed = False
+                if wanted is None:
+                    self._unfiltered -= 1
+                else:
+                    self._kinds.subtract(wanted)
+            unsubscribe()
+
+        return forget
+
+    def wants(self, kind: object) -> bool:
+        """Whether a listener acts on events of this type (else ``emit`` may be skipped)."""
+        return self._unfiltered > 0 or (isinstance(kind, str) and self._kinds[kind] > 0)
 
     def __len__(self) -> int:
         return len(self._listeners)

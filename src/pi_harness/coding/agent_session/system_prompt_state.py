@@ -15,6 +15,7 @@ written by Pi gets our sections patched over Pi's, by name, so the prompt is sen
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pi_harness.agent.types import AgentTool, SystemMessage
@@ -57,6 +58,8 @@ class SystemPromptState:
         # The last ``sections()``: its inputs and overrides, and the result (the sections are a
         # function of those alone, and every turn asks for them).
         self._last_sections: tuple[SystemPromptInputs, dict[str, str | None], dict[str, str]] | None = None
+        # What the last ``patch`` that found nothing to change was given (see ``patch``).
+        self._unchanged: tuple[object, tuple[AgentTool, ...], dict[str, str], dict[str, Tool]] | None = None
 
     # -- building ------------------------------------------------------------------------------
 
@@ -127,8 +130,28 @@ class SystemPromptState:
     # -- the transcript --------------------------------------------------------------------------
 
     def patch(self, previous: SystemState) -> SystemMessage | None:
-        """The system message that brings the transcript's record up to date (``None``: no change)."""
-        return system_message_patch(previous, tagged_sections(self.sections()), self.declared_tools())
+        """The system message that brings the transcript's record up to date (``None``: no change).
+
+        Asked before every turn, and almost always answered ``None``: while the sections (the
+        same ``sections()`` result), the tools (the same objects) and the record (equal) are
+        those of the last ``None``, the answer is ``None`` again without building the patch."""
+        sections = self.sections()
+        tools = tuple(self._tools())
+        unchanged = self._unchanged
+        if (
+            unchanged is not None
+            and unchanged[0] is self._last_sections
+            and len(unchanged[1]) == len(tools)
+            and all(map(operator.is_, unchanged[1], tools))
+            and unchanged[2] == previous.sections
+            and unchanged[3] == previous.tools
+        ):
+            return None
+        patch = system_message_patch(previous, tagged_sections(sections), [tool.to_tool() for tool in tools])
+        self._unchanged = (
+            None if patch is not None else (self._last_sections, tools, dict(previous.sections), dict(previous.tools))
+        )
+        return patch
 
     def request_prompt(self, recorded: SystemState) -> str:
         """The prompt of a request: this run's replacement, else the one recorded on the branch."""

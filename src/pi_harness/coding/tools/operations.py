@@ -158,6 +158,11 @@ def _small_regular_file(path: str) -> bool:
 
 
 class LocalReadOperations:
+    def small_file(self, path: str) -> bytes | None:
+        """The bytes of a small regular file, read at once on the loop (``None``: any other file,
+        which the methods below read in a thread)."""
+        return _read_bytes(path) if _small_regular_file(path) else None
+
     async def read_file(self, path: str) -> bytes:
         if _small_regular_file(path):
             return _read_bytes(path)

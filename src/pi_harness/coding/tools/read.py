@@ -5,17 +5,18 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import AsyncIterator
+from typing import cast
 
 from pi_harness.agent.types import AgentTool, AgentToolResult
 from pi_harness.ai.json_values import JsonValue
 from pi_harness.ai.types import ImageContent, TextContent
 from pi_harness.coding.tools.declarations import READ
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
-from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, fit_image
+from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, SNIFF_BYTES, detect_image_mime_type, fit_image
 from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import read_path_variants, resolve_to_cwd
-from pi_harness.coding.tools.read_window import read_text_window, truncate_window
+from pi_harness.coding.tools.read_window import TextWindow, read_text_window, text_window, truncate_window
 from pi_harness.coding.tools.results import ToolError, as_int, format_number, raise_if_aborted, text_result
 from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, format_size
 
@@ -61,15 +62,20 @@ async def _one_chunk(operations: ReadOperations, path: str) -> AsyncIterator[byt
     yield await operations.read_file(path)
 
 
+def _check_text(first_chunk: bytes, shown: str) -> None:
+    if b"\0" in first_chunk[:BINARY_SNIFF_BYTES]:
+        raise ToolError(
+            f"Cannot read {shown}: it is a binary file. The read tool shows text files and "
+            "JPEG, PNG, GIF or WebP images."
+        )
+
+
 async def _refuse_binary(chunks: AsyncIterator[bytes], shown: str) -> AsyncIterator[bytes]:
     first = True
     try:
         async for chunk in chunks:
-            if first and b"\0" in chunk[:BINARY_SNIFF_BYTES]:
-                raise ToolError(
-                    f"Cannot read {shown}: it is a binary file. The read tool shows text files and "
-                    "JPEG, PNG, GIF or WebP images."
-                )
+            if first:
+                _check_text(chunk, shown)
             first = False
             yield chunk
     finally:
@@ -108,18 +114,43 @@ async def _read_image(operations: ReadOperations, path: str, mime_type: str, opt
     return {"content": [text, image]}
 
 
-async def _read_text(
-    operations: ReadOperations, path: str, shown: str, offset: object, limit: object, options: ToolOptions
-) -> AgentToolResult:
-    start = max(0, as_int(offset, 1) - 1)
-    line_limit = None if limit is None else as_int(limit, 0)
-    if isinstance(operations, ChunkedReadOperations):
-        chunks = operations.read_chunks(path, CHUNK_SIZE)
+async def _window(
+    operations: ReadOperations, path: str, shown: str, start: int, limit: int | None, options: ToolOptions
+) -> TextWindow:
+    # What ``isinstance(operations, ChunkedReadOperations)`` asks of the runtime protocol (all
+    # the others it has as ``ReadOperations``), for a fraction of its cost on every read.
+    if hasattr(operations, "read_chunks"):
+        chunks = cast(ChunkedReadOperations, operations).read_chunks(path, CHUNK_SIZE)
     else:
         chunks = _one_chunk(operations, path)
     if options.tracks_reads():
         chunks = options.file_views.reading(path, chunks)  # what the model saw, for edit/write
-    window = await read_text_window(_refuse_binary(chunks, shown), start, line_limit)
+    return await read_text_window(_refuse_binary(chunks, shown), start, limit)
+
+
+def _window_of(data: bytes, path: str, shown: str, start: int, limit: int | None, options: ToolOptions) -> TextWindow:
+    """``_window`` of a file read whole already (the same checks, the same record)."""
+    _check_text(data, shown)
+    if options.tracks_reads():
+        options.file_views.saw(path, data)
+    return text_window(data, start, limit)
+
+
+async def _read_text(
+    operations: ReadOperations,
+    path: str,
+    shown: str,
+    offset: object,
+    limit: object,
+    options: ToolOptions,
+    data: bytes | None = None,
+) -> AgentToolResult:
+    start = max(0, as_int(offset, 1) - 1)
+    line_limit = None if limit is None else as_int(limit, 0)
+    if data is not None:
+        window = _window_of(data, path, shown, start, line_limit, options)
+    else:
+        window = await _window(operations, path, shown, start, line_limit, options)
     if start >= window.total_lines:
         shown_offset = format_number(offset) if isinstance(offset, int | float) else str(offset)
         raise ToolError(f"Offset {shown_offset} is beyond end of file ({window.total_lines} lines total)")
@@ -152,13 +183,19 @@ async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     path, readable = await _existing_variant(operations, resolve_to_cwd(shown, call.cwd))
     if not readable:
         await _check_readable(operations, path, shown)
-    mime_type = await operations.detect_image_mime_type(path)
+    # A small local file is read once, for its type and its text (most reads); others as they come.
+    data = operations.small_file(path) if type(operations) is LocalReadOperations else None
+    if data is not None:
+        mime_type = detect_image_mime_type(data[:SNIFF_BYTES])
+    else:
+        mime_type = await operations.detect_image_mime_type(path)
     raise_if_aborted(call.signal)
     if mime_type is not None:
         result = await _read_image(operations, path, mime_type, call.options)
     else:
         params = call.params
-        result = await _read_text(operations, path, shown, params.get("offset"), params.get("limit"), call.options)
+        offset, limit = params.get("offset"), params.get("limit")
+        result = await _read_text(operations, path, shown, offset, limit, call.options, data)
     result["structuredContent"] = _read_output(result)
     return result
 

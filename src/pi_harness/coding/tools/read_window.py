@@ -118,6 +118,8 @@ class _WindowBuilder:
         kept = self.kept
         end = self.end
         max_lines, max_bytes = self.max_lines, self.max_bytes
+        if end is None:
+            pos = self._store_all_lines(chunk, pos)
         while True:
             newline = chunk.find(b"\n", pos)
             if newline < 0:
@@ -139,6 +141,29 @@ class _WindowBuilder:
                 return pos
             if end is not None and self.line >= end:
                 return pos
+
+    def _store_all_lines(self, chunk: bytes, pos: int) -> int:
+        """The whole lines from ``pos`` at once, when they all fit the budget and the selection
+        runs to the end of the file (a small file read whole: most reads); else nothing. The
+        outcome is that of storing them one by one (a newline never falls inside a UTF-8
+        sequence, so decoding them together gives the same text)."""
+        last = chunk.rfind(b"\n", pos)
+        if last < 0:
+            return pos
+        count = chunk.count(b"\n", pos, last + 1)
+        kept = self.kept
+        content = last + 1 - pos - count  # the lines' bytes without their newlines
+        kept_bytes = self.kept_bytes + content + count - (0 if kept else 1)
+        if len(kept) + count >= self.max_lines or kept_bytes > self.max_bytes:
+            return pos  # line by line: storing stops somewhere in there
+        lines = chunk[pos:last].decode("utf-8", "replace").split("\n")
+        if self.line == self.start:
+            self.first_line_bytes += chunk.find(b"\n", pos) - pos
+        kept.extend(lines)
+        self.kept_bytes = kept_bytes
+        self.selected_content_bytes += content
+        self.line += count
+        return last + 1
 
     def _add_to_current(self, piece: bytes) -> None:
         if self.current_size <= self.max_bytes:  # beyond that the line cannot be shown anyway
@@ -179,6 +204,21 @@ class _WindowBuilder:
             kept=self.kept[:selected],
             last_line_empty=selected > 0 and last_empty,
         )
+
+
+def text_window(
+    data: bytes,
+    start: int,
+    limit: int | None,
+    *,
+    max_lines: int = DEFAULT_MAX_LINES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> TextWindow:
+    """``read_text_window`` of a file already in memory."""
+    end = None if limit is None else start + max(0, limit)
+    builder = _WindowBuilder(start, end, max_lines, max_bytes)
+    builder.feed(data)
+    return builder.finish()
 
 
 async def read_text_window(

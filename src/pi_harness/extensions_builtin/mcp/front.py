@@ -47,7 +47,6 @@ def create_mcp_extension(options: McpOptions | None = None) -> Callable[[Extensi
         pi.on("session_start", front.on_session_start)
         pi.on("before_agent_start", front.on_before_agent_start)
         pi.on("session_shutdown", front.on_session_shutdown)
-        pi.on("tool_call", front.on_tool_call)
         pi.on("mcp_servers_change", front.on_servers_change)
         pi.register_command(
             "mcp", front.on_command, description=COMMAND_DESCRIPTION, get_argument_completions=front.complete
@@ -81,6 +80,9 @@ class _Front:
                 client.waited_first_prompt = self.idle.prompted
                 self.idle = None
             self.client = client
+            # Only a client has calls to wait for: without one, every tool call of the session
+            # would go through the extension runner for nothing.
+            self.pi.on("tool_call", self.on_tool_call)
         return self.client
 
     def _nothing_configured(self, cwd: str) -> bool:
