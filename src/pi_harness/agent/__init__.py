@@ -9,8 +9,9 @@ first use (PEP 562 ``__getattr__``), so code that needs one module does not load
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.agent.agent import (
@@ -181,17 +182,7 @@ _SOURCES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _SOURCES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), name)
-    globals()[name] = value  # the next lookup is an ordinary attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SOURCES))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _SOURCES)
 
 
 __all__ = [

@@ -7,13 +7,13 @@ provider modules, the model catalogue and ``jsonschema`` are loaded on first use
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 # ``stream`` is also the name of a submodule (``ai/stream.py``): importing that submodule binds
 # the package attribute to the module, so the function is bound here, after ``ai.api`` (which
 # imports the submodule), as the package always did; ``__getattr__`` would never be asked.
 from pi_harness.ai.api import stream
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.ai.abort import AbortController, AbortError, AbortSignal
@@ -146,17 +146,7 @@ _SOURCES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _SOURCES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # the next lookup is an ordinary attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SOURCES))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _SOURCES)
 
 
 __all__ = [

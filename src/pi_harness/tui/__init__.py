@@ -11,8 +11,9 @@ or rich, and names are imported on first use, so ``pi_harness.tui.export_html`` 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.tui.ansi import strip_ansi, truncate, visible_width, wrap
@@ -120,13 +121,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

@@ -8,8 +8,9 @@ must not bring in the sign-in flows (their HTTP servers, PKCE and device-code co
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.coding.auth_flows.errors import LoginError
@@ -30,11 +31,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _HOMES)
 
 
 __all__ = [

@@ -7,8 +7,9 @@ The names below are loaded on first use: importing a submodule (``packages.sourc
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.coding.packages.manager import ConfiguredPackage, PackageManager
@@ -30,11 +31,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _HOMES)
 
 
 __all__ = [

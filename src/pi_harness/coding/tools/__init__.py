@@ -3,8 +3,9 @@ their factories, the enabling rules and the pluggable operations."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from pi_harness.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_harness.coding.tools.bash import create_bash_tool
@@ -273,12 +274,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The names are imported on first use (PEP 562), so importing one part of the package (or the
-    # package for one name) does not load the rest of it.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
