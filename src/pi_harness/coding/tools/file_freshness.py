@@ -58,20 +58,35 @@ def stale_text(shown: str, action: str) -> str:
 
 
 class FileViews:
-    """The files of one session's tools, by real path (the key of the mutation queue)."""
+    """The files of one session's tools, by real path (the key of the mutation queue).
+
+    A record is filed under the path it was made for and moved under its real path only when a
+    record is asked for (``get``, by ``edit`` and ``write``): resolving a real path takes a
+    system call per path component, and most sessions read far more often than they change a
+    file. Moving the waiting records in the order they were made keeps the newest one per file.
+    """
 
     def __init__(self) -> None:
         self._views: dict[str, FileView] = {}
+        self._unresolved: dict[str, FileView] = {}  # by the path made for, oldest first
 
     def get(self, path: str) -> FileView | None:
+        if self._unresolved:
+            waiting, self._unresolved = self._unresolved, {}
+            for made_for, view in waiting.items():
+                self._views[mutation_key(made_for)] = view
         return self._views.get(mutation_key(path))
 
-    def saw(self, path: str, data: bytes) -> None:
-        """The model now knows ``data`` as the content of ``path`` (read, or written by our tools)."""
-        self._record(path, len(data), _sha256(data).hexdigest())
+    def saw(self, path: str, data: bytes, mtime_ns: int | None = None) -> None:
+        """The model now knows ``data`` as the content of ``path`` (read, or written by our tools);
+        ``mtime_ns``: the file's modification time as the caller found it (else looked up)."""
+        self._record(path, len(data), _sha256(data).hexdigest(), mtime_ns)
 
-    def _record(self, path: str, size: int, digest: str) -> None:
-        self._views[mutation_key(path)] = FileView(size, _mtime_ns(path), digest)
+    def _record(self, path: str, size: int, digest: str, mtime_ns: int | None = None) -> None:
+        view = FileView(size, _mtime_ns(path) if mtime_ns is None else mtime_ns, digest)
+        unresolved = self._unresolved
+        unresolved.pop(path, None)  # to the end: the newest record of a file is moved last
+        unresolved[path] = view
 
     def is_stale(self, path: str, current: bytes) -> bool:
         """Whether ``current`` differs from what the model last saw (never, for a file not seen)."""

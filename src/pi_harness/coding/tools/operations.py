@@ -15,40 +15,30 @@ from __future__ import annotations
 import asyncio
 import os
 import stat as stat_module
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from pi_harness.ai.abort import AbortSignal
 from pi_harness.coding.tools.atomic_write import write_file_atomic
 from pi_harness.coding.tools.bash_exec import ExecResult, run_shell_command
 from pi_harness.coding.tools.glob import compile_find_pattern
-from pi_harness.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
 from pi_harness.coding.tools.local_search import local_grep, local_list_files
 from pi_harness.coding.tools.process import KILL_GRACE_SECONDS
+from pi_harness.coding.tools.read_operations import (
+    INLINE_READ_LIMIT,
+    ChunkedReadOperations,
+    LocalReadOperations,
+    ReadOperations,
+    _check_file,
+    _read_bytes,
+)
 from pi_harness.coding.tools.results import ToolError
 from pi_harness.coding.tools.search_types import GrepQuery, GrepSearchResult, path_sort_key
 from pi_harness.coding.tools.shell import resolve_shell
 
-# --- protocols --------------------------------------------------------------------------------
-
-
-class ReadOperations(Protocol):
-    async def read_file(self, path: str) -> bytes: ...
-
-    async def access(self, path: str) -> None:
-        """Raise unless ``path`` is a readable file."""
-        ...
-
-    async def detect_image_mime_type(self, path: str) -> str | None: ...
-
-
-@runtime_checkable
-class ChunkedReadOperations(Protocol):
-    """Optional: stream a file, so reading a window of a huge file needs little memory."""
-
-    def read_chunks(self, path: str, chunk_size: int) -> AsyncIterator[bytes]: ...
+# --- protocols (those of ``read`` are in ``read_operations``) ------------------------------------
 
 
 class WriteOperations(Protocol):
@@ -122,72 +112,6 @@ class FindOperations(Protocol):
 
 
 # --- local implementations --------------------------------------------------------------------
-
-
-def _check_file(path: str, mode: int) -> None:
-    info = os.stat(path)
-    if stat_module.S_ISDIR(info.st_mode):
-        raise IsADirectoryError(21, "Is a directory", path)
-    if not os.access(path, mode):
-        raise PermissionError(13, "Permission denied", path)
-
-
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _read_head(path: str, size: int) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read(size)
-
-
-# A regular file up to this size is read on the event loop: a local read of it takes
-# microseconds, while a hop to a worker thread (and back through the GIL) costs far more on
-# every tool call. Anything else (FIFOs, devices, large files) is read in a thread, so a read
-# that blocks never stops the loop, and with it abort and shutdown.
-INLINE_READ_LIMIT = 1 << 20
-
-
-def _small_regular_file(path: str) -> bool:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    return stat_module.S_ISREG(info.st_mode) and info.st_size <= INLINE_READ_LIMIT
-
-
-class LocalReadOperations:
-    def small_file(self, path: str) -> bytes | None:
-        """The bytes of a small regular file, read at once on the loop (``None``: any other file,
-        which the methods below read in a thread)."""
-        return _read_bytes(path) if _small_regular_file(path) else None
-
-    async def read_file(self, path: str) -> bytes:
-        if _small_regular_file(path):
-            return _read_bytes(path)
-        return await asyncio.to_thread(_read_bytes, path)
-
-    async def access(self, path: str) -> None:
-        # stat and access only: no open, so nothing here can wait on a FIFO's writer.
-        _check_file(path, os.R_OK)
-
-    async def detect_image_mime_type(self, path: str) -> str | None:
-        if _small_regular_file(path):
-            return detect_image_mime_type(_read_head(path, SNIFF_BYTES))
-        return detect_image_mime_type(await asyncio.to_thread(_read_head, path, SNIFF_BYTES))
-
-    async def read_chunks(self, path: str, chunk_size: int) -> AsyncIterator[bytes]:
-        inline = _small_regular_file(path)
-        handle = open(path, "rb") if inline else await asyncio.to_thread(open, path, "rb")  # noqa: SIM115
-        try:
-            while True:
-                chunk = handle.read(chunk_size) if inline else await asyncio.to_thread(handle.read, chunk_size)
-                if not chunk:
-                    return
-                yield chunk
-        finally:
-            handle.close()
 
 
 class LocalWriteOperations:
@@ -325,3 +249,25 @@ def match_listing(files: Sequence[str], pattern: str, limit: int) -> list[str]:
     results.extend(f"{directory}/" for directory in directories if matches(directory))
     results.sort(key=lambda path: path_sort_key(path.rstrip("/")))
     return results[:limit]
+
+
+__all__ = [
+    "INLINE_READ_LIMIT",
+    "BashOperations",
+    "ChunkedReadOperations",
+    "EditOperations",
+    "FileStat",
+    "FindOperations",
+    "GrepOperations",
+    "LocalBashOperations",
+    "LocalEditOperations",
+    "LocalFindOperations",
+    "LocalGrepOperations",
+    "LocalLsOperations",
+    "LocalReadOperations",
+    "LocalWriteOperations",
+    "LsOperations",
+    "ReadOperations",
+    "WriteOperations",
+    "match_listing",
+]

@@ -13,9 +13,9 @@ from pi_harness.ai.types import ImageContent, TextContent
 from pi_harness.coding.tools.declarations import READ
 from pi_harness.coding.tools.definition import BuiltinTool, ToolCall
 from pi_harness.coding.tools.images import IMAGE_BLOCKED_TEXT, SNIFF_BYTES, detect_image_mime_type, fit_image
-from pi_harness.coding.tools.operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
 from pi_harness.coding.tools.options import ToolOptions
 from pi_harness.coding.tools.paths import read_path_variants, resolve_to_cwd
+from pi_harness.coding.tools.read_operations import ChunkedReadOperations, LocalReadOperations, ReadOperations
 from pi_harness.coding.tools.read_window import TextWindow, read_text_window, text_window, truncate_window
 from pi_harness.coding.tools.results import ToolError, as_int, format_number, raise_if_aborted, text_result
 from pi_harness.coding.tools.truncate import DEFAULT_MAX_BYTES, format_size
@@ -128,11 +128,13 @@ async def _window(
     return await read_text_window(_refuse_binary(chunks, shown), start, limit)
 
 
-def _window_of(data: bytes, path: str, shown: str, start: int, limit: int | None, options: ToolOptions) -> TextWindow:
+def _window_of(
+    data: bytes, path: str, shown: str, start: int, limit: int | None, options: ToolOptions, mtime_ns: int | None
+) -> TextWindow:
     """``_window`` of a file read whole already (the same checks, the same record)."""
     _check_text(data, shown)
     if options.tracks_reads():
-        options.file_views.saw(path, data)
+        options.file_views.saw(path, data, mtime_ns)
     return text_window(data, start, limit)
 
 
@@ -144,11 +146,12 @@ async def _read_text(
     limit: object,
     options: ToolOptions,
     data: bytes | None = None,
+    mtime_ns: int | None = None,
 ) -> AgentToolResult:
     start = max(0, as_int(offset, 1) - 1)
     line_limit = None if limit is None else as_int(limit, 0)
     if data is not None:
-        window = _window_of(data, path, shown, start, line_limit, options)
+        window = _window_of(data, path, shown, start, line_limit, options, mtime_ns)
     else:
         window = await _window(operations, path, shown, start, line_limit, options)
     if start >= window.total_lines:
@@ -180,11 +183,22 @@ async def _read_text(
 async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     operations = call.operations
     shown = call.text("path")
-    path, readable = await _existing_variant(operations, resolve_to_cwd(shown, call.cwd))
-    if not readable:
-        await _check_readable(operations, path, shown)
-    # A small local file is read once, for its type and its text (most reads); others as they come.
-    data = operations.small_file(path) if type(operations) is LocalReadOperations else None
+    resolved = resolve_to_cwd(shown, call.cwd)
+    local = type(operations) is LocalReadOperations
+    # The usual read, a small local file that exists as named: one ``stat``, one read, for its
+    # checks, its type, its text and its record; everything else goes the general way.
+    found = cast(LocalReadOperations, operations).readable_small_file(resolved) if local else None
+    mtime_ns: int | None = None
+    if found is not None:
+        path = resolved
+        data: bytes | None
+        data, mtime_ns = found
+    else:
+        path, readable = await _existing_variant(operations, resolved)
+        if not readable:
+            await _check_readable(operations, path, shown)
+        # A small local file is read once, for its type and its text; others as they come.
+        data = cast(LocalReadOperations, operations).small_file(path) if local else None
     if data is not None:
         mime_type = detect_image_mime_type(data[:SNIFF_BYTES])
     else:
@@ -195,7 +209,7 @@ async def _read(call: ToolCall[ReadOperations]) -> AgentToolResult:
     else:
         params = call.params
         offset, limit = params.get("offset"), params.get("limit")
-        result = await _read_text(operations, path, shown, offset, limit, call.options, data)
+        result = await _read_text(operations, path, shown, offset, limit, call.options, data, mtime_ns)
     result["structuredContent"] = _read_output(result)
     return result
 
