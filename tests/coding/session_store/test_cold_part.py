@@ -7,14 +7,13 @@ Work is checked by counts (entries made, ids decoded, searches), never by time."
 from __future__ import annotations
 
 import shutil
-import uuid
 from pathlib import Path
 
 import pytest
 from test_deferred_open import _line, _message, dump, open_both, scanned_always, write_session
 
 from pi_harness.coding.session_runtime.building import recorded_tool_names
-from pi_harness.coding.session_store import scan_index
+from pi_harness.coding.session_store import ids, scan_index
 from pi_harness.coding.session_store.cold_ids import ColdIds
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.virtual_models import virtual_selection
@@ -146,13 +145,8 @@ def test_a_new_entry_never_takes_a_covered_id(
     cold = manager._cold
     assert cold is not None
     covered = next(entry_id for entry_id in cold.ids.as_list() if len(entry_id) == 8)
-    draws = iter([covered.ljust(32, "0"), "feedc0de".ljust(32, "0")])
-
-    class Draw:
-        def __init__(self) -> None:
-            self.hex = next(draws)
-
-    monkeypatch.setattr(uuid, "uuid4", Draw)
+    draws = iter([covered, "feedc0de"])
+    monkeypatch.setattr(ids, "short_id", lambda: next(draws))
     new = manager.append_message({"role": "user", "content": [{"type": "text", "text": "x"}], "timestamp": 3})
     assert new == "feedc0de"
     assert manager._cold is not None

@@ -8,6 +8,7 @@ between the two.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
@@ -22,10 +23,16 @@ _ONE_MS = timedelta(milliseconds=1)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
+def short_id() -> str:
+    """Eight random lowercase hex chars: the first eight of a UUIDv4's, which are all random
+    (the version and variant bits come later), drawn without building a ``UUID``."""
+    return os.urandom(4).hex()
+
+
 def new_entry_id(taken: Container[str]) -> str:
     """Eight lowercase hex chars not in ``taken``; a full UUID if 100 draws all collide."""
     for _ in range(_MAX_SHORT_ID_ATTEMPTS):
-        candidate = uuid.uuid4().hex[:8]
+        candidate = short_id()
         if candidate not in taken:
             return candidate
     return str(uuid.uuid4())
@@ -45,10 +52,19 @@ def validate_session_id(session_id: str) -> str:
     return session_id
 
 
+# The formatted second of the last timestamp: entries written within one second share it.
+_last_second: tuple[int, str] = (-1, "")
+
+
 def format_iso(epoch_ms: int) -> str:
     """``YYYY-MM-DDTHH:mm:ss.sssZ`` like JavaScript's ``Date.toISOString()``."""
+    global _last_second
     seconds, millis = divmod(epoch_ms, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+    second, text = _last_second
+    if second != seconds:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        _last_second = (seconds, text)
+    return f"{text}.{millis:03d}Z"
 
 
 def now_ms() -> int:
