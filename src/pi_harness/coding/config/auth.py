@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pi_harness.coding.config.file_lock import atomic_write, locked
 from pi_harness.coding.config.paths import AUTH_FILE
@@ -42,12 +42,45 @@ def entry_env(entry: dict[str, Any] | None) -> dict[str, str]:
     return {str(k): v for k, v in env.items() if isinstance(v, str)}
 
 
+def _copy_json(value: Any) -> Any:
+    """A copy of parsed JSON (dicts, lists, scalars), for a caller that may change it."""
+    if type(value) is dict:
+        return {key: _copy_json(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy_json(item) for item in value]
+    return value
+
+
 class AuthStorage:
+    """auth.json, read again on every use (another process, Pi's or ours, may write it at any
+    time). Its bytes are compared with those of the last read and parsed only when they differ;
+    callers get copies of what was parsed, which they may change."""
+
     def __init__(self, agent_directory: Path | None, *, in_memory: dict[str, Any] | None = None) -> None:
         self.path = agent_directory / AUTH_FILE if agent_directory is not None else None
         self._memory: dict[str, Any] | None = None
         if in_memory is not None or self.path is None:
             self._memory = dict(in_memory or {})
+        self._parsed: tuple[bytes, dict[str, Any]] | None = None  # the last bytes read, parsed
+
+    def _current(self) -> dict[str, Any]:
+        """The file's data as it is now (not to be changed: it is kept for the next read)."""
+        assert self.path is not None
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            return {}
+        parsed = self._parsed
+        if parsed is not None and parsed[0] == raw:
+            return parsed[1]
+        try:
+            data = json.loads(raw.decode("utf-8") or "{}")
+        except (UnicodeDecodeError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        self._parsed = (raw, data)
+        return data
 
     @classmethod
     def in_memory(cls, data: dict[str, Any] | None = None) -> AuthStorage:
@@ -56,14 +89,7 @@ class AuthStorage:
     def read_all(self) -> dict[str, Any]:
         if self._memory is not None:
             return dict(self._memory)
-        assert self.path is not None
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return cast(dict[str, Any], _copy_json(self._current()))
 
     def change_token(self) -> object:
         """The stored credentials as they are now, in a form to compare with an earlier answer
@@ -78,7 +104,8 @@ class AuthStorage:
             return None
 
     def get(self, provider: str) -> dict[str, Any] | None:
-        entry = self.read_all().get(provider)
+        memory = self._memory
+        entry = memory.get(provider) if memory is not None else _copy_json(self._current().get(provider))
         return entry if isinstance(entry, dict) else None
 
     def get_api_key(self, provider: str) -> str | None:
