@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from pi_harness.ai.abort import AbortError, AbortSignal
 from pi_harness.ai.body_encoding import EncodedBody, encode_body_parts
 from pi_harness.ai.env_keys import AUTHENTICATED
+from pi_harness.ai.environ import get_env
 from pi_harness.ai.http_transport import (
     StreamingResponse,
     is_remote_protocol_error,
@@ -198,12 +199,12 @@ def _dump_modules_once() -> None:
     that file when the first request is about to be sent: the startup import guard's test reads
     it to prove that the print-mode path loads nothing it does not need before the request."""
     global _modules_dumped
-    import os
-
-    target = os.environ.get(MODULES_DUMP_ENV)
-    if not target or _modules_dumped:
+    if _modules_dumped:
         return
-    _modules_dumped = True
+    _modules_dumped = True  # asked at the first request only
+    target = get_env(MODULES_DUMP_ENV)
+    if not target:
+        return
     import sys
 
     with open(target, "w", encoding="utf-8") as out:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from urllib.parse import urlsplit
 
 import h11
 
+from pi_harness.ai.environ import any_env
 from pi_harness.ai.http1_response import Head, ResponseError, ResponseParser
 from pi_harness.ai.read_deadline import ReadDeadline
 
@@ -84,7 +84,7 @@ def usable_for(url: str) -> bool:
     """Whether a request to ``url`` can go through this client: a direct connection (no proxy
     variable set at all) to an ``http(s)`` URL that needs no normalising (ASCII, no spaces, no
     user info)."""
-    if any(os.environ.get(name) for name in PROXY_VARIABLES):
+    if any_env(PROXY_VARIABLES):
         return False
     return _plain_url(url)
 

@@ -29,9 +29,9 @@ def resolve_cache_retention(retention: CacheRetention | None) -> CacheRetention:
     """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     if retention is not None:
         return retention
-    import os
+    from pi_harness.ai.environ import get_env
 
-    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+    return "long" if get_env("PI_CACHE_RETENTION") == "long" else "short"
 
 
 @dataclass
@@ -79,15 +79,19 @@ class SimpleStreamOptions(StreamOptions):
 
 
 _Options = TypeVar("_Options", bound=StreamOptions)
+_SHARED_FIELDS: tuple[str, ...] = ()  # the names of ``StreamOptions``' fields (every request asks)
 
 
 def shared_options(options: StreamOptions | None, cls: type[_Options]) -> _Options:
     """A new instance of an API's options class with the fields every API shares taken from
     ``options`` (the same objects, not copies); the API-specific fields keep their defaults."""
+    global _SHARED_FIELDS
     converted = cls()
     if options is not None:
-        for shared in fields(StreamOptions):
-            setattr(converted, shared.name, getattr(options, shared.name))
+        names = _SHARED_FIELDS or tuple(shared.name for shared in fields(StreamOptions))
+        _SHARED_FIELDS = names
+        for name in names:
+            setattr(converted, name, getattr(options, name))
     return converted
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Literal, Protocol, TypedDict
 
 from pi_harness.ai.abort import AbortController
 from pi_harness.ai.cost import calculate_cost
+from pi_harness.ai.environ import get_env
 from pi_harness.ai.options import SimpleStreamOptions
 from pi_harness.ai.types import AssistantMessage, Context, Model, Usage, empty_usage
 
@@ -59,9 +59,7 @@ def prompt_cache_ttl_ms(model: Model, options: SimpleStreamOptions | None) -> fl
     retention = options.cache_retention if options is not None else None
     if retention is None:
         env = (options.env if options is not None else None) or {}
-        retention = (
-            "long" if (env.get("PI_CACHE_RETENTION") or os.environ.get("PI_CACHE_RETENTION")) == "long" else "short"
-        )
+        retention = "long" if (env.get("PI_CACHE_RETENTION") or get_env("PI_CACHE_RETENTION")) == "long" else "short"
     if retention == "none":
         return None
     seconds = (model.get("promptCache") or {}).get(retention)

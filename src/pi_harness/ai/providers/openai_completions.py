@@ -344,9 +344,10 @@ def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletion
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAICompletionsOptions()
+    # The flags are a function of the model alone: resolved once for the body and the stream.
+    compat = resolve_compat(model)
 
     def prepare() -> SSERequest:
-        compat = resolve_compat(model)
         # Read by name: options of another API that carry these fields are honoured too.
         body = build_request_body(
             model,
@@ -361,7 +362,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
 
     # Blocks stay open until the response ends (or is aborted), then close in order, as Pi's do.
     events = stream_sse_request(model, opts, prepare, _read, sequential=False, end_blocks_on_abort=True)
-    if resolve_compat(model).get("recoverTextToolCalls") is True:
+    if compat.get("recoverTextToolCalls") is True:
         return recover_text_tool_calls(events, context)
     return events
 

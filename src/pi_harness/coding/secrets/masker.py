@@ -11,7 +11,6 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from pi_harness.coding.secrets.sources import NamedSecret
@@ -26,14 +25,25 @@ def marker(name: str) -> str:
     return f"[redacted:{name}]"
 
 
-@dataclass(frozen=True)
 class _Compiled:
-    pattern: re.Pattern[str]
-    markers: dict[str, str]
+    __slots__ = ("_last", "markers", "pattern")
+
+    def __init__(self, pattern: re.Pattern[str], markers: dict[str, str]) -> None:
+        self.pattern = pattern
+        self.markers = markers
+        # The last text looked at and its masked form: a result often holds one text twice (a
+        # tool's content and its ``structuredContent`` are the same string).
+        self._last: tuple[str, str] = ("", "")
 
     def sub(self, text: str) -> str:
-        if self.pattern.search(text) is None:
-            return text
+        last = self._last
+        if text is last[0]:
+            return last[1]
+        masked = text if self.pattern.search(text) is None else self._replace(text)
+        self._last = (text, masked)
+        return masked
+
+    def _replace(self, text: str) -> str:
         return self.pattern.sub(lambda match: self.markers[match.group(0)], text)
 
 
