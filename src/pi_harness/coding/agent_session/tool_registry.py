@@ -153,6 +153,8 @@ class ToolRegistry:
         change descriptions and leave declarations out (still active and callable). A raising
         hook is reported (event ``prepare_loadout``) and changes nothing."""
         tools = self.active_tools()
+        if not self._runner.has_loadout_hooks():
+            return tools  # the usual case, asked twice per request: no definitions list to build
         hooks = [
             (definition, path)
             for definition, path in self._runner.tool_definitions()
@@ -195,6 +197,8 @@ class ToolRegistry:
     def hidden_declarations(self) -> set[str]:
         """Active tools whose declarations ``prepare_loadout`` hooks leave out of requests (for the
         system prompt; a failing hook is reported once per request, by ``declared_tools``)."""
+        if not self._runner.has_loadout_hooks():
+            return set()
         declared = {tool.name for tool in self.declared_tools(report=False)}
         return {name for name in self._active if name not in declared}
 

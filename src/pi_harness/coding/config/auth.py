@@ -63,12 +63,22 @@ class AuthStorage:
             self._memory = dict(in_memory or {})
         self._parsed: tuple[bytes, dict[str, Any]] | None = None  # the last bytes read, parsed
 
+    def _bytes(self) -> bytes | None:
+        """The file's bytes (``None``: no readable file). Most setups have no auth.json at all:
+        asking whether it exists first spares the exception of opening a missing file, on every
+        use."""
+        assert self.path is not None
+        if not os.access(self.path, os.F_OK):
+            return None
+        try:
+            return self.path.read_bytes()
+        except OSError:
+            return None
+
     def _current(self) -> dict[str, Any]:
         """The file's data as it is now (not to be changed: it is kept for the next read)."""
-        assert self.path is not None
-        try:
-            raw = self.path.read_bytes()
-        except OSError:
+        raw = self._bytes()
+        if raw is None:
             return {}
         parsed = self._parsed
         if parsed is not None and parsed[0] == raw:
@@ -97,11 +107,7 @@ class AuthStorage:
         in-memory store's contents."""
         if self._memory is not None:
             return repr(self._memory)
-        assert self.path is not None
-        try:
-            return self.path.read_bytes()
-        except OSError:
-            return None
+        return self._bytes()
 
     def get(self, provider: str) -> dict[str, Any] | None:
         memory = self._memory

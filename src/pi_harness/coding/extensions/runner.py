@@ -253,6 +253,11 @@ class ExtensionRunner:
         """Extension tools, first registration of a name wins (conflicts reported)."""
         return registry.tool_definitions(self.extensions)
 
+    def has_loadout_hooks(self) -> bool:
+        """Whether any extension tool has a ``prepare_loadout`` hook (else no request's tool
+        declarations are changed by one)."""
+        return any(tool.prepare_loadout is not None for ext in self.extensions for tool in ext.tools)
+
     def tool_conflicts(self) -> list[str]:
         return registry.tool_conflicts(self.extensions)
 
