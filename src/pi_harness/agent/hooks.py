@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import CoroutineType
 from typing import Literal, TypeAlias, TypedDict, TypeVar, cast
 
 from pi_harness.agent.types import LLM_ROLES, AgentContext, AgentEvent, AgentMessage
@@ -25,7 +26,7 @@ MaybeAwaitable: TypeAlias = T | Awaitable[T]
 
 async def resolve(value: MaybeAwaitable[T]) -> T:
     """The value itself, or what it resolves to when a hook returned an awaitable."""
-    if inspect.isawaitable(value):
+    if type(value) is CoroutineType or inspect.isawaitable(value):
         return cast(T, await value)
     return value
 

@@ -17,6 +17,7 @@ import inspect
 import sys
 import traceback
 from collections.abc import Callable
+from types import CoroutineType
 from typing import Generic, TypeAlias, TypeVar
 
 from pi_harness.agent.hooks import ListenerErrorHandler
@@ -59,7 +60,8 @@ class ListenerRegistry(Generic[E]):
         for listener in tuple(self._listeners):
             try:
                 outcome = listener(event)
-                if outcome is not None and inspect.isawaitable(outcome):
+                # A coroutine (most listeners are coroutine functions) without asking ``inspect``.
+                if outcome is not None and (type(outcome) is CoroutineType or inspect.isawaitable(outcome)):
                     await outcome
             except Exception as error:
                 self._failed(error, event)

@@ -8,6 +8,7 @@ a ``MessageBuilder`` until ``data: [DONE]``. Request bodies are built in
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 from collections.abc import AsyncIterator, Hashable, Mapping
@@ -345,7 +346,7 @@ def build_headers(model: Model, options: StreamOptions, compat: OpenAICompletion
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     opts = options if options is not None else OpenAICompletionsOptions()
     # The flags are a function of the model alone: resolved once for the body and the stream.
-    compat = resolve_compat(model)
+    compat = _compat_of(model)
 
     def prepare() -> SSERequest:
         # Read by name: options of another API that carry these fields are honoured too.
@@ -365,6 +366,25 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     if compat.get("recoverTextToolCalls") is True:
         return recover_text_tool_calls(events, context)
     return events
+
+
+# The last model's flags, with what they were resolved from (its explicit ``compat`` as a copy,
+# so that a change made to it in place counts too): a session asks for the same model's on every
+# request. The flags are only read by the request path.
+_last_compat: tuple[tuple[object, ...], OpenAICompletionsCompat] | None = None
+
+
+def _compat_of(model: Model) -> OpenAICompletionsCompat:
+    global _last_compat
+    explicit = model.get("compat")
+    key = (model.get("provider"), model.get("baseUrl"), model.get("id"), explicit)
+    last = _last_compat
+    if last is not None and last[0] == key:
+        return last[1]
+    compat = resolve_compat(model)
+    saved = (*key[:3], copy.deepcopy(explicit))
+    _last_compat = (saved, compat)
+    return compat
 
 
 async def _read(events: AsyncIterator[ServerSentEvent], builder: MessageBuilder) -> StopReason:

@@ -142,7 +142,8 @@ class SessionEvents:
 
     def wants(self, kind: object) -> bool:
         """Whether a listener acts on events of this type (else ``emit`` may be skipped)."""
-        return self._unfiltered > 0 or (isinstance(kind, str) and self._kinds[kind] > 0)
+        # ``get``: a missing type of a ``Counter`` costs a ``__missing__`` call per event otherwise.
+        return self._unfiltered > 0 or (isinstance(kind, str) and self._kinds.get(kind, 0) > 0)
 
     def __len__(self) -> int:
         return len(self._listeners)
