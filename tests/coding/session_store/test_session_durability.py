@@ -155,3 +155,21 @@ def test_deleted_file_is_written_again_in_full(tmp_path: Path) -> None:
     second = manager.append_message(user("two"))  # type: ignore[arg-type]
     contents = read_session_file(path)
     assert contents.valid and [e["id"] for e in contents.entries] == [first, second]
+
+
+def test_appends_follow_the_file_the_path_names(tmp_path: Path) -> None:
+    """A file replaced under the session (an editor's save, a sync tool) gets the next entries, as
+    does a file deleted after appends went to it."""
+    manager = SessionManager.create(str(tmp_path), tmp_path / "s")
+    ids = [manager.append_message(user(f"m{i}")) for i in range(3)]  # type: ignore[arg-type]
+    path = manager.get_session_file()
+    assert path is not None
+    copy = path.with_name("copy.jsonl")
+    copy.write_bytes(path.read_bytes())
+    os.replace(copy, path)  # the same records, another file
+    ids.append(manager.append_message(user("after the replacement")))  # type: ignore[arg-type]
+    assert [e["id"] for e in read_session_file(path).entries] == ids
+    os.unlink(path)
+    ids.append(manager.append_message(user("after the deletion")))  # type: ignore[arg-type]
+    contents = read_session_file(path)
+    assert contents.valid and [e["id"] for e in contents.entries] == ids

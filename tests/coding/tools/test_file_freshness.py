@@ -162,3 +162,20 @@ async def test_an_image_read_counts_as_seen(tmp_path: Path) -> None:
     await run(t["read"], path="dot.png")
     view = views.get(str(target))
     assert view is not None and view.size == len(png) and view.mtime_ns == os.stat(target).st_mtime_ns
+
+
+async def test_the_newest_read_of_a_file_counts_whatever_name_it_was_read_by(tmp_path: Path) -> None:
+    target = tmp_path / "real.txt"
+    target.write_text("first\n")
+    (tmp_path / "link.txt").symlink_to(target)
+    t = tools(tmp_path)
+    await run(t["read"], path="real.txt")
+    target.write_text("second\n")
+    await run(t["read"], path="link.txt")  # the model has seen the change, by the other name
+    await edit(t["edit"], "real.txt", "second", "third")
+    assert target.read_text() == "third\n"
+    target.write_text("fourth\n")
+    await run(t["read"], path="link.txt")
+    await run(t["read"], path="real.txt")
+    await edit(t["edit"], "link.txt", "fourth", "fifth")
+    assert target.read_text() == "fifth\n"
