@@ -57,6 +57,9 @@ def validate_tool_arguments(tool: Tool | ToolSchema, tool_call: ToolCall) -> Jso
     args = _copied(tool_call.get("arguments") or {})
     if not isinstance(schema, dict) or not schema:
         return args
+    if _plainly_valid(schema, args):
+        # Every value has its schema's type already (most calls): coercion would change nothing.
+        return args
     coerced = coerce(args, schema)
     # Coercion changes the members of an object, never the object itself into something else.
     arguments = coerced if isinstance(coerced, dict) else args
