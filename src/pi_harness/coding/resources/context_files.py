@@ -23,14 +23,24 @@ class ContextFile:
 
 
 def _first_existing(directory: Path) -> Path | None:
-    try:
-        names = set(os.listdir(directory))
-    except OSError:
-        return None
     for name in CONTEXT_FILE_NAMES:
-        if name in names and (directory / name).is_file():
-            return directory / name
+        candidate = directory / name
+        if candidate.is_file() and _spelled_so(directory, name):
+            return candidate
     return None
+
+
+def _spelled_so(directory: Path, name: str) -> bool:
+    """Whether the file found as ``name`` has exactly that name. On a file system that ignores
+    case, ``AGENTS.MD`` finds ``AGENTS.md`` too, so the directory is listed; elsewhere the name
+    with its case swapped is not there, and nothing is listed (a listing of every directory up
+    to the root would make the directories' other files part of startup's inputs)."""
+    if not os.path.exists(directory / name.swapcase()):
+        return True
+    try:
+        return name in os.listdir(directory)
+    except OSError:
+        return False
 
 
 def load_context_files(
