@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import socket
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 
 import h11
 
+from pi_harness import early_exchange
 from pi_harness.ai.environ import any_env
 from pi_harness.ai.http1_response import Head, ResponseError, ResponseParser
 from pi_harness.ai.read_deadline import ReadDeadline
@@ -50,6 +52,11 @@ class TransportError(Exception):
 
 class ConnectError(TransportError):
     pass
+
+
+def _before_response(error: TransportError) -> TransportError:
+    error.before_response = True
+    return error
 
 
 class ReadError(TransportError):
@@ -372,7 +379,7 @@ class LightClient:
         """Start opening a connection (DNS, TCP, TLS) to ``url``'s host for the next request, which
         waits for it instead of opening its own; a failure here is left to that request."""
         target = _target(url)
-        if target.key in self._pending or self._idle.get(target.key):
+        if target.key in self._pending or self._idle.get(target.key) or early_exchange.waiting_for(target.key):
             return
         task = asyncio.get_running_loop().create_task(self._connect(target, timeout))
         # Retrieved here so that a failed attempt nobody awaits is not reported at exit.
@@ -393,6 +400,15 @@ class LightClient:
     ) -> LightResponse:
         """Send a POST and return once the response's status and headers arrived."""
         target = _target(url)
+        if early_exchange.wants_first_request():
+            parts = self._request_bytes(target, headers, body)
+            early = early_exchange.take(target.key, b"".join(parts))
+            if early is not None:
+                try:
+                    return await self._exchange(await self._adopt(early), target, headers, body, timeouts, sent=True)
+                except (ConnectError, ReadError, WriteError, RemoteProtocolError) as exc:
+                    if not exc.before_response:  # as for a kept-alive connection: once more anew
+                        raise
         connection = self._pooled(target.key) or await self._preconnected(target.key)
         if connection is not None:
             try:
@@ -404,6 +420,23 @@ class LightClient:
         connection = await self._connect(target, timeouts.connect)
         return await self._exchange(connection, target, headers, body, timeouts)
 
+    async def _adopt(self, early: early_exchange.EarlyRequest) -> _Connection:
+        """The connection of a request sent before the session loaded (``early_exchange``)."""
+        raw = early.sock
+        try:
+            sock = socket.socket(raw.family, raw.type, raw.proto, fileno=raw.detach())
+        except OSError as exc:
+            raw.close()
+            raise _before_response(ConnectError(str(exc) or type(exc).__name__)) from exc
+        try:
+            reader, writer = await asyncio.open_connection(sock=sock, limit=READ_SIZE * 4)
+        except OSError as exc:
+            sock.close()
+            raise _before_response(ConnectError(str(exc) or type(exc).__name__)) from exc
+        connection = _Connection(reader, writer)
+        connection.used = True  # like a kept-alive one: a failure before any answer tries anew
+        return connection
+
     async def _exchange(
         self,
         connection: _Connection,
@@ -411,14 +444,21 @@ class LightClient:
         headers: Mapping[str, str],
         body: bytes | EncodedBody,
         timeouts: Timeouts,
+        *,
+        sent: bool = False,
     ) -> LightResponse:
+        """Write the request (unless it is ``sent`` already, an adopted early request) and read the
+        head of its response."""
         reused = connection.used
         connection.used = True
         connection.last_request = any(
             name.lower() == "connection" and "close" in value.lower() for name, value in headers.items()
         )
         try:
-            await connection.write(self._request_bytes(target, headers, body), timeouts.write)
+            if sent:
+                connection.response = ResponseParser()
+            else:
+                await connection.write(self._request_bytes(target, headers, body), timeouts.write)
             head = await connection.read_head(timeouts.read)
         except RemoteProtocolError as exc:
             connection.close()
