@@ -207,6 +207,13 @@ def run(argv: Sequence[str], settings_overrides: Mapping[str, object] | None = N
     from pi_harness.cli.diagnostics import report_diagnostics
 
     timing.start()
+    if settings_overrides is None:  # a command line run, not an embedding host's
+        from pi_harness.cli.early_request.replay import begin
+
+        try:
+            begin(argv)
+        except Exception:  # a shortcut only: whatever goes wrong in it, the run goes the usual way
+            pass
     setup_process(argv)
     timing.mark("setupCli")
     code = dispatch_subcommand(argv)
@@ -247,11 +254,23 @@ def main(argv: Sequence[str] | None = None, settings_overrides: Mapping[str, obj
     except Exception as error:
         return _crash(error)
     finally:
+        _end_early_request()
         timing.print_timings()
         try:
             sys.stdout.flush()
         except (OSError, ValueError):
             _silence_stdout()
+
+
+def _end_early_request() -> None:
+    """A run that ended before its first request: the recorded one sent ahead is closed, the
+    trace of startup ends."""
+    replay = sys.modules.get("pi_harness.cli.early_request.replay")
+    if replay is not None:
+        replay.stop_tracing()
+    exchange = sys.modules.get("pi_harness.early_exchange")
+    if exchange is not None:
+        exchange.discard()
 
 
 def _silence_stdout() -> None:

@@ -33,6 +33,12 @@ async def run_session(parsed: ParsedArgs) -> int:
     if parsed.export is not None:
         return _export(parsed)
     mode = detect_app_mode(parsed)
+    if mode not in ("print", "json"):
+        from pi_harness import early_exchange
+        from pi_harness.cli.early_request.replay import stop_tracing
+
+        stop_tracing()  # only a print or JSON run's first request is recorded (or sent ahead)
+        early_exchange.discard()
     if mode == "interactive":
         from pi_harness.cli.modes.interactive.app import run_interactive
 

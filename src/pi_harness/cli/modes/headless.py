@@ -7,6 +7,7 @@ diagnostic goes to stderr, and a run without a usable model stops with exit 1.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from pi_harness.cli import timing
@@ -17,9 +18,12 @@ from pi_harness.cli.startup import Launched, print_error, start_session
 
 if TYPE_CHECKING:
     from pi_harness.cli.args import ParsedArgs
+    from pi_harness.cli.early_request.recorder import PromptFacts
     from pi_harness.cli.mode import AppMode
     from pi_harness.cli.stdout_guard import RawStdout
 
+# The MCP client, imported only when a server is configured (``extensions_builtin/mcp/front.py``).
+MCP_CLIENT_MODULE = "pi_harness.extensions_builtin.mcp.extension"
 UNTRUSTED_WARNING = "Project resources skipped: this project is not trusted (pass --approve to load them)."
 
 
@@ -70,9 +74,32 @@ async def run_headless(parsed: ParsedArgs, mode: AppMode) -> int:
         takeover.raw.flush()
 
 
+def prompt_facts(launched: Launched) -> PromptFacts:
+    """Whether this run's first request may be recorded (``cli/early_request/recorder.py``)."""
+    from pi_harness.cli.early_request.recorder import PromptFacts
+
+    prompts = launched.prompts
+    session = launched.runtime.session
+    recordable = (
+        session.settings.values.startup.early_request
+        and len(prompts) == 1
+        and not prompts[0].images
+        and not launched.started.parsed.file_args
+        and not session.session_manager.has_messages()
+        # An extension's tools and hooks, or an MCP server's tools, may depend on anything.
+        and all(extension.path.startswith("builtin:") for extension in session.extensions.extensions)
+        and MCP_CLIENT_MODULE not in sys.modules
+    )
+    text = prompts[0].text if prompts else ""
+    return PromptFacts(recordable, text, session.session_manager.get_session_id())
+
+
 async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
+    from pi_harness.cli.early_request import recorder
     from pi_harness.cli.output import RecordWriter
 
+    if mode != "rpc":
+        recorder.arm(prompt_facts(launched))
     if mode == "rpc":
         from pi_harness.cli.modes.rpc.mode import run_rpc_mode
 

@@ -63,6 +63,7 @@ from pi_harness.coding.config.settings_sections import (
     RunLimits,
     SecuritySettings,
     SessionFileSettings,
+    StartupSettings,
     TerminalSettings,
     ToolSettings,
     WarningSettings,
@@ -245,6 +246,7 @@ class Settings(Section):
     # -- beyond Pi ------------------------------------------------------------------------------
     sessions: SessionFileSettings = section(SessionFileSettings, "sessions", status="beyond-pi")
     tools: ToolSettings = section(ToolSettings, "tools", status="beyond-pi")
+    startup: StartupSettings = section(StartupSettings, "startup", status="beyond-pi")
     security: SecuritySettings = section(SecuritySettings, "security", status="beyond-pi")
     agent: RunLimits = section(RunLimits, "agent", status="beyond-pi")
     # Milliseconds an async extension handler may run. The top-level key is the spelling Pi

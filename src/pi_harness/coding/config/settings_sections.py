@@ -175,6 +175,15 @@ class ToolSettings(Section):
 
 
 @dataclasses.dataclass(frozen=True)
+class StartupSettings(Section):
+    """``startup`` (beyond Pi)."""
+
+    # Record a print/JSON run's first request so that the next run of the same command sends it
+    # before its session has loaded (``cli/early_request``).
+    early_request: bool = setting(True, FLAG, "earlyRequest", status="beyond-pi")
+
+
+@dataclasses.dataclass(frozen=True)
 class SecuritySettings(Section):
     """``security`` (beyond Pi)."""
 

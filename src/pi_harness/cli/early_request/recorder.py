@@ -1,0 +1,89 @@
+"""Recording a run's first request, for the next run of the same command (``replay.py``).
+
+The print and JSON modes call ``arm`` once the session has started, with what only startup
+knows: that the run's one prompt is the command line's last word as it was typed, that the session
+is new (its request carries nothing but that prompt), and that no extension other than the
+built-in ones, and no MCP server, is loaded (their tools and hooks could depend on anything).
+A request that names the session's id is not recorded either (the next session has another).
+When the first request then goes out (``pi_harness.early_exchange`` calls ``after_traced``), the trace of
+startup ends and, if the run was armed, its record is written.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from pi_harness.cli.early_request import record as records
+from pi_harness.cli.early_request import replay
+from pi_harness.cli.early_request.template import head_segments, read_files, split_body, split_request
+
+
+class PromptFacts(NamedTuple):
+    """What only the started session knows about a print or JSON run's first request
+    (``cli/modes/headless.py`` says)."""
+
+    recordable: bool  # one typed prompt, a new session, nothing loaded that the files don't show
+    prompt: str
+    session_id: str
+
+
+def arm(facts: PromptFacts) -> None:
+    """Record this run's first request if it is one the next run can send ahead (see above)."""
+    state = replay.STATE
+    if state.mode != "tracing":
+        return
+    prompt = state.argv[-1] if state.argv else ""
+    if facts.recordable and facts.prompt == prompt:
+        state.eligible, state.prompt, state.session_id = True, prompt, facts.session_id
+    else:
+        replay.stop_tracing()
+
+
+def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
+    state = replay.STATE
+    trace = state.trace
+    if trace is not None:
+        trace.stop()
+    if state.mode != "tracing" or not state.eligible or trace is None or key[0] != "http":
+        return
+    state.mode = "off"
+    record = build_record(state, key, data, trace.observed)
+    if record is not None:
+        records.save(state.path, record)
+
+
+def build_record(
+    state: replay.EarlyState, key: tuple[str, str, int], data: bytes, observed: dict[tuple[str, str], object]
+) -> dict[str, object] | None:
+    from pi_harness.__about__ import __version__
+
+    parts = split_request(data)
+    if parts is None:
+        return None
+    head, body = parts
+    if state.session_id and state.session_id.encode() in data:
+        return None  # the next run's session has another id: its request could never match
+    body_parts = split_body(body, state.prompt)
+    segments = head_segments(head, state.environ, read_files(observed, (state.agent_dir, state.cwd)))
+    if body_parts is None or segments is None:
+        return None
+    # The record's own file and its directory are not inputs of the request.
+    own = (state.path, os.path.dirname(state.path))
+    paths = [[path, how, sign] for (path, how), sign in observed.items() if path not in own]
+    return {
+        "format": records.FORMAT,
+        "version": __version__,
+        "python": records.interpreter(),
+        "argv": state.argv[:-1],
+        "cwd": state.cwd,
+        "env": records.environment_digest(state.environ),
+        "stdin": state.stdin,
+        "stdoutTty": state.stdout_tty,
+        "paths": paths,
+        "target": list(key),
+        "head": segments,
+        "body": body_parts,
+        "adopted": 0,
+        "disabled": False,
+    }
