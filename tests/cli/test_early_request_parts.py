@@ -65,6 +65,11 @@ def test_a_credential_of_unknown_origin_prevents_the_record() -> None:
     assert head_segments(head, {}, []) is None
 
 
+def test_a_placeholder_key_too_short_to_be_a_secret_is_kept_as_it_is() -> None:
+    head = "POST / HTTP/1.1\r\nAuthorization: Bearer local\r\n"
+    assert head_segments(head, {}, []) == [head]
+
+
 def test_a_trace_notes_reads_checks_and_listings_until_stopped(tmp_path: Path) -> None:
     present = tmp_path / "present.txt"
     present.write_text("x")

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 ENV_VAR = "PI_EARLY_REQUEST"
 CONNECT_TIMEOUT_S = 1.0
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+# An existing session: its request carries its history, which the next run extends; never recorded,
+# so not traced either.
+EXISTING_SESSION_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--session", "--fork", "--session-id"})
 # A prompt that startup would change before sending it (a command, a template, a shell line).
 CHANGED_PROMPT_PREFIXES = ("-", "@", "/", "!")
 
@@ -70,6 +73,8 @@ def begin(argv: Sequence[str]) -> EarlyState:
     state = STATE = EarlyState()
     environ = dict(os.environ)
     if len(argv) < 2 or not enabled(environ) or any(environ.get(name) for name in PROXY_VARIABLES):
+        return state
+    if any(arg.partition("=")[0] in EXISTING_SESSION_FLAGS for arg in argv[:-1]):
         return state
     prompt = argv[-1]
     kind = records.stdin_kind()

@@ -107,7 +107,9 @@ def head_segments(head: str, environ: Mapping[str, str], read_files: Iterable[st
         if found is not None:
             segments += [f"{name}: {prefix} ", found, "\r\n"]
             continue
-        if any(hint in name.lower() for hint in CREDENTIAL_HINTS) and len(value) >= MIN_SECRET_LENGTH:
+        # A value of unknown origin in a credential's header (``Bearer <token>``: the token) is
+        # written as it is only when it is too short to be a secret (``local``, ``none``).
+        if any(hint in name.lower() for hint in CREDENTIAL_HINTS) and len(last) >= MIN_SECRET_LENGTH:
             return None
         segments.append(line + "\r\n")
     return _merged(segments)
