@@ -16,7 +16,10 @@ Figures:
 
 * ``version``: wall time of ``pi --version``;
 * ``print``: ``pi -p hi``: time to first request (TTFR: process start until the server has the
-  whole request) and peak RSS;
+  whole request) and peak RSS. Every run after the warm-up repeats the same command in the same
+  place, so pi-harness sends the first request it recorded ahead of its session
+  (``startup.earlyRequest``); the row below it is the same run with ``PI_EARLY_REQUEST=0``
+  (nothing sent ahead: a first run, or one after the configuration changed; Pi ignores it);
 * ``session``: ``pi --session FILE -p hi`` with a generated session of 50k message entries
   (``bench/sessions.py``'s generator, ~25 MB): TTFR and peak RSS, opened for the first time
   (each run gets a fresh copy and no index), then *reopened*: the same, with the index file that
@@ -192,7 +195,7 @@ def collection_paused() -> Iterator[None]:
         gc.enable()
 
 
-def run(program: Program, args: list[str], world: World) -> Run:
+def run(program: Program, args: list[str], world: World, env: dict[str, str] | None = None) -> Run:
     read_end, write_end = os.pipe()
     command = [sys.executable, "-I", "-S", str(SPAWN), str(write_end), *program.command, *args]
     with collection_paused():
@@ -201,7 +204,7 @@ def run(program: Program, args: list[str], world: World) -> Run:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env=world.env,
+            env={**world.env, **(env or {})},
             cwd=world.project,
             pass_fds=(write_end,),
         )
@@ -241,7 +244,13 @@ def version_scenario(wall: Figure) -> Scenario:
 
 
 def session_scenario(
-    ttfr: Figure, rss: Figure, source: Path | None, cpu: Figure | None = None, *, first_open: bool = True
+    ttfr: Figure,
+    rss: Figure,
+    source: Path | None,
+    cpu: Figure | None = None,
+    *,
+    first_open: bool = True,
+    env: dict[str, str] | None = None,
 ) -> Scenario:
     """``pi -p hi``, with ``--session`` (a fresh copy of ``source``) when a source is given.
 
@@ -258,7 +267,7 @@ def session_scenario(
                 target.with_name(target.name + ".idx").unlink(missing_ok=True)
             args = ["--session", str(target), *args]
         clock.reset([])
-        result = run(program, args, world)
+        result = run(program, args, world, env)
         ttfr.add(program.name, clock.times[0] - result.start)
         rss.add(program.name, result.rss_mb)
         if cpu is not None:
@@ -464,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         "version": Figure("version", "pi --version: wall", "s", 0.08),
         "print_ttfr": Figure("print_ttfr", "pi -p: time to first request", "s", 0.2),
         "print_rss": Figure("print_rss", "pi -p: peak RSS", "MB", 0.25),
+        "print_cold": Figure("print_cold", "  pi -p, nothing sent ahead: TTFR", "s"),
         "session_ttfr": Figure("session_ttfr", f"--session ({entries} entries): TTFR", "s", 0.15),
         "session_rss": Figure("session_rss", f"--session ({entries} entries): peak RSS", "MB", 0.35),
         "reopen_ttfr": Figure("reopen_ttfr", f"--session ({entries}), reopened: TTFR", "s", 0.15),
@@ -487,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
         if "print" in wanted:
             scenario = session_scenario(figures["print_ttfr"], figures["print_rss"], None, figures["print_cpu"])
             interleave(scenario, worlds, clock, pairs)
+            cold = session_scenario(figures["print_cold"], Figure("rss", "", "MB"), None, env={"PI_EARLY_REQUEST": "0"})
+            interleave(cold, worlds, clock, pairs, warm=False)
         if "session" in wanted:
             source = root / "session-source.jsonl"
             size = generate(source, args.session_entries)
@@ -504,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
             for figure in scenario.figures:
                 figure.values[names[0]].pop()
             server_floor(floor, server, clock, args.turns, args.tool, names[0])
-        order = ["version", "print_ttfr", "print_rss", "print_cpu", "session_ttfr", "session_rss", "session_cpu"]
+        order = ["version", "print_ttfr", "print_cold", "print_rss", "print_cpu"]
+        order += ["session_ttfr", "session_rss", "session_cpu"]
         order += ["reopen_ttfr", "reopen_rss", "turn", "turn_wall", "turn_rss", "turn_cpu"]
         shown = [figures[key] for key in order if figures[key].values]
         print(table(shown, names))
