@@ -98,3 +98,19 @@ def test_a_signature_changes_with_the_file(tmp_path: Path) -> None:
     path.write_text("three")
     assert signature(str(path), "s") != first
     assert signature(str(tmp_path), "s") == "d"
+
+
+def test_a_trace_that_sees_too_much_stops_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_harness.cli.early_request import trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_OBSERVED", 3)
+    trace = FileTrace()
+    trace.start()
+    try:
+        for index in range(10):
+            os.path.exists(tmp_path / f"f{index}")
+    finally:
+        trace.stop()
+    assert trace.overflowed
+    assert not trace.active
+    assert len(trace.observed) == 4

@@ -45,7 +45,7 @@ def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
     trace = state.trace
     if trace is not None:
         trace.stop()
-    if state.mode != "tracing" or not state.eligible or trace is None or key[0] != "http":
+    if state.mode != "tracing" or not state.eligible or trace is None or trace.overflowed or key[0] != "http":
         return
     state.mode = "off"
     record = build_record(state, key, data, trace.observed)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 ENV_VAR = "PI_EARLY_REQUEST"
-CONNECT_TIMEOUT_S = 1.0
+CONNECT_TIMEOUT_S = 0.3  # a local server answers in microseconds; a missing one is not waited for
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 # An existing session: its request carries its history, which the next run extends; never recorded,
 # so not traced either.
@@ -97,7 +97,6 @@ def begin(argv: Sequence[str]) -> EarlyState:
             early_exchange.watch(_after_sent)
         return state
     state.mode, state.trace = "tracing", _TRACE
-    _TRACE.observed.clear()
     _TRACE.start()
     from pi_harness.cli.early_request.recorder import after_traced
 

@@ -57,12 +57,18 @@ def _wanted(path: str) -> bool:
     return "/__pycache__/" not in path
 
 
+# Startup looks at about a hundred paths; a trace that sees this many is watching a run, not its
+# startup (a first request that never came): it stops, and nothing is recorded.
+MAX_OBSERVED = 4096
+
+
 class FileTrace:
     """Collects ``observed`` paths while ``active``; ``stop()`` ends it for good."""
 
     def __init__(self) -> None:
         self.observed: Observed = {}
         self.active = False
+        self.overflowed = False
 
     def _note(self, path: object, how: str) -> None:
         if isinstance(path, bytes):
@@ -74,6 +80,9 @@ class FileTrace:
         path = os.path.abspath(path)
         if _wanted(path) and (path, how) not in self.observed:
             self.observed[(path, how)] = signature(path, how)
+            if len(self.observed) > MAX_OBSERVED:
+                self.overflowed = True
+                self.stop()
 
     def _audit(self, event: str, args: tuple[object, ...]) -> None:
         if not self.active:
@@ -92,6 +101,8 @@ class FileTrace:
                 self._note(path, "d")
 
     def start(self) -> None:
+        self.observed.clear()
+        self.overflowed = False
         self.active = True
         sys.addaudithook(self._audit)  # hooks stay for the process: ``_audit`` checks ``active``
 
