@@ -27,10 +27,12 @@ Figures:
   none, so its two rows measure the same thing);
 * ``turns``: ``pi -p go`` where the model (answering at once) asks for one ``read`` of a small
   file per turn, 200 turns, then answers. The figure is the *harness time* per tool turn: the
-  wall time from the end of the first answer to the start of the last request, less the time
+  wall time from the end of the second answer to the start of the last request, less the time
   the fake server spent on the requests in between (it reports each request's span,
-  ``FakeLLMServer.busy``), divided by the turns; for both programs alike. The wall time per turn
-  (first to last request) and the peak RSS over the run follow. Below the table, the same
+  ``FakeLLMServer.busy``), divided by the turns less one; for both programs alike. The first
+  turn is left out: when pi-harness sent its first request ahead of the session, the server's
+  first answer comes back while startup is still going on, so that gap is startup, not a turn.
+  The wall time per turn (second to last request) and the peak RSS over the run follow. Below the table, the same
   requests replayed by a bare keep-alive client: what the server and loopback cost per turn, and
   the bare client's own time between answers (near zero: what the subtraction leaves of a client
   that does nothing).
@@ -277,14 +279,16 @@ def session_scenario(
 
 
 def harness_gaps(busy: list[tuple[float, float]]) -> float:
-    """The time between the server's answers: from the end of the first answer to the start of
+    """The time between the server's answers: from the end of the *second* answer to the start of
     the last request, less the server's own time in between (``FakeLLMServer.busy``). That is
     the client's share of the turns: reading the answer, running the tool, building and sending
-    the next request."""
-    if len(busy) < 2:
+    the next request. The first turn is left out: when the first request went out ahead of the
+    session (pi-harness's ``startup.earlyRequest``), its gap holds the rest of startup, not a
+    turn's work; it is also where a tool is used for the first time."""
+    if len(busy) < 3:
         return 0.0
-    inner = sum(end - start for start, end in busy[1:-1])
-    return busy[-1][0] - busy[0][1] - inner
+    inner = sum(end - start for start, end in busy[2:-1])
+    return busy[-1][0] - busy[1][1] - inner
 
 
 def turns_scenario(
@@ -296,7 +300,8 @@ def turns_scenario(
     wall: Figure | None = None,
 ) -> Scenario:
     """``per_turn``: the harness time per tool turn (wall time less the server's, ``harness_gaps``);
-    ``wall``: the wall time per turn, first to last request."""
+    ``wall``: the wall time per turn, second to last request (as ``harness_gaps``, the first turn
+    is left out)."""
 
     def once(program: Program, world: World, clock: Clock) -> None:
         clock.reset(tool_turns(turns, tool))
@@ -304,9 +309,9 @@ def turns_scenario(
         times = clock.times
         if len(times) != turns + 1:
             raise RuntimeError(f"{program.name}: {len(times)} requests for {turns} turns: {result.stderr[-500:]!r}")
-        per_turn.add(program.name, harness_gaps(list(clock.server.busy)) / turns)
+        per_turn.add(program.name, harness_gaps(list(clock.server.busy)) / (turns - 1))
         if wall is not None:
-            wall.add(program.name, (times[-1] - times[0]) / turns)
+            wall.add(program.name, (times[-1] - times[1]) / (turns - 1))
         rss.add(program.name, result.rss_mb)
         if cpu is not None:
             cpu.add(program.name, result.cpu_s)
@@ -329,8 +334,8 @@ def server_floor(floor: Figure, server: FakeLLMServer, clock: Clock, turns: int,
             connection.getresponse().read()
     finally:
         connection.close()
-    floor.add(label, (clock.times[-1] - clock.times[0]) / turns)
-    floor.add(label + " gaps", harness_gaps(list(server.busy)) / turns)
+    floor.add(label, (clock.times[-1] - clock.times[1]) / (turns - 1))
+    floor.add(label + " gaps", harness_gaps(list(server.busy)) / (turns - 1))
 
 
 def interleave(
