@@ -146,6 +146,8 @@ class ToolRegistry:
 
     def active_tools(self) -> list[AgentTool]:
         tools = self._all()
+        if not self._filter.has_allowlist:  # every registered tool is activatable (asked 4x a turn)
+            return [tools[name] for name in self._active if name in tools]
         return [tools[name] for name in self._active if name in tools and self._activatable(name)]
 
     def declared_tools(self, *, report: bool = True) -> list[AgentTool]:
