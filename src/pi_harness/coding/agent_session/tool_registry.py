@@ -146,6 +146,8 @@ class ToolRegistry:
 
     def active_tools(self) -> list[AgentTool]:
         tools = self._all()
+        if not self._filter.has_allowlist:  # every registered tool is activatable (asked 4x a turn)
+            return [tools[name] for name in self._active if name in tools]
         return [tools[name] for name in self._active if name in tools and self._activatable(name)]
 
     def declared_tools(self, *, report: bool = True) -> list[AgentTool]:
@@ -153,8 +155,10 @@ class ToolRegistry:
         change descriptions and leave declarations out (still active and callable). A raising
         hook is reported (event ``prepare_loadout``) and changes nothing."""
         tools = self.active_tools()
-        if not self._runner.has_loadout_hooks():
-            return tools  # the usual case, asked twice per request: no definitions list to build
+        if not self._runner.has_loadout_hooks(self._active):
+            # The usual case, asked twice per request: no active tool has a hook (a built-in
+            # extension's inactive tool may), so no definitions list to build.
+            return tools
         hooks = [
             (definition, path)
             for definition, path in self._runner.tool_definitions()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict, TypeVar, cast
@@ -253,10 +253,14 @@ class ExtensionRunner:
         """Extension tools, first registration of a name wins (conflicts reported)."""
         return registry.tool_definitions(self.extensions)
 
-    def has_loadout_hooks(self) -> bool:
-        """Whether any extension tool has a ``prepare_loadout`` hook (else no request's tool
-        declarations are changed by one)."""
-        return any(tool.prepare_loadout is not None for ext in self.extensions for tool in ext.tools)
+    def has_loadout_hooks(self, among: Container[str] | None = None) -> bool:
+        """Whether any extension tool (of a name in ``among``, when given) has a ``prepare_loadout``
+        hook (else no request's tool declarations are changed by one)."""
+        return any(
+            tool.prepare_loadout is not None and (among is None or tool.name in among)
+            for ext in self.extensions
+            for tool in ext.tools
+        )
 
     def tool_conflicts(self) -> list[str]:
         return registry.tool_conflicts(self.extensions)
