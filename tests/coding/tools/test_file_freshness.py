@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +181,29 @@ async def test_the_newest_read_of_a_file_counts_whatever_name_it_was_read_by(tmp
     await run(t["read"], path="real.txt")
     await edit(t["edit"], "link.txt", "fourth", "fifth")
     assert target.read_text() == "fifth\n"
+
+
+READ_AND_CHECK = """
+import asyncio, sys
+from pathlib import Path
+from pi_harness.coding.tools import ToolOptions, create_coding_tools
+from pi_harness.coding.tools.file_freshness import FileViews
+
+async def main(root):
+    views = FileViews()
+    read = next(t for t in create_coding_tools(root, ToolOptions(file_views=views)) if t.name == "read")
+    await read.execute("call", {"path": "notes.txt"}, None, None)
+    path = str(Path(root, "notes.txt"))
+    print(views.is_stale(path, b"alpha\\n"), views.is_stale(path, b"gamma\\n"), "hashlib" in sys.modules)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_a_read_and_its_freshness_check_leave_openssl_unloaded(tmp_path: Path) -> None:
+    # hashlib loads OpenSSL's libcrypto: MiBs of memory and milliseconds at a session's first read.
+    (tmp_path / "notes.txt").write_text("alpha\n")
+    done = subprocess.run(
+        [sys.executable, "-c", READ_AND_CHECK, str(tmp_path)], check=False, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["False", "True", "False"], done.stderr

@@ -1,11 +1,13 @@
 """Lost-update protection for ``edit`` and ``write`` (beyond Pi).
 
-``read`` records, per file, what the model saw: size, modification time and a SHA-256 of the
-whole file. ``edit`` (setting ``tools.staleEditCheck``, on by default) and ``write``
-(``tools.staleWriteCheck``, off by default) refuse to change a file whose content differs from
-that record: someone else (an editor, a formatter, another agent, a ``bash`` command) changed it
-after the model looked, and applying the model's change would silently drop theirs. A successful
-``edit`` or ``write`` records what it wrote, so the model's own changes never count as foreign.
+``read`` records, per file, what the model saw: size, modification time and a BLAKE2b digest of
+the whole file (CPython's own ``_blake2``: importing ``hashlib`` loads OpenSSL's libcrypto, some
+10 ms at a session's first read, and the digest never leaves this process). ``edit`` (setting
+``tools.staleEditCheck``, on by default) and ``write`` (``tools.staleWriteCheck``, off by
+default) refuse to change a file whose content differs from that record: someone else (an
+editor, a formatter, another agent, a ``bash`` command) changed it after the model looked, and
+applying the model's change would silently drop theirs. A successful ``edit`` or ``write``
+records what it wrote, so the model's own changes never count as foreign.
 
 The decision is taken on the content hash: a file that was only touched (same bytes, new
 modification time) is still fresh, and a change within the file system's timestamp granularity
@@ -25,7 +27,7 @@ from pi_harness.coding.tools.mutation_queue import mutation_key
 from pi_harness.coding.tools.results import ToolError
 
 if TYPE_CHECKING:
-    from hashlib import _Hash
+    from _blake2 import blake2b
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,13 @@ class FileView:
 
     size: int
     mtime_ns: int | None  # ``None`` where the file is not on this machine's file system
-    sha256: str
+    digest: str
 
 
-def _sha256(data: bytes = b"") -> _Hash:
-    import hashlib  # here: it loads OpenSSL's libcrypto (MiBs), which startup does not need
+def _hash(data: bytes = b"") -> blake2b:
+    from _blake2 import blake2b  # without hashlib, which loads OpenSSL's libcrypto (MiBs)
 
-    return hashlib.sha256(data)
+    return blake2b(data, digest_size=32)
 
 
 def _mtime_ns(path: str) -> int | None:
@@ -80,7 +82,7 @@ class FileViews:
     def saw(self, path: str, data: bytes, mtime_ns: int | None = None) -> None:
         """The model now knows ``data`` as the content of ``path`` (read, or written by our tools);
         ``mtime_ns``: the file's modification time as the caller found it (else looked up)."""
-        self._record(path, len(data), _sha256(data).hexdigest(), mtime_ns)
+        self._record(path, len(data), _hash(data).hexdigest(), mtime_ns)
 
     def _record(self, path: str, size: int, digest: str, mtime_ns: int | None = None) -> None:
         view = FileView(size, _mtime_ns(path) if mtime_ns is None else mtime_ns, digest)
@@ -93,7 +95,7 @@ class FileViews:
         view = self.get(path)
         if view is None:
             return False
-        return view.size != len(current) or view.sha256 != _sha256(current).hexdigest()
+        return view.size != len(current) or view.digest != _hash(current).hexdigest()
 
     def check(self, path: str, current: bytes, shown: str, action: str) -> None:
         """Raise the tool's error when ``path`` is stale."""
@@ -102,7 +104,7 @@ class FileViews:
 
     async def reading(self, path: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """``chunks`` passed through; when they have all been read, the file counts as seen."""
-        digest = _sha256()
+        digest = _hash()
         size = 0
         async for chunk in chunks:
             digest.update(chunk)
