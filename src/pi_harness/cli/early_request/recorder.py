@@ -15,7 +15,7 @@ import os
 from typing import NamedTuple
 
 from pi_harness.cli.early_request import record as records
-from pi_harness.cli.early_request import replay
+from pi_harness.cli.early_request.state import STATE, EarlyState, stop_tracing
 from pi_harness.cli.early_request.template import head_segments, read_files, split_body, split_request
 
 
@@ -30,18 +30,18 @@ class PromptFacts(NamedTuple):
 
 def arm(facts: PromptFacts) -> None:
     """Record this run's first request if it is one the next run can send ahead (see above)."""
-    state = replay.STATE
+    state = STATE
     if state.mode != "tracing":
         return
     prompt = state.argv[-1] if state.argv else ""
     if facts.recordable and facts.prompt == prompt:
         state.eligible, state.prompt, state.session_id = True, prompt, facts.session_id
     else:
-        replay.stop_tracing()
+        stop_tracing()
 
 
 def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
-    state = replay.STATE
+    state = STATE
     trace = state.trace
     if trace is not None:
         trace.stop()
@@ -54,7 +54,7 @@ def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
 
 
 def build_record(
-    state: replay.EarlyState, key: tuple[str, str, int], data: bytes, observed: dict[tuple[str, str], object]
+    state: EarlyState, key: tuple[str, str, int], data: bytes, observed: dict[tuple[str, str], object]
 ) -> dict[str, object] | None:
     from pi_harness.__about__ import __version__
 

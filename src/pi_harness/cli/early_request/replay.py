@@ -16,12 +16,15 @@ from __future__ import annotations
 import os
 
 from pi_harness.cli.early_request import record as records
+from pi_harness.cli.early_request.state import STATE, EarlyState, stop_tracing
 from pi_harness.cli.early_request.trace import FileTrace, signature
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
     from collections.abc import Mapping, Sequence
+
+__all__ = ["ENV_VAR", "begin", "encode_prompt", "stop_tracing"]
 
 ENV_VAR = "PI_EARLY_REQUEST"
 CONNECT_TIMEOUT_S = 0.3  # a local server answers in microseconds; a missing one is not waited for
@@ -33,26 +36,6 @@ EXISTING_SESSION_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--ses
 CHANGED_PROMPT_PREFIXES = ("-", "@", "/", "!")
 
 
-class EarlyState:
-    """What ``begin`` decided, for the recorder (``recorder.py``) later in the same run."""
-
-    def __init__(self) -> None:
-        self.mode = "off"  # "off", "sent" (a recorded request went out) or "tracing"
-        self.path = ""  # the record's file
-        self.record: dict[str, object] = {}
-        self.argv: list[str] = []
-        self.cwd = ""
-        self.agent_dir = ""
-        self.environ: dict[str, str] = {}
-        self.stdin: str | None = None
-        self.stdout_tty = False  # a terminal on stdout may choose another mode for the same words
-        self.trace: FileTrace | None = None
-        self.eligible = False  # set by the recorder once the run is known to be recordable
-        self.prompt = ""
-        self.session_id = ""
-
-
-STATE = EarlyState()
 _TRACE = FileTrace()  # one per process (its audit hook cannot be removed)
 
 
@@ -66,11 +49,10 @@ def _prompt_sendable(prompt: str) -> bool:
 
 def begin(argv: Sequence[str]) -> EarlyState:
     """Decide for this run: send a recorded request, trace startup, or neither."""
-    global STATE
     from pi_harness import early_exchange
 
     early_exchange.discard()
-    state = STATE = EarlyState()
+    state = STATE.reset()
     environ = dict(os.environ)
     if len(argv) < 2 or not enabled(environ) or any(environ.get(name) for name in PROXY_VARIABLES):
         return state
@@ -202,11 +184,3 @@ def _after_sent(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
         records.save(STATE.path, {**STATE.record, "adopted": (uses if isinstance(uses, int) else 0) + 1})
     else:
         records.save(STATE.path, {**STATE.record, "disabled": True})
-
-
-def stop_tracing() -> None:
-    """Startup knows this run records nothing (another mode, another kind of run)."""
-    if STATE.trace is not None:
-        STATE.trace.stop()
-    if STATE.mode == "tracing":
-        STATE.mode = "off"
