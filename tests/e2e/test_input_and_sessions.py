@@ -168,3 +168,53 @@ def test_a_reopened_no_tools_session_declares_none(pi_env: PiEnv) -> None:
     [session] = pi_env.sessions()
     assert pi_env.run("--session", str(session), "-p", "second").returncode == 0
     assert _declared(pi_env, 0) == [] and _declared(pi_env, 1) == []
+
+
+def _large_session(path: Path, cwd: Path, turns: int = 9000) -> Path:
+    """A linear session of more than 4 MB (``DEFER_MIN_BYTES``), compacted near its end."""
+    stamp = "2026-01-01T00:00:00.000Z"
+    lines = [{"type": "session", "version": 3, "id": "big", "timestamp": stamp, "cwd": str(cwd)}]
+    parent: str | None = None
+    for n in range(turns):
+        for role in ("user", "assistant"):
+            entry_id = f"{role[0]}{n:05d}"
+            text = f"{role} turn {n}: " + "words of a long conversation " * 8
+            message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": n}
+            if role == "assistant":
+                usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}
+                message |= {"api": "openai-completions", "provider": "fake", "model": "fake-model"}
+                message |= {"usage": usage, "stopReason": "stop"}
+            lines.append(
+                {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
+            )
+            parent = entry_id
+        if n == turns - 20:
+            kept = f"u{n - 3:05d}"
+            compaction = {"summary": "the story so far", "firstKeptEntryId": kept, "tokensBefore": 9}
+            lines.append({"type": "compaction", "id": "comp", "parentId": parent, "timestamp": stamp, **compaction})
+            parent = "comp"
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    assert path.stat().st_size > 4 * 1024 * 1024
+    return path
+
+
+def test_a_large_session_opened_first_and_reopened_sends_the_same_request(pi_env: PiEnv) -> None:
+    # The first copy has no index: its open scans the covered part (session_store/cold_scan.py)
+    # and leaves the index on close; the second already has one, from an open of this process.
+    from pi_harness.coding.session_store.store import SessionManager
+
+    first = _large_session(pi_env.cwd / "first.jsonl", pi_env.cwd)
+    again = pi_env.cwd / "again.jsonl"
+    again.write_bytes(first.read_bytes())
+    SessionManager.open(again).close()
+    index = Path(str(first) + ".idx")
+    assert Path(str(again) + ".idx").exists() and not index.exists()
+    answer(pi_env, "one", "two")
+    for path in (first, again):
+        result = pi_env.run("--session", str(path), "-p", "hello")
+        assert result.returncode == 0, result.stderr
+    assert index.exists()
+    one, two = (request.json["messages"] for request in pi_env.server.requests)
+    assert one == two
+    assert text_of(one[-1]["content"]) == "hello" and "the story so far" in json.dumps(one)
+    assert len(one) < 100  # from the compaction on

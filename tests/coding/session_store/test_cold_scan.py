@@ -260,3 +260,26 @@ def test_lines_the_fast_scan_refuses_are_decided_one_by_one(
     lazy, full = open_both(path)
     assert covered_part(lazy) is not None
     assert_same(lazy, full)
+
+
+def test_only_messages_of_the_three_roles_become_stubs(tmp_path: Path, scanned_always: None) -> None:
+    # An entry of another type that names a role, and messages of other roles: parsed in full.
+    extra = [
+        _entry("custom", "c1", "0003as14", customType="t", message={"role": "user", "content": "not a message"}),
+        _entry("message", "m1", "c1", message={"role": "bashExecution", "command": "ls", "output": ""}),
+        _entry("message", "m2", "m1", message={"role": None}),
+    ]
+    path = _covered_extra(tmp_path, extra)
+    data = path.read_bytes()
+    start = data.index(b"\n") + 1
+    tail = data.rindex(b'\n{"type":"compaction"') + 1
+    fast, slow = cold_scan.ColdColumns(), cold_scan.ColdColumns()
+    assert cold_scan.scan_chunk(data[start : tail - 1], start, fast)
+    with open(path, "rb") as handle:
+        cold_scan.scan_lines(handle, start, tail, slow)
+    assert fast.roles == slow.roles and fast.records == slow.records
+    full = [fast.ids[p] for p in sorted(fast.records)]
+    assert {"c1", "m1", "m2"} <= set(full)
+    lazy, whole = open_both(path)
+    assert covered_part(lazy) is not None
+    assert_same(lazy, whole)

@@ -48,7 +48,7 @@ class _Shape(msgspec.Struct, gc=False):
 
 
 _decode_lines = msgspec.json.Decoder(_Shape).decode_lines
-_CODES: dict[tuple[str, str | None], int] = {("message", role): code for role, code in ROLE_CODE.items()}
+_ROLE_CODES: dict[str | None, int] = {role: code for role, code in ROLE_CODE.items()}  # None: FULL
 _CHUNK_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 _FIRST = object()  # the "entry before" the first one: no parent is it, so position 0 starts a run
 
@@ -164,9 +164,11 @@ def scan_chunk(buffer: bytes, base: int, columns: ColdColumns, end: int | None =
         return False
     ids: list[str] = [shape.id for shape in shapes]
     parents: list[str | None] = [shape.parentId for shape in shapes]
-    # A stub is a message of one of those roles; the few other entries are parsed in full.
-    kinds = zip([shape.type for shape in shapes], [shape.message.role for shape in shapes], strict=True)
-    codes = bytearray(map(_CODES.get, kinds, repeat(FULL)))
+    # A stub is a message of one of those roles; the few other entries are parsed in full (an
+    # entry of another type has FULL whatever role it names).
+    codes = bytearray(map(_ROLE_CODES.get, [shape.message.role for shape in shapes], repeat(FULL)))
+    for k in compress(range(count), map(ne, [shape.type for shape in shapes], repeat("message"))):
+        codes[k] = FULL
     ends = [*starts[1:], end + 1]
     position = len(columns.ids)
     for k in compress(range(count), map(eq, codes, repeat(FULL))):
