@@ -30,13 +30,14 @@ class ConversionMemo:
 
     def get(self, message: M, key: Hashable, convert: Callable[[M, A], T], argument: A) -> T:
         """``convert(message, argument)``, computed once per message and key."""
-        hit = self._entries.get(id(message))
+        ident = id(message)  # once: while an audit hook is installed, each ``id()`` calls it
+        hit = self._entries.get(ident)
         if hit is not None and hit[0] is message and hit[1] == key:
             return cast(T, hit[2])  # stored by this method for the same key
         value = convert(message, argument)
         if len(self._entries) >= self._max:
             self._entries.clear()
-        self._entries[id(message)] = (message, key, value)
+        self._entries[ident] = (message, key, value)
         return value
 
     def clear(self) -> None:
