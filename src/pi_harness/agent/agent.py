@@ -30,6 +30,7 @@ from pi_harness.agent.listeners import ListenerRegistry, agent_error_report
 from pi_harness.agent.loop import AgentLoop, LoopConfig
 from pi_harness.agent.options import AgentOptions, QueueMode, Transport
 from pi_harness.agent.queues import MessageQueue
+from pi_harness.agent.request_plan import rehearse_request
 from pi_harness.agent.state import AgentState
 from pi_harness.agent.tool_execution import error_text
 from pi_harness.agent.types import (
@@ -265,6 +266,18 @@ class Agent:
         await self._listeners.deliver(event)
 
     # --- state setters ------------------------------------------------------------------------------
+
+    async def rehearse_request(self, messages: list[AgentMessage]) -> AssistantMessage:
+        """Send the first request a prompt of ``messages`` would send now, outside any run: no
+        event, no state change (``request_plan.rehearse_request``); its final message is returned."""
+        state = self._state
+        if self._active:
+            raise RuntimeError(ALREADY_PROCESSING_CONTINUE)
+        if state.model is None:
+            raise RuntimeError(NO_MODEL)
+        context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
+        signal = AbortController().signal
+        return await rehearse_request(self._options, context, state.model, state.thinking_level, messages, signal)
 
     def set_system_prompt(self, prompt: str) -> None:
         self._state.system_prompt = prompt

@@ -25,16 +25,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pi_harness.agent.budget import RunBudget
-from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import (
     FinishTurnContext,
-    PreparedRequest,
     PrepareNextTurnContext,
-    PrepareRequestContext,
     resolve,
 )
 from pi_harness.agent.options import AgentOptions
 from pi_harness.agent.queues import MessageSource
+from pi_harness.agent.request_plan import plan_request
 from pi_harness.agent.streaming import stream_assistant_response
 from pi_harness.agent.tool_execution import ToolEnvironment, execute_tool_batch, skip_truncated_calls
 from pi_harness.agent.types import AgentContext, AgentEndEvent, AgentEvent, AgentMessage, BudgetInfo
@@ -216,31 +214,13 @@ class AgentLoop:
         self.new_messages.append(message)
 
     async def _stream_response(self) -> AssistantMessage:
-        model, level = self.config.model, self.config.thinking_level
-        options = self.options
-        hook = options.prepare_request
-        if hook is not None:
-            request = PrepareRequestContext(self.context, model, level, self.budget.turns)
-            prepared = await resolve(hook(request, self.signal))
-            if isinstance(prepared, AgentContext):
-                self.context = prepared
-            elif isinstance(prepared, PreparedRequest):
-                self.context = prepared.context or self.context
-                model = prepared.model or model
-                level = prepared.thinking_level or level
-                if prepared.stream_options is not None:
-                    # A copy for this request: the agent's own options stay as the host set them.
-                    options = copy_with(options, stream_options=prepared.stream_options)
-        self.model, self.thinking_level = model, level
-        message = await stream_assistant_response(
-            context=self.context,
-            model=model,
-            thinking_level=level,
-            options=options,
-            signal=self.signal,
-            emit=self.emit,
-            run_id=self.run_id,
+        config = self.config
+        plan = await plan_request(
+            self.options, self.context, config.model, config.thinking_level, self.budget.turns, self.signal
         )
+        self.context = plan.context
+        self.model, self.thinking_level = plan.model, plan.thinking_level
+        message = await stream_assistant_response(plan=plan, signal=self.signal, emit=self.emit, run_id=self.run_id)
         self.new_messages.append(message)
         self.budget.count_response(message)
         return message

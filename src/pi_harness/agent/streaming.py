@@ -1,6 +1,6 @@
 """Streaming one assistant response into the context.
 
-``transform_context`` → ``convert_to_llm`` → key resolution → ``stream_fn``; the partial
+The request's inputs (``request_plan.request_inputs``) → ``stream_fn``; the partial
 message is pushed into the context at ``start`` and replaced on every content event, and the
 final message (stamped with the thinking level used) replaces it at the end.
 """
@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import resolve
-from pi_harness.agent.options import AgentOptions
-from pi_harness.agent.types import AgentContext, AgentEvent
+from pi_harness.agent.request_plan import RequestPlan, request_inputs
+from pi_harness.agent.types import AgentEvent
 from pi_harness.ai.abort import AbortSignal
-from pi_harness.ai.options import SimpleStreamOptions
-from pi_harness.ai.types import AssistantMessage, Context, Model, ThinkingLevel, empty_usage
+from pi_harness.ai.types import AssistantMessage, empty_usage
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 
@@ -53,35 +51,9 @@ def opened(partial: AssistantMessage) -> AssistantMessage:
     }
 
 
-async def build_stream_options(
-    options: AgentOptions, model: Model, thinking_level: ThinkingLevel, signal: AbortSignal
-) -> SimpleStreamOptions:
-    """The request options: the template of ``options.stream_options`` plus the agent's settings."""
-    api_key = None
-    if options.get_api_key is not None:
-        api_key = await resolve(options.get_api_key(model["provider"]))
-    base = options.stream_options or SimpleStreamOptions()
-    return copy_with(
-        base,
-        api_key=api_key or options.api_key or base.api_key,
-        signal=signal,
-        reasoning=None if thinking_level == "off" else thinking_level,
-        session_id=options.session_id if options.session_id is not None else base.session_id,
-        transport=options.transport,
-        thinking_budgets=options.thinking_budgets if options.thinking_budgets is not None else base.thinking_budgets,
-        max_retry_delay_ms=options.max_retry_delay_ms,
-        on_payload=options.on_payload or base.on_payload,
-        on_response=options.on_response or base.on_response,
-        on_stream_event=options.on_stream_event or base.on_stream_event,
-    )
-
-
 async def stream_assistant_response(
     *,
-    context: AgentContext,
-    model: Model,
-    thinking_level: ThinkingLevel,
-    options: AgentOptions,
+    plan: RequestPlan,
     signal: AbortSignal,
     emit: Emit,
     run_id: str,
@@ -91,18 +63,10 @@ async def stream_assistant_response(
     Exceptions of the hooks and of ``stream_fn`` propagate (the ``Agent`` handles them); a
     conforming stream never raises, it ends with an ``error``/``aborted`` message instead.
     """
-    messages = context.messages
-    if options.transform_context is not None:
-        messages = await resolve(options.transform_context(messages, signal))
-    llm_context: Context = {
-        "systemPrompt": context.system_prompt,
-        "messages": await resolve(options.convert_to_llm(messages)),
-        "tools": [tool.to_tool() for tool in context.tools],
-    }
-    request_options = await build_stream_options(options, model, thinking_level, signal)
-    stream = await resolve(options.stream_fn(model, llm_context, request_options))
+    llm_context, request_options = await request_inputs(plan, signal)
+    stream = await resolve(plan.options.stream_fn(plan.model, llm_context, request_options))
 
-    transcript = context.messages
+    transcript = plan.context.messages
     partial: AssistantMessage | None = None
     async for event in stream:
         if event["type"] == "start":
@@ -124,7 +88,7 @@ async def stream_assistant_response(
             )
 
     final = await stream.result()
-    final["thinkingLevel"] = thinking_level
+    final["thinkingLevel"] = plan.thinking_level
     if partial is not None:
         transcript[-1] = final
     else:
