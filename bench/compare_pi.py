@@ -24,7 +24,10 @@ Figures:
   (``bench/sessions.py``'s generator, ~25 MB): TTFR and peak RSS, opened for the first time
   (each run gets a fresh copy and no index), then *reopened*: the same, with the index file that
   pi-harness leaves beside a large session on close (``session_store/scan_index.py``; Pi has
-  none, so its two rows measure the same thing);
+  none, so its two rows measure the same thing), then *continued*: each program keeps one copy
+  and every run continues the session the previous run left (one exchange longer each time), as
+  a script that drives a session with ``pi --session FILE -p ...`` does; pi-harness then sends
+  the request its previous run rehearsed (``cli/early_request/rehearsal.py``);
 * ``turns``: ``pi -p go`` where the model (answering at once) asks for one ``read`` of a small
   file per turn, 200 turns, then answers. The figure is the *harness time* per tool turn: the
   wall time from the end of the second answer to the start of the last request, less the time
@@ -252,20 +255,23 @@ def session_scenario(
     cpu: Figure | None = None,
     *,
     first_open: bool = True,
+    continued: bool = False,
     env: dict[str, str] | None = None,
 ) -> Scenario:
     """``pi -p hi``, with ``--session`` (a fresh copy of ``source``) when a source is given.
 
     ``first_open``: the session is opened for the first time (no index of an earlier open beside
     it); otherwise the index pi-harness left beside the copy on the previous run stays (the copy
-    is byte for byte the same file, so the index still describes it): a session reopened."""
+    is byte for byte the same file, so the index still describes it): a session reopened.
+    ``continued``: one copy per program, made by its first run; every later run continues it."""
 
     def once(program: Program, world: World, clock: Clock) -> None:
         args = ["-p", "hi"]
         if source is not None:
-            target = world.project.parent / "session.jsonl"
-            copy_session(source, target, world.project)  # each run appends to its own copy
-            if first_open:
+            target = world.project.parent / ("session-continued.jsonl" if continued else "session.jsonl")
+            if not (continued and target.exists()):
+                copy_session(source, target, world.project)  # each run appends to its own copy
+            if first_open and not continued:
                 target.with_name(target.name + ".idx").unlink(missing_ok=True)
             args = ["--session", str(target), *args]
         clock.reset([])
@@ -483,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
         "session_rss": Figure("session_rss", f"--session ({entries} entries): peak RSS", "MB", 0.35),
         "reopen_ttfr": Figure("reopen_ttfr", f"--session ({entries}), reopened: TTFR", "s", 0.15),
         "reopen_rss": Figure("reopen_rss", f"--session ({entries}), reopened: peak RSS", "MB", 0.35),
+        "continued_ttfr": Figure("continued_ttfr", f"--session ({entries}), continued: TTFR", "s", 0.15),
+        "continued_rss": Figure("continued_rss", f"--session ({entries}), continued: peak RSS", "MB", 0.35),
         "turn": Figure("turn", f"harness time per tool turn ({args.turns} turns)", "ms", 0.1),
         "turn_wall": Figure("turn_wall", f"  wall time per tool turn ({args.turns} turns)", "ms"),
         "turn_rss": Figure("turn_rss", f"peak RSS over {args.turns} turns", "MB", 0.2),
@@ -512,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
             interleave(scenario, worlds, clock, heavy_pairs)
             reopen = session_scenario(figures["reopen_ttfr"], figures["reopen_rss"], source, first_open=False)
             interleave(reopen, worlds, clock, heavy_pairs)
+            onward = session_scenario(figures["continued_ttfr"], figures["continued_rss"], source, continued=True)
+            interleave(onward, worlds, clock, heavy_pairs)
         if "turns" in wanted:
             scenario = turns_scenario(
                 figures["turn"], figures["turn_rss"], args.turns, args.tool, figures["turn_cpu"], figures["turn_wall"]
@@ -523,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
             server_floor(floor, server, clock, args.turns, args.tool, names[0])
         order = ["version", "print_ttfr", "print_cold", "print_rss", "print_cpu"]
         order += ["session_ttfr", "session_rss", "session_cpu"]
-        order += ["reopen_ttfr", "reopen_rss", "turn", "turn_wall", "turn_rss", "turn_cpu"]
+        order += ["reopen_ttfr", "reopen_rss", "continued_ttfr", "continued_rss"]
+        order += ["turn", "turn_wall", "turn_rss", "turn_cpu"]
         shown = [figures[key] for key in order if figures[key].values]
         print(table(shown, names))
         print(floor_note(floor, figures["turn"], names))

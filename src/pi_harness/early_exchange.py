@@ -12,6 +12,12 @@ So what the server answers is always the session's own request.
 ``watch`` installs the one observer of the session's first request (``report``): the command line
 records the bytes (for the next run) or notes that a sent request did not match.
 
+``rehearse`` is the other way round: the command line asks the session, at the end of a run, to
+build the request the next run will send first (``AgentSession.rehearse_prompt``); the transport
+hands that request's bytes to ``rehearsed`` and fails it instead of sending it
+(``REHEARSED``). A transport that cannot hand its bytes over refuses to send while a rehearsal
+waits (``refuse_rehearsal``).
+
 This module imports nothing (the socket type only for the type checker), so the early path
 stays cheap.
 """
@@ -42,6 +48,10 @@ class EarlyRequest:
 _waiting: list[EarlyRequest] = []
 _observer: Callable[[Key, bytes, Outcome], None] | None = None
 _first_seen = False
+_rehearsal: Callable[[Key, bytes], None] | None = None
+
+REHEARSED = "a rehearsed request is not sent"
+NOT_REHEARSED = "a rehearsed request is not sent, and this transport cannot show its bytes"
 
 
 def offer(request: EarlyRequest) -> None:
@@ -68,6 +78,7 @@ def take(key: Key, data: bytes) -> EarlyRequest | None:
     adopt when it sent exactly these bytes; every other early request is closed."""
     global _first_seen, _observer
     _first_seen = True
+
     adopted: EarlyRequest | None = None
     for request in _waiting:
         if adopted is None and request.key == key and request.sent == data:
@@ -85,10 +96,38 @@ def take(key: Key, data: bytes) -> EarlyRequest | None:
     return adopted
 
 
+def rehearse(observer: Callable[[Key, bytes], None]) -> None:
+    """The next request is a rehearsal: ``observer(key, request bytes)``, then it fails unsent."""
+    global _rehearsal
+    _rehearsal = observer
+
+
+def rehearsing() -> bool:
+    return _rehearsal is not None
+
+
+def rehearsed(key: Key, data: bytes) -> None:
+    """The rehearsed request's bytes (its transport then fails it with ``REHEARSED``)."""
+    global _rehearsal
+    observer, _rehearsal = _rehearsal, None
+    if observer is not None:
+        try:
+            observer(key, data)
+        except Exception:  # recording for the next run never fails this one
+            pass
+
+
+def refuse_rehearsal() -> None:
+    """A transport that cannot show its bytes ends the rehearsal (it then fails with ``NOT_REHEARSED``)."""
+    global _rehearsal
+    _rehearsal = None
+
+
 def discard() -> None:
     """Close every early request nobody took (the run ended before its first request), and start
     afresh: the next request is a first one again (a host that runs ``pi`` twice in-process)."""
-    global _observer, _first_seen
+    global _observer, _first_seen, _rehearsal
+    _rehearsal = None
     for request in _waiting:
         request.sock.close()
     _waiting.clear()

@@ -10,104 +10,22 @@ always the session's own request, whatever the record says.
 from __future__ import annotations
 
 import json
-import marshal
-import os
 import stat
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from _cli_helpers import PI
+from _early_world import KEY, World, echo, last_user_text, make_world
 
-from pi_harness.testing.fake_llm import FakeLLMServer, RecordedRequest, ScriptedResponse, TextStep
-
-KEY = "literal-key-in-models-json"
-
-
-def _last_user_text(request: RecordedRequest) -> str:
-    messages = request.json.get("messages")
-    assert isinstance(messages, list)
-    last = messages[-1]
-    assert isinstance(last, dict)
-    content = last.get("content")
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return str(content)
-
-
-def _echo(request: RecordedRequest) -> ScriptedResponse:
-    system = request.json["messages"][0]  # type: ignore[index]
-    marker = "TAMPERED" if "TAMPERED" in json.dumps(system) else "answer"
-    return ScriptedResponse(steps=[TextStep(f"{marker} to {_last_user_text(request)}")])
-
-
-@dataclass
-class World:
-    server: FakeLLMServer
-    agent: Path
-    project: Path
-    env: dict[str, str]
-
-    def pi(self, *args: str, stdin: int | None = subprocess.DEVNULL, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(PI), *args],
-            cwd=self.project,
-            env={**self.env, **env},
-            stdin=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    def records(self) -> list[Path]:
-        return sorted((self.agent / "cache" / "early-requests").glob("*.rec"))
-
-    def record(self) -> dict[str, object]:
-        [path] = self.records()
-        value = marshal.loads(path.read_bytes())
-        assert isinstance(value, dict)
-        return value
-
-    def write_record(self, value: dict[str, object]) -> None:
-        [path] = self.records()
-        path.write_bytes(marshal.dumps(value))
-
-    def run_until_recorded(self, *args: str) -> None:
-        """The first run records; the next one may record again (the first created the session
-        directory, which the record had seen missing); from then on the record holds."""
-        for _ in range(2):
-            assert self.pi(*args).returncode == 0
-        self.server.clear()
-
-
-def _world(root: Path, server: FakeLLMServer, api_key: str = KEY) -> World:
-    home = root / "home"
-    agent = home / ".pi" / "agent"
-    project = root / "project"
-    agent.mkdir(parents=True)
-    project.mkdir()
-    provider = {
-        "baseUrl": server.base_url("openai-completions"),
-        "api": "openai-completions",
-        "apiKey": api_key,
-        "models": [{"id": "fake-model", "name": "Fake", "contextWindow": 200000, "maxTokens": 8192}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
-    (agent / "settings.json").write_text(json.dumps({"defaultProvider": "fake", "defaultModel": "fake-model"}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_", "OPENAI_", "ANTHROPIC_"))}
-    env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", NO_PROXY="127.0.0.1,localhost")
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        env.pop(name, None)
-    return World(server, agent, project, env)
+from pi_harness.testing.fake_llm import FakeLLMServer
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    with FakeLLMServer(default=_echo) as server:
-        yield _world(tmp_path / "w", server)
+    with FakeLLMServer(default=echo) as server:
+        yield make_world(tmp_path / "w", server)
 
 
 def test_a_repeated_command_sends_its_recorded_request_ahead_and_the_session_adopts_it(world: World) -> None:
@@ -126,7 +44,7 @@ def test_a_repeated_command_sends_its_recorded_request_ahead_and_the_session_ado
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == f"answer to {prompt}"
         # One request per run: the one sent ahead was the session's own, not a second one.
-        assert [_last_user_text(r) for r in world.server.requests] == [prompt]
+        assert [last_user_text(r) for r in world.server.requests] == [prompt]
     record = world.record()
     assert record["adopted"] == adopted_before + 2
     assert record["disabled"] is False
@@ -184,8 +102,8 @@ def test_a_record_that_no_longer_matches_is_answered_by_the_session_and_then_dis
 
 
 def test_a_key_from_the_environment_is_never_written_into_the_record(tmp_path: Path) -> None:
-    with FakeLLMServer(default=_echo) as server:
-        world = _world(tmp_path / "w", server, api_key="$PI_TEST_EARLY_KEY")
+    with FakeLLMServer(default=echo) as server:
+        world = make_world(tmp_path / "w", server, api_key="$PI_TEST_EARLY_KEY")
         secret = "sk-early-secret-0123456789"
         world.env["PI_TEST_EARLY_KEY"] = secret
         world.run_until_recorded("-p", "warm-up")
@@ -216,7 +134,7 @@ def test_json_mode_is_recorded_and_sent_ahead_too(world: World) -> None:
     result = world.pi("--mode", "json", "in json")
     assert result.returncode == 0, result.stderr
     assert world.record()["adopted"] == 1
-    assert [_last_user_text(r) for r in world.server.requests] == ["in json"]
+    assert [last_user_text(r) for r in world.server.requests] == ["in json"]
     assert '"answer to in json"' in result.stdout or "answer to in json" in result.stdout
 
 

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import AsyncIterator, ItemsView, Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from pi_harness import early_exchange
 from pi_harness.ai import light_http, tls
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ async def send_post(
     if light_http.usable_for(url):
         timeouts = light_http.Timeouts(connect=CONNECT_TIMEOUT_S, read=read_timeout_s, write=WRITE_TIMEOUT_S)
         return await _light_client().post(url, headers, body, timeouts)
+    if early_exchange.rehearsing():
+        early_exchange.refuse_rehearsal()
+        raise light_http.ConnectError(early_exchange.NOT_REHEARSED)
     import httpx2
 
     client = get_client(url)

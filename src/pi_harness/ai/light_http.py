@@ -400,6 +400,9 @@ class LightClient:
     ) -> LightResponse:
         """Send a POST and return once the response's status and headers arrived."""
         target = _target(url)
+        if early_exchange.rehearsing():
+            early_exchange.rehearsed(target.key, b"".join(self._request_bytes(target, headers, body)))
+            raise _before_response(ConnectError(early_exchange.REHEARSED))
         if early_exchange.wants_first_request():
             parts = self._request_bytes(target, headers, body)
             early = early_exchange.take(target.key, b"".join(parts))

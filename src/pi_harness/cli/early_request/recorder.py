@@ -7,6 +7,10 @@ built-in ones, and no MCP server, is loaded (their tools and hooks could depend 
 A request that names the session's id is not recorded either (the next session has another).
 When the first request then goes out (``pi_harness.early_exchange`` calls ``after_traced``), the trace of
 startup ends and, if the run was armed, its record is written.
+
+A run that continues a session file (``--session FILE``) is recorded at its end instead: its first
+request carries the history as it was, the next run's carries this run's exchange too
+(``rehearsal.py``).
 """
 
 from __future__ import annotations
@@ -23,21 +27,39 @@ class PromptFacts(NamedTuple):
     """What only the started session knows about a print or JSON run's first request
     (``cli/modes/headless.py`` says)."""
 
-    recordable: bool  # one typed prompt, a new session, nothing loaded that the files don't show
+    recordable: bool  # one typed prompt, nothing loaded that the files don't show
     prompt: str
     session_id: str
+    session_file: str = ""  # the session file the run continues (``--session FILE``), else ""
+    model_key: tuple[str, str, str] = ("", "", "")  # provider, id and base URL of its model
 
 
 def arm(facts: PromptFacts) -> None:
     """Record this run's first request if it is one the next run can send ahead (see above)."""
     state = STATE
+    prompt = state.argv[-1] if state.argv else ""
+    usable = facts.recordable and facts.prompt == prompt
+    if usable and facts.session_file and state.mode in ("tracing", "sent"):
+        state.rehearse, state.prompt = True, prompt
+        state.session_file, state.model_key = facts.session_file, facts.model_key
+        if state.mode == "sent":
+            state.first_key = _target_key(state.record)
+        return
     if state.mode != "tracing":
         return
-    prompt = state.argv[-1] if state.argv else ""
-    if facts.recordable and facts.prompt == prompt:
+    if usable:
         state.eligible, state.prompt, state.session_id = True, prompt, facts.session_id
     else:
         stop_tracing()
+
+
+def _target_key(record: dict[str, object]) -> tuple[str, str, int] | None:
+    target = record.get("target")
+    if isinstance(target, list) and len(target) == 3:
+        scheme, host, port = target
+        if isinstance(scheme, str) and isinstance(host, str) and isinstance(port, int):
+            return (scheme, host, port)
+    return None
 
 
 def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
@@ -45,7 +67,13 @@ def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
     trace = state.trace
     if trace is not None:
         trace.stop()
-    if state.mode != "tracing" or not state.eligible or trace is None or trace.overflowed or key[0] != "http":
+    if state.mode != "tracing" or trace is None or trace.overflowed or key[0] != "http":
+        state.rehearse = False
+        return
+    if state.rehearse:  # recorded at the end of the run (``rehearsal.py``)
+        state.mode, state.first_key, state.observed = "off", key, dict(trace.observed)
+        return
+    if not state.eligible:
         return
     state.mode = "off"
     record = build_record(state, key, data, trace.observed)
@@ -54,15 +82,22 @@ def after_traced(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
 
 
 def build_record(
-    state: EarlyState, key: tuple[str, str, int], data: bytes, observed: dict[tuple[str, str], object]
+    state: EarlyState,
+    key: tuple[str, str, int],
+    data: bytes,
+    observed: dict[tuple[str, str], object],
+    *,
+    same_session: bool = False,
 ) -> dict[str, object] | None:
+    """The record of request ``data`` to ``key``; ``same_session``: the next run continues this
+    run's session, so the session's id may be in it."""
     from pi_harness.__about__ import __version__
 
     parts = split_request(data)
     if parts is None:
         return None
     head, body = parts
-    if state.session_id and state.session_id.encode() in data:
+    if not same_session and state.session_id and state.session_id.encode() in data:
         return None  # the next run's session has another id: its request could never match
     body_parts = split_body(body, state.prompt)
     segments = head_segments(head, state.environ, read_files(observed, (state.agent_dir, state.cwd)))

@@ -29,9 +29,10 @@ __all__ = ["ENV_VAR", "begin", "encode_prompt", "stop_tracing"]
 ENV_VAR = "PI_EARLY_REQUEST"
 CONNECT_TIMEOUT_S = 0.3  # a local server answers in microseconds; a missing one is not waited for
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-# An existing session: its request carries its history, which the next run extends; never recorded,
-# so not traced either.
-EXISTING_SESSION_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--session", "--fork", "--session-id"})
+# A session found or made another way each time: its request carries a history the command line
+# does not name; never recorded, so not traced either. (``--session FILE`` names its file: such a
+# run is recorded at its end, for the next one, see ``rehearsal.py``.)
+EXISTING_SESSION_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--fork", "--session-id"})
 # A prompt that startup would change before sending it (a command, a template, a shell line).
 CHANGED_PROMPT_PREFIXES = ("-", "@", "/", "!")
 
@@ -183,4 +184,5 @@ def _after_sent(key: tuple[str, str, int], data: bytes, outcome: str) -> None:
         uses = STATE.record.get("adopted")
         records.save(STATE.path, {**STATE.record, "adopted": (uses if isinstance(uses, int) else 0) + 1})
     else:
+        STATE.mismatched = True
         records.save(STATE.path, {**STATE.record, "disabled": True})

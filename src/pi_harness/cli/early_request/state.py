@@ -28,6 +28,14 @@ class EarlyState:
         self.eligible = False  # set by the recorder once the run is known to be recordable
         self.prompt = ""
         self.session_id = ""
+        # A run that continues a session file records at its end instead (``rehearsal.py``).
+        self.rehearse = False
+        self.session_file = ""  # that session file
+        self.model_key: tuple[str, str, str] = ("", "", "")  # its model (provider, id, baseUrl)
+        self.first_key: tuple[str, str, int] | None = None  # where its first request went
+        self.observed: dict[tuple[str, str], object] | None = None  # what its startup looked at
+        self.mismatched = False  # a request sent ahead was not the session's own
+        self.rehearsed: tuple[tuple[str, str, int], bytes] | None = None  # the next run's request
         return self
 
 

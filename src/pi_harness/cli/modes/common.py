@@ -58,6 +58,17 @@ async def run_prompts(runtime: AgentSessionRuntime, prompts: list[PromptInput]) 
     return True
 
 
+async def rehearse_next_request(session: AgentSession) -> None:
+    """After a run that continued a session file answered: the next run's first request, for it to
+    send ahead (``cli/early_request/rehearsal.py``); nothing unless this run was armed for it."""
+    from pi_harness.cli.early_request.state import STATE
+
+    if STATE.rehearse:
+        from pi_harness.cli.early_request import rehearsal
+
+        await rehearsal.rehearse(session)
+
+
 def last_assistant(session: AgentSession) -> dict[str, object] | None:
     for message in reversed(session.get_messages()):
         if message.get("role") == "assistant":

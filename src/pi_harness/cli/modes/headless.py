@@ -80,22 +80,29 @@ def prompt_facts(launched: Launched) -> PromptFacts:
 
     prompts = launched.prompts
     session = launched.runtime.session
+    manager = session.session_manager
+    parsed = launched.started.parsed
+    # A session file named on the command line: the next run continues this run's history.
+    file = manager.get_session_file() if parsed.session and not parsed.fork else None
     recordable = (
         session.settings.values.startup.early_request
         and len(prompts) == 1
         and not prompts[0].images
-        and not launched.started.parsed.file_args
-        and not session.session_manager.has_messages()
+        and not parsed.file_args
+        and (file is not None or not manager.has_messages())
         # An extension's tools and hooks, or an MCP server's tools, may depend on anything.
         and all(extension.path.startswith("builtin:") for extension in session.extensions.extensions)
         and MCP_CLIENT_MODULE not in sys.modules
     )
     text = prompts[0].text if prompts else ""
-    return PromptFacts(recordable, text, session.session_manager.get_session_id())
+    model = session.model
+    model_key = ("", "", "") if model is None else (model["provider"], model["id"], model.get("baseUrl", ""))
+    return PromptFacts(recordable, text, manager.get_session_id(), str(file) if file else "", model_key)
 
 
 async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
     from pi_harness.cli.early_request import recorder
+    from pi_harness.cli.early_request.state import STATE as EARLY_STATE
     from pi_harness.cli.output import RecordWriter
 
     if mode != "rpc":
@@ -107,7 +114,13 @@ async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
     if mode == "json":
         from pi_harness.cli.modes.json_mode import run_json_mode
 
-        return await run_json_mode(launched.runtime, launched.prompts, RecordWriter(out))
-    from pi_harness.cli.modes.print_mode import run_print_mode
+        code = await run_json_mode(launched.runtime, launched.prompts, RecordWriter(out))
+    else:
+        from pi_harness.cli.modes.print_mode import run_print_mode
 
-    return await run_print_mode(launched.runtime, launched.prompts, out)
+        code = await run_print_mode(launched.runtime, launched.prompts, out)
+    if EARLY_STATE.rehearse:  # the session is closed: its files are as the next run finds them
+        from pi_harness.cli.early_request import rehearsal
+
+        rehearsal.save()
+    return code

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
     SIGNAL_EXIT_CODES,
+    rehearse_next_request,
     report_extension_errors_to_stderr,
     run_prompts,
     run_with_signal_shutdown,
@@ -42,7 +43,10 @@ async def run_json_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput]
     await session.bind_extensions(ui=None, has_ui=False, mode="json")
 
     async def work() -> int:
-        return 0 if await run_prompts(runtime, prompts) else 1
+        if not await run_prompts(runtime, prompts):
+            return 1
+        await rehearse_next_request(runtime.session)
+        return 0
 
     code = 1
     try:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pi_harness.cli.initial_input import PromptInput
 from pi_harness.cli.modes.common import (
     last_assistant,
+    rehearse_next_request,
     report_extension_errors_to_stderr,
     run_prompts,
     run_with_signal_shutdown,
@@ -55,6 +56,7 @@ async def run_print_mode(runtime: AgentSessionRuntime, prompts: list[PromptInput
         text = assistant_text(message)
         if text:
             out.write(text)
+        await rehearse_next_request(runtime.session)
         return 0
 
     try:

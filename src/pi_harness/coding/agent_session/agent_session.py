@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_harness.agent import user_message
 from pi_harness.agent.hooks import MaybeAwaitable, StreamFn
 from pi_harness.agent.options import QueueMode
 from pi_harness.agent.types import AgentMessage, AgentTool
@@ -525,6 +526,12 @@ class AgentSession:
 
     def get_entries(self, since: str | None = None) -> dict[str, Any]:
         return views.entries_since(self.session_manager, since)
+
+    async def rehearse_prompt(self, text: str) -> AssistantMessage:
+        """Send the first request a plain prompt of ``text`` would send now, without running it:
+        nothing is added to the session and no event is emitted. A host that wants only the
+        request's bytes catches it at the transport (``pi_harness.early_exchange.rehearse``)."""
+        return await self._state.agent.rehearse_request([user_message(text)])
 
     # -- the end ---------------------------------------------------------------------------------
 
