@@ -54,6 +54,7 @@ from pi_harness.coding.session_store.tree import (
     children_of,
     resolve_labels,
 )
+from pi_harness.coding.session_store.usage_summary import SessionUsage, UsageSummary
 from pi_harness.coding.session_store.writer import SessionWriter
 
 PathLike = str | os.PathLike[str]
@@ -94,6 +95,7 @@ class SessionManager(SessionFinders):
         self._read_only = read_only
         self._header: SessionHeader = self._new_header(None, None)
         self._entries: list[SessionEntry] = []
+        self._usage = SessionUsage.of_entries([])  # what the entries count and cost, kept up to date
         self._by_id: dict[str, SessionEntry] = {}
         self._labels: dict[str, LabelInfo] = {}
         self._name: str | None = None
@@ -251,6 +253,7 @@ class SessionManager(SessionFinders):
             others = kept
         self._generation += 1
         self._entries = kept
+        self._usage = self._usage_of(list(kept), cold, stubs)
         self._by_id = {e["id"]: e for e in kept}
         self._labels = resolve_labels(others)
         self._name = None
@@ -262,6 +265,16 @@ class SessionManager(SessionFinders):
                     self._name = normalize_session_name(name) or None
                     break
         self._leaf_id = kept[-1]["id"] if kept else (cold.ids[cold.count - 1] if cold and cold.count else None)
+
+    def _usage_of(
+        self, loaded: list[SessionEntry], cold: ColdPart | None, stubs: ColdPart | None
+    ) -> SessionUsage:
+        """The usage summary of the entries just loaded, computed when first asked."""
+        if cold is not None:
+            return SessionUsage.of_scanned(cold, cast(list[Mapping[str, object]], loaded))
+        if stubs is not None:  # the stubs among them are filled first
+            return SessionUsage(lambda summary: summary.add_entries(self._complete(loaded)))
+        return SessionUsage.of_entries(cast(list[Mapping[str, object]], loaded))
 
     def _thaw(self) -> None:
         """Make the covered part kept as columns into entries (stubs for its messages), for the
@@ -432,6 +445,7 @@ class SessionManager(SessionFinders):
         # Disk first: if the write fails the in-memory session is unchanged.
         self._persist(entry)
         self._entries.append(entry)
+        self._usage.add(entry)
         self._by_id[entry_id] = entry
         self._leaf_id = entry_id
         if kind == "label":
@@ -739,6 +753,10 @@ class SessionManager(SessionFinders):
     def get_entries(self) -> list[SessionEntry]:
         """Every entry (not the header) in file order."""
         return list(self._complete())
+
+    def usage_summary(self) -> UsageSummary:
+        """Counts, tokens and cost of every entry (``usage_summary.py``); not to be changed."""
+        return self._usage.summary()
 
     def get_header(self) -> SessionHeader:
         return self._header.copy()

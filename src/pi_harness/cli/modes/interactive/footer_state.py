@@ -44,7 +44,6 @@ def using_subscription(session: AgentSession) -> bool:
 def fill_footer_extras(data: FooterData, session: AgentSession) -> None:
     data.provider_count = provider_count(session)
     data.subscription = using_subscription(session)
-    messages = (
-        entry.get("message") for entry in session.session_manager.get_entries() if entry.get("type") == "message"
-    )
-    data.cache_hit_rate = cache_hit_rate(message for message in messages if isinstance(message, Mapping))
+    # The latest response's usage, kept by the store (a walk of every entry would parse them all).
+    usage = session.session_manager.usage_summary().last_assistant_usage
+    data.cache_hit_rate = cache_hit_rate([{"role": "assistant", "usage": usage}] if usage is not None else [])

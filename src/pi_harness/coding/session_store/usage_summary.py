@@ -1,0 +1,123 @@
+"""What a whole session file counts and cost: its messages, tool calls and billed usage, kept up
+to date as entries are added (``get_session_stats``, the footer's totals and cache hit rate).
+
+The figures cover every entry of the file, every branch, as Pi's ``getSessionStats`` does
+(``coding/agent_session/stats.py`` says which). Walking ``get_entries()`` for them would parse
+every message of a large session, whose covered part (``cold_part.py``) is kept as offsets, and
+would do it on every footer update. So ``SessionUsage`` computes them once, when first asked
+(the covered part's message lines decoded from the file for the counted fields only,
+``usage_scan.py``; everything else added as parsed), then adds each entry as it is appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_harness.coding.session_store.cold_part import ColdPart
+
+TOKEN_FIELDS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+class UsageSummary:
+    """Counts, token totals and cost of the entries added so far, in file order."""
+
+    __slots__ = ("cost", "counts", "last_assistant_usage", "tokens")
+
+    def __init__(self) -> None:
+        self.counts = {"userMessages": 0, "assistantMessages": 0, "toolCalls": 0, "toolResults": 0, "totalMessages": 0}
+        self.tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+        self.cost = 0.0
+        # The usage of the latest assistant message that has one (the footer's cache hit rate).
+        self.last_assistant_usage: Mapping[str, object] | None = None
+
+    def add_usage(self, usage: object) -> None:
+        """One ``usage`` record; anything else, a missing one included, counts nothing."""
+        if not isinstance(usage, dict):
+            return
+        tokens = self.tokens
+        for field in TOKEN_FIELDS:
+            tokens[field] += int(usage.get(field) or 0)
+        total = int(usage.get("totalTokens") or 0)
+        if not total:
+            total = sum(int(usage.get(field) or 0) for field in TOKEN_FIELDS)
+        tokens["total"] += total
+        cost = usage.get("cost")
+        if isinstance(cost, dict):
+            self.cost += float(cost.get("total") or 0.0)
+
+    def add_entry(self, entry: Mapping[str, object]) -> None:
+        """One entry, read as plain JSON (a file written by another version may lack a field)."""
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if not isinstance(message, dict):
+                return
+            counts = self.counts
+            counts["totalMessages"] += 1
+            role = message.get("role")
+            if role == "user":
+                counts["userMessages"] += 1
+            elif role == "assistant":
+                counts["assistantMessages"] += 1
+                content = message.get("content")
+                blocks = content if isinstance(content, list) else []
+                counts["toolCalls"] += sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "toolCall")
+                usage = message.get("usage")
+                self.add_usage(usage)
+                if isinstance(usage, Mapping):
+                    self.last_assistant_usage = usage
+            elif role == "toolResult":
+                counts["toolResults"] += 1
+                self.add_usage(message.get("usage"))
+        elif kind in ("compaction", "branch_summary", "usage"):
+            self.add_usage(entry.get("usage"))
+
+    def add_entries(self, entries: Iterable[Mapping[str, object]]) -> None:
+        for entry in entries:
+            self.add_entry(entry)
+
+
+class SessionUsage:
+    """``UsageSummary`` of one loaded session, computed when first asked (see above)."""
+
+    def __init__(self, base: Callable[[UsageSummary], None]) -> None:
+        self._base: Callable[[UsageSummary], None] | None = base
+        self._added: list[Mapping[str, object]] = []
+        self._summary: UsageSummary | None = None
+
+    @classmethod
+    def of_entries(cls, entries: list[Mapping[str, object]]) -> SessionUsage:
+        return cls(lambda summary: summary.add_entries(entries))
+
+    @classmethod
+    def of_scanned(cls, cold: ColdPart, after: list[Mapping[str, object]]) -> SessionUsage:
+        """A file opened from its scan: ``cold`` its covered part, ``after`` the entries after it."""
+
+        def base(summary: UsageSummary) -> None:
+            from pi_harness.coding.session_store.usage_scan import covered_summary
+
+            covered_summary(cold, summary)
+            summary.add_entries(after)
+
+        return cls(base)
+
+    def add(self, entry: Mapping[str, object]) -> None:
+        """An entry added to the session (after the ones loaded)."""
+        if self._summary is not None:
+            self._summary.add_entry(entry)
+        else:
+            self._added.append(entry)
+
+    def summary(self) -> UsageSummary:
+        if self._summary is None:
+            summary = UsageSummary()
+            if self._base is not None:
+                self._base(summary)
+            summary.add_entries(self._added)
+            self._summary, self._base, self._added = summary, None, []
+        return self._summary
+
+
+__all__ = ["SessionUsage", "UsageSummary"]
