@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import signal
 import sys
 import time
@@ -68,7 +67,7 @@ class OrphanReaper:
 
     def __init__(self) -> None:
         enable_child_subreaper()
-        self.marker = secrets.token_hex(8)
+        self.marker = os.urandom(8).hex()  # (``secrets`` would load OpenSSL: 25 ms at the first bash call)
         self.shell_pid: int | None = None
         self.known: set[int] = set()
         self._scanner: asyncio.Task[None] | None = None
