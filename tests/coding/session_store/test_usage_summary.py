@@ -5,13 +5,14 @@ full, as a walk over every entry gives them, and kept up to date by appends."""
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_deferred_open import _line, _message, covered_part, open_both, write_session
 
-from pi_harness.coding.session_store import deferred, usage_scan
+from pi_harness.coding.session_store import deferred, scan_index, usage_scan
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.usage_summary import UsageSummary
 
@@ -135,3 +136,29 @@ def test_a_session_read_in_full_and_a_new_one_count_their_entries(tmp_path: Path
         "toolResults": 0,
         "totalMessages": 1,
     }
+
+
+@pytest.mark.usefixtures("scanned_always")
+def test_the_index_keeps_the_count_of_the_covered_part_for_the_next_open(tmp_path: Path) -> None:
+    path = _session_with_usage(tmp_path / "s.jsonl")
+    first = SessionManager.open(path)
+    counted = _figures(first.usage_summary())
+    first.close()  # writes the index, with the count
+    index = scan_index.index_path(path)
+    assert b'"usage":{"counts"' in index.read_bytes()
+
+    again = SessionManager.open(path)
+    cold = covered_part(again)
+    assert cold is not None and cold.usage is not None  # nothing to decode this time
+    assert _figures(again.usage_summary()) == counted
+    again.close()
+
+    # An index whose count is not what it wrote is counted anew, not trusted.
+    data = index.read_bytes().replace(b'"usage":{"counts"', b'"usage":{"Counts"')
+    meta_end = data.index(b"\n", 9)
+    crc = zlib.crc32(memoryview(data)[9:])
+    index.write_bytes(b"%08x" % crc + data[8:meta_end] + data[meta_end:])
+    third = SessionManager.open(path, read_only=True)
+    cold = covered_part(third)
+    assert cold is not None and cold.usage is None
+    assert _figures(third.usage_summary()) == counted

@@ -32,6 +32,7 @@ from pi_harness.coding.session_store.cold_ids import ColdIds
 from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.jsonl import read_session_file
 from pi_harness.coding.session_store.repair import repaired_content
+from pi_harness.coding.session_store.usage_summary import UsageSummary
 
 ROLES = ("user", "assistant", "toolResult")
 ROLE_CODE = {role: code for code, role in enumerate(ROLES)}
@@ -57,6 +58,7 @@ class ColdPart:
     start_parents: list[int] = field(default_factory=lambda: [-1])  # its parent's position, -1: none
     sample: str = ""  # scan_index.sample of the file's first ``end`` bytes
     unsaved: bool = False  # the index file does not hold this yet (saved when the session closes)
+    usage: UsageSummary | None = None  # what the covered entries count and cost, once counted
     made: dict[int, SessionEntry] = field(default_factory=dict)  # the stubs handed out so far
     _stubs: int = field(default=0, repr=False)
     _left: int = field(default=0, repr=False)  # stubs not filled yet

@@ -4,8 +4,9 @@
 latest compaction, ``cold_part.py``) in their machine form, so an open reads them with a few
 copies and no step per entry: every entry's id (NUL-joined), role and line offset; the
 run starts of the chain and their parents; where the header and the entries parsed in full are
-(those lines are read again from the session); and the ids of the entries after the covered part
-that were already found not to reuse a covered id. The index is a cache, never required: Pi and
+(those lines are read again from the session); the ids of the entries after the covered part
+that were already found not to reuse a covered id; and, once they were counted, what the covered
+entries count and cost (``usage_summary.py``). The index is a cache, never required: Pi and
 our session listings only look at files ending in ``.jsonl``; a missing, unreadable, foreign or
 stale index is ignored (and replaced when the session is closed), and an index is never trusted
 for a file that changed under it.
@@ -42,6 +43,7 @@ from pi_harness.coding.session_store.cold_ids import ColdIds
 from pi_harness.coding.session_store.cold_part import FULL, ColdPart
 from pi_harness.coding.session_store.entries import CURRENT_SESSION_VERSION, SessionEntry
 from pi_harness.coding.session_store.jsonl import is_header, loads_tolerant
+from pi_harness.coding.session_store.usage_summary import UsageSummary
 
 SUFFIX = ".idx"
 FORMAT = "pi-harness session index"
@@ -112,6 +114,7 @@ def save(session: Path, cold: ColdPart, checked: Sequence[object] = ()) -> bool:
                 "full": cold.full_positions(),
                 "checked": len(checked) if after else 0,
                 "sizes": [len(section) for section in sections],
+                "usage": cold.usage.to_json() if cold.usage is not None else None,
             }
         )
         crc = zlib.crc32(b"\n", zlib.crc32(meta))
@@ -238,6 +241,7 @@ def load(session: Path, handle: BinaryIO, size: int) -> Loaded | None:
     ids = ColdIds(blob=blob, count=count)
     cold = ColdPart(session, end, (header[0], header[1]), ids, roles, offsets)
     cold.starts, cold.start_parents, cold.sample = starts, cast(list[int], parents), str(meta["sample"])
+    cold.usage = UsageSummary.from_json(meta.get("usage"))
     record = _read_records(handle, cold, full)
     if record is None:
         return None

@@ -78,6 +78,43 @@ class UsageSummary:
         for entry in entries:
             self.add_entry(entry)
 
+    def add_summary(self, earlier: UsageSummary) -> None:
+        """Add what ``earlier`` counted (entries that come before the ones added after it)."""
+        for name, value in earlier.counts.items():
+            self.counts[name] += value
+        for name, value in earlier.tokens.items():
+            self.tokens[name] += value
+        self.cost += earlier.cost
+        if earlier.last_assistant_usage is not None:
+            self.last_assistant_usage = earlier.last_assistant_usage
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "counts": self.counts,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "lastAssistantUsage": self.last_assistant_usage,
+        }
+
+    @classmethod
+    def from_json(cls, value: object) -> UsageSummary | None:
+        """What ``to_json`` wrote (an index beside the session), or None when it is not that."""
+        summary = cls()
+        if not isinstance(value, dict):
+            return None
+        counts, tokens, cost, last = (value.get(k) for k in ("counts", "tokens", "cost", "lastAssistantUsage"))
+        for given, kept in ((counts, summary.counts), (tokens, summary.tokens)):
+            if not isinstance(given, dict) or given.keys() != kept.keys():
+                return None
+            if not all(type(number) is int and number >= 0 for number in given.values()):
+                return None
+            kept.update(given)
+        if isinstance(cost, bool) or not isinstance(cost, int | float) or not (last is None or isinstance(last, dict)):
+            return None
+        summary.cost = float(cost)
+        summary.last_assistant_usage = last
+        return summary
+
 
 class SessionUsage:
     """``UsageSummary`` of one loaded session, computed when first asked (see above)."""
@@ -96,9 +133,14 @@ class SessionUsage:
         """A file opened from its scan: ``cold`` its covered part, ``after`` the entries after it."""
 
         def base(summary: UsageSummary) -> None:
-            from pi_harness.coding.session_store.usage_scan import covered_summary
+            covered = cold.usage  # what the index beside the file kept of an earlier count
+            if covered is None:
+                from pi_harness.coding.session_store.usage_scan import covered_summary
 
-            covered_summary(cold, summary)
+                covered = UsageSummary()
+                covered_summary(cold, covered)
+                cold.usage, cold.unsaved = covered, True  # kept in the index when the session closes
+            summary.add_summary(covered)
             summary.add_entries(after)
 
         return cls(base)
