@@ -77,6 +77,10 @@ async def rehearse(session: RehearsingSession) -> None:
         return
     if _model_key(session) != state.model_key or session.pending_message_count:
         return  # another model than the first request's, or messages queued for the next prompt
+    from pi_harness.coding.virtual_models import is_virtual_model
+
+    if is_virtual_model(session.model):
+        return  # routing may ask a model and store its state in the session: not for a rehearsal
     messages = session.get_messages()
     if not messages or messages[-1].get("role") != "assistant" or messages[-1].get("stopReason") != "stop":
         return  # the run did not end with an answer: the next one may well be a retry of it

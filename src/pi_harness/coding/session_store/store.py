@@ -270,8 +270,10 @@ class SessionManager(SessionFinders):
         self, loaded: list[SessionEntry], cold: ColdPart | None, stubs: ColdPart | None
     ) -> SessionUsage:
         """The usage summary of the entries just loaded, computed when first asked."""
-        if cold is not None:
-            return SessionUsage.of_scanned(cold, cast(list[Mapping[str, object]], loaded))
+        if cold is not None:  # (a scan ran: ``msgspec`` is loaded already)
+            from pi_harness.coding.session_store.usage_scan import scanned_usage
+
+            return scanned_usage(cold, cast(list[Mapping[str, object]], loaded))
         if stubs is not None:  # the stubs among them are filled first
             return SessionUsage(lambda summary: summary.add_entries(self._complete(loaded)))
         return SessionUsage.of_entries(cast(list[Mapping[str, object]], loaded))

@@ -15,7 +15,7 @@ import msgspec
 
 from pi_harness.coding.session_store.cold_part import FULL, ColdPart
 from pi_harness.coding.session_store.jsonl import loads_tolerant
-from pi_harness.coding.session_store.usage_summary import UsageSummary
+from pi_harness.coding.session_store.usage_summary import SessionUsage, UsageSummary
 
 RUN_BYTES = 1 << 20  # decoded this many bytes of lines at a time
 
@@ -161,4 +161,19 @@ def _message_usage(record: object) -> Mapping[str, object] | None:
     return usage if isinstance(usage, Mapping) else None
 
 
-__all__ = ["covered_summary"]
+def scanned_usage(cold: ColdPart, after: list[Mapping[str, object]]) -> SessionUsage:
+    """The usage of a file opened from its scan: ``cold`` its covered part, ``after`` the entries after it."""
+
+    def base(summary: UsageSummary) -> None:
+        covered = cold.usage  # what the index beside the file kept of an earlier count
+        if covered is None:
+            covered = UsageSummary()
+            covered_summary(cold, covered)
+            cold.usage, cold.unsaved = covered, True  # kept in the index when the session closes
+        summary.add_summary(covered)
+        summary.add_entries(after)
+
+    return SessionUsage(base)
+
+
+__all__ = ["covered_summary", "scanned_usage"]

@@ -12,10 +12,6 @@ would do it on every footer update. So ``SessionUsage`` computes them once, when
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pi_harness.coding.session_store.cold_part import ColdPart
 
 TOKEN_FIELDS = ("input", "output", "cacheRead", "cacheWrite")
 
@@ -127,23 +123,6 @@ class SessionUsage:
     @classmethod
     def of_entries(cls, entries: list[Mapping[str, object]]) -> SessionUsage:
         return cls(lambda summary: summary.add_entries(entries))
-
-    @classmethod
-    def of_scanned(cls, cold: ColdPart, after: list[Mapping[str, object]]) -> SessionUsage:
-        """A file opened from its scan: ``cold`` its covered part, ``after`` the entries after it."""
-
-        def base(summary: UsageSummary) -> None:
-            covered = cold.usage  # what the index beside the file kept of an earlier count
-            if covered is None:
-                from pi_harness.coding.session_store.usage_scan import covered_summary
-
-                covered = UsageSummary()
-                covered_summary(cold, covered)
-                cold.usage, cold.unsaved = covered, True  # kept in the index when the session closes
-            summary.add_summary(covered)
-            summary.add_entries(after)
-
-        return cls(base)
 
     def add(self, entry: Mapping[str, object]) -> None:
         """An entry added to the session (after the ones loaded)."""
