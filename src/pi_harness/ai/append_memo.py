@@ -116,10 +116,10 @@ def extends(items: Sequence[object], lineage: Lineage | None, saved: Sequence[ob
     count = len(saved)
     if len(items) < count:
         return False
-    if lineage is not None and lineage_of(items) is lineage:
-        return True
     if lineage is not None and lineage_of(saved) is not lineage:
         return False  # ``saved`` was changed in place since: what it held is unknown
+    if lineage is not None and lineage_of(items) is lineage:
+        return True
     # Equal but different objects do not count.
     return all(map(operator.is_, items, saved))
 

@@ -28,7 +28,7 @@ from pi_harness.agent.copy_with import copy_with
 from pi_harness.agent.hooks import PreparedRequest, PrepareRequestContext, StreamFn, resolve
 from pi_harness.agent.types import AgentContext, AgentMessage
 from pi_harness.ai.abort import AbortSignal
-from pi_harness.ai.append_memo import AppendMemo, Lineage, issue
+from pi_harness.ai.append_memo import AppendMemo, Lineage, issue, lineage_of
 from pi_harness.ai.attribution import attribution_enabled, attribution_headers
 from pi_harness.ai.jsonutil import dumps, loads
 from pi_harness.ai.options import SimpleStreamOptions
@@ -77,7 +77,10 @@ class RequestProjection:
             start, state = 0, (Lineage(), [])
         lineage, done = state
         done += convert_to_llm(messages[start:], block_images=block_images)
-        self._converted.save(messages, block_images, state)
+        # The loop appends to ``messages`` (its context) while the response streams: the memo
+        # keeps a snapshot of its own, of the same lineage when the store issued the list.
+        issued = lineage_of(messages)
+        self._converted.save(issue(messages, issued) if issued is not None else messages, block_images, state)
         return issue(done, lineage)
 
     async def get_api_key(self, provider: str) -> str | None:

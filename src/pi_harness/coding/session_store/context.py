@@ -26,6 +26,7 @@ from pi_harness.agent.types import (
     CustomMessage,
     SystemMessage,
 )
+from pi_harness.ai.append_memo import Lineage
 from pi_harness.coding.session_store.cold_path import ColdPath
 from pi_harness.coding.session_store.entries import (
     BranchSummaryEntry,
@@ -331,6 +332,9 @@ class ProjectionMemo:
     def __init__(self) -> None:
         self._key: tuple[int, int, str | None] | None = None
         self._projection: SessionProjection | None = None
+        # The projection's messages only grow while it is carried forward: the lists handed out
+        # of them are of one lineage (``append_memo``), a new one whenever it is built anew.
+        self.lineage = Lineage()
 
     def current(
         self,
@@ -346,6 +350,7 @@ class ProjectionMemo:
             if projection is None:
                 walked = branch()
                 projection = build_session_projection(walked.entries, walked.relevant)
+                self.lineage = Lineage()
             self._projection = projection
             self._key = key
         return self._projection

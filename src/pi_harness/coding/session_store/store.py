@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import cast
 
 from pi_harness.agent.types import AgentMessage
+from pi_harness.ai.append_memo import issue
 from pi_harness.ai.types import ImageContent, TextContent, Usage
 from pi_harness.coding.session_store.active_path import walk_columns, walk_entries
 from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
@@ -693,8 +694,11 @@ class SessionManager(SessionFinders):
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the active branch (see context.py)."""
         # Only the message list is the caller's own: the path and sources are not copied for it.
+        # It is issued (``AppendOnly``): a pass over the previous request's list (the conversion
+        # memo) then knows without comparing that this one extends it.
         projection = self._current_projection()
-        return SessionContext(list(projection.messages), projection.thinking_level, projection.model)
+        messages = issue(projection.messages, self._projections.lineage)
+        return SessionContext(messages, projection.thinking_level, projection.model)
 
     def get_system_state(self) -> SystemState:
         """(1.4.0) Prompt sections and tools replayed from the active branch's system messages."""
