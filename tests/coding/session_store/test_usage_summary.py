@@ -162,3 +162,25 @@ def test_the_index_keeps_the_count_of_the_covered_part_for_the_next_open(tmp_pat
     cold = covered_part(third)
     assert cold is not None and cold.usage is None
     assert _figures(third.usage_summary()) == counted
+
+
+@pytest.mark.usefixtures("scanned_always")
+def test_a_line_that_is_no_entry_among_the_messages_does_not_shift_the_latest_response(tmp_path: Path) -> None:
+    """Every response covered (a compaction last), and a stray line before the latest one: the
+    run is parsed line by line, and the latest response's usage is still that response's."""
+    path = write_session(tmp_path / "s.jsonl")
+    lines = path.read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if '"role":"assistant"' in line)
+    record = json.loads(lines[last])
+    record["message"]["usage"] = {"input": 9, "output": 8, "cacheRead": 7, "cacheWrite": 0, "totalTokens": 24}
+    lines[last] = _line(record)
+    lines.insert(last, "this line is no JSON\n")
+    final = json.loads(lines[-1])["id"]
+    closing = {"type": "compaction", "id": "c-last", "parentId": final, "timestamp": "2026-01-01T00:00:00.000Z"}
+    lines.append(_line({**closing, "summary": "all of it", "firstKeptEntryId": final, "tokensBefore": 10}))
+    path.write_text("".join(lines))
+
+    lazy, full = open_both(path)
+    assert covered_part(lazy) is not None
+    assert _figures(lazy.usage_summary()) == _figures(_walked(full))
+    assert lazy.usage_summary().last_assistant_usage == record["message"]["usage"]

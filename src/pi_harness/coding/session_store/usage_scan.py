@@ -82,24 +82,25 @@ def _add_decoded(summary: UsageSummary, lines: list[_Line]) -> int:
     return -1
 
 
-def _add_run(summary: UsageSummary, data: bytes, lines: int) -> int:
-    """Add the ``lines`` stub lines in ``data`` (``_add_decoded``'s answer)."""
+def _add_run(summary: UsageSummary, data: bytes, lines: int) -> tuple[int, Mapping[str, object] | None]:
+    """Add the ``lines`` stub lines in ``data``. Its latest assistant message with usage: its index
+    in the run and ``None`` (decoded: its usage is read again if it is the file's latest), or
+    ``0`` and that usage (parsed: between the lines there may be others, which are no entries);
+    ``(-1, None)`` when there is none."""
     body = data[:-1] if data.endswith(b"\n") else data
     try:
         decoded = _decode_lines(body) if body.count(b"\n") == lines - 1 else None
     except _RUN_ERRORS:
         decoded = None
     if decoded is not None and len(decoded) == lines:
-        return _add_decoded(summary, decoded)
-    last = -1
-    for index, raw in enumerate(body.split(b"\n")):  # parsed as the full reader parses them
+        return _add_decoded(summary, decoded), None
+    before = summary.last_assistant_usage
+    for raw in body.split(b"\n"):  # parsed as the full reader parses them
         record = loads_tolerant(raw)
         if isinstance(record, dict):
-            before = summary.last_assistant_usage
             summary.add_entry(record)
-            if summary.last_assistant_usage is not before:
-                last = index
-    return last
+    found = summary.last_assistant_usage
+    return (0, found) if found is not before else (-1, None)
 
 
 def _stub_runs(cold: ColdPart) -> Iterable[tuple[int, int]]:
@@ -144,9 +145,9 @@ def covered_summary(cold: ColdPart, summary: UsageSummary) -> None:
         for start, stop in _stub_runs(cold):
             add_full_before(start)
             data = os.pread(fd, _line_end(cold, stop - 1) - offsets[start], offsets[start])
-            index = _add_run(summary, data, stop - start)
-            if index >= 0:
-                latest, latest_usage = start + index, None
+            index, usage = _add_run(summary, data, stop - start)
+            if index >= 0:  # (only the order with the entries parsed in full matters)
+                latest, latest_usage = start + index, usage
         add_full_before(len(offsets))
         if latest >= 0 and latest_usage is None:
             raw = os.pread(fd, _line_end(cold, latest) - offsets[latest], offsets[latest]).rstrip(b"\n")
