@@ -16,6 +16,7 @@ request carries the history as it was, the next run's carries this run's exchang
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from pi_harness.cli.early_request import record as records
@@ -32,6 +33,13 @@ class PromptFacts(NamedTuple):
     session_id: str
     session_file: str = ""  # the session file the run continues (``--session FILE``), else ""
     model_key: tuple[str, str, str] = ("", "", "")  # provider, id and base URL of its model
+
+
+def model_key(model: Mapping[str, object] | None) -> tuple[str, str, str]:
+    """Provider, id and base URL of ``model`` (a rehearsal is for the model of the first request)."""
+    if model is None:
+        return ("", "", "")
+    return (str(model.get("provider", "")), str(model.get("id", "")), str(model.get("baseUrl", "")))
 
 
 def arm(facts: PromptFacts) -> None:

@@ -23,7 +23,7 @@ import os
 
 from pi_harness import early_exchange
 from pi_harness.cli.early_request import record as records
-from pi_harness.cli.early_request.recorder import build_record
+from pi_harness.cli.early_request.recorder import build_record, model_key
 from pi_harness.cli.early_request.state import STATE
 from pi_harness.cli.early_request.trace import signature
 
@@ -63,19 +63,12 @@ def _misses() -> int:
     return value if isinstance(value, int) else 0
 
 
-def _model_key(session: RehearsingSession) -> tuple[str, str, str]:
-    model = session.model
-    if model is None:
-        return ("", "", "")
-    return (str(model.get("provider", "")), str(model.get("id", "")), str(model.get("baseUrl", "")))
-
-
 async def rehearse(session: RehearsingSession) -> None:
     """Build the next run's first request (see above) while the session is still open."""
     state = STATE
     if not state.rehearse or state.first_key is None or _misses() >= MAX_MISSES:
         return
-    if _model_key(session) != state.model_key or session.pending_message_count:
+    if model_key(session.model) != state.model_key or session.pending_message_count:
         return  # another model than the first request's, or messages queued for the next prompt
     from pi_harness.coding.virtual_models import is_virtual_model
 

@@ -76,7 +76,7 @@ async def run_headless(parsed: ParsedArgs, mode: AppMode) -> int:
 
 def prompt_facts(launched: Launched) -> PromptFacts:
     """Whether this run's first request may be recorded (``cli/early_request/recorder.py``)."""
-    from pi_harness.cli.early_request.recorder import PromptFacts
+    from pi_harness.cli.early_request.recorder import PromptFacts, model_key
 
     prompts = launched.prompts
     session = launched.runtime.session
@@ -95,9 +95,8 @@ def prompt_facts(launched: Launched) -> PromptFacts:
         and MCP_CLIENT_MODULE not in sys.modules
     )
     text = prompts[0].text if prompts else ""
-    model = session.model
-    model_key = ("", "", "") if model is None else (model["provider"], model["id"], model.get("baseUrl", ""))
-    return PromptFacts(recordable, text, manager.get_session_id(), str(file) if file else "", model_key)
+    session_file = str(file) if file else ""
+    return PromptFacts(recordable, text, manager.get_session_id(), session_file, model_key(session.model))
 
 
 async def _run_mode(launched: Launched, mode: AppMode, out: RawStdout) -> int:
