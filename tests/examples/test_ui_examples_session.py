@@ -202,9 +202,11 @@ async def test_questionnaire_tool_returns_every_answer(server: FakeLLMServer, pr
     )
     async with ui_pi(agent_dir, "questionnaire") as pi:
         await pi.submit("survey")
-        await pi.wait_for(lambda: "Size?" in pi.screen(), "the first question")
+        # The selected option, not the question: the tool call's arguments on screen hold the
+        # question text too, before the questionnaire is shown and takes the keys.
+        await pi.wait_for(lambda: "→ Small" in pi.selected_row(), "the first question")
         await pi.press("enter")
-        await pi.wait_for(lambda: "Tea?" in pi.screen(), "the second question")
+        await pi.wait_for(lambda: "→ Yes" in pi.selected_row(), "the second question")
         await pi.press("enter")
         await pi.wait_for(lambda: "Submit" in pi.screen() and "Size?: s" in pi.screen(), "the summary")
         await pi.press("enter")
