@@ -28,6 +28,7 @@ import h11
 
 from pi_harness import early_exchange
 from pi_harness.ai.environ import any_env
+from pi_harness.ai.gathered_write import write_parts
 from pi_harness.ai.http1_response import Head, ResponseError, ResponseParser
 from pi_harness.ai.read_deadline import ReadDeadline
 
@@ -164,13 +165,11 @@ class _Connection:
         self.writer.close()
 
     async def write(self, parts: tuple[bytes, ...], timeout: float | None) -> None:
-        # Part by part: the transport sends each at once when it can, so a body of megabytes is
-        # not copied behind its header first (nor joined from its parts, ``EncodedBody``).
+        # All parts in one system call when the kernel takes them (``gathered_write``): a body of
+        # megabytes is not copied behind its header first (nor joined from its parts).
         self.response = ResponseParser()
         writer = self.writer
-        for part in parts:
-            if part:
-                writer.write(part)
+        write_parts(writer, parts)
         transport = writer.transport
         if not transport.get_write_buffer_size() and not transport.is_closing():
             return  # all of it is with the kernel already: nothing to wait for
