@@ -14,11 +14,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import cast
 
-from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.append_memo import issue
-from pi_harness.ai.types import ImageContent, TextContent, Usage
+from pi_harness.ai.types import Usage
 from pi_harness.coding.session_store.active_path import walk_columns, walk_entries
-from pi_harness.coding.session_store.branching import branched_entries, failed_attempt_targets, fork_text
+from pi_harness.coding.session_store.appends import EntryAppends
+from pi_harness.coding.session_store.branching import branched_entries, fork_text
 from pi_harness.coding.session_store.clean_open import load_scanned
 from pi_harness.coding.session_store.cold_chain import ColdChain, thaw
 from pi_harness.coding.session_store.cold_ids import TakenIds
@@ -29,18 +29,16 @@ from pi_harness.coding.session_store.context import (
     SessionContext,
     SessionProjection,
     WalkedPath,
-    stored_message,
 )
 from pi_harness.coding.session_store.deferred import ScannedSession, scan_session_file
 from pi_harness.coding.session_store.entries import (
     CURRENT_SESSION_VERSION,
     CompactionEntry,
-    ContextEditReplacement,
     SessionEntry,
     SessionHeader,
 )
 from pi_harness.coding.session_store.errors import EntryNotFoundError, InvalidSessionFileError, SessionReadOnlyError
-from pi_harness.coding.session_store.ids import iso_now, iso_to_ms, new_entry_id, new_session_id, validate_session_id
+from pi_harness.coding.session_store.ids import iso_now, new_entry_id, new_session_id, validate_session_id
 from pi_harness.coding.session_store.jsonl import read_header, read_session_file
 from pi_harness.coding.session_store.listing import SessionFinders, normalize_session_name, session_file_names
 from pi_harness.coding.session_store.migrate import migrate_records
@@ -59,8 +57,6 @@ from pi_harness.coding.session_store.usage_summary import SessionUsage, UsageSum
 from pi_harness.coding.session_store.writer import SessionWriter
 
 PathLike = str | os.PathLike[str]
-_SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
-_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
 def _qualifies_for_disk(entry: Mapping[str, object]) -> bool:
@@ -71,7 +67,7 @@ def _qualifies_for_disk(entry: Mapping[str, object]) -> bool:
     return isinstance(message, dict) and message.get("role") in ("user", "assistant")
 
 
-class SessionManager(SessionFinders):
+class SessionManager(EntryAppends, SessionFinders):
     """Create sessions with the factories (``create``, ``open``, ``continue_recent``, ``in_memory``,
     ``fork_from``), not with the constructor.
 
@@ -267,9 +263,7 @@ class SessionManager(SessionFinders):
                     break
         self._leaf_id = kept[-1]["id"] if kept else (cold.ids[cold.count - 1] if cold and cold.count else None)
 
-    def _usage_of(
-        self, loaded: list[SessionEntry], cold: ColdPart | None, stubs: ColdPart | None
-    ) -> SessionUsage:
+    def _usage_of(self, loaded: list[SessionEntry], cold: ColdPart | None, stubs: ColdPart | None) -> SessionUsage:
         """The usage summary of the entries just loaded, computed when first asked."""
         if cold is not None:  # (a scan ran: ``msgspec`` is loaded already)
             from pi_harness.coding.session_store.usage_scan import scanned_usage
@@ -464,127 +458,6 @@ class SessionManager(SessionFinders):
                 self._labels[target] = LabelInfo(text, entry["timestamp"])
             else:
                 self._labels.pop(target, None)
-
-    def append_message(self, message: AgentMessage) -> str:
-        """Store a user/assistant/toolResult/bashExecution/custom/system message."""
-        role = message.get("role")
-        if role in _SUMMARY_ROLES:
-            raise ValueError(f"{role} messages are not stored as message entries; use their own entry types")
-        return self._append("message", {"message": message})
-
-    def append_thinking_level_change(self, thinking_level: str) -> str:
-        return self._append("thinking_level_change", {"thinkingLevel": thinking_level})
-
-    def append_model_change(self, provider: str, model_id: str) -> str:
-        return self._append("model_change", {"provider": provider, "modelId": model_id})
-
-    def append_usage(self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None) -> str:
-        """(1.4.0) Billing that is not a message, e.g. ``kind="cache_warm"``; never in the context."""
-        fields: dict[str, object] = {"kind": kind, "provider": provider, "model": model, "usage": usage}
-        if note is not None:
-            fields["note"] = note
-        return self._append("usage", fields)
-
-    def append_compaction(
-        self,
-        summary: str,
-        first_kept_entry_id: str,
-        tokens_before: int,
-        details: object = None,
-        from_hook: bool | None = None,
-        usage: Usage | None = None,
-    ) -> str:
-        """A ``compaction`` at the current leaf, with the system checkpoint of the active branch.
-
-        The checkpoint (``systemMessage``: the replayed prompt and tools, stamped with the entry's
-        time) becomes the first message of the compacted context.
-        """
-        timestamp = iso_now()
-        fields: dict[str, object] = {
-            "summary": summary,
-            "firstKeptEntryId": first_kept_entry_id,
-            "tokensBefore": tokens_before,
-        }
-        checkpoint = self.get_system_state().current_message(iso_to_ms(timestamp))
-        _add_optional(fields, details=details, usage=usage, fromHook=from_hook, systemMessage=checkpoint)
-        return self._append("compaction", fields, timestamp)
-
-    def append_branch_summary(
-        self,
-        from_id: str,
-        summary: str,
-        details: object = None,
-        from_hook: bool | None = None,
-        usage: Usage | None = None,
-    ) -> str:
-        """A ``branch_summary`` at the current leaf (see ``branch_with_summary`` for navigation)."""
-        fields: dict[str, object] = {"fromId": from_id, "summary": summary}
-        _add_optional(fields, details=details, usage=usage, fromHook=from_hook)
-        return self._append("branch_summary", fields)
-
-    def append_custom(self, custom_type: str, data: object = None) -> str:
-        """Extension state (``appendCustomEntry``); never part of the model context."""
-        fields: dict[str, object] = {"customType": custom_type}
-        _add_optional(fields, data=data)
-        return self._append("custom", fields, fields_first=True)
-
-    def append_custom_message(
-        self,
-        custom_type: str,
-        content: str | list[TextContent | ImageContent],
-        display: bool,
-        details: object = None,
-    ) -> str:
-        """An extension message that enters the context as a user message."""
-        fields: dict[str, object] = {"customType": custom_type, "content": content, "display": display}
-        _add_optional(fields, details=details)
-        return self._append("custom_message", fields)
-
-    def append_context_edit(self, target_id: str, replacement: ContextEditReplacement | None) -> str:
-        """(1.4.0) Omit (``None``) or replace the content of a message on the active branch."""
-        target = self.get_entry(target_id)
-        if target is None:
-            raise EntryNotFoundError(target_id)
-        if target_id not in {e["id"] for e in self.get_branch()}:
-            raise ValueError(f"Entry {target_id} is not on the active branch")
-        role: object = None
-        if target["type"] == "message":
-            role = (stored_message(target) or {}).get("role")
-            if role not in _EDITABLE_ROLES:
-                raise ValueError(f"Entry {target_id} cannot be edited: its message role is {role}")
-        elif target["type"] != "custom_message":
-            raise ValueError(f"Entry {target_id} cannot be edited: it is a {target['type']} entry")
-        stored: ContextEditReplacement | None = None
-        if replacement is not None:
-            content = replacement.get("content")
-            if isinstance(content, str) and role in ("assistant", "toolResult"):
-                content = [{"type": "text", "text": content}]
-            stored = {"content": content}
-        return self._append("context_edit", {"targetId": target_id, "replacement": stored})
-
-    def append_label(self, target_id: str, label: str | None = None) -> str:
-        """Set (or with an empty label, clear) the bookmark of an entry."""
-        if not self._has(target_id):
-            raise EntryNotFoundError(target_id)
-        fields: dict[str, object] = {"targetId": target_id}
-        if label:
-            fields["label"] = label
-        return self._append("label", fields)
-
-    def append_session_info(self, name: str) -> str:
-        """Set the display name (trimmed, one line); a blank name clears it."""
-        return self._append("session_info", {"name": normalize_session_name(name)})
-
-    def omit_failed_attempt(self, assistant_entry_id: str | None = None) -> list[str]:
-        """Hide a failed assistant response and its tool results from all future contexts.
-
-        Used by auto-retry and overflow recovery (1.4.0): writes ``context_edit`` entries with
-        ``replacement: null`` for the assistant message (default: the latest on the active
-        branch) and every tool result answering its calls; the originals stay in the file.
-        Returns the ids of the new edit entries.
-        """
-        targets = failed_attempt_targets(self.get_branch(), assistant_entry_id)
-        return [self.append_context_edit(target, None) for target in targets]
 
     # --- tree ---------------------------------------------------------------------------------
 
@@ -788,10 +661,3 @@ class SessionManager(SessionFinders):
 
     def is_read_only(self) -> bool:
         return self._read_only
-
-
-def _add_optional(fields: dict[str, object], **values: object) -> None:
-    """Optional fields are omitted when unset (TypeScript ``undefined``), never written as null."""
-    for key, value in values.items():
-        if value is not None:
-            fields[key] = value
