@@ -9,9 +9,9 @@ import ssl
 from pathlib import Path
 
 import pytest
-from _tls_cert import self_signed
 
 from pi_harness.ai.gathered_write import write_parts
+from pi_harness.testing.self_signed import self_signed_certificate
 
 
 async def _received(parts: tuple[bytes, ...], *, queued: bytes = b"", tls: Path | None = None) -> bytes:
@@ -21,7 +21,7 @@ async def _received(parts: tuple[bytes, ...], *, queued: bytes = b"", tls: Path 
     total = len(queued) + sum(len(part) for part in parts)
     server_context = client_context = None
     if tls is not None:
-        cert_file, key_file = self_signed(tls)
+        cert_file, key_file = self_signed_certificate(tls)
         server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         server_context.load_cert_chain(cert_file, key_file)
         client_context = ssl.create_default_context(cafile=str(cert_file))

@@ -13,11 +13,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from _tls_cert import self_signed
 
 from pi_harness.ai import http_transport, light_http, tls
 from pi_harness.ai.http import ProviderHTTPError, post_stream
 from pi_harness.ai.options import StreamOptions
+from pi_harness.testing.self_signed import self_signed_certificate
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -197,7 +197,8 @@ async def test_a_body_cut_short_is_a_retryable_connection_error() -> None:
 
 
 async def test_https_verifies_against_ssl_cert_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cert_file, key_file = self_signed(tmp_path)
+    pytest.importorskip("cryptography")
+    cert_file, key_file = self_signed_certificate(tmp_path)
     server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_context.load_cert_chain(cert_file, key_file)
 
