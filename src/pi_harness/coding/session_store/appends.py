@@ -8,6 +8,7 @@ that the entry types' rules read on their own.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol
 
 from pi_harness.agent.types import AgentMessage
 from pi_harness.ai.types import ImageContent, TextContent, Usage
@@ -23,40 +24,43 @@ _SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
 _EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
-class EntryAppends:
-    """What the manager provides (``store.SessionManager``), then the entry types on top of it."""
+class _Manager(Protocol):
+    """What the append methods use of ``store.SessionManager``."""
 
     def _append(
         self, kind: str, fields: Mapping[str, object], timestamp: str | None = None, *, fields_first: bool = False
-    ) -> str:
-        raise NotImplementedError
+    ) -> str: ...
 
-    def _has(self, entry_id: str) -> bool:
-        raise NotImplementedError
+    def _has(self, entry_id: str) -> bool: ...
 
-    def get_entry(self, entry_id: str) -> SessionEntry | None:
-        raise NotImplementedError
+    def get_entry(self, entry_id: str) -> SessionEntry | None: ...
 
-    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
-        raise NotImplementedError
+    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]: ...
 
-    def get_system_state(self) -> SystemState:
-        raise NotImplementedError
+    def get_system_state(self) -> SystemState: ...
 
-    def append_message(self, message: AgentMessage) -> str:
+    def append_context_edit(self, target_id: str, replacement: ContextEditReplacement | None) -> str: ...
+
+
+class EntryAppends:
+    """The entry types, as methods of the manager (each takes it as ``self``: ``_Manager``)."""
+
+    def append_message(self: _Manager, message: AgentMessage) -> str:
         """Store a user/assistant/toolResult/bashExecution/custom/system message."""
         role = message.get("role")
         if role in _SUMMARY_ROLES:
             raise ValueError(f"{role} messages are not stored as message entries; use their own entry types")
         return self._append("message", {"message": message})
 
-    def append_thinking_level_change(self, thinking_level: str) -> str:
+    def append_thinking_level_change(self: _Manager, thinking_level: str) -> str:
         return self._append("thinking_level_change", {"thinkingLevel": thinking_level})
 
-    def append_model_change(self, provider: str, model_id: str) -> str:
+    def append_model_change(self: _Manager, provider: str, model_id: str) -> str:
         return self._append("model_change", {"provider": provider, "modelId": model_id})
 
-    def append_usage(self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None) -> str:
+    def append_usage(
+        self: _Manager, kind: str, provider: str, model: str, usage: Usage, note: str | None = None
+    ) -> str:
         """(1.4.0) Billing that is not a message, e.g. ``kind="cache_warm"``; never in the context."""
         fields: dict[str, object] = {"kind": kind, "provider": provider, "model": model, "usage": usage}
         if note is not None:
@@ -64,7 +68,7 @@ class EntryAppends:
         return self._append("usage", fields)
 
     def append_compaction(
-        self,
+        self: _Manager,
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
@@ -88,7 +92,7 @@ class EntryAppends:
         return self._append("compaction", fields, timestamp)
 
     def append_branch_summary(
-        self,
+        self: _Manager,
         from_id: str,
         summary: str,
         details: object = None,
@@ -100,14 +104,14 @@ class EntryAppends:
         _add_optional(fields, details=details, usage=usage, fromHook=from_hook)
         return self._append("branch_summary", fields)
 
-    def append_custom(self, custom_type: str, data: object = None) -> str:
+    def append_custom(self: _Manager, custom_type: str, data: object = None) -> str:
         """Extension state (``appendCustomEntry``); never part of the model context."""
         fields: dict[str, object] = {"customType": custom_type}
         _add_optional(fields, data=data)
         return self._append("custom", fields, fields_first=True)
 
     def append_custom_message(
-        self,
+        self: _Manager,
         custom_type: str,
         content: str | list[TextContent | ImageContent],
         display: bool,
@@ -118,7 +122,7 @@ class EntryAppends:
         _add_optional(fields, details=details)
         return self._append("custom_message", fields)
 
-    def append_context_edit(self, target_id: str, replacement: ContextEditReplacement | None) -> str:
+    def append_context_edit(self: _Manager, target_id: str, replacement: ContextEditReplacement | None) -> str:
         """(1.4.0) Omit (``None``) or replace the content of a message on the active branch."""
         target = self.get_entry(target_id)
         if target is None:
@@ -140,7 +144,7 @@ class EntryAppends:
             stored = {"content": content}
         return self._append("context_edit", {"targetId": target_id, "replacement": stored})
 
-    def append_label(self, target_id: str, label: str | None = None) -> str:
+    def append_label(self: _Manager, target_id: str, label: str | None = None) -> str:
         """Set (or with an empty label, clear) the bookmark of an entry."""
         if not self._has(target_id):
             raise EntryNotFoundError(target_id)
@@ -149,11 +153,11 @@ class EntryAppends:
             fields["label"] = label
         return self._append("label", fields)
 
-    def append_session_info(self, name: str) -> str:
+    def append_session_info(self: _Manager, name: str) -> str:
         """Set the display name (trimmed, one line); a blank name clears it."""
         return self._append("session_info", {"name": normalize_session_name(name)})
 
-    def omit_failed_attempt(self, assistant_entry_id: str | None = None) -> list[str]:
+    def omit_failed_attempt(self: _Manager, assistant_entry_id: str | None = None) -> list[str]:
         """Hide a failed assistant response and its tool results from all future contexts.
 
         Used by auto-retry and overflow recovery (1.4.0): writes ``context_edit`` entries with
