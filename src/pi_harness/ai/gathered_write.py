@@ -4,7 +4,7 @@ A request is a head and a body in parts (``body_encoding.EncodedBody``: the memo
 earlier messages, the new ones, the rest). ``StreamWriter.write`` sends each part with a
 ``send`` of its own while the kernel takes them: one system call, and with ``TCP_NODELAY`` one
 segment, per part on every turn. Joining the parts first would copy a body of megabytes behind
-its head. ``writev`` hands the kernel every part at once, copying nothing.
+its head. ``writev`` hands the kernel every part at once, without joining them first.
 
 Only for a plain TCP transport of the selector event loop with nothing buffered: there the
 transport's own ``write`` would call ``send`` on the same socket at once, so writing the first
@@ -46,9 +46,12 @@ def write_parts(writer: asyncio.StreamWriter, parts: tuple[bytes, ...]) -> None:
             sent = 0
         except OSError:
             sent = 0  # the transport's own write meets the same error and reports it as it does
-        while pending and sent >= len(pending[0]):
-            sent -= len(pending.pop(0))
+        done = 0  # whole parts the kernel took
+        while done < len(pending) and sent >= len(pending[done]):
+            sent -= len(pending[done])
+            done += 1
+        pending = pending[done:]
         if pending and sent:
-            pending[0] = memoryview(pending[0])[sent:].tobytes()
+            pending[0] = pending[0][sent:]  # the part the kernel took only the start of
     for part in pending:
         writer.write(part)
