@@ -101,6 +101,45 @@ async def test_default_tools_setting_and_tool_objects(server: FakeLLMServer, tmp
     await chosen.runtime.shutdown()
 
 
+@pytest.mark.parametrize(
+    ("default_tools", "tools", "active"),
+    [
+        ([], None, []),  # an empty defaultTools selects nothing (Pi 1.4.0)
+        (["+grep", "-read"], None, ["bash", "edit", "write", "grep"]),
+        (["ls", "+grep", "-ls", "+"], None, ["grep"]),
+        (None, ["+grep", "-bash"], ["read", "edit", "write", "grep"]),  # changes to the defaults
+        (["read", "ls"], ["-ls", "+find"], ["read", "find"]),  # ... which defaultTools sets
+    ],
+)
+async def test_tool_lists_of_changes(
+    server: FakeLLMServer, tmp_path: Path, default_tools: list[str] | None, tools: list[str] | None, active: list[str]
+) -> None:
+    settings = {} if default_tools is None else {"defaultTools": default_tools}
+    result = await create_agent_session(
+        cwd=str(tmp_path),
+        tools=tools,
+        settings_manager=SettingsManager.in_memory(settings),
+        session_manager=SessionManager.in_memory(str(tmp_path)),
+        model=server.model(API),
+        api_keys={"fake": "k"},
+    )
+    assert result.session.get_active_tool_names() == active
+    await result.runtime.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("tools", "message"),
+    [
+        (["read", "+grep"], "Invalid tools option: tool names cannot be mixed with +name or -name entries"),
+        (["+gr*"], "Invalid tools option: +name and -name entries take exact tool names, not patterns: +gr*"),
+    ],
+)
+async def test_tool_lists_pi_refuses(tmp_path: Path, tools: list[str], message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        await create_agent_session(cwd=str(tmp_path), tools=tools, session_manager=SessionManager.in_memory(str(tmp_path)))
+    assert str(raised.value) == message
+
+
 async def test_extension_load_failures_are_diagnostics(server: FakeLLMServer, tmp_path: Path) -> None:
     def broken(pi: Any) -> None:
         raise RuntimeError("factory exploded")

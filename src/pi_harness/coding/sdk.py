@@ -41,6 +41,7 @@ from pi_harness.coding.session_runtime.services import (
     new_session_manager,
 )
 from pi_harness.coding.session_store.store import SessionManager
+from pi_harness.coding.tools.tool_list import tool_list_error
 
 
 @dataclass
@@ -141,14 +142,18 @@ async def create_agent_session(
     """Create a session and the runtime that owns it.
 
     ``model`` is a model dict or a pattern (``provider/id``, id, fuzzy name). ``tools`` selects the
-    active built-ins by name (``["read", "grep", "find", "ls"]`` for a read-only session) and may
-    include ``AgentTool`` objects; ``custom_tools`` adds tools (also extension-style
+    active built-ins by name (``["read", "grep", "find", "ls"]`` for a read-only session), or changes
+    the default selection with ``+name``/``-name`` entries only (``ValueError`` for a list that mixes
+    the two), and may include ``AgentTool`` objects; ``custom_tools`` adds tools (also extension-style
     ``ToolDefinition``s). ``api_keys`` are runtime keys by provider (``--api-key``).
     ``extension_factories`` are ``extension(pi)`` callables (or ``(path, callable)`` pairs).
     ``model`` and ``thinking_level`` apply to every session the runtime makes (new, resumed,
     forked, cloned), as Pi's command-line options do; ``new_session_model`` (a model and its
     thinking level) only to sessions without messages, when ``model`` is not given.
     """
+    tools_error = tool_list_error([t for t in tools or () if isinstance(t, str)])
+    if tools_error is not None:
+        raise ValueError(f"Invalid tools option: {tools_error}")
     cwd_text = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
     directory = resolve_agent_dir(agent_dir)
     settings = settings_manager or SettingsManager.create(cwd_text, directory, project_trusted=project_trusted)

@@ -41,6 +41,7 @@ from pi_harness.coding.session_store.entries import SessionEntry
 from pi_harness.coding.session_store.store import SessionManager
 from pi_harness.coding.session_store.system_messages import replay_system_messages
 from pi_harness.coding.tools import DEFAULT_TOOL_NAMES
+from pi_harness.coding.tools.tool_list import apply_tool_modifiers, is_tool_modifier, resolve_default_tools
 from pi_harness.coding.virtual_models import is_virtual_model, virtual_selection
 
 
@@ -133,11 +134,16 @@ async def build_session(
     ]
     if active_tools is None:
         default_tools = services.settings.values.default_tools
-        fallback = _default_selection(default_tools) if default_tools is not None else DEFAULT_TOOL_NAMES
+        fallback: Sequence[str] = DEFAULT_TOOL_NAMES
+        if default_tools is not None:
+            fallback = resolve_default_tools(default_tools, DEFAULT_TOOL_NAMES)
         # As Pi: a reopened session without a tool selection of its own continues with the tools
         # its system messages left active, not the defaults.
         recorded = None if config.tools is not None else recorded_tool_names(branch)
-        active_tools = config.tools if config.tools is not None else recorded if recorded is not None else fallback
+        requested = config.tools
+        if requested and all(is_tool_modifier(name) for name in requested):
+            requested = apply_tool_modifiers(fallback, requested)  # changes to the defaults, as in Pi
+        active_tools = requested if requested is not None else recorded if recorded is not None else fallback
     session = AgentSession(
         cwd=services.cwd,
         agent_dir=services.agent_dir,
@@ -192,17 +198,3 @@ async def call_setup(setup: SessionSetup | None, manager: SessionManager) -> Non
 
 
 __all__ = ["BuiltSession", "build_session", "call_setup", "fallback_model", "load_extensions"]
-
-
-def _default_selection(entries: tuple[str, ...] | list[str]) -> list[str]:
-    """``defaultTools``: plain names form the selection (the defaults when there are none), then
-    ``+name`` adds and ``-name`` removes, in order (``["+codemode"]`` keeps the default tools)."""
-    plain = [e for e in entries if not e.startswith(("+", "-"))]
-    selected = list(dict.fromkeys(plain)) if plain else list(DEFAULT_TOOL_NAMES)
-    for entry in entries:
-        name = entry[1:].strip()
-        if entry.startswith("+") and name not in selected:
-            selected.append(name)
-        elif entry.startswith("-") and name in selected:
-            selected.remove(name)
-    return selected
