@@ -99,9 +99,9 @@ def test_a_value_may_look_like_a_flag_and_the_last_occurrence_wins() -> None:
 
 
 def test_inline_values_with_equals() -> None:
-    parsed = parse_args(["--model=openai/gpt-4o:high", "--tools=read,-bash", "--list-models=son"])
+    parsed = parse_args(["--model=openai/gpt-4o:high", "--tools=read,grep", "--list-models=son"])
     assert parsed.model == "openai/gpt-4o:high"
-    assert parsed.tools == ["read", "-bash"]
+    assert parsed.tools == ["read", "grep"]
     assert parsed.list_models and parsed.list_models_search == "son"
 
 
@@ -133,9 +133,9 @@ def test_repeatable_flags_keep_every_value_in_order(flag: str, attribute: str) -
 
 
 def test_lists_are_split_on_commas_and_tool_tokens_stay_raw() -> None:
-    parsed = parse_args(["--models", "anthropic/*, *sonnet*:high,,gpt", "-t", "+grep,-bash, read", "-xt", "write"])
+    parsed = parse_args(["--models", "anthropic/*, *sonnet*:high,,gpt", "-t", "+grep,-bash, +ls", "-xt", "write"])
     assert parsed.models == ["anthropic/*", "*sonnet*:high", "gpt"]
-    assert parsed.tools == ["+grep", "-bash", "read"]
+    assert parsed.tools == ["+grep", "-bash", "+ls"]
     assert parsed.exclude_tools == ["write"]
     assert parsed.diagnostics == []
 
@@ -148,7 +148,54 @@ def test_mode_values(mode: str) -> None:
 def test_invalid_mode_is_an_error() -> None:
     parsed = parse_args(["--mode", "yaml"])
     assert parsed.mode is None
-    assert messages_of(parsed) == ['Error: Invalid value for --mode: "yaml". Valid values: text, json, rpc']
+    assert messages_of(parsed) == ['Error: Invalid mode "yaml". Valid values: text, json, rpc']
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mode"], "--mode requires text, json, or rpc"),
+        (["--tui-mode"], "--tui-mode requires regular or fullscreen"),
+        (["--tui-mode", "big"], 'Invalid TUI mode "big". Valid values: regular, fullscreen'),
+        (["--use-theme"], "--use-theme requires a theme name"),
+        (["--name"], "--name requires a value"),
+        (["-n"], "--name requires a value"),
+    ],
+)
+def test_pi_words_for_a_missing_or_invalid_value(argv: list[str], message: str) -> None:
+    assert messages_of(parse_args(argv)) == [f"Error: {message}"]
+
+
+@pytest.mark.parametrize("flag", ["--mode", "--tui-mode", "--use-theme"])
+def test_some_flags_do_not_take_a_value_that_looks_like_a_flag(flag: str) -> None:
+    # As in Pi: the value is missing and the next argument is parsed as the flag it is.
+    parsed = parse_args([flag, "-p", "hi"])
+    assert len(parsed.errors) == 1 and "requires" in parsed.errors[0].message
+    assert parsed.print and parsed.messages == ["hi"]
+
+
+def test_name_takes_whatever_follows() -> None:
+    parsed = parse_args(["--name", "-p"])
+    assert parsed.name == "-p" and not parsed.print and parsed.diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--tools", "+read,bash"], "--tools: tool names cannot be mixed with +name or -name entries"),
+        (["-t", "read,-bash"], "-t: tool names cannot be mixed with +name or -name entries"),
+        (["--tools", "+grep,-re*"], "--tools: +name and -name entries take exact tool names, not patterns: -re*"),
+    ],
+)
+def test_tool_lists_that_pi_refuses(argv: list[str], message: str) -> None:
+    parsed = parse_args([*argv, "-p", "hi"])
+    assert messages_of(parsed) == [f"Error: {message}"]
+    assert parsed.tools is None
+
+
+def test_plain_tool_names_may_be_patterns() -> None:
+    parsed = parse_args(["--tools", "read,mcp__*"])
+    assert parsed.tools == ["read", "mcp__*"] and parsed.diagnostics == []
 
 
 def test_tui_mode_values() -> None:

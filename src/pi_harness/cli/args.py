@@ -6,7 +6,10 @@ Pi's rules, which matter more than any parser library's conventions:
   letters (``-ne``, ``-nbt``) and are matched whole, never as bundles. Unknown short options are
   errors.
 * A value flag takes the next argument whatever it looks like (``--append-system-prompt -x``);
-  only when there is no next argument is the value missing (an error).
+  only when there is no next argument is the value missing (an error). ``--mode``,
+  ``--tui-mode`` and ``--use-theme`` do not take one that starts with ``-``.
+* ``--tools`` is plain names or ``+name``/``-name`` changes, not both, and a change names one
+  tool exactly (``tool_list.tool_list_error``).
 * ``--list-models`` takes the next argument as its search only if it starts with neither ``-``
   nor ``@``.
 * ``@path`` is a file for the first message; everything else that is not a flag is a message;
@@ -27,6 +30,7 @@ from typing import Literal, Protocol
 
 from pi_harness.cli.diagnostics import Diagnostic
 from pi_harness.cli.flags import FLAGS_BY_LONG, FLAGS_BY_SHORT, THINKING_LEVEL_NAMES, FlagSpec
+from pi_harness.coding.tools.tool_list import tool_list_error
 
 ExtensionFlagType = Literal["boolean", "string"]
 ModeName = Literal["text", "json", "rpc"]
@@ -140,12 +144,15 @@ class _Parser:
     def warning(self, message: str) -> None:
         self.result.diagnostics.append(Diagnostic.warning(message))
 
-    def next_value(self, flag: str) -> str | None:
-        """The argument after the flag, consumed; ``None`` (and an error) when there is none."""
+    def next_value(self, flag: str, spec: FlagSpec | None = None) -> str | None:
+        """The argument after the flag, consumed; ``None`` (and an error) when there is none, or
+        when the flag refuses one that starts with ``-`` (which is then parsed as a flag)."""
         if self.index + 1 < len(self.argv):
-            self.index += 1
-            return self.argv[self.index]
-        self.error(f"Missing value for {flag}")
+            value = self.argv[self.index + 1]
+            if not (spec is not None and spec.refuses_dash and value.startswith("-")):
+                self.index += 1
+                return value
+        self.error(spec.missing if spec is not None and spec.missing else f"Missing value for {flag}")
         return None
 
     def run(self) -> ParsedArgs:
@@ -206,16 +213,23 @@ class _Parser:
                 self.index += 1
                 result.list_models_search = self.argv[self.index]
             return
-        value = inline if inline is not None else self.next_value(written)
+        value = inline if inline is not None else self.next_value(written, spec)
         if value is None:
             return
         if spec.kind == "append":
             getattr(result, spec.dest).append(value)
         elif spec.kind == "list":
-            setattr(result, spec.dest, _split_list(value))
+            entries = _split_list(value)
+            problem = tool_list_error(entries) if spec.dest == "tools" else None
+            if problem is not None:
+                self.error(f"{written}: {problem}")
+            else:
+                setattr(result, spec.dest, entries)
         elif spec.kind == "choice":
             if value in spec.choices:
                 setattr(result, spec.dest, value)
+            elif spec.invalid is not None:
+                self.error(spec.invalid.format(value=value))
             else:
                 self.error(f'Invalid value for --{spec.long}: "{value}". Valid values: {", ".join(spec.choices)}')
         elif spec.dest == "thinking":

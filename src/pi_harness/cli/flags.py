@@ -36,6 +36,13 @@ class FlagSpec:
     metavar: str | None = None
     choices: tuple[str, ...] = ()
     const: bool = True  # what a switch stores (``--no-approve`` stores False into ``approve``)
+    # Pi's own words for a value that is missing and for one not among ``choices`` (``{value}``);
+    # without them the parser's general messages apply.
+    missing: str | None = None
+    invalid: str | None = None
+    # The next argument is not taken when it starts with ``-`` (it is parsed as a flag and the
+    # value is missing): Pi's rule for ``--mode``, ``--tui-mode`` and ``--use-theme``.
+    refuses_dash: bool = False
 
     @property
     def takes_value(self) -> bool:
@@ -55,7 +62,17 @@ FLAGS: tuple[FlagSpec, ...] = (
     # -- general -------------------------------------------------------------------------------
     FlagSpec("help", "help", "switch", "Show this help and exit", short="h"),
     FlagSpec("version", "version", "switch", "Show the version number and exit", short="v"),
-    FlagSpec("mode", "mode", "choice", "Output mode: text (default), json or rpc", metavar="mode", choices=MODE_NAMES),
+    FlagSpec(
+        "mode",
+        "mode",
+        "choice",
+        "Output mode: text (default), json or rpc",
+        metavar="mode",
+        choices=MODE_NAMES,
+        missing="--mode requires text, json, or rpc",
+        invalid='Invalid mode "{value}". Valid values: text, json, rpc',
+        refuses_dash=True,
+    ),
     FlagSpec("print", "print", "switch", "Non-interactive: run the prompts, print the final answer, exit", short="p"),
     FlagSpec("verbose", "verbose", "switch", "Verbose startup (overrides the quietStartup setting)"),
     FlagSpec("offline", "offline", "switch", "No network activity at startup (same as PI_OFFLINE=1)"),
@@ -69,7 +86,15 @@ FLAGS: tuple[FlagSpec, ...] = (
     ),
     FlagSpec("session-dir", "session_dir", "value", "Directory for session storage and lookup", metavar="dir"),
     FlagSpec("no-session", "no_session", "switch", "Keep the session in memory only (nothing is saved)"),
-    FlagSpec("name", "name", "value", "Set the session's display name", short="n", metavar="name"),
+    FlagSpec(
+        "name",
+        "name",
+        "value",
+        "Set the session's display name",
+        short="n",
+        metavar="name",
+        missing="--name requires a value",
+    ),
     FlagSpec("export", "export", "value", "Export a session file to HTML and exit ([out] as message)", metavar="file"),
     # -- models --------------------------------------------------------------------------------
     FlagSpec("provider", "provider", "value", "Restrict --model lookup to this provider", metavar="name"),
@@ -140,9 +165,25 @@ FLAGS: tuple[FlagSpec, ...] = (
     FlagSpec("no-prompt-templates", "no_prompt_templates", "switch", "No prompt template discovery", short="np"),
     FlagSpec("theme", "themes", "append", "Load a theme file or directory (repeatable)", metavar="path"),
     FlagSpec("no-themes", "no_themes", "switch", "No theme discovery"),
-    FlagSpec("use-theme", "use_theme", "value", "Initial theme of the interactive mode", metavar="name"),
     FlagSpec(
-        "tui-mode", "tui_mode", "choice", "Terminal mode: regular or fullscreen", metavar="mode", choices=TUI_MODE_NAMES
+        "use-theme",
+        "use_theme",
+        "value",
+        "Initial theme of the interactive mode",
+        metavar="name",
+        missing="--use-theme requires a theme name",
+        refuses_dash=True,
+    ),
+    FlagSpec(
+        "tui-mode",
+        "tui_mode",
+        "choice",
+        "Terminal mode: regular or fullscreen",
+        metavar="mode",
+        choices=TUI_MODE_NAMES,
+        missing="--tui-mode requires regular or fullscreen",
+        invalid='Invalid TUI mode "{value}". Valid values: regular, fullscreen',
+        refuses_dash=True,
     ),
     # -- project trust -------------------------------------------------------------------------
     FlagSpec("approve", "approve", "switch", "Trust this project's .pi/ configuration for this run", short="a"),
