@@ -82,6 +82,20 @@ def test_no_model_at_all(pi_env: PiEnv) -> None:
     assert result.stderr.startswith("No models available.")
 
 
+@pytest.mark.parametrize("mode", ["text", "json"])
+def test_no_model_and_nothing_to_send_ends_well(pi_env: PiEnv, mode: str) -> None:
+    # As Pi 1.4.0: a model is needed only for a prompt; ``pi -p`` with empty stdin sends none.
+    (pi_env.agent_dir / "models.json").unlink()
+    (pi_env.agent_dir / "settings.json").unlink()
+    result = pi_env.run("--mode", mode, "-p")
+    assert (result.returncode, result.stderr) == (0, "")
+    if mode == "json":
+        assert json.loads(result.stdout)["type"] == "session"  # the header, and nothing else
+    else:
+        assert result.stdout == ""
+    assert pi_env.run("--mode", mode, "-p", input="hi\n").returncode == 1  # piped text is a prompt
+
+
 def test_api_key_needs_a_model(pi_env: PiEnv) -> None:
     result = pi_env.run("--api-key", "sk-x", "-p", "hi")
     assert result.returncode == 1
@@ -112,7 +126,7 @@ def test_unknown_model(pi_env: PiEnv) -> None:
     [
         (["--no-such-flag", "-p", "hi"], "Unknown option: --no-such-flag"),
         (["-Q", "-p", "hi"], "Unknown option: -Q"),
-        (["--mode", "xml", "-p", "hi"], "--mode"),
+        (["--mode", "xml", "-p", "hi"], 'Invalid mode "xml". Valid values: text, json, rpc'),
         (["-p", "hi", "--model"], "Missing value for --model"),
         (["--fork", "abc", "--no-session", "-p", "hi"], "--fork cannot be combined with --no-session"),
         (["--session-id", "abc", "--continue", "-p", "hi"], "--session-id cannot be combined with --continue"),

@@ -301,3 +301,18 @@ def test_prompt_with_images(pi_env: PiEnv, start_rpc: StartRpc) -> None:
     assert urls == [f"data:image/png;base64,{pixel}"]
     bad = client.request("prompt", message="x", images="not a list")
     assert bad["success"] is False
+
+
+def test_rpc_starts_without_a_model(pi_env: PiEnv, start_rpc: StartRpc) -> None:
+    # As Pi 1.4.0: a client can still ask what there is (and see a placeholder model, not null);
+    # only a prompt is refused, as a failed response.
+    (pi_env.agent_dir / "models.json").unlink()
+    (pi_env.agent_dir / "settings.json").unlink()
+    client = start_rpc()
+    state = client.request("get_state")["data"]
+    assert state["model"]["provider"] == "unknown" and state["model"]["id"] == "unknown"
+    assert set(state["model"]) == MODEL_KEYS and state["thinkingLevel"] == "off"
+    assert client.request("get_available_models")["data"] == {"models": []}
+    refused = client.request("prompt", message="hi")
+    assert refused["success"] is False and refused["error"].startswith("No model selected.")
+    assert pi_env.server.requests == []

@@ -7,7 +7,8 @@ swaps of a letters/digits token.
 
 The models are those ``pi -p`` could use: the catalogue, ``models.json`` and the local model
 servers that answer now (``load_listing_runtime``). Without any, the same guidance as ``pi -p``
-goes to stderr and the exit code is 1; a search without matches is not an error.
+is the listing (standard output, exit code 0, as Pi does); a search without matches is not an
+error either.
 """
 
 from __future__ import annotations
@@ -163,16 +164,17 @@ async def _register_extension_models(
 
 
 def list_models(
-    runtime: ModelRuntime, search: str | None = None, out: TextIO | None = None, err: TextIO | None = None
+    runtime: ModelRuntime, search: str | None = None, out: TextIO | None = None
 ) -> int:
-    """Print the table and return 0; with no usable model print what ``pi -p`` says and return 1."""
+    """Print the table and return 0. With no usable model the listing is what ``pi -p`` says
+    about it, on standard output and still with 0, as in Pi: an empty list is an answer."""
     from pi_harness.cli.bootstrap import describe_no_model
 
     stream = out if out is not None else sys.stdout
     models = runtime.get_available()
     if not models:
-        print(describe_no_model(), file=err if err is not None else sys.stderr)
-        return 1
+        print(describe_no_model(), file=stream)
+        return 0
     if search:
         models = fuzzy_filter(models, search, lambda m: f"{m['provider']} {m['id']}")
         if not models:

@@ -47,11 +47,10 @@ class HeadlessStartup:
         print_error(message)
 
     def accept(self, started: Started) -> bool:
+        # A session without a model still starts (as in Pi): RPC clients can list and set models,
+        # and a print or JSON run with nothing to send ends well (``run_headless``).
         if started.model_fallback_message:
             print_error(started.model_fallback_message)
-        if started.runtime.session.model is None:
-            print_error(describe_no_model())
-            return False
         timing.mark("startup")
         timing.print_timings()
         return True
@@ -69,6 +68,10 @@ async def run_headless(parsed: ParsedArgs, mode: AppMode) -> int:
         launched = await start_session(parsed, HeadlessStartup(mode))
         if isinstance(launched, int):
             return launched
+        if mode != "rpc" and launched.prompts and launched.runtime.session.model is None:
+            print_error(describe_no_model())
+            await launched.runtime.shutdown()
+            return 1
         return await _run_mode(launched, mode, takeover.raw)
     finally:
         takeover.raw.flush()

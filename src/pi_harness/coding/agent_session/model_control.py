@@ -40,8 +40,11 @@ def model_key(model: Model) -> str:
 
 
 def clamp(model: Model | None, level: str) -> ThinkingLevel:
+    """``level`` as ``model`` supports it; without a model nothing can think ("off", as in Pi)."""
+    if model is None:
+        return "off"
     wanted = cast(ThinkingLevel, level if is_thinking_level(level) else DEFAULT_THINKING_LEVEL)
-    return clamp_thinking_level(model, wanted) if model is not None else wanted
+    return clamp_thinking_level(model, wanted)
 
 
 def resolve_thinking_level(

@@ -22,13 +22,30 @@ def transcript(manager: SessionManager) -> list[AgentMessage]:
     return list(manager.build_session_context().messages)
 
 
+def unknown_model() -> dict[str, object]:
+    """What Pi 1.4.0 reports as the model of a session that has none (its agent's placeholder):
+    RPC clients read ``state.model.provider`` without checking for null."""
+    return {
+        "id": "unknown",
+        "name": "unknown",
+        "api": "unknown",
+        "provider": "unknown",
+        "baseUrl": "",
+        "reasoning": False,
+        "input": [],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 0,
+        "maxTokens": 0,
+    }
+
+
 def state_view(state: SessionState, compaction: CompactionControl, queues: QueuedMessages) -> dict[str, object]:
     """``{model, thinkingLevel, isStreaming, isCompacting, steeringMode, followUpMode, sessionFile?,
     sessionId, sessionName?, autoCompactionEnabled, messageCount, pendingMessageCount}``."""
     manager = state.manager
     agent = state.agent
     view: dict[str, object] = {
-        "model": state.model,
+        "model": state.model if state.model is not None else unknown_model(),
         "thinkingLevel": state.thinking_level,
         "isStreaming": state.busy,
         "isCompacting": compaction.is_compacting,
