@@ -1,7 +1,8 @@
 """Glob matching and the ``!pattern`` / ``+path`` / ``-path`` filters of package entries.
 
 Globs follow minimatch's basics, which Pi's manifests are written for: ``*`` and ``?`` stay
-inside one path segment, ``**`` crosses segments, ``[...]`` is a character class. A pattern
+inside one path segment, ``**`` crosses segments, ``[...]`` is a character class, ``{a,b}``
+gives alternatives. A pattern
 matches a file by its path relative to the package root, its name or its absolute path; a
 ``SKILL.md`` also matches by its directory. Filters only ever narrow: ``+path`` re-adds one of
 the package's own files that an exclusion removed, never a file the package did not offer.
@@ -17,8 +18,34 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
+def expand_braces(pattern: str) -> list[str]:
+    """``"a/{b,c}*"`` → ``["a/b*", "a/c*"]`` (nested braces too); a brace without a comma at its
+    own level, or without its closing brace, is literal."""
+    depth, start = 0, -1
+    commas: list[int] = []
+    for index, char in enumerate(pattern):
+        if char == "{":
+            if depth == 0:
+                start, commas = index, []
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0 and commas:
+                head, tail = pattern[:start], pattern[index + 1 :]
+                cuts = [start, *commas, index]
+                options = [pattern[a + 1 : b] for a, b in itertools.pairwise(cuts)]
+                return [expanded for option in options for expanded in expand_braces(head + option + tail)]
+        elif char == "," and depth == 1:
+            commas.append(index)
+    return [pattern]
+
+
 @functools.lru_cache(maxsize=256)
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str, nocase: bool = False) -> re.Pattern[str]:
+    alternatives = expand_braces(pattern)
+    if len(alternatives) > 1:
+        joined = "|".join(f"(?:{_compile(option, nocase).pattern[:-2]})" for option in alternatives)
+        return re.compile(f"(?:{joined})" + r"\Z", re.IGNORECASE if nocase else 0)
     out: list[str] = []
     index = 0
     while index < len(pattern):
@@ -46,11 +73,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(char))
         index += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(out) + r"\Z", re.IGNORECASE if nocase else 0)
 
 
-def glob_match(text: str, pattern: str) -> bool:
-    return _compile(pattern).match(text) is not None
+def glob_match(text: str, pattern: str, *, nocase: bool = False) -> bool:
+    return _compile(pattern, nocase).match(text) is not None
 
 
 def is_override(entry: str) -> bool:
