@@ -68,7 +68,7 @@ def test_length_stop_is_a_failure(pi_env: PiEnv) -> None:
 @pytest.mark.parametrize("mode", [["-p"], ["--mode", "json"]])
 def test_a_prompt_that_raises_exits_1(pi_env: PiEnv, mode: list[str]) -> None:
     # A built-in provider without credentials: the prompt call itself fails, before any request.
-    result = pi_env.run("--provider", "anthropic", *mode, "hi")
+    result = pi_env.run("--provider", "anthropic", "--model", "claude-sonnet-4-5", *mode, "hi")
     assert result.returncode == 1
     assert "No API key found for anthropic" in result.stderr
     assert pi_env.server.requests == []

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_harness.cli import timing
-from pi_harness.cli.args import ParsedArgs, api_key_error, apply_extension_flags
+from pi_harness.cli.args import API_KEY_REQUIRES_MODEL, ParsedArgs, api_key_error, apply_extension_flags
 from pi_harness.cli.session_selection import (
     ABORTED,
     FORK_QUESTION,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from pi_harness.coding.session_store import SessionManager
     from pi_harness.extensions_builtin.local_models import DiscoveryCache
 
-EXTENSION_HINT = 'Start without extensions using "pi -ne".'
+EXTENSION_HINT = 'Hint: Start without extensions using "pi -ne".'
 
 
 class StartupError(Exception):
@@ -142,7 +142,7 @@ async def prepare_boot(parsed: ParsedArgs, mode: str) -> Boot:
         pre_runner.on_error(lambda r: print(f"Extension error ({r.extension_path}): {r.error}", file=sys.stderr))
         failures = await pre_runner.load_paths([*cli_paths, *user_paths])
         if failures:
-            lines = "\n".join(f"{f.path}: {f.error}" for f in failures)
+            lines = "\n".join(f"Error: {f.describe()}" for f in failures)
             raise StartupError(f"{lines}\n{EXTENSION_HINT}")
     timing.mark("user extensions")
 
@@ -216,6 +216,10 @@ def _open_session_manager(boot: Boot, settings: SettingsManager) -> SessionManag
         existing = SessionManager.find_by_id(action.session_id, cwd, boot.session_dir)
         if existing is not None and existing.local and existing.id == action.session_id:
             return SessionManager.open(existing.path, boot.session_dir, fsync=fsync, lock=lock)
+        print(
+            f"Warning: No project session found with id '{action.session_id}'; creating a new session with that id.",
+            file=sys.stderr,
+        )
         return SessionManager.create(cwd, boot.session_dir, session_id=action.session_id, fsync=fsync, lock=lock)
     return SessionManager.create(cwd, boot.session_dir, fsync=fsync, lock=lock)
 
@@ -300,26 +304,42 @@ def apply_early_registrations(boot: Boot, runtime: ModelRuntime, *, on_warning: 
             on_warning(f"Extension error ({action.extension_path}): {exc}")
 
 
-def resolve_cli_model(parsed: ParsedArgs, runtime: ModelRuntime) -> tuple[Model | None, str | None]:
-    """``--model``/``--provider`` (``:level`` suffix allowed); available models are preferred."""
-    from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
+def resolve_cli_model(
+    parsed: ParsedArgs, runtime: ModelRuntime, *, on_warning: Callable[[str], None] = lambda _line: None
+) -> tuple[Model | None, str | None]:
+    """``--model``/``--provider`` (``:level`` suffix allowed) among every model of the catalog, as
+    Pi 1.4.0 resolves them (``model_resolver.resolve_cli_model``); credentials only break ties."""
+    from pi_harness.coding.model_resolver import provider_requires_model
+    from pi_harness.coding.model_resolver import resolve_cli_model as resolve
 
     if parsed.model is None:
         if parsed.provider is not None:
-            models = [m for m in runtime.get_available() if m["provider"] == parsed.provider] or [
-                m for m in runtime.get_all() if m["provider"] == parsed.provider
-            ]
-            if not models:
-                raise StartupError(f"Unknown provider: {parsed.provider}")
-            return models[0], None
+            raise StartupError(f"Error: {provider_requires_model(parsed.provider)}")
         return None, None
-    for pool in (runtime.get_available(), runtime.get_all()):
-        try:
-            match = resolve_model_pattern(pool, parsed.model, parsed.provider)
-            return match.model, match.thinking_level
-        except ModelResolutionError as exc:
-            error = exc
-    raise StartupError(str(error))
+    result = resolve(
+        runtime.get_all(),
+        parsed.model,
+        provider=parsed.provider,
+        thinking=parsed.thinking,
+        inline_api_key=bool(parsed.api_key),
+        has_credentials=runtime.has_credentials,
+    )
+    if result.warning:
+        on_warning(f"Warning: {result.warning}")
+    if result.error is not None:
+        raise StartupError(f"Error: {result.error}")
+    return result.model, result.thinking_level
+
+
+def _scoped_start(scoped: list[tuple[Model, str | None]], settings: SettingsManager) -> tuple[Model, str | None] | None:
+    """The scoped model a new session starts with: the settings' default model when in scope."""
+    if not scoped:
+        return None
+    values = settings.values
+    for entry in scoped:
+        if (entry[0]["provider"], entry[0]["id"]) == (values.default_provider, values.default_model):
+            return entry
+    return scoped[0]
 
 
 def _prepare_first_request(model: Model | None, settings: SettingsManager, runtime: ModelRuntime, mode: str) -> None:
@@ -355,7 +375,7 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     """Build services and the session for the given trust decision (step 3 of ``cli/startup.py``)."""
     from pi_harness.ai.thinking import is_thinking_level
     from pi_harness.coding.config.settings import SettingsManager
-    from pi_harness.coding.model_resolver import resolve_model_scope
+    from pi_harness.coding.model_resolver import resolve_model_scope_with_warnings
     from pi_harness.coding.model_runtime import ModelRuntime
     from pi_harness.coding.resources.loader import ResourceOptions
     from pi_harness.coding.sdk import create_agent_session
@@ -382,28 +402,29 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
     timing.mark("local models")
     apply_early_registrations(boot, model_runtime, on_warning=on_warning)
     try:
-        model, suffix_level = resolve_cli_model(parsed, model_runtime)
+        model, suffix_level = resolve_cli_model(parsed, model_runtime, on_warning=on_warning)
     except StartupError as exc:
         raise _with_local_hint(exc, parsed, local) from None
     _prepare_first_request(model, settings, model_runtime, boot.mode)
     if parsed.api_key:
         problem = api_key_error(parsed)
         if problem is not None or model is None:
-            raise StartupError(problem.message if problem is not None else "--api-key requires a model")
+            raise StartupError(f"Error: {problem.message if problem is not None else API_KEY_REQUIRES_MODEL}")
         model_runtime.set_runtime_api_key(model["provider"], parsed.api_key)
     thinking = parsed.thinking if parsed.thinking and is_thinking_level(parsed.thinking) else suffix_level
     scoped_patterns = parsed.models
     if scoped_patterns is None:
         enabled = settings.values.enabled_models
         scoped_patterns = list(enabled) if enabled is not None else None
-    scoped = (
-        [(m.model, m.thinking_level) for m in resolve_model_scope(model_runtime.get_available(), scoped_patterns)]
-        if scoped_patterns
-        else []
-    )
-    # Without --model, a new session starts with the first --models entry; one with messages
-    # restores its own model (as in Pi).
-    new_session_model = scoped[0] if model is None and parsed.models and scoped else None
+    scoped: list[tuple[Model, str | None]] = []
+    if scoped_patterns:
+        scope = resolve_model_scope_with_warnings(model_runtime.get_available(), scoped_patterns)
+        for warning in scope.warnings:
+            on_warning(f"Warning: {warning}")
+        scoped = [(m.model, m.thinking_level) for m in scope.models]
+    # Without --model, a new session starts with the default model when the scope has it, else
+    # with the scope's first model; one with messages restores its own model (as in Pi).
+    new_session_model = _scoped_start(scoped, settings) if model is None else None
     options = ResourceOptions(
         extension_paths=[],
         package_sources=_extension_packages(parsed),
@@ -483,10 +504,14 @@ async def start_runtime(boot: Boot, trusted: bool, *, on_warning: Callable[[str]
 
 def fatal_diagnostics(diagnostics: list[str]) -> str | None:
     """Diagnostics that stop startup (extension load failures), with the ``-ne`` hint."""
-    failures = [d for d in diagnostics if "Failed to load extension" in d or "valid factory function" in d]
+    failures = [d for d in diagnostics if is_load_failure(d)]
     if not failures:
         return None
-    return "\n".join(failures) + "\n" + EXTENSION_HINT
+    return "\n".join(d if d.startswith("Error:") else f"Error: {d}" for d in failures) + "\n" + EXTENSION_HINT
+
+
+def is_load_failure(diagnostic: str) -> bool:
+    return "Failed to load extension" in diagnostic or "valid factory function" in diagnostic
 
 
 def describe_no_model() -> str:

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from pi_harness.cli import gc_pause
-from pi_harness.cli.bootstrap import Boot, Started, StartupError, fatal_diagnostics, prepare_boot, start_runtime
+from pi_harness.cli.bootstrap import (
+    Boot,
+    Started,
+    StartupError,
+    fatal_diagnostics,
+    is_load_failure,
+    prepare_boot,
+    start_runtime,
+)
 from pi_harness.cli.initial_input import FileArgumentError, PromptInput, prepare_initial_input
 
 if TYPE_CHECKING:
@@ -132,7 +140,8 @@ async def start_session(parsed: ParsedArgs, startup: ModeStartup) -> Launched | 
     failed = fatal is not None or any(line.startswith("Error:") for line in started.diagnostics)
     if startup.diagnostics_to_stderr or failed:
         for line in started.diagnostics:
-            print_error(line)
+            if fatal is None or not is_load_failure(line):  # those come with ``fatal``, once
+                print_error(line)
     if failed or not startup.accept(started):
         if fatal is not None:
             print_error(fatal)

@@ -81,6 +81,10 @@ class LoadFailure:
     path: str
     error: str
 
+    def describe(self) -> str:
+        """The line a user sees (Pi's shape): which extension, then why."""
+        return f'Failed to load extension "{self.path}": {self.error}'
+
 
 class ExtensionRunner:
     def __init__(
@@ -133,6 +137,8 @@ class ExtensionRunner:
                     await self.load_factory(factory, raw)
                     continue
                 path = Path(raw)
+                if not path.exists():
+                    raise ExtensionLoadError(raw, f"Extension path does not exist: {raw}")
                 files = entry_files(path)
                 if not files:
                     raise ExtensionLoadError(raw, f"Failed to load extension: no extension entry point found at {raw}")

@@ -70,7 +70,7 @@ async def load_extensions(services: SessionServices, config: SessionConfig) -> t
     cli = SourceMetadata("cli", "temporary")  # -e paths (and the SDK's extension_paths), as Pi names them
     runner.path_sources.update((p, cli) for p in explicit if not p.startswith("builtin:"))
     failures = await runner.load_paths([*explicit, *services.resource_loader.get_extension_paths()])
-    diagnostics += [failure.error for failure in failures]
+    diagnostics += [failure.describe() for failure in failures]
     return runner, diagnostics
 
 
