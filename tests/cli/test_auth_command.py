@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 from _cli_helpers import RunPi
 
-from pi_harness.cli.subcommands.auth import check_auth, resolve_credential
+from pi_harness.cli.subcommands.auth import check_auth
+from pi_harness.cli.subcommands.auth_args import AuthTarget
+from pi_harness.cli.subcommands.auth_credentials import resolve_credential
 from pi_harness.coding.model_runtime import ModelRuntime
 
 CUSTOM_PROVIDER = {
@@ -30,21 +32,23 @@ def test_auth_json_key_is_ready(run_pi: RunPi, agent_dir: Path) -> None:
     write_json(agent_dir / "auth.json", {"openai": {"type": "api_key", "key": "sk-stored"}})
     result = run_pi("auth", "check", "--provider", "openai")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "ready: openai (auth.json)\n"
-    assert "sk-stored" not in result.stdout
+    assert result.stdout == "ready\n"
+    assert "sk-stored" not in result.stdout + result.stderr
+    result = run_pi("auth", "check", "--provider", "openai", "--credentials")
+    assert result.stdout == "sk-stored\n"
 
 
 def test_environment_key_is_ready(run_pi: RunPi) -> None:
-    result = run_pi("auth", "check", "--provider", "openai", env={"OPENAI_API_KEY": "sk-env"})
+    result = run_pi("auth", "check", "--provider", "openai", "--json", env={"OPENAI_API_KEY": "sk-env"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "ready: openai (environment (OPENAI_API_KEY))\n"
+    assert json.loads(result.stdout) == {"status": "ready", "provider": "openai", "authType": "api_key"}
 
 
 def test_models_json_command_key(run_pi: RunPi, agent_dir: Path) -> None:
     write_json(agent_dir / "models.json", CUSTOM_PROVIDER)
     result = run_pi("auth", "check", "--model", "local/my-model")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "ready: local/my-model (models.json)\n"
+    assert result.stdout == "ready\n"
 
     result = run_pi("auth", "print-api-key", "--provider", "local")
     assert result.returncode == 0, result.stderr
@@ -55,87 +59,35 @@ def test_failing_command_key_is_not_ready(run_pi: RunPi, agent_dir: Path) -> Non
     broken = json.loads(json.dumps(CUSTOM_PROVIDER))
     broken["providers"]["local"]["apiKey"] = "!exit 3"
     write_json(agent_dir / "models.json", broken)
-    result = run_pi("auth", "check", "--provider", "local")
+    result = run_pi("auth", "check", "--provider", "local", "--json")
     assert result.returncode == 1
-    assert result.stdout.startswith("not_ready: No credentials for local.")
+    assert json.loads(result.stdout) == {
+        "status": "not_ready",
+        "provider": "local",
+        "reason": "credentials_not_configured",
+    }
 
 
 def test_missing_key_is_not_ready(run_pi: RunPi, agent_dir: Path) -> None:
     result = run_pi("auth", "check", "--provider", "openai")
     assert result.returncode == 1
-    assert result.stdout.startswith("not_ready: No credentials for openai. To fix: set OPENAI_API_KEY")
-    assert str(agent_dir / "auth.json") in result.stdout
+    assert result.stdout == "not_ready\n"
+    assert result.stderr.startswith("No credentials for openai. To fix: set OPENAI_API_KEY")  # for a person
+    assert str(agent_dir / "auth.json") in result.stderr
 
     result = run_pi("auth", "print-api-key", "--provider", "openai")
     assert result.returncode == 1
     assert result.stdout == ""
-    assert result.stderr.startswith("not_ready: No credentials for openai.")
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["check", "--provider", "nope"], 'invalid: Unknown provider "nope"'),
-        (["check", "--model", "no-such-model-xyz"], 'invalid: Model "no-such-model-xyz" not found'),
-    ],
-)
-def test_unknown_targets_are_invalid(run_pi: RunPi, args: list[str], message: str) -> None:
-    result = run_pi("auth", *args)
-    assert result.returncode == 2
-    assert result.stderr.startswith(message)
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["check", "--bogus"], 'Error: Unknown option --bogus for "auth".'),
-        (["frobnicate"], 'Error: Unknown auth action "frobnicate"'),
-        (["check", "--provider"], "Error: Missing value for --provider"),
-        (["check", "extra"], "Error: Unexpected argument: extra"),
-    ],
-)
-def test_bad_arguments_are_invalid(run_pi: RunPi, args: list[str], message: str) -> None:
-    result = run_pi("auth", *args)
-    assert result.returncode == 2
-    assert result.stderr.startswith(message)
-
-
-def test_usage(run_pi: RunPi) -> None:
-    assert run_pi("auth").returncode == 2
-    result = run_pi("auth", "--help")
-    assert result.returncode == 0 and result.stdout.startswith("Usage: pi auth")
+    assert result.stderr == "Error: No usable API key is configured\n"
 
 
 def test_broken_models_json_is_invalid(run_pi: RunPi, agent_dir: Path) -> None:
     (agent_dir / "models.json").write_text("{broken")
     result = run_pi("auth", "check", "--provider", "openai", "--json")
     assert result.returncode == 2
-    data = json.loads(result.stdout)
-    assert data["status"] == "invalid"
-    assert data["error"].startswith("Failed to parse models.json:")
-
-
-def test_json_output(run_pi: RunPi, agent_dir: Path) -> None:
-    write_json(agent_dir / "models.json", CUSTOM_PROVIDER)
-    result = run_pi("auth", "check", "--model", "my-model", "--json")
-    assert result.returncode == 0
-    data = json.loads(result.stdout)
-    assert data == {
-        "status": "ready",
-        "provider": "local",
-        "model": "my-model",
-        "source": "models.json",
-        "message": "Credentials for local from models.json",
-    }
-
-    result = run_pi("auth", "print-api-key", "--provider", "local", "--json")
-    assert json.loads(result.stdout)["apiKey"] == "secret-from-cmd"
-
-    result = run_pi("auth", "check", "--provider", "anthropic", "--json")
-    assert result.returncode == 1
-    data = json.loads(result.stdout)
-    assert data["status"] == "not_ready"
-    assert data["envVars"] == ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]
+    assert json.loads(result.stdout) == {"status": "invalid", "provider": "openai", "reason": "invalid_state"}
+    result = run_pi("auth", "check", "--provider", "openai")
+    assert result.stdout == "invalid\n" and result.stderr.startswith("Failed to parse models.json:")
 
 
 def test_bearer_token_from_oauth(run_pi: RunPi, agent_dir: Path) -> None:
@@ -149,25 +101,51 @@ def test_bearer_token_from_oauth(run_pi: RunPi, agent_dir: Path) -> None:
     result = run_pi("auth", "print-bearer-token", "--provider", "anthropic")
     assert result.returncode == 0
     assert result.stdout == "oauth-access\n"
+    result = run_pi("auth", "print-api-key", "--provider", "anthropic")
+    assert (result.returncode, result.stderr) == (
+        1,
+        'Error: Provider "anthropic" is configured with OAuth, not an API key\n',
+    )
+    result = run_pi("auth", "print-bearer-token", "--model", "claude-opus-4-8")
+    assert result.stdout == "oauth-access\n"  # the one signed-in provider that has the model
+    # An expired sign-in that cannot be refreshed is not ready, unless refreshing is off.
     result = run_pi("auth", "check", "--provider", "openai")
     assert result.returncode == 1
-    assert "OAuth token has expired" in result.stdout
+    assert "OAuth token has expired" in result.stderr
+    result = run_pi("auth", "check", "--provider", "openai", "--no-refresh", "--credentials", "--json")
+    assert json.loads(result.stdout) == {
+        "status": "ready",
+        "provider": "openai",
+        "authType": "oauth",
+        "credentials": "old",
+    }
 
 
-def test_default_target_comes_from_settings(run_pi: RunPi, agent_dir: Path) -> None:
-    write_json(agent_dir / "settings.json", {"defaultProvider": "openai", "defaultModel": "gpt-4o"})
-    assert run_pi("auth", "check").returncode == 1
-    result = run_pi("auth", "check", env={"OPENAI_API_KEY": "k"})
-    assert result.returncode == 0
-    assert result.stdout == "ready: openai/gpt-4o (environment (OPENAI_API_KEY))\n"
+def test_a_token_expiring_within_min_expiry_is_refreshed_or_refused(run_pi: RunPi, agent_dir: Path) -> None:
+    # Valid for 10 more minutes: fine by default for check and the API, not for a 30m bearer
+    # token handed on (there is no refresh flow for anthropic here, so it is kept as it is).
+    import time
+
+    expires = int(time.time() * 1000) + 10 * 60_000
+    write_json(
+        agent_dir / "auth.json", {"anthropic": {"type": "oauth", "access": "a", "refresh": "r", "expires": expires}}
+    )
+    assert run_pi("auth", "check", "--provider", "anthropic").stdout == "ready\n"
+    assert run_pi("auth", "print-bearer-token", "--provider", "anthropic", "--min-expiry", "5m").stdout == "a\n"
+    result = run_pi("auth", "print-bearer-token", "--provider", "anthropic", "--min-expiry", "1h")
+    assert result.stdout == "a\n"  # still valid now: handed out, as without a way to refresh it
 
 
-def test_without_any_target_any_credential_counts(run_pi: RunPi) -> None:
-    assert run_pi("auth", "check").returncode == 1
-    result = run_pi("auth", "check", env={"GEMINI_API_KEY": "g"})
-    assert result.returncode == 0
-    assert result.stdout == "ready: Credentials found for: google\n"
-    assert run_pi("auth", "print-api-key", env={"GEMINI_API_KEY": "g"}).returncode == 2
+def test_several_signed_in_providers_with_the_model(run_pi: RunPi, agent_dir: Path) -> None:
+    write_json(
+        agent_dir / "auth.json",
+        {"openai": {"type": "api_key", "key": "o"}, "azure": {"type": "api_key", "key": "z"}},
+    )
+    result = run_pi("auth", "print-api-key", "--model", "gpt-4o")
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: Multiple configured providers matched (")
+    assert result.stderr.endswith("). Specify --provider.\n")
+    assert run_pi("auth", "print-api-key", "--provider", "azure", "--model", "gpt-4o").stdout == "z\n"
 
 
 def test_resolution_agrees_with_the_model_runtime(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,22 +157,23 @@ def test_resolution_agrees_with_the_model_runtime(agent_dir: Path, monkeypatch: 
     for provider in ("openai", "google", "local", "anthropic"):
         assert resolve_credential(runtime, provider).value == runtime.get_api_key(provider)
     assert resolve_credential(runtime, "openai").source == "auth.json"  # auth.json beats the environment
-    report = check_auth(runtime, provider="local", cwd=agent_dir)
-    assert (report.status, report.credential) == ("ready", "secret-from-cmd")
+    report = check_auth(runtime, AuthTarget("local", None))
+    assert (report.status, report.auth_type) == ("ready", "api_key")
 
 
 def test_a_model_offered_by_several_providers_means_the_one_with_credentials(run_pi: RunPi) -> None:
-    result = run_pi("auth", "check", "--model", "gpt-4o", env={"OPENAI_API_KEY": "k"})
+    result = run_pi("auth", "check", "--model", "gpt-4o", "--json", env={"OPENAI_API_KEY": "k"})
     assert result.returncode == 0
-    assert result.stdout == "ready: openai/gpt-4o (environment (OPENAI_API_KEY))\n"
+    assert json.loads(result.stdout)["provider"] == "openai"
 
 
 def test_cloudflare_without_its_account_id_is_not_ready(run_pi: RunPi, agent_dir: Path) -> None:
     env = {"CLOUDFLARE_API_KEY": "cf", "CLOUDFLARE_ACCOUNT_ID": ""}
     result = run_pi("auth", "check", "--provider", "cloudflare-workers-ai", env=env)
     assert result.returncode == 1
-    assert result.stdout == (
-        "not_ready: No usable credentials for cloudflare-workers-ai: set CLOUDFLARE_ACCOUNT_ID "
+    assert result.stdout == "not_ready\n"
+    assert result.stderr == (
+        "No usable credentials for cloudflare-workers-ai: set CLOUDFLARE_ACCOUNT_ID "
         "(environment, or the env object of its auth.json entry).\n"
     )
     write_json(
@@ -202,4 +181,4 @@ def test_cloudflare_without_its_account_id_is_not_ready(run_pi: RunPi, agent_dir
     )
     result = run_pi("auth", "check", "--provider", "cloudflare-workers-ai", env=env)
     assert result.returncode == 0, result.stdout
-    assert result.stdout == "ready: cloudflare-workers-ai (environment (CLOUDFLARE_API_KEY))\n"
+    assert result.stdout == "ready\n"

@@ -1,234 +1,195 @@
-"""``pi auth check|print-api-key|print-bearer-token [--provider P] [--model M] [--json]`` (1.4.0),
-and ``pi auth login|logout <provider>`` (``auth_login.py``).
+"""``pi auth check|print-api-key|print-bearer-token`` as Pi 1.4.0 has them, and pi-harness's
+``pi auth login|logout <provider>`` (``auth_login.py``).
 
-Exit codes: 0 ready, 1 not_ready (no usable credential), 2 invalid (bad arguments, unknown
-provider or model, a models.json that fails to load).
+``check`` prints ``ready``, ``not_ready`` or ``invalid`` (exit 0, 1, 2), or with ``--json`` one
+object: ``{"status", "provider", "authType"}`` when ready, ``{"status", "provider", "reason"}``
+otherwise (``provider_not_found``, ``credentials_not_configured``, ``credential_not_available``,
+``invalid_state``); ``--credentials`` prints the credential instead of ``ready`` (or adds it as
+``credentials``). An expired OAuth sign-in is refreshed first unless ``--no-refresh``. In text
+mode a ``not_ready`` also says on stderr how to fix it (stdout stays the one word).
 
-The target is the model of ``--model`` (optionally restricted by ``--provider``), else the provider
-of ``--provider``, else the ``defaultProvider``/``defaultModel`` settings; with none of them,
-``check`` asks whether any model at all has credentials. Credentials are resolved in ModelRuntime's
-order - auth.json (API key, then OAuth token), environment, models.json ``apiKey`` - and every
-``!command`` runs at most once.
+The print commands write the credential requests would use, or ``Error: <why>`` with exit 1.
+Credentials are resolved in ModelRuntime's order - auth.json (API key, then OAuth token),
+models.json ``apiKey``, environment - and every ``!command`` runs at most once.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from pi_harness.cli.subcommands.common import UsageError, load_settings, parse_command_args
+from pi_harness.cli.subcommands.auth_args import (
+    AuthCommand,
+    AuthCommandError,
+    AuthTarget,
+    UnknownOption,
+    auth_target,
+    is_help,
+    parse_auth_command,
+)
+from pi_harness.cli.subcommands.auth_credentials import (
+    known_provider,
+    missing_settings,
+    not_ready_message,
+    resolve_credential,
+)
 
 if TYPE_CHECKING:
-    from pi_harness.ai.types import Model
     from pi_harness.coding.model_runtime import ModelRuntime
 
 AuthState = Literal["ready", "not_ready", "invalid"]
 EXIT_CODES: dict[AuthState, int] = {"ready": 0, "not_ready": 1, "invalid": 2}
-ACTIONS = ("check", "print-api-key", "print-bearer-token")
 LOGIN_ACTIONS = ("login", "logout")
+BEARER_MIN_EXPIRY_MS = 30 * 60_000
 
-USAGE = """Usage: pi auth <action> [--provider <name>] [--model <pattern>] [--json]
-       pi auth login|logout <provider>
+USAGE = """Usage:
+  pi auth check [--provider <provider>] [--model <model>] [--json] [--credentials] [--no-refresh]
+  pi auth print-api-key [--provider <provider>] [--model <model>]
+  pi auth print-bearer-token [--provider <provider>] [--model <model>] [--min-expiry <duration>]
+  pi auth login|logout <provider>
 
-Actions:
-  check                Is a credential available? Exit 0 ready, 1 not ready, 2 invalid
-  print-api-key        Print the API key that requests would use
-  print-bearer-token   Print the token sent as "Authorization: Bearer"
-  login <provider>     Sign in (browser or device code) and store the credential in auth.json
-  logout <provider>    Remove the provider's stored credential
-
-Options:
-  --provider <name>    Provider to check (restricts --model lookup)
-  --model <pattern>    Model whose provider to check ("provider/id", id or fuzzy name)
-  --json               One JSON object on stdout
+check tells whether the provider (of --model, else --provider) has a usable credential: it
+prints ready, not_ready or invalid and exits 0, 1 or 2; --json prints one object instead,
+--credentials the credential itself. An expired sign-in is refreshed first unless --no-refresh.
+The print commands write the API key or OAuth bearer token requests would use (the bearer token
+is refreshed when it expires within --min-expiry, 30m by default). Each needs --provider or
+--model. login signs in and stores the credential in auth.json; logout removes it.
 """
 
 
 @dataclass
-class AuthReport:
+class AuthCheck:
     status: AuthState
-    message: str
-    provider: str | None = None
-    model: str | None = None
-    # "auth.json", "auth.json (oauth)", "environment", "models.json", "none required"
-    source: str | None = None
-    env_vars: list[str] = field(default_factory=list)
-    credential: str | None = None  # never printed by ``check``
+    provider: str | None
+    auth_type: str | None = None  # "api_key" or "oauth", when ready
+    reason: str | None = None  # why not, otherwise
+    hint: str | None = None  # for a person: what to do about it (stderr, text mode only)
 
-    def to_json(self, include_credential: str | None = None) -> dict[str, object]:
+    def to_json(self, credential: str | None) -> dict[str, object]:
         data: dict[str, object] = {"status": self.status}
         if self.provider is not None:
             data["provider"] = self.provider
-        if self.model is not None:
-            data["model"] = self.model
-        if self.source is not None:
-            data["source"] = self.source
-        if self.env_vars:
-            data["envVars"] = self.env_vars
-        data["error" if self.status == "invalid" else "message"] = self.message
-        if include_credential and self.credential:
-            data[include_credential] = self.credential
+        if self.auth_type is not None:
+            data["authType"] = self.auth_type
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if credential:
+            data["credentials"] = credential
         return data
 
 
-@dataclass(frozen=True)
-class Credential:
-    value: str | None  # None: nothing usable; "": usable without a key (ambient or keyless)
-    source: str | None
+def _resolve_model_provider(runtime: ModelRuntime, target: AuthTarget) -> str:
+    """The provider of ``--model`` (within ``--provider``), as ``pi --model`` resolves it."""
+    from pi_harness.coding.model_resolver import resolve_cli_model
+
+    assert target.model is not None
+    result = resolve_cli_model(
+        runtime.get_all(), target.model, provider=target.provider, has_credentials=runtime.has_credentials
+    )
+    if result.model is None:
+        raise AuthCommandError(result.error or f'Unable to resolve model "{target.model}"')
+    return result.model["provider"]
 
 
-def resolve_credential(runtime: ModelRuntime, provider: str) -> Credential:
-    """The credential requests to ``provider`` would use, and where it comes from."""
-    from pi_harness.ai.env_keys import AUTHENTICATED, env_var_names, get_env_api_key
-    from pi_harness.coding.config.models_json import ModelsJsonError, load_models_json
-    from pi_harness.coding.config.values import resolve_config_value
-
-    entry = runtime.auth.get(provider)
-    if entry is not None:
-        from pi_harness.coding.auth_flows import fresh_api_key
-
-        stored = fresh_api_key(runtime.auth, provider)
-        if stored:
-            return Credential(stored, "auth.json (oauth)" if entry.get("type") == "oauth" else "auth.json")
-    configured: str | None = None
-    if runtime.models_json_path is not None:
-        try:
-            configs = load_models_json(runtime.models_json_path)
-        except ModelsJsonError:
-            configs = []
-        configured = next((c.api_key for c in configs if c.name == provider and c.api_key), None)
-    # models.json's apiKey comes before the environment, as in Pi 1.4.
-    value = resolve_config_value(configured) if configured and entry is None else None
-    if value:
-        return Credential(value, "models.json")
-    env = get_env_api_key(provider)
-    if env:
-        if env == AUTHENTICATED:
-            return Credential("", "environment (ambient credentials)")
-        name = next((n for n in env_var_names(provider) if os.environ.get(n)), None)
-        return Credential(env, f"environment ({name})" if name else "environment")
-    if runtime.get_api_key(provider) == "":
-        return Credential("", "none required")
-    return Credential(None, None)
-
-
-def _known_provider(runtime: ModelRuntime, provider: str) -> bool:
-    from pi_harness.ai.env_keys import ENV_API_KEYS
-
-    return provider in runtime.get_providers() or provider in ENV_API_KEYS or runtime.auth.has(provider)
-
-
-def _not_ready_message(runtime: ModelRuntime, provider: str) -> str:
-    from pi_harness.ai.env_keys import env_var_names
-
-    entry = runtime.auth.get(provider)
-    auth_path = runtime.auth.path
-    if entry is not None:
-        kind = "OAuth token has expired" if entry.get("type") == "oauth" else "API key did not resolve to a value"
-        return f"No usable credentials for {provider}: the auth.json {kind}."
-    hints = [f"set {' or '.join(env_var_names(provider))}"] if env_var_names(provider) else []
-    hints.append(f"add a key to {auth_path}" if auth_path is not None else "add a key to auth.json")
-    hints.append("run /login in interactive mode")
-    return f"No credentials for {provider}. To fix: {', '.join(hints)}."
-
-
-def _missing_settings(runtime: ModelRuntime, provider: str) -> list[str]:
-    """Settings the provider needs besides a key (Cloudflare's ids) that are set nowhere."""
-    from pi_harness.ai.env_keys import PROVIDER_SETTINGS
-
-    stored = runtime.auth.get_env(provider)
-    return [name for name in PROVIDER_SETTINGS.get(provider, ()) if not (stored.get(name) or os.environ.get(name))]
-
-
-def _resolve_target(
-    runtime: ModelRuntime, provider: str | None, model_pattern: str | None, cwd: Path | None
-) -> tuple[str | None, Model | None]:
-    """``(provider, model)``; ``(None, None)`` means "any provider". Raises ``UsageError``."""
-    from pi_harness.coding.model_resolver import ModelResolutionError, resolve_model_pattern
-
-    if model_pattern is None and provider is None:
-        settings, _ = load_settings(cwd)
-        provider = settings.values.default_provider
-        model_pattern = settings.values.default_model
-    if model_pattern:
-        if provider and not _known_provider(runtime, provider):
-            raise UsageError(f'Unknown provider "{provider}"')
-        # An id offered by several providers (gpt-4o: openai, azure, ...) means the one that has
-        # credentials, if any does.
-        try:
-            match = resolve_model_pattern(runtime.get_available(), model_pattern, provider or None)
-        except ModelResolutionError:
-            try:
-                match = resolve_model_pattern(runtime.get_all(), model_pattern, provider or None)
-            except ModelResolutionError as exc:
-                raise UsageError(str(exc)) from exc
-        return match.model["provider"], match.model
-    if provider:
-        if not _known_provider(runtime, provider):
-            raise UsageError(f'Unknown provider "{provider}"')
-        return provider, None
-    return None, None
-
-
-def check_auth(
-    runtime: ModelRuntime,
-    *,
-    provider: str | None = None,
-    model: str | None = None,
-    cwd: Path | None = None,
-) -> AuthReport:
-    from pi_harness.ai.env_keys import env_var_names
-
-    if runtime.errors:
-        return AuthReport("invalid", runtime.errors[0])
+def check_auth(runtime: ModelRuntime, target: AuthTarget, *, refresh: bool = True) -> AuthCheck:
+    """Whether requests to the target's provider would have a credential."""
     try:
-        target_provider, target_model = _resolve_target(runtime, provider, model, cwd)
-    except UsageError as exc:
-        return AuthReport("invalid", str(exc), provider=provider)
-    model_id = target_model["id"] if target_model is not None else None
-    if target_provider is None:
-        available = runtime.get_available()
-        providers = sorted({m["provider"] for m in available})
-        if providers:
-            return AuthReport("ready", f"Credentials found for: {', '.join(providers)}")
-        return AuthReport("not_ready", "No models available. Set an API key (e.g. OPENAI_API_KEY) or add auth.json.")
-    env_vars = list(env_var_names(target_provider))
-    credential = resolve_credential(runtime, target_provider)
-    missing = _missing_settings(runtime, target_provider)
-    if credential.value is not None and missing:
-        message = (
-            f"No usable credentials for {target_provider}: set {', '.join(missing)} "
+        provider = _resolve_model_provider(runtime, target) if target.model else target.provider
+    except AuthCommandError as error:
+        return AuthCheck("invalid", target.provider or target.model, reason="invalid_state", hint=str(error))
+    assert provider is not None
+    if runtime.errors:
+        return AuthCheck("invalid", provider, reason="invalid_state", hint=runtime.errors[0])
+    if not known_provider(runtime, provider):
+        return AuthCheck("not_ready", provider, reason="provider_not_found", hint=f'Unknown provider "{provider}"')
+    entry = runtime.auth.get(provider)
+    oauth = entry is not None and entry.get("type") == "oauth"
+    not_configured = AuthCheck(
+        "not_ready", provider, reason="credentials_not_configured", hint=not_ready_message(runtime, provider)
+    )
+    missing = missing_settings(runtime, provider)
+    if missing:
+        not_configured.hint = (
+            f"No usable credentials for {provider}: set {', '.join(missing)} "
             "(environment, or the env object of its auth.json entry)."
         )
-        return AuthReport("not_ready", message, target_provider, model_id, env_vars=env_vars)
-    if credential.value is None:
-        return AuthReport(
-            "not_ready", _not_ready_message(runtime, target_provider), target_provider, model_id, env_vars=env_vars
-        )
-    return AuthReport(
-        "ready",
-        f"Credentials for {target_provider} from {credential.source}",
-        target_provider,
-        model_id,
-        credential.source,
-        env_vars,
-        credential.value,
-    )
+        return not_configured
+    if oauth and not refresh:
+        return AuthCheck("ready", provider, auth_type="oauth")
+    if resolve_credential(runtime, provider).value is None:
+        return not_configured
+    return AuthCheck("ready", provider, auth_type="oauth" if oauth else "api_key")
 
 
-def _print_text(report: AuthReport, out: TextIO, err: TextIO) -> None:
-    label = report.provider + (f"/{report.model}" if report.model else "") if report.provider else None
-    if report.status == "ready":
-        print(f"ready: {label} ({report.source})" if label else f"ready: {report.message}", file=out)
-    elif report.status == "not_ready":
-        print(f"not_ready: {report.message}", file=out)
+def _check_credential(runtime: ModelRuntime, provider: str, *, refresh: bool) -> str | None:
+    """What ``--credentials`` prints: the stored sign-in's token as stored under
+    ``--no-refresh``, else the credential requests would send."""
+    entry = runtime.auth.get(provider)
+    if not refresh and entry is not None and entry.get("type") == "oauth":
+        access = entry.get("access")
+        return access if isinstance(access, str) and access else None
+    return resolve_credential(runtime, provider).value or None
+
+
+def _stored_types(runtime: ModelRuntime) -> dict[str, str]:
+    """auth.json's providers and the type of each one's credential."""
+    return {name: str(entry.get("type")) for name, entry in runtime.auth.read_all().items() if isinstance(entry, dict)}
+
+
+def credential_for_print(runtime: ModelRuntime, command: AuthCommand, target: AuthTarget) -> str:
+    """The one API key (``print-api-key``) or OAuth bearer token (``print-bearer-token``) of the
+    target. Raises ``AuthCommandError`` with the reason there is none, or several."""
+    from pi_harness.coding.model_reference import resolve_model_reference
+    from pi_harness.coding.model_resolver import not_found_message, resolve_cli_model
+
+    stored = _stored_types(runtime)
+    providers: list[str] = []
+    if target.provider:
+        if not known_provider(runtime, target.provider):
+            hint = "Use --list-models to see available providers."
+            raise AuthCommandError(f'Unknown provider "{target.provider}". {hint}')
+        if target.model:
+            result = resolve_cli_model(
+                runtime.get_all(), target.model, provider=target.provider, has_credentials=runtime.has_credentials
+            )
+            if result.model is None:
+                raise AuthCommandError(result.error or "Unable to resolve the requested provider/model")
+        providers.append(target.provider)
     else:
-        print(f"invalid: {report.message}", file=err)
+        assert target.model is not None
+        models = runtime.get_all()
+        for provider in runtime.get_providers():
+            if provider in stored:
+                found = resolve_model_reference(target.model, models, provider=provider, suffix="strict")
+                if found.status == "resolved":
+                    providers.append(provider)
+        if not providers:
+            raise AuthCommandError(not_found_message(target.model))
+    bearer = command.kind == "bearer_token"
+    margin = command.min_expiry_ms if command.min_expiry_ms is not None else BEARER_MIN_EXPIRY_MS
+    found_values: list[tuple[str, str]] = []
+    for provider in providers:
+        kind = stored.get(provider)
+        if (kind == "oauth") != bearer:
+            continue  # an API key is not a bearer token, and the other way round
+        value = resolve_credential(runtime, provider, min_validity_ms=margin if bearer else 0).value
+        if value:
+            found_values.append((provider, value))
+    if len(found_values) == 1:
+        return found_values[0][1]
+    if not found_values:
+        first = providers[0] if providers else None
+        kind = stored.get(first) if first else None
+        if target.provider and not bearer and kind == "oauth":
+            raise AuthCommandError(f'Provider "{first}" is configured with OAuth, not an API key')
+        if target.provider and bearer and kind != "oauth":
+            raise AuthCommandError(f'Provider "{first}" is not configured with an OAuth bearer token')
+        raise AuthCommandError(f"No usable {'OAuth bearer token' if bearer else 'API key'} is configured")
+    names = ", ".join(provider for provider, _value in found_values)
+    raise AuthCommandError(f"Multiple configured providers matched ({names}). Specify --provider.")
 
 
 def run_auth_command(
@@ -237,65 +198,46 @@ def run_auth_command(
     """``argv`` is everything after ``auth``; returns the exit code."""
     stdout = out if out is not None else sys.stdout
     stderr = err if err is not None else sys.stderr
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE, end="", file=stdout if argv else stderr)
-        return 0 if argv else EXIT_CODES["invalid"]
-    action = argv[0]
-    if action in LOGIN_ACTIONS:
+    if argv and argv[0] in LOGIN_ACTIONS:
         from pi_harness.cli.subcommands.auth_login import run_login_command
 
-        return run_login_command(action, argv[1:], out=stdout, err=stderr)
-    try:
-        if action not in ACTIONS:
-            known = ", ".join((*ACTIONS, *LOGIN_ACTIONS))
-            raise UsageError(f'Unknown auth action "{action}". Use one of: {known}')
-        args = parse_command_args(
-            "auth", argv[1:], value_options=("--provider", "--model"), switches=("--json", "--help", "-h")
-        )
-        if args.positionals:
-            raise UsageError(f"Unexpected argument: {args.positionals[0]}")
-    except UsageError as exc:
-        print(f"Error: {exc}", file=stderr)
-        return EXIT_CODES["invalid"]
-    if args.switches & {"--help", "-h"}:
+        return run_login_command(argv[0], argv[1:], out=stdout, err=stderr)
+    if is_help(argv):
         print(USAGE, end="", file=stdout)
         return 0
-    if runtime is None:
-        from pi_harness.coding.config.paths import agent_dir
-        from pi_harness.coding.model_runtime import ModelRuntime
+    try:
+        command = parse_auth_command(argv)
+    except AuthCommandError as error:
+        print(f"Error: {error}", file=stderr)
+        return 1
+    failure_code = EXIT_CODES["invalid"] if command.kind == "check" else 1
+    try:
+        target = auth_target(command)
+        if runtime is None:
+            from pi_harness.coding.config.paths import agent_dir
+            from pi_harness.coding.model_runtime import ModelRuntime
 
-        runtime = ModelRuntime.create(agent_dir())
-    report = check_auth(runtime, provider=args.values.get("--provider"), model=args.values.get("--model"))
-    as_json = "--json" in args.switches
-    if action == "check":
-        if as_json:
-            print(json.dumps(report.to_json(), ensure_ascii=False, separators=(",", ":")), file=stdout)
-        else:
-            _print_text(report, stdout, stderr)
-        return EXIT_CODES[report.status]
-    return _print_credential(action, report, as_json, stdout, stderr)
-
-
-def _print_credential(action: str, report: AuthReport, as_json: bool, out: TextIO, err: TextIO) -> int:
-    field_name = "apiKey" if action == "print-api-key" else "token"
-    if report.status == "ready" and report.provider is None:
-        report = AuthReport("invalid", "Name a provider with --provider or a model with --model")
-    elif report.status == "ready" and not report.credential:
-        report = AuthReport(
-            "not_ready",
-            f"{report.provider} uses no API key ({report.source})",
-            report.provider,
-            report.model,
-            report.source,
-            report.env_vars,
-        )
-    if as_json:
-        print(
-            json.dumps(report.to_json(include_credential=field_name), ensure_ascii=False, separators=(",", ":")),
-            file=out,
-        )
-    elif report.status == "ready":
-        print(report.credential, file=out)
+            runtime = ModelRuntime.create(agent_dir())
+        if command.kind != "check":
+            print(credential_for_print(runtime, command, target), file=stdout)
+            return 0
+    except UnknownOption as error:
+        print(error, file=stderr)
+        return 1
+    except AuthCommandError as error:
+        print(f"Error: {error}", file=stderr)
+        return failure_code
+    refresh = not command.no_refresh
+    result = check_auth(runtime, target, refresh=refresh)
+    credential = None
+    if command.credentials and result.status == "ready" and result.provider is not None:
+        credential = _check_credential(runtime, result.provider, refresh=refresh)
+        if credential is None:
+            result = AuthCheck("not_ready", result.provider, reason="credential_not_available")
+    if command.json:
+        print(json.dumps(result.to_json(credential), ensure_ascii=False, separators=(",", ":")), file=stdout)
     else:
-        print(f"{report.status}: {report.message}", file=err)
-    return EXIT_CODES[report.status]
+        print(credential or result.status, file=stdout)
+        if result.hint and result.status != "ready":
+            print(result.hint, file=stderr)
+    return EXIT_CODES[result.status]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pi_harness.coding.auth_flows.credentials import from_token_response, is_fresh
+from pi_harness.coding.auth_flows.credentials import from_token_response, is_fresh, now_ms
 from pi_harness.coding.auth_flows.errors import LoginError
 
 if TYPE_CHECKING:
@@ -36,20 +36,24 @@ def refresh_grant(spec: FlowSpec, refresh_token: str) -> dict[str, Any]:
     return credential
 
 
-def fresh_api_key(auth: AuthStorage, provider: str, env: Mapping[str, str] | None = None) -> str | None:
-    """What ``auth.get_api_key`` returns, after refreshing an expired, refreshable credential."""
+def fresh_api_key(
+    auth: AuthStorage, provider: str, env: Mapping[str, str] | None = None, *, min_validity_ms: int = 0
+) -> str | None:
+    """What ``auth.get_api_key`` returns, after refreshing an expired, refreshable credential (or
+    one that expires within ``min_validity_ms``, for a caller that hands the token on)."""
     entry = auth.get(provider)
-    if entry is None or entry.get("type") != "oauth" or is_fresh(entry):
+    deadline = now_ms() + min_validity_ms
+    if entry is None or entry.get("type") != "oauth" or is_fresh(entry, deadline):
         return auth.get_api_key(provider)
     # Only an expired sign-in gets this far: the flow registry loads for it alone.
     from pi_harness.coding.auth_flows.registry import flow_for
 
     spec = flow_for(provider, env)
     if spec is None or spec.kind != "device-code" or not entry.get("refresh"):
-        return None
+        return auth.get_api_key(provider) if is_fresh(entry) else None  # valid, if not for long
 
     def change(current: dict[str, Any] | None) -> dict[str, Any] | None:
-        if current is None or current.get("type") != "oauth" or is_fresh(current):
+        if current is None or current.get("type") != "oauth" or is_fresh(current, deadline):
             return None  # signed out meanwhile, or another process refreshed it
         refresh = current.get("refresh")
         if not isinstance(refresh, str) or not refresh:
@@ -59,5 +63,5 @@ def fresh_api_key(auth: AuthStorage, provider: str, env: Mapping[str, str] | Non
     try:
         auth.modify(provider, change)
     except (LoginError, TimeoutError):
-        return None
+        return auth.get_api_key(provider) if is_fresh(entry) else None
     return auth.get_api_key(provider)
