@@ -85,3 +85,34 @@ def test_extend_resources_adds_skill_paths(tmp_path: Path, agent_dir: Path) -> N
     loader.reload()
     loader.extend_resources(skill_paths=[str(more.parent)])
     assert [s.name for s in loader.get_skills()] == ["ext-skill"]
+
+
+def test_override_entries_turn_discovered_resources_off_per_scope(tmp_path: Path, agent_dir: Path) -> None:
+    # What ``pi config`` (Pi 1.4.0) writes: entries relative to the agent dir (user scope) or to
+    # .pi (project scope); each scope's entries filter only what was found in that scope.
+    proj = make_project(tmp_path, agent_dir)
+    (agent_dir / "skills" / "other").mkdir()
+    (agent_dir / "skills" / "other" / "SKILL.md").write_text("---\ndescription: another\n---\n")
+    (agent_dir / "prompts").mkdir()
+    for name in ("one", "two"):
+        (agent_dir / "prompts" / f"{name}.md").write_text(name)
+    (agent_dir / "themes").mkdir()
+    (agent_dir / "themes" / "dark-ish.json").write_text("{}")
+    (agent_dir / "settings.json").write_text(
+        json.dumps(
+            {
+                "skills": ["-skills/user-skill"],
+                "prompts": ["!*.md", "+prompts/two.md"],
+                "themes": ["-themes/dark-ish.json"],
+                "extensions": ["-extensions/user_ext.py", "-extensions/proj_ext.py"],
+            }
+        )
+    )
+    (proj / ".pi" / "settings.json").write_text(json.dumps({"prompts": ["-prompts/fix.md"]}))
+    loader = DefaultResourceLoader(proj, agent_dir, SettingsManager.create(proj, agent_dir), project_trusted=True)
+    loader.reload()
+    assert [s.name for s in loader.get_skills()] == ["proj-skill", "other"]
+    assert [p.name for p in loader.get_prompts()] == ["two"]
+    assert loader.get_theme_paths() == []
+    # The user scope's "-extensions/proj_ext.py" names no user file: the project's stays.
+    assert [Path(p).name for p in loader.get_extension_paths()] == ["old.ts", "proj_ext.py"]

@@ -137,6 +137,22 @@ def apply_patterns(files: Sequence[Path], patterns: Sequence[str], root: Path) -
     return kept
 
 
+def is_enabled_by_overrides(file: Path, entries: Sequence[str], root: Path) -> bool:
+    """Whether a discovered file (``~/.pi/agent/skills/x/SKILL.md``...) stays on under a
+    settings array's override entries, relative to ``root``: ``!glob`` turns matches off, then
+    ``+path`` turns an exact path back on, then ``-path`` turns it off (plain entries are paths to
+    add, not filters of what was discovered)."""
+    excludes = [e[1:] for e in entries if e.startswith("!")]
+    force_in = [e[1:] for e in entries if e.startswith("+")]
+    force_out = [e[1:] for e in entries if e.startswith("-")]
+    enabled = not (excludes and matches_any(file, excludes, root))
+    if force_in and matches_exact(file, force_in, root):
+        enabled = True
+    if force_out and matches_exact(file, force_out, root):
+        enabled = False
+    return enabled
+
+
 def apply_delta(files: Sequence[Path], patterns: Sequence[str], root: Path) -> dict[Path, bool]:
     """``autoload: false`` entries: each pattern switches the files it names on or off, in order."""
     result: dict[Path, bool] = {}
@@ -179,6 +195,7 @@ __all__ = [
     "expand_glob",
     "glob_match",
     "has_glob",
+    "is_enabled_by_overrides",
     "is_override",
     "matches_any",
     "matches_exact",

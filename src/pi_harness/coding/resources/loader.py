@@ -18,10 +18,11 @@ from typing import Literal, Protocol, runtime_checkable
 from pi_harness.coding.config.paths import expand_home, project_dir
 from pi_harness.coding.config.settings import PathListKey, SettingsManager
 from pi_harness.coding.config.trust import project_agents_skill_dirs
+from pi_harness.coding.packages.patterns import is_enabled_by_overrides, is_override
 from pi_harness.coding.packages.resolved import ResolvedPackages, has_configured_packages
 from pi_harness.coding.resources.context_files import ContextFile, load_context_files
 from pi_harness.coding.resources.diagnostics import ResourceDiagnostic
-from pi_harness.coding.resources.skills import Skill, SkillSource, load_skills
+from pi_harness.coding.resources.skills import Skill, SkillSource, discover_skill_files, load_skills
 from pi_harness.coding.resources.source_info import SourceIndex, SourceInfo, SourceMetadata, extension_source
 from pi_harness.coding.resources.system_files import find_append_system_prompt, find_system_prompt, text_or_file
 from pi_harness.coding.resources.templates import PromptTemplate, TemplateSource, load_templates
@@ -101,6 +102,13 @@ def apply_path_filters(candidates: list[Path], patterns: list[tuple[str, Path]])
 def _resolve(value: str, base: Path) -> Path:
     path = Path(expand_home(value))
     return (path if path.is_absolute() else base / path).resolve()
+
+
+def _markdown_files(directory: Path) -> list[Path]:
+    """A prompts directory's templates (not recursive)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.suffix == ".md" and p.is_file())
 
 
 def discover_extension_entries(directory: Path, diagnostics: list[ResourceDiagnostic]) -> list[Path]:
@@ -230,6 +238,26 @@ class DefaultResourceLoader:
     def _project_root(self, kind: str) -> Path:
         return self._discovered(project_dir(self.cwd) / kind, "project", project_dir(self.cwd))
 
+    def _enabled(
+        self, files: list[Path], key: PathListKey, scope: Literal["user", "project"], base: Path | None = None
+    ) -> list[Path]:
+        """The discovered ``files`` that the scope's override entries (``!glob``, ``+path``,
+        ``-path`` of the ``key`` setting, relative to ``base``: the agent dir or ``.pi``) leave on,
+        as ``pi config`` writes them; the other scope's entries do not apply (as in Pi)."""
+        wanted = "project" if scope == "project" else "global"
+        overrides = [v for v, _b, s in self.settings.path_entries(key) if s == wanted and is_override(v)]
+        if not overrides:
+            return files
+        root = base if base is not None else (project_dir(self.cwd) if scope == "project" else self.agent_dir)
+        return [f for f in files if is_enabled_by_overrides(f, overrides, root)]
+
+    def _skill_files(
+        self, root: Path, scope: Literal["user", "project"], base: Path | None = None
+    ) -> list[tuple[Path, SkillSource]]:
+        """The skills found under a discovery root, each as a file, minus those turned off."""
+        files = [path for path, _name in discover_skill_files(root)]
+        return [(f, scope) for f in self._enabled(files, "skills", scope, base)]
+
     def _resolve_extensions(self) -> list[str]:
         cli = [str(_resolve(p, self.cwd)) for p in self.options.extension_paths]
         for path in cli:
@@ -239,9 +267,13 @@ class DefaultResourceLoader:
             return cli
         discovered: list[Path] = []
         if self.project_trusted:
-            discovered += discover_extension_entries(self._project_root("extensions"), self.diagnostics)
-        discovered += discover_extension_entries(self._user_root("extensions"), self.diagnostics)
-        kept, added = apply_path_filters(discovered, self._settings_patterns("extensions"))
+            found = discover_extension_entries(self._project_root("extensions"), self.diagnostics)
+            discovered += self._enabled(found, "extensions", "project")
+        found = discover_extension_entries(self._user_root("extensions"), self.diagnostics)
+        discovered += self._enabled(found, "extensions", "user")
+        # The "!glob" entries were applied per scope above; the rest add and remove paths.
+        patterns = [(value, base) for value, base in self._settings_patterns("extensions") if not value.startswith("!")]
+        kept, added = apply_path_filters(discovered, patterns)
         ordered: list[str] = []
         packaged = self._packages.paths("extensions")
         for path in [*cli, *(str(p) for p in added), *(str(p) for p in kept), *packaged]:
@@ -256,12 +288,14 @@ class DefaultResourceLoader:
             _kept, added = apply_path_filters([], self._settings_patterns("skills"))
             locations += [(p, "path") for p in added]
             if self.project_trusted:
-                locations.append((self._project_root("skills"), "project"))
-                agents = project_agents_skill_dirs(self.cwd)
-                locations += [(self._discovered(d, "project", d.parent), "project") for d in agents]
-            locations.append((self._user_root("skills"), "user"))
+                locations += self._skill_files(self._project_root("skills"), "project")
+                for agents in project_agents_skill_dirs(self.cwd):
+                    root = self._discovered(agents, "project", agents.parent)
+                    locations += self._skill_files(root, "project", agents.parent)
+            locations += self._skill_files(self._user_root("skills"), "user")
             home_agents = Path.home() / ".agents"
-            locations.append((self._discovered(home_agents / "skills", "user", home_agents), "user"))
+            root = self._discovered(home_agents / "skills", "user", home_agents)
+            locations += self._skill_files(root, "user", home_agents)
             locations += [(p, "package") for p in self._package_paths("skills")]
         return load_skills(locations, self.diagnostics)
 
@@ -274,8 +308,10 @@ class DefaultResourceLoader:
             _kept, added = apply_path_filters([], self._settings_patterns("prompts"))
             locations += [(p, "path") for p in added]
             if self.project_trusted:
-                locations.append((self._project_root("prompts"), "project"))
-            locations.append((self._user_root("prompts"), "user"))
+                root = self._project_root("prompts")
+                locations += [(f, "project") for f in self._enabled(_markdown_files(root), "prompts", "project")]
+            root = self._user_root("prompts")
+            locations += [(f, "user") for f in self._enabled(_markdown_files(root), "prompts", "user")]
             locations += [(p, "package") for p in self._package_paths("prompts")]
         return load_templates(locations, self.diagnostics)
 
@@ -284,12 +320,13 @@ class DefaultResourceLoader:
         if not self.options.no_themes:
             _kept, added = apply_path_filters([], self._settings_patterns("themes"))
             paths += [str(p) for p in added]
-            dirs = [self.agent_dir / "themes"]
+            dirs: list[tuple[Path, Literal["user", "project"]]] = [(self.agent_dir / "themes", "user")]
             if self.project_trusted:
-                dirs.insert(0, project_dir(self.cwd) / "themes")
-            for directory in dirs:
+                dirs.insert(0, (project_dir(self.cwd) / "themes", "project"))
+            for directory, scope in dirs:
                 if directory.is_dir():
-                    paths += [str(p.resolve()) for p in sorted(directory.glob("*.json"))]
+                    found = [p.resolve() for p in sorted(directory.glob("*.json"))]
+                    paths += [str(p) for p in self._enabled(found, "themes", scope)]
             paths += [str(p) for p in self._package_paths("themes")]
         return paths
 
